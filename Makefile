@@ -1,0 +1,36 @@
+# Stratoscope — the commands in README's quick start. Everything runs inside .venv.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install only when the project definition changed.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m app
+
+lint: $(STAMP)
+	$(BIN)/ruff check app tests benchmarks
+	$(BIN)/ruff format --check app tests benchmarks
+	$(BIN)/mypy
+
+test: $(STAMP)
+	$(MAKE) --no-print-directory lint
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/solidvm_bench.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

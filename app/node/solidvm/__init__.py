@@ -1,0 +1,86 @@
+"""SolidVM: the sandbox node's interpreter for the SolidVM dialect of Solidity.
+
+``compile_source`` parses and compiles source text once; a :class:`World` runs deployments and
+calls of the compiled contracts. See ``docs/solidvm.md`` for the encodings and error texts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .compiler import CompiledFunction, ContractDef, UnitCompiler
+from .errors import ArgumentError, CompileError, ExecutionError, ParseError, SolidVMError
+from .parser import parse
+from .world import AccountState, EventLog, ExecResult, TxEnv, World, contract_address
+
+VMS = ("SolidVM", "EVM")
+
+
+@dataclass
+class CompiledUnit:
+    """Every contract of one source text, compiled for one VM kind."""
+
+    source: str
+    vm: str
+    contracts: dict[str, ContractDef]
+
+    @property
+    def names(self) -> list[str]:
+        """Names of the deployable contracts, in source order."""
+        return [n for n, c in self.contracts.items() if c.kind == "contract"]
+
+    def xabis(self) -> dict[str, dict[str, Any]]:
+        return {n: c.xabi for n, c in self.contracts.items()}
+
+
+def join_sources(src: str | dict[str, str] | list[Any]) -> str:
+    """Multi-file uploads (``{file: text}`` or ``[[file, text], ...]``) become one unit."""
+    if isinstance(src, str):
+        return src
+    if isinstance(src, dict):
+        return "\n".join(str(v) for v in src.values())
+    parts: list[str] = []
+    for item in src:
+        if isinstance(item, list | tuple) and len(item) == 2:
+            parts.append(str(item[1]))
+        else:
+            parts.append(str(item))
+    return "\n".join(parts)
+
+
+def compile_source(src: str | dict[str, str] | list[Any], vm: str = "SolidVM") -> CompiledUnit:
+    """Parse and compile ``src``. Raises :class:`ParseError` / :class:`CompileError`."""
+    if vm not in VMS:
+        raise SolidVMError(f"Invalid value for VM choice: {vm!r}; valid values are SolidVM, EVM")
+    text = join_sources(src)
+    try:
+        unit = parse(text)
+        contracts = UnitCompiler(unit, text, vm).compile()
+    except RecursionError:
+        raise ParseError("source nests too deeply", 1, 1) from None
+    result = CompiledUnit(text, vm, contracts)
+    for c in contracts.values():
+        c.unit = result
+    return result
+
+
+__all__ = [
+    "VMS",
+    "AccountState",
+    "ArgumentError",
+    "CompileError",
+    "CompiledFunction",
+    "CompiledUnit",
+    "ContractDef",
+    "EventLog",
+    "ExecResult",
+    "ExecutionError",
+    "ParseError",
+    "SolidVMError",
+    "TxEnv",
+    "World",
+    "compile_source",
+    "contract_address",
+    "join_sources",
+]

@@ -1,0 +1,388 @@
+"""The JSON boundary of SolidVM: argument decoding, result/state encoding and the xabi.
+
+Arguments follow the platform's rules (matched by parameter name; ints as numbers or decimal
+strings; mappings as objects with single-quoted string keys). Results follow the seed: every
+scalar is a string.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import ArgumentError
+from .types import (
+    AccountType,
+    AddressType,
+    ArrayType,
+    BoolType,
+    BytesType,
+    ContractType,
+    EnumType,
+    IntType,
+    MappingType,
+    StringType,
+    StructType,
+    Type,
+)
+from .values import Address, ArrayValue, ContractRef, MappingValue, StructValue
+
+if TYPE_CHECKING:
+    from .compiler import CompiledFunction, ContractDef
+
+MAX_ARG_DEPTH = 32
+
+
+# ======================================================================= decoding
+
+
+def _bad(pname: str, t: Type, got: Any, why: str = "") -> ArgumentError:
+    shown = repr(got)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    extra = f" ({why})" if why else ""
+    return ArgumentError(
+        f"type error: argument '{pname}' expects {t.name}, got {shown}{extra}", "type error"
+    )
+
+
+def _hex_int(s: str) -> int | None:
+    h = s[2:] if s[:2] in ("0x", "0X") else s
+    if not h or len(h) > 40:
+        return None
+    try:
+        return int(h, 16)
+    except ValueError:
+        return None
+
+
+def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 0) -> Any:
+    """Convert one JSON value into a runtime value of type ``t``."""
+    if depth > MAX_ARG_DEPTH:
+        raise _bad(pname, t, "...", "nested too deeply")
+    if isinstance(t, IntType):
+        if isinstance(v, bool):
+            raise _bad(pname, t, v)
+        if isinstance(v, int):
+            n = v
+        elif isinstance(v, float) and v.is_integer():
+            n = int(v)
+        elif isinstance(v, str):
+            s = v.strip()
+            try:
+                n = int(s, 16) if s[:2].lower() in ("0x", "-0x") else int(s, 10)
+            except ValueError:
+                raise _bad(pname, t, v, "not an integer") from None
+        else:
+            raise _bad(pname, t, v)
+        if vm == "EVM" and not t.fits(n):
+            raise _bad(pname, t, v, f"out of range for {t.name}")
+        if n.bit_length() > 8192:
+            raise _bad(pname, t, "...", "integer too large")
+        return n
+    if isinstance(t, BoolType):
+        if isinstance(v, bool):
+            return v
+        if v in ("true", "false"):
+            return v == "true"
+        raise _bad(pname, t, v)
+    if isinstance(t, StringType):
+        if isinstance(v, str):
+            return v
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return str(v)
+        raise _bad(pname, t, v)
+    if isinstance(t, AddressType | ContractType):
+        if isinstance(v, str):
+            n = _hex_int(v)
+            if n is not None:
+                if isinstance(t, ContractType):
+                    return ContractRef(t.name, n)
+                return Address(n)
+        raise _bad(pname, t, v, "expected 40 hex digits")
+    if isinstance(t, AccountType):
+        if isinstance(v, str):
+            addr, _, chain = v.partition(":")
+            n = _hex_int(addr)
+            if n is not None:
+                if not chain:
+                    return Address(n)
+                if chain == "main":
+                    return Address(n, "main")
+                c = _hex_int(chain) if len(chain) <= 40 else None
+                if c is None:
+                    try:
+                        c = int(chain[2:] if chain[:2] in ("0x", "0X") else chain, 16)
+                    except ValueError:
+                        raise _bad(pname, t, v, "bad chain id") from None
+                return Address(n, "main" if c == 0 else format(c, "064x"))
+        raise _bad(pname, t, v, "expected an address with an optional :chainId")
+    if isinstance(t, BytesType):
+        if isinstance(v, str):
+            h = v[2:] if v[:2] in ("0x", "0X") else v
+            try:
+                b = bytes.fromhex(h)
+            except ValueError:
+                raise _bad(pname, t, v, "expected hex") from None
+            if t.size is not None and vm == "EVM":
+                if len(b) > t.size:
+                    raise _bad(pname, t, v, f"more than {t.size} bytes")
+                b = b.ljust(t.size, b"\0")
+            elif t.size is not None and len(b) > t.size:
+                raise _bad(pname, t, v, f"more than {t.size} bytes")
+            return b
+        raise _bad(pname, t, v)
+    if isinstance(t, EnumType):
+        if isinstance(v, str):
+            name = v.split(".", 1)[1] if v.startswith(t.name + ".") else v
+            if name in t.index:
+                return t.index[name]
+            if name.isdigit():
+                v = int(name)
+        if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(t.values):
+            return v
+        raise _bad(pname, t, v, "one of " + ", ".join(t.values))
+    if isinstance(t, ArrayType):
+        if not isinstance(v, list):
+            raise _bad(pname, t, v, "expected a JSON array")
+        if t.length is not None and len(v) != t.length:
+            raise _bad(pname, t, f"array of {len(v)} elements", f"needs exactly {t.length}")
+        if len(v) > 100_000:
+            raise _bad(pname, t, "...", "array too long")
+        return ArrayValue(
+            t, [decode_value(x, t.elem, f"{pname}[{i}]", vm, depth + 1) for i, x in enumerate(v)]
+        )
+    if isinstance(t, StructType):
+        if not isinstance(v, dict):
+            raise _bad(pname, t, v, "expected a JSON object")
+        missing = [n for n, _ in t.fields if n not in v]
+        if missing:
+            raise _bad(pname, t, v, "missing member " + ", ".join(missing))
+        return StructValue(
+            t, {n: decode_value(v[n], ft, f"{pname}.{n}", vm, depth + 1) for n, ft in t.fields}
+        )
+    if isinstance(t, MappingType):
+        if not isinstance(v, dict):
+            raise _bad(pname, t, v, "expected a JSON object")
+        out = MappingValue(t)
+        for k, x in v.items():
+            out[_decode_key(k, t.key, pname, vm)] = decode_value(
+                x, t.value, f"{pname}[{k}]", vm, depth + 1
+            )
+        return out
+    raise _bad(pname, t, v, "unsupported parameter type")
+
+
+def _decode_key(k: str, t: Type, pname: str, vm: str) -> Any:
+    if isinstance(t, StringType):
+        if len(k) >= 2 and k[0] == "'" and k[-1] == "'":
+            return k[1:-1]
+        raise _bad(pname, t, k, "string keys must be wrapped in single quotes")
+    if isinstance(t, AddressType | AccountType | ContractType):
+        raise _bad(pname, t, k, "address keys are not supported in mapping arguments")
+    return decode_value(k, t, pname, vm)
+
+
+def decode_args(
+    params: list[tuple[str, Type]], args: Any, vm: str, what: str
+) -> list[Any]:
+    """Match JSON ``args`` to ``params`` by name (all required, extras ignored)."""
+    if args is None:
+        args = {}
+    if isinstance(args, list):  # positional form, accepted for convenience
+        if len(args) != len(params):
+            raise ArgumentError(
+                f"invalid arguments: {what} takes {len(params)} arguments, {len(args)} given",
+                "invalid arguments",
+            )
+        args = {p: a for (p, _), a in zip(params, args, strict=True)}
+    if not isinstance(args, dict):
+        raise ArgumentError("invalid arguments: args must be a JSON object", "invalid arguments")
+    missing = [p for p, _ in params if p not in args]
+    if missing:
+        expected = ", ".join(sorted(p for p, _ in params))
+        received = ", ".join(sorted(str(k) for k in args))
+        raise ArgumentError(
+            f"Argument names don't match - Expected Arguments: ({expected}); "
+            f"Received Arguments: ({received})",
+            "invalid arguments",
+        )
+    return [decode_value(args[p], t, p, vm) for p, t in params]
+
+
+# ======================================================================= encoding
+
+
+def encode_value(v: Any, t: Type | None) -> Any:
+    """Runtime value -> the JSON the API returns (scalars as strings)."""
+    if isinstance(t, IntType | EnumType):
+        return str(v)
+    if isinstance(t, BoolType):
+        return "true" if v else "false"
+    if isinstance(t, StringType):
+        return v
+    if isinstance(t, BytesType):
+        return v.hex() if isinstance(v, bytes) else str(v)
+    if isinstance(t, AddressType | ContractType):
+        return v.hex if isinstance(v, Address) else format(int(v), "040x")
+    if isinstance(t, AccountType):
+        return v.account_text() if isinstance(v, Address) else format(int(v), "040x")
+    if isinstance(t, ArrayType):
+        return [encode_value(x, t.elem) for x in v]
+    if isinstance(t, StructType):
+        return {n: encode_value(v[n], ft) for n, ft in t.fields}
+    if isinstance(t, MappingType):
+        return {key_text(k, t.key): encode_value(x, t.value) for k, x in v.items()}
+    return encode_dynamic(v)
+
+
+def key_text(k: Any, t: Type) -> str:
+    if isinstance(t, BoolType):
+        return "true" if k else "false"
+    if isinstance(k, Address):
+        return k.hex if not isinstance(t, AccountType) else k.account_text()
+    if isinstance(k, bytes):
+        return k.hex()
+    return str(k)
+
+
+def encode_dynamic(v: Any) -> Any:
+    """Encoding by runtime type, for values whose static type is unknown."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bytes):
+        return v.hex()
+    if isinstance(v, Address):
+        return v.account_text()
+    if isinstance(v, StructValue):
+        return encode_value(v, v.stype)
+    if isinstance(v, ArrayValue):
+        return encode_value(v, v.atype)
+    if isinstance(v, MappingValue):
+        return encode_value(v, v.mtype)
+    if isinstance(v, tuple):
+        return [encode_dynamic(x) for x in v]
+    return None if v is None else str(v)
+
+
+def event_text(v: Any, t: Type) -> str:
+    """Event arguments are stored as strings (bools as True/False, like the platform)."""
+    if isinstance(t, BoolType):
+        return "True" if v else "False"
+    if isinstance(t, EnumType):
+        return f"{t.name}.{t.values[v]}" if 0 <= v < len(t.values) else str(v)
+    if isinstance(t, AddressType | ContractType):
+        return v.hex if isinstance(v, Address) else str(v)
+    if isinstance(t, AccountType):
+        return v.account_text() if isinstance(v, Address) else str(v)
+    if isinstance(t, StringType):
+        return str(v)
+    if isinstance(t, ArrayType):
+        return "[" + ", ".join(event_text(x, t.elem) for x in v) + "]"
+    enc = encode_value(v, t)
+    if isinstance(enc, str):
+        return enc
+    import json
+
+    return json.dumps(enc, separators=(",", ":"))
+
+
+# ======================================================================= xabi
+
+
+def _indexed(params: list[tuple[str | None, Type]], unnamed: str = "#") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for i, (n, t) in enumerate(params):
+        d = dict(t.xabi())
+        d["index"] = i
+        out[n or f"{unnamed}{i}"] = d
+    return out
+
+
+def function_xabi(fn: CompiledFunction) -> dict[str, Any]:
+    mut = fn.mutability
+    return {
+        "args": _indexed(list(fn.params)),
+        "vals": _indexed(list(fn.returns)),
+        "stateMutability": mut,
+        "visibility": fn.visibility.capitalize(),
+        "modifiers": [m.name for m, _ in fn.mods] or None,
+        "payable": fn.payable,
+        "constant": mut in ("view", "pure"),
+        "selector": fn.signature,
+    }
+
+
+def contract_xabi(c: ContractDef) -> dict[str, Any]:
+    """The xabi of a compiled contract: what clients need to build forms and decode results."""
+    funcs: dict[str, Any] = {}
+    for name, fns in c.functions.items():
+        fn = fns[0]
+        if fn.getter_of is not None:
+            continue
+        funcs[name] = function_xabi(fn)
+        if len(fns) > 1:
+            funcs[name]["overloads"] = [function_xabi(f) for f in fns[1:]]
+    vars_: dict[str, Any] = {}
+    at = 0
+    for sv in c.state_vars:
+        d = dict(sv.type.xabi())
+        d["atBytes"] = at
+        d["public"] = sv.public
+        d["constant"] = sv.constant
+        init = sv.decl.init
+        d["initialValue"] = _source_text(c.source, init) if init is not None else None
+        vars_[sv.name] = d
+        at += 32
+    types: dict[str, Any] = {}
+    for name, t in c.types.items():
+        if isinstance(t, EnumType):
+            types[name] = {"tag": "Enum", "names": list(t.values), "bytes": 1}
+        elif isinstance(t, StructType):
+            fields = []
+            for i, (fname, ft) in enumerate(t.fields):
+                fd = dict(ft.xabi())
+                fd["atBytes"] = 32 * i
+                fields.append([fname, fd])
+            types[name] = {"tag": "Struct", "fields": fields, "bytes": 32 * len(t.fields)}
+    events = {
+        name: {
+            "anonymous": ev.anonymous,
+            "logs": [[pn, dict(pt.xabi(), indexed=ix)] for pn, pt, ix in ev.params],
+        }
+        for name, ev in c.events.items()
+    }
+    modifiers = {name: {"args": _indexed([(n, t) for n, t in m.params])}
+                 for name, m in c.modifiers.items()}
+    kind = {
+        "contract": "ContractKind",
+        "interface": "InterfaceKind",
+        "library": "LibraryKind",
+        "abstract": "AbstractKind",
+    }.get(c.kind, "ContractKind")
+    return {
+        "funcs": funcs,
+        "constr": function_xabi(c.constructor) if c.constructor is not None else None,
+        "vars": vars_,
+        "types": types,
+        "modifiers": modifiers,
+        "events": events,
+        "kind": kind,
+        "using": {},
+    }
+
+
+def _source_text(source: str, node: Any) -> str | None:
+    """Best-effort source text of a simple initializer (literal values)."""
+    from . import ast as A
+
+    if isinstance(node, A.NumberLit):
+        return node.text
+    if isinstance(node, A.StringLit):
+        return node.value
+    if isinstance(node, A.BoolLit):
+        return "true" if node.value else "false"
+    return None

@@ -1,0 +1,204 @@
+"""Execution state shared by compiled code: frames, the per-transaction context and its undo journal.
+
+Every write to a container (storage dict, mapping, struct, array, world tables) appends an undo
+record to the context's journal first; a failed transaction replays the journal backwards, so the
+world is left exactly as it was without copying any state up front.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import ExecutionError
+from .values import Address
+
+if TYPE_CHECKING:
+    from .compiler import CompiledFunction, ContractDef, EventDef
+    from .world import AccountState, World
+
+# Statement completion signals (None means "fell through").
+BREAK = 1
+CONTINUE = 2
+RETURN = 3
+
+
+class _Marker:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+MISSING: Any = _Marker("MISSING")  # key was absent before the write
+PUSHED: Any = _Marker("PUSHED")  # list.append to undo with pop
+POPPED: Any = _Marker("POPPED")  # list.pop to undo with append(old)
+REPLACED: Any = _Marker("REPLACED")  # whole contents replaced; old holds a copy
+
+MAX_CALL_DEPTH = 96
+DEFAULT_MAX_STEPS = 5_000_000
+DEFAULT_MAX_MEMORY = 20_000_000  # elements/characters allocated by one transaction
+MAX_INT_BITS = 8192
+
+
+class ExecContext:
+    """Everything one transaction accumulates: undo journal, events, created contracts, budgets."""
+
+    __slots__ = (
+        "block_number",
+        "created",
+        "depth",
+        "dirty",
+        "events",
+        "journal",
+        "max_mem",
+        "max_steps",
+        "mem",
+        "origin",
+        "steps",
+        "timestamp",
+        "world",
+    )
+
+    def __init__(
+        self,
+        world: World,
+        origin: Address,
+        block_number: int,
+        timestamp: int,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        max_mem: int = DEFAULT_MAX_MEMORY,
+    ) -> None:
+        self.world = world
+        self.origin = origin
+        self.block_number = block_number
+        self.timestamp = timestamp
+        self.journal: list[tuple[Any, Any, Any]] = []
+        self.events: list[tuple[AccountState, EventDef, list[Any]]] = []
+        self.created: list[AccountState] = []
+        self.dirty: dict[int, AccountState] = {}
+        self.steps = 0
+        self.max_steps = max_steps
+        self.mem = 0
+        self.max_mem = max_mem
+        self.depth = 0
+
+    def out_of_gas(self) -> ExecutionError:
+        return ExecutionError(
+            f"out of gas: execution exceeded the limit of {self.max_steps} steps", "out of gas"
+        )
+
+    def charge_memory(self, n: int) -> None:
+        self.mem += n
+        if self.mem > self.max_mem:
+            raise ExecutionError(
+                f"memory limit exceeded: one transaction may allocate at most {self.max_mem} "
+                "elements",
+                "memory limit",
+            )
+
+    def rollback(self, mark: int = 0) -> None:
+        """Undo journal entries newer than ``mark``, newest first."""
+        j = self.journal
+        while len(j) > mark:
+            c, k, old = j.pop()
+            if k is PUSHED:
+                c.pop()
+            elif k is POPPED:
+                c.append(old)
+            elif k is REPLACED:
+                if isinstance(c, list):
+                    c[:] = old
+                else:
+                    c.clear()
+                    c.update(old)
+            elif old is MISSING:
+                del c[k]
+            else:
+                c[k] = old
+
+
+class Frame:
+    """One activation of a function or modifier body."""
+
+    __slots__ = ("acct", "cdef", "ctx", "fn", "l", "ph", "ret", "ro", "sender", "st", "value")
+
+    def __init__(
+        self,
+        ctx: ExecContext,
+        acct: AccountState,
+        sender: Address,
+        value: int,
+        ro: bool,
+        nslots: int,
+    ) -> None:
+        self.ctx = ctx
+        self.acct = acct
+        self.cdef: ContractDef = acct.cdef  # type: ignore[assignment]
+        self.st: dict[str, Any] = acct.storage
+        self.sender = sender
+        self.value = value
+        self.ro = ro
+        self.l: list[Any] = [None] * nslots
+        self.ret: list[Any] | None = None
+        self.fn: CompiledFunction | None = None
+        self.ph: Any = None
+
+
+def invalid_write(fr: Frame) -> ExecutionError:
+    return ExecutionError(
+        "invalid write: a contract on another chain is read-only from here", "invalid write"
+    )
+
+
+def jset_dict(fr: Frame, c: dict[Any, Any], k: Any, v: Any) -> None:
+    """Journaled ``c[k] = v`` for dict-like containers."""
+    if fr.ro:
+        raise invalid_write(fr)
+    fr.ctx.journal.append((c, k, c.get(k, MISSING)))
+    c[k] = v
+
+
+def jset_list(fr: Frame, c: list[Any], k: int, v: Any) -> None:
+    if fr.ro:
+        raise invalid_write(fr)
+    fr.ctx.journal.append((c, k, c[k]))
+    c[k] = v
+
+
+def jdel_dict(fr: Frame, c: dict[Any, Any], k: Any) -> None:
+    if fr.ro:
+        raise invalid_write(fr)
+    if k in c:
+        fr.ctx.journal.append((c, k, c[k]))
+        del c[k]
+
+
+def jpush(fr: Frame, c: list[Any], v: Any) -> None:
+    if fr.ro:
+        raise invalid_write(fr)
+    ctx = fr.ctx
+    ctx.mem += 1
+    if ctx.mem > ctx.max_mem:
+        ctx.charge_memory(0)
+    ctx.journal.append((c, PUSHED, None))
+    c.append(v)
+
+
+def jpop(fr: Frame, c: list[Any]) -> Any:
+    if fr.ro:
+        raise invalid_write(fr)
+    if not c:
+        raise ExecutionError("index out of bounds: pop from an empty array", "index out of bounds")
+    v = c.pop()
+    fr.ctx.journal.append((c, POPPED, v))
+    return v
+
+
+def jreplace_list(fr: Frame, c: list[Any], new: list[Any]) -> None:
+    if fr.ro:
+        raise invalid_write(fr)
+    fr.ctx.journal.append((c, REPLACED, list(c)))
+    c[:] = new

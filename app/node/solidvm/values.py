@@ -1,0 +1,191 @@
+"""Runtime values of SolidVM.
+
+Value types are plain Python objects (``int``, ``bool``, ``str``, ``bytes``) or :class:`Address`.
+Complex values are mutable containers that remember their type, so that defaults for missing keys
+and deep copies are cheap and need no side tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .types import (
+    AccountType,
+    AddressType,
+    ArrayType,
+    BoolType,
+    BytesType,
+    ContractType,
+    EnumType,
+    IntType,
+    MappingType,
+    StringType,
+    StructType,
+    Type,
+)
+
+MAIN = "main"
+
+
+class Address:
+    """An address or an account: a 160-bit value plus, for accounts, the chain it lives on.
+
+    ``chain`` is None (unspecified: the current chain), ``"main"`` or a 64-hex chain ID. Equality
+    and hashing use the address only, so ``msg.sender`` (an account) and a stored ``address`` key
+    the same mapping entry.
+    """
+
+    __slots__ = ("chain", "value")
+
+    def __init__(self, value: int, chain: str | None = None) -> None:
+        self.value = value
+        self.chain = chain
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Address):
+            return self.value == other.value
+        if isinstance(other, int) and not isinstance(other, bool):
+            return self.value == other
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __lt__(self, other: Address) -> bool:
+        return self.value < _addr_int(other)
+
+    def __le__(self, other: Address) -> bool:
+        return self.value <= _addr_int(other)
+
+    def __gt__(self, other: Address) -> bool:
+        return self.value > _addr_int(other)
+
+    def __ge__(self, other: Address) -> bool:
+        return self.value >= _addr_int(other)
+
+    @property
+    def hex(self) -> str:
+        return format(self.value, "040x")
+
+    def account_text(self) -> str:
+        if self.chain is None:
+            return self.hex
+        return f"{self.hex}:{self.chain}"
+
+    def __repr__(self) -> str:
+        return f"Address({self.account_text()})"
+
+
+def _addr_int(o: object) -> int:
+    if isinstance(o, Address):
+        return o.value
+    if isinstance(o, int):
+        return o
+    raise TypeError("cannot compare address with this value")
+
+
+class ContractRef(Address):
+    """A contract-typed value: an address that also names the contract type it is used as."""
+
+    __slots__ = ("cname",)
+
+    def __init__(self, cname: str, value: int, chain: str | None = None) -> None:
+        super().__init__(value, chain)
+        self.cname = cname
+
+    def __repr__(self) -> str:
+        return f"{self.cname}({self.account_text()})"
+
+
+class StructValue(dict[str, Any]):
+    __slots__ = ("stype",)
+
+    def __init__(self, stype: StructType, *args: Any) -> None:
+        super().__init__(*args)
+        self.stype = stype
+
+
+class ArrayValue(list[Any]):
+    __slots__ = ("atype",)
+
+    def __init__(self, atype: ArrayType, *args: Any) -> None:
+        super().__init__(*args)
+        self.atype = atype
+
+
+class MappingValue(dict[Any, Any]):
+    __slots__ = ("mtype",)
+
+    def __init__(self, mtype: MappingType, *args: Any) -> None:
+        super().__init__(*args)
+        self.mtype = mtype
+
+
+ZERO_ADDRESS = Address(0)
+
+
+def default_value(t: Type) -> Any:
+    """The zero value of a type (what an unset storage slot or local holds)."""
+    if isinstance(t, IntType | EnumType):
+        return 0
+    if isinstance(t, BoolType):
+        return False
+    if isinstance(t, StringType):
+        return ""
+    if isinstance(t, BytesType):
+        return b"" if t.size is None else bytes(t.size)
+    if isinstance(t, AccountType):
+        return Address(0, None)
+    if isinstance(t, AddressType):
+        return ZERO_ADDRESS
+    if isinstance(t, ContractType):
+        return ContractRef(t.name, 0)
+    if isinstance(t, StructType):
+        return StructValue(t, {n: default_value(ft) for n, ft in t.fields})
+    if isinstance(t, ArrayType):
+        if t.length is None:
+            return ArrayValue(t)
+        return ArrayValue(t, [default_value(t.elem) for _ in range(t.length)])
+    if isinstance(t, MappingType):
+        return MappingValue(t)
+    return None
+
+
+def copy_value(v: Any) -> Any:
+    """Deep copy of complex values; value types are immutable and returned as they are."""
+    cls = type(v)
+    if cls is StructValue:
+        return StructValue(v.stype, {k: copy_value(x) for k, x in v.items()})
+    if cls is ArrayValue:
+        if v and type(v[0]) in (int, str, bool, bytes):
+            return ArrayValue(v.atype, v)
+        return ArrayValue(v.atype, [copy_value(x) for x in v])
+    if cls is MappingValue:
+        return MappingValue(v.mtype, {k: copy_value(x) for k, x in v.items()})
+    return v
+
+
+def is_default(v: Any) -> bool:
+    """True when ``v`` equals the zero value of its type (used to prune exports)."""
+    cls = type(v)
+    if cls is StructValue:
+        return all(is_default(x) for x in v.values())
+    if cls is ArrayValue:
+        return len(v) == 0 if v.atype.length is None else all(is_default(x) for x in v)
+    if cls is MappingValue:
+        return all(is_default(x) for x in v.values())
+    if cls is bool:
+        return v is False
+    if cls is int:
+        return v == 0
+    if cls is str:
+        return v == ""
+    if cls is bytes:
+        return not any(v)
+    if isinstance(v, Address):
+        return v.value == 0
+    return v is None

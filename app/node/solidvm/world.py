@@ -1,0 +1,529 @@
+"""The world state SolidVM runs against, and the node-facing API: deploy, call, read state.
+
+Accounts are keyed by ``(chain_id, address)`` with ``""`` for the main chain. Every entry point
+runs one transaction in a fresh :class:`ExecContext`; on any failure the context's journal is
+rolled back before the error propagates, so a failed transaction leaves no trace.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .abi import decode_args, encode_value, event_text
+from .compiler import (
+    CompiledFunction,
+    ContractDef,
+    _chain_key,
+    _run_modifiers,
+    invoke,
+    keccak256,
+    type_error,
+)
+from .errors import ArgumentError, ExecutionError, SolidVMError
+from .runtime import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, ExecContext, Frame, jset_dict
+from .types import TupleType, Type
+from .values import Address, ContractRef, copy_value, default_value
+
+# Deeply nested contract code recurses in Python; leave room above the call-depth limit.
+if sys.getrecursionlimit() < 20000:
+    sys.setrecursionlimit(20000)
+
+
+class AccountState:
+    """A contract account: its code (a compiled contract) and storage."""
+
+    __slots__ = ("address", "cdef", "chain", "storage")
+
+    def __init__(self, address: int, chain: str, cdef: ContractDef | None) -> None:
+        self.address = address
+        self.chain = chain
+        self.cdef = cdef
+        self.storage: dict[str, Any] = {}
+
+    @property
+    def hex(self) -> str:
+        return format(self.address, "040x")
+
+    def __repr__(self) -> str:
+        name = self.cdef.name if self.cdef else "EOA"
+        return f"<{name} {self.hex}{':' + self.chain if self.chain else ''}>"
+
+
+@dataclass(frozen=True)
+class TxEnv:
+    """Who sends a transaction and in which block it runs."""
+
+    sender: str
+    block_number: int = 1
+    timestamp: int = 0
+    origin: str | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_memory: int = DEFAULT_MAX_MEMORY
+
+
+@dataclass
+class EventLog:
+    contract: str
+    name: str
+    address: str
+    chain_id: str
+    args: list[tuple[str, str]]
+
+    @property
+    def values(self) -> dict[str, str]:
+        return dict(self.args)
+
+
+@dataclass
+class ExecResult:
+    address: str | None = None
+    chain_id: str = ""
+    values: list[Any] = field(default_factory=list)
+    raw: list[Any] = field(default_factory=list)
+    events: list[EventLog] = field(default_factory=list)
+    created: list[tuple[str, str]] = field(default_factory=list)
+    touched: list[tuple[str, str]] = field(default_factory=list)
+    steps: int = 0
+
+
+def _addr_int(a: str | int) -> int:
+    if isinstance(a, int):
+        return a
+    h = a[2:] if a[:2] in ("0x", "0X") else a
+    if len(h) != 40:
+        raise ArgumentError(f"invalid address {a!r}: expected 40 hex digits", "invalid address")
+    try:
+        return int(h, 16)
+    except ValueError:
+        raise ArgumentError(f"invalid address {a!r}", "invalid address") from None
+
+
+def _rlp_bytes(b: bytes) -> bytes:
+    if len(b) == 1 and b[0] < 0x80:
+        return b
+    assert len(b) < 56
+    return bytes([0x80 + len(b)]) + b
+
+
+def contract_address(sender: int, nonce: int) -> int:
+    """Ethereum's rule: last 20 bytes of keccak256(rlp([sender, nonce]))."""
+    n = nonce.to_bytes((nonce.bit_length() + 7) // 8, "big") if nonce else b""
+    payload = _rlp_bytes(sender.to_bytes(20, "big")) + _rlp_bytes(n)
+    data = bytes([0xC0 + len(payload)]) + payload
+    return int.from_bytes(keccak256(data)[12:], "big")
+
+
+class World:
+    """All accounts on all chains, identities, balances and nonces."""
+
+    def __init__(self) -> None:
+        self.accounts: dict[tuple[str, int], AccountState] = {}
+        self.balances: dict[tuple[str, int], int] = {}
+        self.nonces: dict[tuple[str, int], int] = {}
+        self.identities: dict[int, dict[str, str]] = {}
+        self.chain_parents: dict[str, str] = {}  # chain id -> parent ("" = main)
+
+    # ------------------------------------------------------------ set-up
+
+    def register_identity(self, address: str | int, cert: dict[str, str]) -> None:
+        a = _addr_int(address)
+        full = {
+            "commonName": "",
+            "organization": "",
+            "organizationalUnit": "",
+            "group": "",
+            "country": "",
+            "publicKey": "",
+            "certString": "",
+            "parent": "",
+            "expirationDate": "",
+        }
+        full.update(cert)
+        if not full["group"]:
+            full["group"] = full["organizationalUnit"]
+        full["userAddress"] = format(a, "040x")
+        self.identities[a] = full
+
+    def add_chain(self, chain_id: str, parent: str = "") -> None:
+        self.chain_parents[chain_id] = parent
+
+    def can_read(self, here: str, there: str) -> bool:
+        """A contract may read (not write) contracts on its ancestor chains."""
+        c = here
+        seen = 0
+        while c and seen < 64:
+            c = self.chain_parents.get(c, "")
+            if c == there:
+                return True
+            seen += 1
+        return False
+
+    def get_account(self, address: str | int, chain_id: str = "") -> AccountState | None:
+        return self.accounts.get((chain_id, _addr_int(address)))
+
+    def balance_of(self, chain: str, a: Address) -> int:
+        return self.balances.get((chain, a.value), 0)
+
+    # ------------------------------------------------------------ entry points
+
+    def deploy(
+        self,
+        cdef: ContractDef,
+        args: Any,
+        env: TxEnv,
+        *,
+        chain_id: str = "",
+        address: str | int | None = None,
+        value: int = 0,
+    ) -> ExecResult:
+        """Create a contract of type ``cdef`` with JSON constructor ``args``."""
+        if cdef.kind in ("interface", "library", "abstract"):
+            raise ExecutionError(
+                f"cannot deploy {cdef.kind} '{cdef.name}': only contracts can be created",
+                "invalid contract",
+            )
+        ctor = cdef.constructor
+        params = ctor.params if ctor else []
+        vals = decode_args(params, args, cdef.vm, f"constructor of {cdef.name}")
+        sender = _addr_int(env.sender)
+        ctx = self._context(env)
+        key_addr = _addr_int(address) if address is not None else None
+
+        def run() -> AccountState:
+            addr = key_addr if key_addr is not None else self._next_address(ctx, chain_id, sender)
+            if (chain_id, addr) in self.accounts:
+                raise ExecutionError(
+                    f"a contract already exists at {addr:040x}", "duplicate address"
+                )
+            return self._construct(ctx, cdef, chain_id, addr, vals, Address(sender), value)
+
+        acct = self._run(ctx, run)
+        return self._result(ctx, acct.hex, chain_id, [], None)
+
+    def call(
+        self,
+        address: str | int,
+        method: str,
+        args: Any,
+        env: TxEnv,
+        *,
+        chain_id: str = "",
+        value: int = 0,
+        read_only: bool = False,
+    ) -> ExecResult:
+        """Call ``method`` of the contract at ``address`` with JSON ``args``."""
+        acct = self.accounts.get((chain_id, _addr_int(address)))
+        if acct is None or acct.cdef is None:
+            raise ExecutionError(
+                f"no contract at address {_addr_int(address):040x}"
+                + (f" on chain {chain_id}" if chain_id else ""),
+                "unknown contract",
+            )
+        cdef = acct.cdef
+        fn = self._pick(cdef, method, args)
+        vals = decode_args(fn.params, args, cdef.vm, f"function {method}")
+        if value and not fn.payable:
+            raise ExecutionError(
+                f"function '{method}' is not payable but a value was sent", "not payable"
+            )
+        ctx = self._context(env)
+        sender = Address(_addr_int(env.sender))
+
+        def run() -> list[Any]:
+            if value:
+                self._move_value(ctx, chain_id, sender.value, acct.address, value)
+            return invoke(ctx, fn, acct, vals, sender, value, read_only)
+
+        raw = self._run(ctx, run)
+        if read_only:
+            ctx.rollback()
+        return self._result(ctx, acct.hex, chain_id, raw, fn)
+
+    def _pick(self, cdef: ContractDef, method: str, args: Any) -> CompiledFunction:
+        fns = cdef.functions.get(method)
+        if not fns:
+            raise ExecutionError(
+                f"unknown function: contract {cdef.name} has no method named '{method}'",
+                "unknown function",
+            )
+        fns = [f for f in fns if f.external]
+        if not fns:
+            raise ExecutionError(
+                f"unknown function: '{method}' of {cdef.name} is not public", "unknown function"
+            )
+        if len(fns) == 1:
+            return fns[0]
+        n = len(args) if isinstance(args, dict | list) else 0
+        for f in fns:
+            if len(f.params) == n and (
+                not isinstance(args, dict) or all(p in args for p, _ in f.params)
+            ):
+                return f
+        return fns[0]
+
+    def _context(self, env: TxEnv) -> ExecContext:
+        origin = Address(_addr_int(env.origin or env.sender))
+        return ExecContext(
+            self, origin, env.block_number, env.timestamp, env.max_steps, env.max_memory
+        )
+
+    def _run(self, ctx: ExecContext, body: Callable[[], Any]) -> Any:
+        try:
+            return body()
+        except SolidVMError:
+            ctx.rollback()
+            raise
+        except RecursionError:
+            ctx.rollback()
+            raise ExecutionError(
+                "stack too deep: the contract nests calls or expressions too deeply",
+                "stack too deep",
+            ) from None
+        except MemoryError:
+            ctx.rollback()
+            raise ExecutionError("memory limit exceeded", "memory limit") from None
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+            ctx.rollback()
+            raise ExecutionError(f"type error: {exc}", "type error") from exc
+
+    def _result(
+        self,
+        ctx: ExecContext,
+        address: str,
+        chain_id: str,
+        raw: list[Any],
+        fn: CompiledFunction | None,
+    ) -> ExecResult:
+        res = ExecResult(address=address, chain_id=chain_id, raw=raw, steps=ctx.steps)
+        if fn is not None:
+            res.values = [encode_value(v, t) for v, (_, t) in zip(raw, fn.returns, strict=True)]
+        for acct, ev, vals in ctx.events:
+            assert acct.cdef is not None
+            res.events.append(
+                EventLog(
+                    acct.cdef.name,
+                    ev.name,
+                    acct.hex,
+                    acct.chain,
+                    [(n, event_text(v, t)) for (n, t, _), v in zip(ev.params, vals, strict=True)],
+                )
+            )
+        res.created = [(a.chain, a.hex) for a in ctx.created]
+        res.touched = [(a.chain, a.hex) for a in ctx.dirty.values()]
+        return res
+
+    # ------------------------------------------------------------ state
+
+    def state(self, address: str | int, chain_id: str = "") -> dict[str, Any]:
+        """Every state variable of a contract, encoded as the API returns it."""
+        acct = self.accounts.get((chain_id, _addr_int(address)))
+        if acct is None or acct.cdef is None:
+            raise ExecutionError(f"no contract at address {address}", "unknown contract")
+        st = acct.storage
+        return {sv.name: encode_value(st[sv.name], sv.type) for sv in acct.cdef.state_vars
+                if not sv.constant}
+
+    def get(self, address: str | int, name: str, chain_id: str = "") -> Any:
+        """One state variable, as a runtime value (no encoding)."""
+        acct = self.accounts.get((chain_id, _addr_int(address)))
+        if acct is None or acct.cdef is None or name not in acct.storage:
+            raise ExecutionError(f"no state variable '{name}' at {address}", "missing field")
+        return acct.storage[name]
+
+    def var_type(self, address: str | int, name: str, chain_id: str = "") -> Type | None:
+        acct = self.accounts.get((chain_id, _addr_int(address)))
+        if acct is None or acct.cdef is None:
+            return None
+        sv = acct.cdef.svars.get(name)
+        return sv.type if sv else None
+
+    # ------------------------------------------------------------ used by compiled code
+
+    def _next_address(self, ctx: ExecContext, chain: str, creator: int) -> int:
+        key = (chain, creator)
+        nonce = self.nonces.get(key, 0)
+        ctx.journal.append((self.nonces, key, nonce if key in self.nonces else _MISSING()))
+        self.nonces[key] = nonce + 1
+        addr = contract_address(creator, nonce)
+        while (chain, addr) in self.accounts:  # astronomically unlikely; keep addresses unique
+            nonce += 1
+            addr = contract_address(creator, nonce)
+        return addr
+
+    def _construct(
+        self,
+        ctx: ExecContext,
+        cdef: ContractDef,
+        chain: str,
+        addr: int,
+        args: list[Any],
+        sender: Address,
+        value: int,
+    ) -> AccountState:
+        acct = AccountState(addr, chain, cdef)
+        acct.storage = {sv.name: default_value(sv.type) for sv in cdef.state_vars if not sv.constant}
+        key = (chain, addr)
+        ctx.journal.append((self.accounts, key, _MISSING()))
+        self.accounts[key] = acct
+        ctx.created.append(acct)
+        ctx.dirty[id(acct)] = acct
+        if value:
+            self._move_value(ctx, chain, sender.value, addr, value)
+        lin = cdef.linearization
+        frames: dict[str, Frame] = {}
+        args_for: dict[str, list[Any]] = {cdef.name: args}
+        for c in lin:
+            ctor = c.constructor
+            a = args_for.get(c.name)
+            if ctor is not None:
+                if a is None:
+                    if ctor.params:
+                        raise ExecutionError(
+                            f"missing arguments for the constructor of base contract {c.name}",
+                            "invalid arguments",
+                        )
+                    a = []
+                fr = Frame(ctx, acct, sender, value, False, ctor.nslots)
+                fr.fn = ctor
+                fr.l[: len(a)] = a
+                for slot, t in ctor.ret_init:
+                    fr.l[slot] = default_value(t)
+            else:
+                fr = Frame(ctx, acct, sender, value, False, 0)
+            frames[c.name] = fr
+            for bname, fns in c.ctor_base_args.items():
+                args_for[bname] = _coerce_ctor_args(cdef, bname, [f(fr) for f in fns])
+            for bname, (_, fns) in c.base_args.items():
+                if bname not in args_for:
+                    args_for[bname] = _coerce_ctor_args(cdef, bname, [f(fr) for f in fns])
+        for c in reversed(lin):
+            init_fr = Frame(ctx, acct, sender, value, False, 0)
+            for sv in c.own_svars:
+                if sv.init is not None and not sv.constant:
+                    acct.storage[sv.name] = copy_value(sv.init(init_fr))
+            ctor = c.constructor
+            if ctor is not None:
+                fr = frames[c.name]
+                if ctor.mods:
+                    _run_modifiers(fr, ctor, 0)
+                else:
+                    ctor.body(fr)
+        return acct
+
+    def create_from(self, fr: Frame, cdef: ContractDef, args: list[Any]) -> AccountState:
+        """``new C(args)`` executed by the contract of frame ``fr``."""
+        if fr.ro:
+            raise ExecutionError(
+                "invalid write: cannot create contracts from a read-only call", "invalid write"
+            )
+        ctx = fr.ctx
+        chain = fr.acct.chain
+        addr = self._next_address(ctx, chain, fr.acct.address)
+        ctx.depth += 1
+        if ctx.depth > 96:
+            raise ExecutionError("stack too deep: contract creation nested too deeply",
+                                 "stack too deep")
+        acct = self._construct(ctx, cdef, chain, addr, args, Address(fr.acct.address), 0)
+        ctx.depth -= 1
+        return acct
+
+    def call_from(self, fr: Frame, target: Any, name: str, vals: list[Any], nargs: int) -> Any:
+        """An external call made by contract code: ``other.f(args)`` or ``this.f(args)``."""
+        if not isinstance(target, Address):
+            raise type_error(f"cannot call '{name}' on a value that is not a contract")
+        chain = _chain_key(fr, target)
+        acct = self.accounts.get((chain, target.value))
+        if acct is None or acct.cdef is None:
+            raise ExecutionError(
+                f"unknown contract: no contract at address {target.hex} to call '{name}' on",
+                "unknown contract",
+            )
+        ro = fr.ro
+        if chain != fr.acct.chain:
+            if not self.can_read(fr.acct.chain, chain):
+                raise ExecutionError(
+                    f"inaccessible chain: contracts on chain {chain or 'main'} cannot be called "
+                    f"from chain {fr.acct.chain or 'main'}",
+                    "inaccessible chain",
+                )
+            ro = True
+        fn = acct.cdef.vtable.get((name, nargs))
+        if fn is None or not fn.external:
+            raise ExecutionError(
+                f"unknown function: contract {acct.cdef.name} has no public function '{name}' "
+                f"taking {nargs} arguments",
+                "unknown function",
+            )
+        vals = [co(v) if co else v for co, v in zip(fn.param_coercers, vals, strict=True)]
+        sender = Address(fr.acct.address)
+        r = invoke(fr.ctx, fn, acct, vals, sender, 0, ro)
+        r = [copy_value(x) for x in r]
+        n = len(fn.returns)
+        if n == 1:
+            return r[0]
+        if n == 0:
+            return None
+        return tuple(r)
+
+    def transfer_value(self, fr: Frame, to: Any, amount: int, is_send: bool) -> bool:
+        if not isinstance(to, Address):
+            raise type_error("transfer needs an address")
+        if amount < 0:
+            raise type_error("negative transfer amount")
+        chain = fr.acct.chain
+        have = self.balances.get((chain, fr.acct.address), 0)
+        if have < amount:
+            if is_send:
+                return False
+            raise ExecutionError(
+                f"insufficient balance: contract has {have}, transfer needs {amount}",
+                "insufficient balance",
+            )
+        self._move_value(fr.ctx, chain, fr.acct.address, to.value, amount, fr)
+        return True
+
+    def _move_value(
+        self, ctx: ExecContext, chain: str, src: int, dst: int, amount: int, fr: Frame | None = None
+    ) -> None:
+        b = self.balances
+        ks, kd = (chain, src), (chain, dst)
+        have = b.get(ks, 0)
+        if have < amount:
+            raise ExecutionError(
+                f"insufficient balance: {src:040x} has {have}, needs {amount}",
+                "insufficient balance",
+            )
+        for k in (ks, kd):
+            ctx.journal.append((b, k, b[k] if k in b else _MISSING()))
+        b[ks] = have - amount
+        b[kd] = b.get(kd, 0) + amount
+
+
+def _MISSING() -> Any:  # noqa: N802 - reads like the sentinel it returns
+    from .runtime import MISSING
+
+    return MISSING
+
+
+def _coerce_ctor_args(cdef: ContractDef, bname: str, vals: list[Any]) -> list[Any]:
+    for c in cdef.linearization:
+        if c.name == bname and c.constructor is not None:
+            cos = c.constructor.param_coercers
+            return [co(v) if co else v for co, v in zip(cos, vals, strict=False)]
+    return vals
+
+
+__all__ = [
+    "AccountState",
+    "EventLog",
+    "ExecResult",
+    "TupleType",
+    "TxEnv",
+    "World",
+    "contract_address",
+    "jset_dict",
+    "ContractRef",
+]
