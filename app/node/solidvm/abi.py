@@ -93,28 +93,28 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
         raise _bad(pname, t, v)
     if isinstance(t, AddressType | ContractType):
         if isinstance(v, str):
-            n = _hex_int(v)
-            if n is not None:
+            a = _hex_int(v)
+            if a is not None:
                 if isinstance(t, ContractType):
-                    return ContractRef(t.name, n)
-                return Address(n)
+                    return ContractRef(t.name, a)
+                return Address(a)
         raise _bad(pname, t, v, "expected 40 hex digits")
     if isinstance(t, AccountType):
         if isinstance(v, str):
             addr, _, chain = v.partition(":")
-            n = _hex_int(addr)
-            if n is not None:
+            a = _hex_int(addr)
+            if a is not None:
                 if not chain:
-                    return Address(n)
+                    return Address(a)
                 if chain == "main":
-                    return Address(n, "main")
+                    return Address(a, "main")
                 c = _hex_int(chain) if len(chain) <= 40 else None
                 if c is None:
                     try:
                         c = int(chain[2:] if chain[:2] in ("0x", "0X") else chain, 16)
                     except ValueError:
                         raise _bad(pname, t, v, "bad chain id") from None
-                return Address(n, "main" if c == 0 else format(c, "064x"))
+                return Address(a, "main" if c == 0 else format(c, "064x"))
         raise _bad(pname, t, v, "expected an address with an optional :chainId")
     if isinstance(t, BytesType):
         if isinstance(v, str):
@@ -123,12 +123,8 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
                 b = bytes.fromhex(h)
             except ValueError:
                 raise _bad(pname, t, v, "expected hex") from None
-            if t.size is not None and vm == "EVM":
-                if len(b) > t.size:
-                    raise _bad(pname, t, v, f"more than {t.size} bytes")
-                b = b.ljust(t.size, b"\0")
-            elif t.size is not None and len(b) > t.size:
-                raise _bad(pname, t, v, f"more than {t.size} bytes")
+            if t.size is not None and len(b) != t.size:
+                raise _bad(pname, t, v, f"needs exactly {2 * t.size} hex digits")
             return b
         raise _bad(pname, t, v)
     if isinstance(t, EnumType):
@@ -182,9 +178,7 @@ def _decode_key(k: str, t: Type, pname: str, vm: str) -> Any:
     return decode_value(k, t, pname, vm)
 
 
-def decode_args(
-    params: list[tuple[str, Type]], args: Any, vm: str, what: str
-) -> list[Any]:
+def decode_args(params: list[tuple[str, Type]], args: Any, vm: str, what: str) -> list[Any]:
     """Match JSON ``args`` to ``params`` by name (all required, extras ignored)."""
     if args is None:
         args = {}
@@ -355,8 +349,9 @@ def contract_xabi(c: ContractDef) -> dict[str, Any]:
         }
         for name, ev in c.events.items()
     }
-    modifiers = {name: {"args": _indexed([(n, t) for n, t in m.params])}
-                 for name, m in c.modifiers.items()}
+    modifiers = {
+        name: {"args": _indexed([(n, t) for n, t in m.params])} for name, m in c.modifiers.items()
+    }
     kind = {
         "contract": "ContractKind",
         "interface": "InterfaceKind",

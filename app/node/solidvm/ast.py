@@ -1,4 +1,4 @@
-"""Typed syntax tree of a SolidVM source unit. Every node keeps its source position ``(line, col)``."""
+"""Typed syntax tree of a SolidVM source unit; every node keeps its position ``(line, col)``."""
 
 from __future__ import annotations
 

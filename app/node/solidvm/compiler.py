@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from Crypto.Hash import keccak as _keccak
 
 from . import ast as A
-from .errors import CompileError, ExecutionError, assert_failed, reverted, require_failed
+from .errors import CompileError, ExecutionError, assert_failed, require_failed, reverted
 from .runtime import (
     BREAK,
     CONTINUE,
@@ -38,7 +38,6 @@ from .types import (
     BOOL,
     BYTES,
     BYTES32,
-    INT,
     STRING,
     UINT,
     AccountType,
@@ -78,7 +77,7 @@ CERT_MAPPING = MappingType(STRING, STRING)
 
 
 class StateVar:
-    __slots__ = ("cname", "constant", "decl", "init", "name", "public", "type", "_const_fn")
+    __slots__ = ("_const_fn", "cname", "constant", "decl", "init", "name", "public", "type")
 
     def __init__(self, name: str, type_: Type, cname: str, decl: A.StateVarDecl) -> None:
         self.name = name
@@ -94,7 +93,9 @@ class StateVar:
 class EventDef:
     __slots__ = ("anonymous", "cname", "name", "params")
 
-    def __init__(self, name: str, params: list[tuple[str, Type, bool]], cname: str, anonymous: bool):
+    def __init__(
+        self, name: str, params: list[tuple[str, Type, bool]], cname: str, anonymous: bool
+    ):
         self.name = name
         self.params = params
         self.cname = cname
@@ -306,7 +307,7 @@ def op_pow(a: int, b: int) -> int:
         return 1 if b % 2 == 0 else -1
     if (abs(a).bit_length() - 1) * b > MAX_INT_BITS:
         raise int_too_big()
-    r = a**b
+    r: int = a**b
     if r.bit_length() > MAX_INT_BITS:
         raise int_too_big()
     return r
@@ -749,7 +750,9 @@ class UnitCompiler:
             if isinstance(item, A.StructDecl):
                 st = self.file_types[item.name]
                 assert isinstance(st, StructType)
-                st.set_fields([(f.name or "", self.resolve_type(f.type, None)) for f in item.fields])
+                st.set_fields(
+                    [(f.name or "", self.resolve_type(f.type, None)) for f in item.fields]
+                )
         for d in decls:
             self.linearize(self.contracts[d.name], [])
         for d in decls:
@@ -929,7 +932,9 @@ class UnitCompiler:
 
     def declare_function(self, c: ContractDef, d: A.FunctionDecl) -> CompiledFunction:
         fn = CompiledFunction(d.name or d.kind, c.name, d)
-        fn.params = [(p.name or f"#{i}", self.resolve_type(p.type, c)) for i, p in enumerate(d.params)]
+        fn.params = [
+            (p.name or f"#{i}", self.resolve_type(p.type, c)) for i, p in enumerate(d.params)
+        ]
         fn.returns = [(p.name, self.resolve_type(p.type, c)) for p in d.returns]
         default_vis = "external" if c.kind == "interface" else "public"
         fn.visibility = d.visibility or default_vis
@@ -1028,7 +1033,9 @@ class UnitCompiler:
                         (
                             g
                             for g in nxt.own_functions
-                            if g.name == fn.name and len(g.params) == len(fn.params) and g.decl
+                            if g.name == fn.name
+                            and len(g.params) == len(fn.params)
+                            and g.decl
                             and g.decl.body is not None
                         ),
                         None,
@@ -1171,7 +1178,7 @@ class FunctionCompiler:
         fn = self.fn
         assert fn is not None and d.body is not None
         self.push_scope()
-        for (name, t), p in zip(fn.params, d.params, strict=True):
+        for (_, t), p in zip(fn.params, d.params, strict=True):
             self.declare(p.name or "", t, p, p.location)
         fn.param_coercers = [make_coercer(t, self.vm) for _, t in fn.params]
         ret_slots: list[int] = []
@@ -1744,8 +1751,10 @@ class FunctionCompiler:
     def x_Member(self, e: A.Member, vivify: bool = False) -> CExpr:
         obj = e.obj
         name = e.name
-        if isinstance(obj, A.Ident) and self.lookup_local(obj.name) is None and (
-            obj.name not in self.c.svars
+        if (
+            isinstance(obj, A.Ident)
+            and self.lookup_local(obj.name) is None
+            and (obj.name not in self.c.svars)
         ):
             special = self.special_member(obj.name, name, e)
             if special is not None:
@@ -1772,7 +1781,9 @@ class FunctionCompiler:
             if name == "chainId":
                 return (lambda fr: _chain_id_of(fr, base(fr))), UINT
             if name == "balance":
-                return (lambda fr: fr.ctx.world.balance_of(_chain_key(fr, base(fr)), base(fr))), UINT
+                return (
+                    lambda fr: fr.ctx.world.balance_of(_chain_key(fr, base(fr)), base(fr))
+                ), UINT
             if name in ("codehash", "code"):
 
                 def code_of(fr: Frame) -> Any:
@@ -2030,9 +2041,12 @@ class FunctionCompiler:
                     self.error(f"operator '{op}' cannot compare {t.name}", e)
             return _mk_cmp(fa, fb, op), BOOL
         rt = _result_type(ta, tb)
-        if op == "+" and (isinstance(ta, (StringType, BytesType)) or isinstance(
-            tb, (StringType, BytesType)
-        ) or ta is None or tb is None):
+        if op == "+" and (
+            isinstance(ta, (StringType, BytesType))
+            or isinstance(tb, (StringType, BytesType))
+            or ta is None
+            or tb is None
+        ):
             if isinstance(ta, StringType) or isinstance(tb, StringType):
                 rt = STRING
             elif isinstance(ta, BytesType) or isinstance(tb, BytesType):
@@ -2082,8 +2096,10 @@ class FunctionCompiler:
 
                     return set_local, lv.type
 
+                conv = co
+
                 def set_local_c(fr: Frame) -> Any:
-                    v = fr.l[slot] = co(val(fr))
+                    v = fr.l[slot] = conv(val(fr))
                     return v
 
                 return set_local_c, lv.type
@@ -2124,7 +2140,7 @@ class FunctionCompiler:
 
             return assign, t
         bop = op[:-1]
-        comb, rt = self.binop(bop, _slot0, t, _slot1, vt, e)
+        comb, _ = self.binop(bop, _slot0, t, _slot1, vt, e)
         co = make_coercer(t, self.vm)
 
         def compound(fr: Frame) -> Any:
@@ -2141,7 +2157,7 @@ class FunctionCompiler:
         assert isinstance(e.target, A.TupleExpr)
         if e.op != "=":
             self.error("compound assignment to a tuple", e)
-        targets = []
+        targets: list[tuple[Any, Any, Coercer | None] | None] = []
         for item in e.target.items:
             if item is None:
                 targets.append(None)
@@ -2288,9 +2304,7 @@ class FunctionCompiler:
         missing = [p for p in params if p not in by_name]
         extra = [n for n in e.names if n not in params]
         if missing or extra:
-            self.error(
-                f"named arguments do not match the parameters ({', '.join(params)})", e
-            )
+            self.error(f"named arguments do not match the parameters ({', '.join(params)})", e)
         return [by_name[p] for p in params]
 
     def call_ident(self, name: str, args: list[A.Expr], e: A.Call) -> CExpr:
@@ -2362,8 +2376,10 @@ class FunctionCompiler:
     def call_member(self, func: A.Member, args: list[A.Expr], e: A.Call) -> CExpr:
         obj = func.obj
         name = func.name
-        if isinstance(obj, A.Ident) and self.lookup_local(obj.name) is None and (
-            obj.name not in self.c.svars
+        if (
+            isinstance(obj, A.Ident)
+            and self.lookup_local(obj.name) is None
+            and (obj.name not in self.c.svars)
         ):
             o = obj.name
             if o == "super":
@@ -2381,9 +2397,7 @@ class FunctionCompiler:
                 fn = owner.find_function(name, len(args))
                 if fn is None and owner.constructor is not None and name == o:
                     fn = None
-                if fn is not None and (
-                    owner in self.c.linearization or owner.kind == "library"
-                ):
+                if fn is not None and (owner in self.c.linearization or owner.kind == "library"):
                     if fn.getter_of is None and fn.decl is not None and fn.decl.body is None:
                         self.error(f"function '{o}.{name}' has no implementation", e)
                     # Base.f(): exactly that implementation (or the nearest one it inherits)
@@ -2409,20 +2423,19 @@ class FunctionCompiler:
                 return (lambda fr: jpop(fr, base(fr))), bt.elem if bt else None
         if isinstance(bt, BytesType) and name == "push":
             self.error("push on bytes is not supported; use string concatenation", e)
-        if isinstance(bt, (AddressType, AccountType)) or (
-            bt is None and name in ("transfer", "send")
+        if name in ("transfer", "send") and (
+            isinstance(bt, (AddressType, AccountType)) or bt is None
         ):
-            if name in ("transfer", "send"):
-                if len(args) != 1:
-                    self.error(f"{name} takes one argument", e)
-                amount, _ = self.expr(args[0])
-                is_send = name == "send"
+            if len(args) != 1:
+                self.error(f"{name} takes one argument", e)
+            amount, _ = self.expr(args[0])
+            is_send = name == "send"
 
-                def run_transfer(fr: Frame) -> Any:
-                    ok = fr.ctx.world.transfer_value(fr, base(fr), _check_int(amount(fr)), is_send)
-                    return ok if is_send else None
+            def run_transfer(fr: Frame) -> Any:
+                ok = fr.ctx.world.transfer_value(fr, base(fr), _check_int(amount(fr)), is_send)
+                return ok if is_send else None
 
-                return run_transfer, BOOL if is_send else None
+            return run_transfer, BOOL if is_send else None
         if isinstance(bt, (ContractType, AddressType, AccountType)) or bt is None:
             return self.external_call(base, bt, name, args, e)
         self.error(f"type {bt.name} has no function '{name}'", e)
@@ -2430,8 +2443,12 @@ class FunctionCompiler:
     def _impl_in(self, owner: ContractDef, name: str, n: int) -> CompiledFunction | None:
         for b in owner.linearization:
             for f in b.own_functions:
-                if f.name == name and len(f.params) == n and (
-                    f.getter_of is not None or (f.decl is not None and f.decl.body is not None)
+                if (
+                    f.name == name
+                    and len(f.params) == n
+                    and (
+                        f.getter_of is not None or (f.decl is not None and f.decl.body is not None)
+                    )
                 ):
                     return f
         return None
@@ -2503,8 +2520,10 @@ class FunctionCompiler:
             if target is not None:
                 fn = target.find_function(name, len(args))
                 if fn is None:
-                    self.error(f"contract {bt.name} has no function '{name}' taking "
-                               f"{len(args)} arguments", e)
+                    self.error(
+                        f"contract {bt.name} has no function '{name}' taking {len(args)} arguments",
+                        e,
+                    )
                 if not fn.external:
                     self.error(f"function '{name}' of {bt.name} is not visible from outside", e)
         if fn is not None:
@@ -2566,7 +2585,9 @@ class FunctionCompiler:
         ctor = target.constructor
         params = ctor.params if ctor else []
         if len(args) != len(params):
-            self.error(f"constructor of {cname} takes {len(params)} arguments, {len(args)} given", e)
+            self.error(
+                f"constructor of {cname} takes {len(params)} arguments, {len(args)} given", e
+            )
         argfns = [self._arg(a, t) for a, (_, t) in zip(args, params, strict=True)]
 
         def new_contract(fr: Frame) -> Any:
@@ -2715,6 +2736,7 @@ class FunctionCompiler:
 
 
 # ======================================================================= helpers for closures
+
 
 def _slot0(fr: Frame) -> Any:
     return fr.l[0]
@@ -2949,7 +2971,7 @@ def _arith(op: str, fa: Fn, fb: Fn) -> Fn:
             b = fb(fr)
             if type(a) is int and type(b) is int:
                 return a + b
-            return op_add_any(fr, a, b)  # type: ignore[arg-type]
+            return op_add_any(fr, a, b)
 
         return add
     if op == "-":
@@ -3035,4 +3057,3 @@ def _concat_bytes(fr: Frame, parts: list[Any]) -> bytes:
     out = b"".join(p if type(p) is bytes else str(p).encode() for p in parts)
     fr.ctx.charge_memory(len(out))
     return out
-

@@ -38,11 +38,57 @@ class Token:
 
 # Longest operators first so that the alternation prefers them.
 _OPERATORS = [
-    ">>>=", "<<=", ">>=", ">>>", "**=", "...",
-    "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=",
-    "&=", "|=", "^=", "<<", ">>", "**", "=>", "->",
-    "+", "-", "*", "/", "%", "<", ">", "=", "!", "~", "&", "|", "^", "?", ":",
-    ";", ",", ".", "(", ")", "[", "]", "{", "}",
+    ">>>=",
+    "<<=",
+    ">>=",
+    ">>>",
+    "**=",
+    "...",
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    "&&",
+    "||",
+    "++",
+    "--",
+    "+=",
+    "-=",
+    "*=",
+    "/=",
+    "%=",
+    "&=",
+    "|=",
+    "^=",
+    "<<",
+    ">>",
+    "**",
+    "=>",
+    "->",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<",
+    ">",
+    "=",
+    "!",
+    "~",
+    "&",
+    "|",
+    "^",
+    "?",
+    ":",
+    ";",
+    ",",
+    ".",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
 ]
 
 _TOKEN_RE = re.compile(
@@ -67,8 +113,17 @@ _TOKEN_RE = re.compile(
 )
 
 _ESCAPES = {
-    "n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0",
-    "b": "\b", "f": "\f", "v": "\v", "\n": "",
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "0": "\0",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "\n": "",
 }
 
 
@@ -126,8 +181,8 @@ def _parse_number(text: str, line: int, col: int) -> int | tuple[int, int]:
             raise ParseError("number literal exponent too large", line, col)
         den *= 10 ** (-exp)
     if num % den == 0:
-        return num // den
-    return (num, den)
+        return int(num // den)
+    return (int(num), int(den))
 
 
 def tokenize(src: str) -> list[Token]:
@@ -146,7 +201,7 @@ def tokenize(src: str) -> list[Token]:
             raise ParseError(f"unexpected character {src[pos]!r}", line, col)
         kind = m.lastgroup
         text = m.group()
-        if kind == "ws" or kind == "lcomment":
+        if kind in {"ws", "lcomment"}:
             pass
         elif kind == "nl":
             line += 1
@@ -162,12 +217,12 @@ def tokenize(src: str) -> list[Token]:
             raise ParseError("unterminated string literal", line, col)
         elif kind == "ident":
             append(Token(T.IDENT, text, line, col))
-        elif kind == "num" or kind == "hexnum":
+        elif kind in {"num", "hexnum"}:
             end = m.end()
             if end < n and (src[end].isalnum() or src[end] == "_"):
                 raise ParseError(f"invalid number literal '{text}{src[end]}'", line, col)
             append(Token(T.NUMBER, text, line, col, _parse_number(text, line, col)))
-        elif kind == "dstr" or kind == "sstr":
+        elif kind in {"dstr", "sstr"}:
             append(Token(T.STRING, text, line, col, _unescape(text[1:-1], line, col)))
         elif kind == "hexstr":
             body = text[4:-1].replace("_", "")

@@ -61,6 +61,19 @@ _BINARY_PREC = {
 }
 
 _LOCATIONS = {"memory", "storage", "calldata"}
+# Words that can start a statement but never a type.
+_NOT_TYPES = {
+    "delete",
+    "new",
+    "return",
+    "emit",
+    "true",
+    "false",
+    "this",
+    "super",
+    "payable",
+    "type",
+}
 _VISIBILITY = {"public", "private", "internal", "external"}
 _MUTABILITY = {"view", "pure", "payable", "constant", "nonpayable"}
 
@@ -88,6 +101,9 @@ class Parser:
     def error(self, msg: str, tok: Token | None = None) -> NoReturn:
         t = tok or self.tok
         raise ParseError(msg, t.line, t.col)
+
+    def at_eof(self) -> bool:
+        return self.toks[self.i].kind is T.EOF
 
     def at(self, text: str) -> bool:
         t = self.tok
@@ -156,18 +172,20 @@ class Parser:
             elif t.kind is T.OP and t.text == ";":
                 self.i += 1
             else:
-                self.error(f"expected a contract, interface, library or pragma but found {t.describe()}")
+                self.error(
+                    f"expected a contract, interface, library or pragma but found {t.describe()}"
+                )
         return A.SourceUnit(start, items, pragmas)
 
     def parse_pragma(self) -> tuple[str, str]:
         self.expect("pragma")
         name = self.tok.text
-        if self.tok.kind is T.EOF:
+        if self.at_eof():
             self.error("unterminated pragma")
         self.i += 1
         parts: list[str] = []
         while not self.at_op(";"):
-            if self.tok.kind is T.EOF:
+            if self.at_eof():
                 self.error("expected ';' after pragma")
             parts.append(self.tok.text)
             self.i += 1
@@ -179,7 +197,7 @@ class Parser:
         # multi-file sources before compiling, so the statement itself carries no meaning here.
         self.expect("import")
         while not self.at_op(";"):
-            if self.tok.kind is T.EOF:
+            if self.at_eof():
                 self.error("expected ';' after import")
             self.i += 1
         self.i += 1
@@ -209,7 +227,7 @@ class Parser:
         self.expect("{", "to open the contract body")
         decl = A.ContractDecl(start, kind, name, bases)
         while not self.at_op("}"):
-            if self.tok.kind is T.EOF:
+            if self.at_eof():
                 self.error(f"contract '{name}' is missing its closing '}}'")
             part = self.parse_contract_part()
             if part is not None:
@@ -235,7 +253,7 @@ class Parser:
             if w == "modifier":
                 return self.parse_modifier()
             if w in ("function", "constructor", "fallback", "receive"):
-                if w in ("fallback", "receive") and not self.peek().text == "(":
+                if w in ("fallback", "receive") and self.peek().text != "(":
                     return self.parse_state_var()
                 return self.parse_function()
             if w == "using":
@@ -372,7 +390,17 @@ class Parser:
                 modifiers.append(A.ModifierInvocation(mpos, path, margs))
         body = None if self.accept(";") else self.parse_block()
         return A.FunctionDecl(
-            start, name, kind, params, returns, visibility, mutability, modifiers, body, virtual, override
+            start,
+            name,
+            kind,
+            params,
+            returns,
+            visibility,
+            mutability,
+            modifiers,
+            body,
+            virtual,
+            override,
         )
 
     def parse_params(self, allow_indexed: bool = False) -> list[A.Param]:
@@ -469,7 +497,7 @@ class Parser:
         self.enter()
         stmts: list[A.Stmt] = []
         while not self.at_op("}"):
-            if self.tok.kind is T.EOF:
+            if self.at_eof():
                 self.error("missing '}' to close the block", self.toks[-1])
             stmts.append(self.parse_statement())
         self.i += 1
@@ -497,12 +525,12 @@ class Parser:
                 init: A.Stmt | None = None
                 if not self.accept(";"):
                     init = self.parse_simple_statement()
-                cond = None if self.at_op(";") else self.parse_expr()
+                test = None if self.at_op(";") else self.parse_expr()
                 self.expect(";")
                 post = None if self.at_op(")") else self.parse_expr()
                 self.expect(")")
                 body = self.parse_statement()
-                return A.For(start, init, cond, post, body)
+                return A.For(start, init, test, post, body)
             if w == "while":
                 self.i += 1
                 self.expect("(")
@@ -613,6 +641,8 @@ class Parser:
             return None
         # Elementary types followed by '(' are casts (`uint(x)`), not declarations.
         if is_elementary(t.text) and self.peek().text == "(" and t.text != "mapping":
+            return None
+        if t.text in _NOT_TYPES:
             return None
         depth = self.depth
         try:
@@ -757,7 +787,9 @@ class Parser:
             elif t.text in ("++", "--"):
                 self.i += 1
                 expr = A.Unary(expr.pos, t.text, expr, False)
-            elif t.text == "{" and isinstance(expr, (A.Member, A.Ident)) and self._is_call_options():
+            elif (
+                t.text == "{" and isinstance(expr, (A.Member, A.Ident)) and self._is_call_options()
+            ):
                 self.skip_braces()  # call options {value: x, gas: y} are accepted and ignored
             else:
                 return expr

@@ -1,4 +1,4 @@
-"""Execution state shared by compiled code: frames, the per-transaction context and its undo journal.
+"""Execution state shared by compiled code: frames, the transaction context, its undo journal.
 
 Every write to a container (storage dict, mapping, struct, array, world tables) appends an undo
 record to the context's journal first; a failed transaction replays the journal backwards, so the

@@ -141,7 +141,12 @@ class MappingType(Type):
         self.name = f"mapping({key.name} => {value.name})"
 
     def xabi(self) -> dict[str, Any]:
-        return {"tag": "Mapping", "dynamic": True, "key": self.key.xabi(), "value": self.value.xabi()}
+        return {
+            "tag": "Mapping",
+            "dynamic": True,
+            "key": self.key.xabi(),
+            "value": self.value.xabi(),
+        }
 
 
 class ContractType(Type):

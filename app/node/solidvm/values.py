@@ -181,9 +181,9 @@ def is_default(v: Any) -> bool:
     if cls is bool:
         return v is False
     if cls is int:
-        return v == 0
+        return bool(v == 0)
     if cls is str:
-        return v == ""
+        return bool(v == "")
     if cls is bytes:
         return not any(v)
     if isinstance(v, Address):

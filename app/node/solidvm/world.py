@@ -23,9 +23,9 @@ from .compiler import (
     type_error,
 )
 from .errors import ArgumentError, ExecutionError, SolidVMError
-from .runtime import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, ExecContext, Frame, jset_dict
-from .types import TupleType, Type
-from .values import Address, ContractRef, copy_value, default_value
+from .runtime import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, MISSING, ExecContext, Frame
+from .types import Type
+from .values import Address, copy_value, default_value
 
 # Deeply nested contract code recurses in Python; leave room above the call-depth limit.
 if sys.getrecursionlimit() < 20000:
@@ -178,6 +178,7 @@ class World:
         chain_id: str = "",
         address: str | int | None = None,
         value: int = 0,
+        max_steps: int | None = None,
     ) -> ExecResult:
         """Create a contract of type ``cdef`` with JSON constructor ``args``."""
         if cdef.kind in ("interface", "library", "abstract"):
@@ -189,7 +190,7 @@ class World:
         params = ctor.params if ctor else []
         vals = decode_args(params, args, cdef.vm, f"constructor of {cdef.name}")
         sender = _addr_int(env.sender)
-        ctx = self._context(env)
+        ctx = self._context(env, max_steps)
         key_addr = _addr_int(address) if address is not None else None
 
         def run() -> AccountState:
@@ -213,6 +214,7 @@ class World:
         chain_id: str = "",
         value: int = 0,
         read_only: bool = False,
+        max_steps: int | None = None,
     ) -> ExecResult:
         """Call ``method`` of the contract at ``address`` with JSON ``args``."""
         acct = self.accounts.get((chain_id, _addr_int(address)))
@@ -229,7 +231,7 @@ class World:
             raise ExecutionError(
                 f"function '{method}' is not payable but a value was sent", "not payable"
             )
-        ctx = self._context(env)
+        ctx = self._context(env, max_steps)
         sender = Address(_addr_int(env.sender))
 
         def run() -> list[Any]:
@@ -264,11 +266,10 @@ class World:
                 return f
         return fns[0]
 
-    def _context(self, env: TxEnv) -> ExecContext:
+    def _context(self, env: TxEnv, max_steps: int | None = None) -> ExecContext:
         origin = Address(_addr_int(env.origin or env.sender))
-        return ExecContext(
-            self, origin, env.block_number, env.timestamp, env.max_steps, env.max_memory
-        )
+        steps = env.max_steps if max_steps is None else max_steps
+        return ExecContext(self, origin, env.block_number, env.timestamp, steps, env.max_memory)
 
     def _run(self, ctx: ExecContext, body: Callable[[], Any]) -> Any:
         try:
@@ -323,8 +324,11 @@ class World:
         if acct is None or acct.cdef is None:
             raise ExecutionError(f"no contract at address {address}", "unknown contract")
         st = acct.storage
-        return {sv.name: encode_value(st[sv.name], sv.type) for sv in acct.cdef.state_vars
-                if not sv.constant}
+        return {
+            sv.name: encode_value(st[sv.name], sv.type)
+            for sv in acct.cdef.state_vars
+            if not sv.constant
+        }
 
     def get(self, address: str | int, name: str, chain_id: str = "") -> Any:
         """One state variable, as a runtime value (no encoding)."""
@@ -345,7 +349,7 @@ class World:
     def _next_address(self, ctx: ExecContext, chain: str, creator: int) -> int:
         key = (chain, creator)
         nonce = self.nonces.get(key, 0)
-        ctx.journal.append((self.nonces, key, nonce if key in self.nonces else _MISSING()))
+        ctx.journal.append((self.nonces, key, nonce if key in self.nonces else MISSING))
         self.nonces[key] = nonce + 1
         addr = contract_address(creator, nonce)
         while (chain, addr) in self.accounts:  # astronomically unlikely; keep addresses unique
@@ -364,9 +368,11 @@ class World:
         value: int,
     ) -> AccountState:
         acct = AccountState(addr, chain, cdef)
-        acct.storage = {sv.name: default_value(sv.type) for sv in cdef.state_vars if not sv.constant}
+        acct.storage = {
+            sv.name: default_value(sv.type) for sv in cdef.state_vars if not sv.constant
+        }
         key = (chain, addr)
-        ctx.journal.append((self.accounts, key, _MISSING()))
+        ctx.journal.append((self.accounts, key, MISSING))
         self.accounts[key] = acct
         ctx.created.append(acct)
         ctx.dirty[id(acct)] = acct
@@ -424,8 +430,9 @@ class World:
         addr = self._next_address(ctx, chain, fr.acct.address)
         ctx.depth += 1
         if ctx.depth > 96:
-            raise ExecutionError("stack too deep: contract creation nested too deeply",
-                                 "stack too deep")
+            raise ExecutionError(
+                "stack too deep: contract creation nested too deeply", "stack too deep"
+            )
         acct = self._construct(ctx, cdef, chain, addr, args, Address(fr.acct.address), 0)
         ctx.depth -= 1
         return acct
@@ -497,15 +504,9 @@ class World:
                 "insufficient balance",
             )
         for k in (ks, kd):
-            ctx.journal.append((b, k, b[k] if k in b else _MISSING()))
+            ctx.journal.append((b, k, b.get(k, MISSING)))
         b[ks] = have - amount
         b[kd] = b.get(kd, 0) + amount
-
-
-def _MISSING() -> Any:  # noqa: N802 - reads like the sentinel it returns
-    from .runtime import MISSING
-
-    return MISSING
 
 
 def _coerce_ctor_args(cdef: ContractDef, bname: str, vals: list[Any]) -> list[Any]:
@@ -516,14 +517,4 @@ def _coerce_ctor_args(cdef: ContractDef, bname: str, vals: list[Any]) -> list[An
     return vals
 
 
-__all__ = [
-    "AccountState",
-    "EventLog",
-    "ExecResult",
-    "TupleType",
-    "TxEnv",
-    "World",
-    "contract_address",
-    "jset_dict",
-    "ContractRef",
-]
+__all__ = ["AccountState", "EventLog", "ExecResult", "TxEnv", "World", "contract_address"]

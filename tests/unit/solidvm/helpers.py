@@ -63,11 +63,22 @@ def values(res: Any) -> list[Any]:
 
 
 def event_args(event: Any) -> list[Any]:
-    """Arguments of an EventLog as a list of strings in declaration order."""
+    """Argument values of an EventLog as a list of strings in declaration order.
+
+    ``EventLog.args`` may be a list of values, a list of ``(name, value)`` pairs or a dict.
+    """
     args = event.args
     if isinstance(args, dict):
         return list(args.values())
-    return list(args)
+    return [a[1] if isinstance(a, tuple | list) and len(a) == 2 else a for a in args]
+
+
+def event_arg_names(event: Any) -> list[str]:
+    """Argument names of an EventLog (when the engine records them)."""
+    args = event.args
+    if isinstance(args, dict):
+        return list(args)
+    return [str(a[0]) for a in args if isinstance(a, tuple | list) and len(a) == 2]
 
 
 def events(res: Any) -> list[tuple[str, list[Any]]]:

@@ -34,22 +34,23 @@ ARGS = c(
         }
         return (rows.length, s);
     }
-    function words(string[] ws) public pure returns (string) {
+    function words(string[] wordList) public pure returns (string) {
         string memory out = "";
-        for (uint i = 0; i < ws.length; i++) { out = out + ws[i]; }
+        for (uint i = 0; i < wordList.length; i++) { out = out + wordList[i]; }
         return out;
     }
-    function point(Point p) public pure returns (int) { return int(p.x) * 10 + p.y; }
-    function line(Line l) public pure returns (string, int) {
+    function point(Point spot) public pure returns (int) { return int(spot.x) * 10 + spot.y; }
+    function line(Line segment) public pure returns (string, int) {
+        Line memory l = segment;
         return (l.name, int(l.a.x) + l.a.y + int(l.b.x) + l.b.y);
     }
-    function points(Point[] ps) public pure returns (uint) {
+    function points(Point[] pointList) public pure returns (uint) {
         uint s;
-        for (uint i = 0; i < ps.length; i++) { s += ps[i].x; }
+        for (uint i = 0; i < pointList.length; i++) { s += pointList[i].x; }
         return s;
     }
-    function colors(mapping(string => uint) m) public view returns (uint, uint) {
-        return (m["red"], m["blue"]);
+    function colors(mapping(string => uint) palette) public view returns (uint, uint) {
+        return (palette["red"], palette["blue"]);
     }
     function addrs(address[] who) public pure returns (uint, address) {
         return (who.length, who[who.length - 1]);
@@ -78,16 +79,16 @@ ARGS = c(
         ("list", {"items": []}, ["0", "0"]),
         ("fixedList", {"triple": [1, 2, 3]}, ["123"]),
         ("grid", {"rows": [[1, 2], [3], []]}, ["3", str(3 + 6)]),
-        ("words", {"ws": ["a", "b", "c"]}, ["abc"]),
-        ("point", {"p": {"x": 4, "y": -2}}, ["38"]),
-        ("point", {"p": {"x": "4", "y": "2"}}, ["42"]),
+        ("words", {"wordList": ["a", "b", "c"]}, ["abc"]),
+        ("point", {"spot": {"x": 4, "y": -2}}, ["38"]),
+        ("point", {"spot": {"x": "4", "y": "2"}}, ["42"]),
         (
             "line",
-            {"l": {"a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}, "name": "diag"}},
+            {"segment": {"a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}, "name": "diag"}},
             ["diag", "10"],
         ),
-        ("points", {"ps": [{"x": 1, "y": 0}, {"x": 5, "y": 0}]}, ["6"]),
-        ("colors", {"m": {"'red'": 5, "'blue'": 9}}, ["5", "9"]),
+        ("points", {"pointList": [{"x": 1, "y": 0}, {"x": 5, "y": 0}]}, ["6"]),
+        ("colors", {"palette": {"'red'": 5, "'blue'": 9}}, ["5", "9"]),
         ("addrs", {"who": [BOB, "0x" + "c3" * 20]}, ["2", "c3" * 20]),
         ("two", {"second": "s", "first": 1}, ["s", "1"]),
         ("two", {"first": 1, "second": "s", "extra": "ignored"}, ["s", "1"]),
@@ -115,8 +116,8 @@ def test_json_arguments_decode(
         ("list", {"items": ["a"]}, "items"),
         ("fixedList", {"triple": [1, 2]}, "triple"),
         ("grid", {"rows": [1, 2]}, "rows"),
-        ("point", {"p": [1, 2]}, "p"),
-        ("point", {"p": {"x": "one", "y": 2}}, "p"),
+        ("point", {"spot": [1, 2]}, "spot"),
+        ("point", {"spot": {"x": "one", "y": 2}}, "spot"),
         ("addrs", {"who": ["not-an-address"]}, "who"),
         ("addrs", {"who": ["12" * 21]}, "who"),
     ],
@@ -136,7 +137,7 @@ def test_json_argument_mismatch_names_parameter(
         ("num", {}, "amount"),
         ("two", {"first": 1}, "second"),
         ("two", {"second": "x"}, "first"),
-        ("point", {"q": {"x": 1, "y": 2}}, "p"),
+        ("point", {"place": {"x": 1, "y": 2}}, "spot"),
     ],
 )
 def test_missing_argument_is_an_error(

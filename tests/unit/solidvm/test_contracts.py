@@ -338,9 +338,7 @@ def test_modifier_rejects_non_owner(deploy: DeployFn, call: CallFn, world: Any) 
 
 
 @pytest.mark.parametrize(("value", "ok"), [(9, False), (10, True), (11, True)])
-def test_modifier_with_arguments(
-    value: int, ok: bool, deploy: DeployFn, call: CallFn
-) -> None:
+def test_modifier_with_arguments(value: int, ok: bool, deploy: DeployFn, call: CallFn) -> None:
     res = deploy(MODIFIERS, "C")
     call(res.address, "set", {"v": value})
     if ok:

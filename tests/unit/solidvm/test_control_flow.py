@@ -126,8 +126,8 @@ def test_compound_assignment(
         f" return x; }}\n"
         f"    function onState() public {{ s {op} {operand}; }}\n"
         f"    uint[] arr;\n"
-        f"    function onElement() public returns (uint) {{ arr.push({start}); arr[0] {op} {operand};"
-        f" return arr[0]; }}"
+        f"    function onElement() public returns (uint) {{\n"
+        f"        arr.push({start}); arr[0] {op} {operand}; return arr[0];\n    }}"
     )
     res = deploy(src, "C")
     assert values(call(res.address, "local")) == [expected]
@@ -137,8 +137,10 @@ def test_compound_assignment(
 
 
 def test_compound_assignment_returns_the_new_value(run: RunFn) -> None:
-    src = c("    function f() public pure returns (uint, uint) { uint x = 4; uint y = (x += 6); "
-            "return (x, y); }")
+    src = c(
+        "    function f() public pure returns (uint, uint) { uint x = 4; uint y = (x += 6); "
+        "return (x, y); }"
+    )
     assert run(src, "f") == ["10", "10"]
 
 
@@ -328,8 +330,12 @@ SHORT = c(
 
 @pytest.mark.parametrize(
     ("method", "result", "calls"),
-    [("andFalse", "false", "0"), ("orTrue", "true", "0"), ("andTrue", "true", "1"),
-     ("orFalse", "true", "1")],
+    [
+        ("andFalse", "false", "0"),
+        ("orTrue", "true", "0"),
+        ("andTrue", "true", "1"),
+        ("orFalse", "true", "1"),
+    ],
 )
 def test_short_circuit_side_effects(
     method: str, result: str, calls: str, deploy: DeployFn, call: CallFn
@@ -341,8 +347,12 @@ def test_short_circuit_side_effects(
 
 @pytest.mark.parametrize(
     ("method", "x", "expected"),
-    [("guardDiv", 0, "false"), ("guardDiv", 2, "true"), ("guardOr", 0, "true"),
-     ("guardOr", 20, "false")],
+    [
+        ("guardDiv", 0, "false"),
+        ("guardDiv", 2, "true"),
+        ("guardOr", 0, "true"),
+        ("guardOr", 20, "false"),
+    ],
 )
 def test_short_circuit_guards_division(
     method: str, x: int, expected: str, deploy: DeployFn, call: CallFn

@@ -1,4 +1,4 @@
-"""Inheritance: storage and functions inherited, overriding, super, C3 order, parent constructors."""
+"""Inheritance: inherited members, overriding, super, C3 order, base constructors."""
 
 from __future__ import annotations
 
@@ -37,15 +37,11 @@ contract Child is Base {
         ("sum", ["3"]),
     ],
 )
-def test_child_inherits_storage_and_functions(
-    method: str, expected: list[str], run: RunFn
-) -> None:
+def test_child_inherits_storage_and_functions(method: str, expected: list[str], run: RunFn) -> None:
     assert run(BASIC, method, contract="Child") == expected
 
 
-def test_inherited_setter_writes_child_storage(
-    deploy: DeployFn, call: CallFn, world: Any
-) -> None:
+def test_inherited_setter_writes_child_storage(deploy: DeployFn, call: CallFn, world: Any) -> None:
     res = deploy(BASIC, "Child")
     call(res.address, "setBase", {"v": 40})
     assert values(call(res.address, "sum")) == ["42"]

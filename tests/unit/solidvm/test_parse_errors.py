@@ -18,11 +18,7 @@ MISSING_SEMICOLON_BODY = (
     "}\n"
 )
 UNTERMINATED_STRING = (
-    "contract C {\n"
-    "    function f() public returns (string) {\n"
-    '        return "abc;\n'
-    "    }\n"
-    "}\n"
+    'contract C {\n    function f() public returns (string) {\n        return "abc;\n    }\n}\n'
 )
 BAD_TOKEN = "contract C {\n  uint x = 1 # 2;\n}\n"
 BAD_TOKEN_AT = "contract C {\n    function f() public {\n      @x;\n    }\n}\n"

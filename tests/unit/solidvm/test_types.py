@@ -31,17 +31,11 @@ BIG = 2**300
         pytest.param("int", "int a = -(2**200); return a * 3;", str(-3 * 2**200), id="neg-big"),
         pytest.param("uint8", "uint8 x = 255; x = x + 1; return x;", "256", id="uint8-unbounded"),
         pytest.param("int8", "int8 x = -128; x = x - 1; return x;", "-129", id="int8-unbounded"),
-        pytest.param(
-            "uint", "uint x = 2**300; return x / 2**299;", "2", id="big-division"
-        ),
-        pytest.param(
-            "uint", "uint x = 2**300 + 5; return x % 2**300;", "5", id="big-modulo"
-        ),
+        pytest.param("uint", "uint x = 2**300; return x / 2**299;", "2", id="big-division"),
+        pytest.param("uint", "uint x = 2**300 + 5; return x % 2**300;", "5", id="big-modulo"),
     ],
 )
-def test_solidvm_integers_are_unbounded(
-    returns: str, body: str, expected: str, run: RunFn
-) -> None:
+def test_solidvm_integers_are_unbounded(returns: str, body: str, expected: str, run: RunFn) -> None:
     assert run(fn(returns, body), "f") == [expected]
 
 
@@ -57,8 +51,9 @@ def test_solidvm_integers_are_unbounded(
         pytest.param(
             "uint", "uint x = 0; x = x - 1; return x;", str(2**256 - 1), id="uint256-underflow"
         ),
-        pytest.param("uint16", "uint16 x = 300; x = x * x; return x;", str(90000 % 65536),
-                     id="uint16-mul"),
+        pytest.param(
+            "uint16", "uint16 x = 300; x = x * x; return x;", str(90000 % 65536), id="uint16-mul"
+        ),
         pytest.param("uint8", "uint8 x = 0; x = ~x; return x;", "255", id="uint8-not"),
     ],
 )
@@ -75,6 +70,7 @@ def test_evm_storage_wraps_too(deploy: DeployFn, call: CallFn, world: Any) -> No
 
 # ---------------------------------------------------------------- bool
 
+
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
@@ -90,7 +86,9 @@ def test_bool_values(body: str, expected: str, run: RunFn) -> None:
 
 
 def test_bool_argument_and_state(deploy: DeployFn, call: CallFn, world: Any) -> None:
-    src = c("    bool public on;\n    function set(bool v) public returns (bool) { on = v; return !v; }")
+    src = c(
+        "    bool public on;\n    function set(bool v) public returns (bool) { on = v; return !v; }"
+    )
     res = deploy(src, "C")
     assert values(call(res.address, "set", {"v": True})) == ["false"]
     assert world.state(res.address)["on"] == "true"
@@ -98,13 +96,14 @@ def test_bool_argument_and_state(deploy: DeployFn, call: CallFn, world: Any) -> 
 
 # ---------------------------------------------------------------- strings
 
+
 @pytest.mark.parametrize(
     ("returns", "body", "expected"),
     [
         ("string", 'return "foo" + "bar";', "foobar"),
         ("string", 'string a = "x"; string b = a + "-" + a; return b;', "x-x"),
         ("uint", 'string s = "hello"; return s.length;', "5"),
-        ("uint", 'string s; return s.length;', "0"),
+        ("uint", "string s; return s.length;", "0"),
         ("uint", 'return ("ab" + "cde").length;', "5"),
         ("bool", 'string a = "abc"; return a == "abc";', "true"),
         ("bool", 'string a = "abc"; return a != "abd";', "true"),
