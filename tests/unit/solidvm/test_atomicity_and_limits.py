@@ -138,6 +138,8 @@ def test_unknown_function_message(deploy: DeployFn, call: CallFn, world: Any) ->
 
 # ---------------------------------------------------------------- bounded execution
 
+LIMIT_MESSAGES = ("out of gas", "memory limit exceeded", "integer overflow")
+
 RUNAWAY = c(
     """
     uint[] public arr;
@@ -210,16 +212,18 @@ def test_unbounded_push_fails(
 @pytest.mark.parametrize("method", ["growMemory", "hugePower", "hugeString"])
 def test_resource_exhaustion_is_an_error(method: str, deploy: DeployFn, call: CallFn) -> None:
     res = deploy(RUNAWAY, "C")
-    with pytest.raises(ExecutionError):
+    with pytest.raises(ExecutionError) as info:
         call(res.address, method)
+    assert info.value.message.startswith(LIMIT_MESSAGES)
 
 
 @pytest.mark.timeout(60)
 def test_huge_constant_power_is_rejected(deploy: DeployFn, call: CallFn) -> None:
     src = c("    function f() public pure returns (uint) { return 2**(10**12); }")
-    with pytest.raises(SolidVMError):
+    with pytest.raises(SolidVMError) as info:
         res = deploy(src, "C")
         call(res.address, "f")
+    assert info.value.message.startswith(LIMIT_MESSAGES)
 
 
 @pytest.mark.timeout(60)

@@ -158,6 +158,17 @@ contract Outer {
     assert event_args(out.events[1]) == [child]
 
 
+def test_account_event_argument(deploy: DeployFn, call: CallFn) -> None:
+    src = c(
+        """
+    event Moved(account who, uint amount);
+    function move(address a) public { emit Moved(account(a, "main"), 3); }
+"""
+    )
+    res = deploy(src, "C")
+    assert events(call(res.address, "move", {"a": CAROL})) == [("Moved", [CAROL + ":main", "3"])]
+
+
 def test_calls_without_emit_have_no_events(deploy: DeployFn, call: CallFn) -> None:
     res = deploy(CHECKS, "C")
     assert call(res.address, "req", {"v": 11}).events == []

@@ -1,0 +1,201 @@
+"""SolidVM throughput, measured in-process (no HTTP): what the sandbox node's engine can sustain.
+
+Scenarios (issue 2):
+  a) Token.transfer on a mapping that already holds 10,000 balances
+  b) one call that sums a 10,000-element storage array in a loop
+  c) deployment of the car asset (resources/contracts/CarAsset.sol)
+plus the parse+compile time of a ~10 KB source.
+
+Each figure is the best of several rounds (the least disturbed by the rest of the machine).
+Results print as a table and are written to benchmarks/results/solidvm.json.
+
+    python benchmarks/solidvm_bench.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.node.solidvm import TxEnv, World, compile_source  # noqa: E402
+from app.node.solidvm.parser import parse  # noqa: E402
+
+CONTRACTS = ROOT / "resources" / "contracts"
+RESULTS = ROOT / "benchmarks" / "results"
+
+ALICE = "a1" * 20
+BOB = "b2" * 20
+
+SUMMER = """
+contract Summer {
+    uint[] public values;
+    function fill(uint n) public {
+        for (uint i = 0; i < n; i++) { values.push(i); }
+    }
+    function sum() public view returns (uint total) {
+        for (uint i = 0; i < values.length; i++) { total += values[i]; }
+    }
+}
+"""
+
+
+def best_rate(rounds: int, n: int, op: Callable[[int], object]) -> float:
+    """Operations per second: best of ``rounds`` timed runs of ``n`` operations."""
+    best = 0.0
+    k = 0
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            op(k)
+            k += 1
+        dt = time.perf_counter() - t0
+        best = max(best, n / dt)
+    return best
+
+
+def make_world() -> World:
+    w = World()
+    w.register_identity(
+        ALICE, {"commonName": "alice", "organization": "Acme", "organizationalUnit": "Engineering"}
+    )
+    w.register_identity(
+        BOB, {"commonName": "bob", "organization": "Globex", "organizationalUnit": "Logistics"}
+    )
+    return w
+
+
+def bench_token(rounds: int, n: int) -> float:
+    unit = compile_source((CONTRACTS / "Token.sol").read_text())
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    token = w.deploy(
+        unit.contracts["Token"], {"_name": "Bench", "_symbol": "B", "_supply": 10**30}, env
+    ).address
+    assert token is not None
+    holders = [format(i + 1, "040x") for i in range(10_000)]
+    for h in holders:
+        w.call(token, "transfer", {"to": h, "amount": 1}, env)
+
+    def op(k: int) -> object:
+        return w.call(token, "transfer", {"to": holders[k % 10_000], "amount": "3"}, env)
+
+    return best_rate(rounds, n, op)
+
+
+def bench_sum(rounds: int, n: int) -> float:
+    unit = compile_source(SUMMER)
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    addr = w.deploy(unit.contracts["Summer"], {}, env).address
+    assert addr is not None
+    w.call(addr, "fill", {"n": 10_000}, env)
+    expected = str(sum(range(10_000)))
+    assert w.call(addr, "sum", {}, env).values == [expected]
+    return best_rate(rounds, n, lambda k: w.call(addr, "sum", {}, env))
+
+
+def bench_car_deploy(rounds: int, n: int) -> float:
+    unit = compile_source((CONTRACTS / "CarAsset.sol").read_text())
+    car = unit.contracts["Car"]
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    args = {
+        "_appChainId": "ab" * 32,
+        "_vin": "1HGCM82633A004352",
+        "_color": "red",
+        "_model": "Accord",
+        "_weight": 1400,
+    }
+    return best_rate(rounds, n, lambda k: w.deploy(car, args, env))
+
+
+def ten_kb_source() -> str:
+    """About 10 KB of realistic contract text: the sample contracts, repeated under new names."""
+    parts: list[str] = []
+    total = 0
+    i = 0
+    samples = [p.read_text() for p in sorted(CONTRACTS.glob("*.sol"))]
+    while total < 10_000:
+        text = samples[i % len(samples)]
+        for name in ("Car", "ExternalStorage", "Receipt", "Shipment", "Token"):
+            text = text.replace(f"contract {name} ", f"contract {name}{i} ")
+            text = text.replace(f"new {name}(", f"new {name}{i}(")
+            text = text.replace(f" {name} public", f" {name}{i} public")
+        parts.append(text)
+        total += len(text)
+        i += 1
+    return "\n".join(parts)
+
+
+def bench_parse(rounds: int) -> tuple[int, float, float]:
+    src = ten_kb_source()
+    best_parse = best_compile = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        parse(src)
+        t1 = time.perf_counter()
+        compile_source(src)
+        t2 = time.perf_counter()
+        best_parse = min(best_parse, t1 - t0)
+        best_compile = min(best_compile, t2 - t1)
+    return len(src), best_parse * 1000, best_compile * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
+    opts = ap.parse_args()
+    rounds = 2 if opts.quick else 5
+    scale = 1 if opts.quick else 4
+
+    token = bench_token(rounds, 2_500 * scale)
+    summed = bench_sum(rounds, 5 * scale)
+    car = bench_car_deploy(rounds, 1_000 * scale)
+    size, parse_ms, compile_ms = bench_parse(rounds * 2)
+
+    rows = [
+        ("token transfer, 10k-holder mapping", f"{token:,.0f} calls/s", ">= 5,000 calls/s"),
+        (
+            "sum of a 10k-element array (1 call)",
+            f"{summed:,.1f} calls/s",
+            f"{summed * 10_000:,.0f} loop iterations/s",
+        ),
+        ("car asset deploy", f"{car:,.0f} deploys/s", ""),
+        (f"parse {size / 1000:.1f} KB of source", f"{parse_ms:.1f} ms", "< 50 ms"),
+        (f"parse + compile {size / 1000:.1f} KB", f"{parse_ms + compile_ms:.1f} ms", ""),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"SolidVM benchmark (Python {platform.python_version()}, {os.cpu_count()} CPUs)")
+    for name, value, note in rows:
+        print(f"  {name:<{width}}  {value:>18}  {note}")
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "rounds": rounds,
+        "token_transfers_per_s": round(token, 1),
+        "array_sum_10k_calls_per_s": round(summed, 2),
+        "car_deploys_per_s": round(car, 1),
+        "parse_10kb_ms": round(parse_ms, 2),
+        "parse_compile_10kb_ms": round(parse_ms + compile_ms, 2),
+        "source_bytes": size,
+    }
+    path = RESULTS / "solidvm.json"
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"written to {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
