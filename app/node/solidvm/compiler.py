@@ -334,6 +334,18 @@ def op_mul(a: int, b: int) -> int:
     return r
 
 
+def copy_in(fr: Frame, v: Any) -> Any:
+    """Deep copy made by running code: costs one step per element so copies in loops are bounded."""
+    cls = type(v)
+    if cls is ArrayValue or cls is MappingValue or cls is StructValue:
+        ctx = fr.ctx
+        ctx.steps += len(v)
+        if ctx.steps > ctx.max_steps:
+            raise ctx.out_of_gas()
+        return copy_value(v)
+    return v
+
+
 def op_add_any(fr: Frame, a: Any, b: Any) -> Any:
     ta = type(a)
     if ta is int and type(b) is int:
@@ -753,6 +765,9 @@ class UnitCompiler:
                 st.set_fields(
                     [(f.name or "", self.resolve_type(f.type, None)) for f in item.fields]
                 )
+        for item in self.unit.items:
+            if isinstance(item, A.StructDecl):
+                self.check_size(self.file_types[item.name], item)
         for d in decls:
             self.linearize(self.contracts[d.name], [])
         for d in decls:
@@ -828,6 +843,9 @@ class UnitCompiler:
                 st = c.own_types[part.name]
                 assert isinstance(st, StructType)
                 st.set_fields([(f.name or "", self.resolve_type(f.type, c)) for f in part.fields])
+        for part in c.decl.parts:
+            if isinstance(part, A.StructDecl):
+                self.check_size(c.own_types[part.name], part)
 
     def resolve_type(self, tn: A.TypeName, c: ContractDef | None) -> Type:
         if isinstance(tn, A.ElementaryTypeName):
@@ -871,6 +889,16 @@ class UnitCompiler:
                 return t
         self.error(f"unknown type '{'.'.join(path)}'", tn)
 
+    def check_size(self, t: Type, node: A.Node) -> Type:
+        """Reject types whose zero value alone would be huge, or that contain themselves."""
+        try:
+            cells = static_cells(t, [])
+        except RecursionError:
+            self.error(f"type {t.name} contains itself", node)
+        if cells > MAX_STATIC_CELLS:
+            self.error(f"type {t.name} is too large ({cells} elements)", node)
+        return t
+
     def const_int(self, e: A.Expr, c: ContractDef | None) -> int:
         if isinstance(e, A.NumberLit):
             return e.value
@@ -898,7 +926,8 @@ class UnitCompiler:
                 if part.name in seen:
                     self.error(f"identifier '{part.name}' is already declared", part)
                 seen.add(part.name)
-                sv = StateVar(part.name, self.resolve_type(part.type, c), c.name, part)
+                sv_type = self.check_size(self.resolve_type(part.type, c), part)
+                sv = StateVar(part.name, sv_type, c.name, part)
                 c.own_svars.append(sv)
             elif isinstance(part, A.EventDecl):
                 params = [
@@ -1094,6 +1123,23 @@ class UnitCompiler:
         m.body = fc.block(m.decl.body)
         fc.pop_scope()
         m.nslots = fc.nslots
+
+
+MAX_STATIC_CELLS = 1_000_000
+
+
+def static_cells(t: Type, stack: list[str]) -> int:
+    """Number of values a zero value of ``t`` allocates; RecursionError for self-containment."""
+    if isinstance(t, StructType):
+        if t.name in stack:
+            raise RecursionError(t.name)
+        stack.append(t.name)
+        n = 1 + sum(static_cells(ft, stack) for _, ft in t.fields)
+        stack.pop()
+        return n
+    if isinstance(t, ArrayType) and t.length is not None:
+        return t.length * static_cells(t.elem, stack)
+    return 1
 
 
 def v_type_of(params: list[tuple[str, Type]], k: int, t: Type) -> Type:
@@ -1371,9 +1417,7 @@ class FunctionCompiler:
                 fr.l[slot] = init(fr)
 
             return run_var
-        t = self.uc.resolve_type(vs.type, self.c)
-        if isinstance(t, MappingType) and vs.location != "storage" and s.init is None:
-            pass  # memory mappings (SolidVM allows local mappings)
+        t = self.uc.check_size(self.uc.resolve_type(vs.type, self.c), vs)
         if s.init is None:
             slot = self.declare(vs.name, t, vs, vs.location)
             if t.complex:
@@ -1397,7 +1441,7 @@ class FunctionCompiler:
 
             def run_copy(fr: Frame) -> Any:
                 v = init(fr)
-                fr.l[slot] = copy_value(co(v) if co else v)
+                fr.l[slot] = copy_in(fr, co(v) if co else v)
 
             return run_copy
         if co is None:
@@ -1633,7 +1677,7 @@ class FunctionCompiler:
                     "invalid write: cannot emit events from a read-only call", "invalid write"
                 )
             # events live in the transaction context, which a failure discards whole
-            fr.ctx.events.append((fr.acct, ev, [copy_value(f(fr)) for f in fns]))
+            fr.ctx.events.append((fr.acct, ev, [copy_in(fr, f(fr)) for f in fns]))
             return None
 
         return run_emit
@@ -1702,7 +1746,7 @@ class FunctionCompiler:
 
         def run_array(fr: Frame) -> Any:
             fr.ctx.charge_memory(n)
-            return ArrayValue(at, [copy_value(f(fr)) for f in fns])
+            return ArrayValue(at, [copy_in(fr, f(fr)) for f in fns])
 
         return run_array, at
 
@@ -2115,7 +2159,7 @@ class FunctionCompiler:
                     if co is not None:
                         v = co(v)
                     if cp:
-                        v = copy_value(v)
+                        v = copy_in(fr, v)
                     jset_dict(fr, fr.st, name, v)
                     return v
 
@@ -2134,7 +2178,7 @@ class FunctionCompiler:
                 if co is not None:
                     v = co(v)
                 if cp:
-                    v = copy_value(v)
+                    v = copy_in(fr, v)
                 put(fr, c, k, v)
                 return v
 
@@ -2175,7 +2219,7 @@ class FunctionCompiler:
             for r, v in zip(refs, vals, strict=True):
                 if r is not None:
                     (c, k), put, co = r
-                    put(fr, c, k, copy_value(co(v) if co else v))
+                    put(fr, c, k, copy_in(fr, co(v) if co else v))
             return vals
 
         return run_tuple_assign, None
@@ -2330,7 +2374,7 @@ class FunctionCompiler:
 
             def make_struct(fr: Frame) -> Any:
                 return StructValue(
-                    st, {n: copy_value(f(fr)) for n, f in zip(names, fns2, strict=True)}
+                    st, {n: copy_in(fr, f(fr)) for n, f in zip(names, fns2, strict=True)}
                 )
 
             return make_struct, t
@@ -2505,7 +2549,7 @@ class FunctionCompiler:
             if co is not None:
                 v = co(v)
             if cp:
-                v = copy_value(v)
+                v = copy_in(fr, v)
             jpush(fr, a, v)
             return len(a)
 
@@ -2536,7 +2580,7 @@ class FunctionCompiler:
 
         def call_external(fr: Frame) -> Any:
             target = base(fr)
-            vals = [copy_value(a(fr)) for a in argfns]
+            vals = [copy_in(fr, a(fr)) for a in argfns]
             r = fr.ctx.world.call_from(fr, target, name, vals, nargs)
             return r
 
@@ -2591,7 +2635,7 @@ class FunctionCompiler:
         argfns = [self._arg(a, t) for a, (_, t) in zip(args, params, strict=True)]
 
         def new_contract(fr: Frame) -> Any:
-            vals = [copy_value(a(fr)) for a in argfns]
+            vals = [copy_in(fr, a(fr)) for a in argfns]
             acct = fr.ctx.world.create_from(fr, target, vals)
             return ContractRef(cname, acct.address)
 

@@ -38,7 +38,7 @@ POPPED: Any = _Marker("POPPED")  # list.pop to undo with append(old)
 REPLACED: Any = _Marker("REPLACED")  # whole contents replaced; old holds a copy
 
 MAX_CALL_DEPTH = 96
-DEFAULT_MAX_STEPS = 5_000_000
+DEFAULT_MAX_STEPS = 2_000_000
 DEFAULT_MAX_MEMORY = 20_000_000  # elements/characters allocated by one transaction
 MAX_INT_BITS = 8192
 

@@ -18,6 +18,7 @@ from .compiler import (
     ContractDef,
     _chain_key,
     _run_modifiers,
+    copy_in,
     invoke,
     keccak256,
     type_error,
@@ -409,7 +410,7 @@ class World:
             init_fr = Frame(ctx, acct, sender, value, False, 0)
             for sv in c.own_svars:
                 if sv.init is not None and not sv.constant:
-                    acct.storage[sv.name] = copy_value(sv.init(init_fr))
+                    acct.storage[sv.name] = copy_in(init_fr, sv.init(init_fr))
             ctor = c.constructor
             if ctor is not None:
                 fr = frames[c.name]
@@ -467,7 +468,7 @@ class World:
         vals = [co(v) if co else v for co, v in zip(fn.param_coercers, vals, strict=True)]
         sender = Address(fr.acct.address)
         r = invoke(fr.ctx, fn, acct, vals, sender, 0, ro)
-        r = [copy_value(x) for x in r]
+        r = [copy_in(fr, x) for x in r]
         n = len(fn.returns)
         if n == 1:
             return r[0]

@@ -234,3 +234,49 @@ def test_world_still_usable_after_runaway(deploy: DeployFn, call: CallFn) -> Non
     with pytest.raises(ExecutionError):
         call(res.address, "recurse", {"n": 0})
     assert values(call(res.address, "touched")) == ["0"]
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        ("contract A { uint[1000000][1000000] big; }", "is too large"),
+        ("contract A { struct S { uint x; S y; } S s; }", "type S contains itself"),
+        ("struct S { uint x; S[2] y; } contract A { }", "type S contains itself"),
+        (
+            "contract A { function f() public { uint[1000][1000][10] memory x; } }",
+            "is too large",
+        ),
+    ],
+)
+def test_types_whose_zero_value_cannot_exist_are_compile_errors(src: str, message: str) -> None:
+    from app.node.solidvm import CompileError, compile_source
+
+    with pytest.raises(CompileError) as info:
+        compile_source(src)
+    assert message in info.value.message
+    assert "line 1, column" in info.value.message
+
+
+def test_struct_may_contain_a_dynamic_array_of_itself(deploy: DeployFn, call: CallFn) -> None:
+    src = c(
+        "    struct Node { uint v; Node[] kids; }\n"
+        "    Node root;\n"
+        "    function f() public returns (uint) { root.v = 3; return root.kids.length + root.v; }"
+    )
+    res = deploy(src, "C")
+    assert values(call(res.address, "f")) == ["3"]
+
+
+def test_copies_in_a_loop_cost_gas(deploy: DeployFn, call: CallFn) -> None:
+    src = c(
+        "    uint[] a;\n"
+        "    function fill() public { for (uint i = 0; i < 5000; i++) a.push(i); }\n"
+        "    function copies() public returns (uint s) {\n"
+        "        for (uint i = 0; i < 100000; i++) { uint[] memory b = a; s += b.length; }\n"
+        "    }"
+    )
+    res = deploy(src, "C")
+    call(res.address, "fill")
+    with pytest.raises(ExecutionError) as info:
+        call(res.address, "copies", max_steps=1_000_000)
+    assert info.value.message.startswith("out of gas")
