@@ -26,7 +26,7 @@ from .compiler import (
 from .errors import ArgumentError, ExecutionError, SolidVMError
 from .runtime import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, MISSING, ExecContext, Frame
 from .types import Type
-from .values import Address, copy_value, default_value
+from .values import Address, default_value
 
 # Deeply nested contract code recurses in Python; leave room above the call-depth limit.
 if sys.getrecursionlimit() < 20000:
