@@ -1,8 +1,7 @@
 """Command line of the sandbox node (``python -m app.node``, ``stratoscope-node``).
 
-At this milestone the node offers its contract engine: ``check`` compiles SolidVM source files and
-lists what they contain, or reports parse errors with their line and column. The HTTP server
-(``serve``) and the user commands arrive with the node itself.
+``serve`` runs the node; ``token``, ``users`` and ``oauth-client`` work on a data dir (also
+while its node runs); ``check`` compiles SolidVM sources and lists what they contain.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .solidvm import VMS, ContractDef, SolidVMError, compile_source
 from .solidvm.errors import ParseError
@@ -68,12 +68,169 @@ def cmd_check(opts: argparse.Namespace) -> int:
     return status
 
 
+def _fail(message: str, code: int = 2) -> int:
+    print(f"stratoscope-node: {message}", file=sys.stderr)
+    return code
+
+
+def cmd_serve(opts: argparse.Namespace) -> int:
+    from .config import NodeConfig
+    from .server import NodeError, configure_logging, serve
+
+    configure_logging()
+    config = NodeConfig(
+        data_dir=Path(opts.data_dir),
+        host=opts.host,
+        port=opts.port,
+        gas=opts.gas,
+        index_evm=opts.index_evm,
+        resolve_timeout=opts.resolve_timeout,
+        block_time=opts.block_time,
+        allow_remote=opts.allow_remote,
+    )
+    try:
+        return serve(config)
+    except NodeError as exc:
+        return _fail(str(exc), 1)
+
+
+def _open(opts: argparse.Namespace) -> tuple[Any, Any]:
+    from .store import Store
+    from .users import UserStore
+    from .vault import Vault, load_node_secret
+
+    data_dir = Path(opts.data_dir)
+    store = Store(data_dir)
+    return store, UserStore(store, Vault(load_node_secret(data_dir)))
+
+
+def cmd_token(opts: argparse.Namespace) -> int:
+    from .oidc import OidcIssuer
+    from .server import read_state
+
+    store, users = _open(opts)
+    try:
+        if users.get(opts.user) is None:
+            return _fail(f"unknown user {opts.user!r} (see: users list)")
+        issuer = OidcIssuer(Path(opts.data_dir), users)
+        url = read_state(Path(opts.data_dir)).get("url") or "http://127.0.0.1:8080"
+        issuer.base_url = str(url)
+        print(issuer.issue(opts.user)["access_token"])
+        return 0
+    finally:
+        store.close()
+
+
+def cmd_users(opts: argparse.Namespace) -> int:
+    from .users import UserError
+
+    store, users = _open(opts)
+    try:
+        if opts.action == "list":
+            keys = {r["name"]: r["address"] for r in store.all("SELECT name, address FROM keys")}
+            for r in users.list():
+                ident = "identity" if r["wants_identity"] else "no identity"
+                print(
+                    f"{r['name']:<16} {r['org']:<16} {r['unit']:<16} {ident:<12} "
+                    f"{keys.get(r['name'], '(no key yet)')}"
+                )
+            return 0
+        if opts.action == "add":
+            with store.transaction():
+                password = users.add(
+                    opts.name,
+                    opts.org,
+                    opts.unit or "",
+                    opts.password,
+                    identity=not opts.no_identity,
+                )
+            if opts.password is None:
+                print(f"user {opts.name} created; password: {password}")
+            else:
+                print(f"user {opts.name} created")
+            return 0
+        if opts.action == "passwd":
+            users.set_password(opts.name, opts.password)
+            print(f"password of {opts.name} changed")
+            return 0
+    except UserError as exc:
+        return _fail(str(exc))
+    finally:
+        store.close()
+    return _fail("unknown users action")
+
+
+def cmd_oauth_client(opts: argparse.Namespace) -> int:
+    from .users import UserError
+
+    store, users = _open(opts)
+    try:
+        users.ensure_clients()
+        client_id, secret = users.node_client()
+        print(f"{client_id} {secret}")
+        return 0
+    except UserError as exc:
+        return _fail(str(exc))
+    finally:
+        store.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .config import default_data_dir
+
     ap = argparse.ArgumentParser(
         prog="stratoscope-node",
         description="Stratoscope sandbox node: a STRATO-compatible node for local work.",
     )
     sub = ap.add_subparsers(dest="command", required=True)
+    data_dir = str(default_data_dir())
+
+    serve = sub.add_parser("serve", help="run the node")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080, help="0 picks a free port")
+    serve.add_argument("--data-dir", default=data_dir)
+    serve.add_argument("--gas", action="store_true", help="charge gas; the faucet funds accounts")
+    serve.add_argument("--index-evm", action="store_true", help="index EVM contracts in Cirrus")
+    serve.add_argument("--resolve-timeout", type=float, default=60.0, metavar="SECONDS")
+    serve.add_argument(
+        "--block-time",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="seal blocks every N seconds (0: as soon as transactions arrive)",
+    )
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow listening on a non-loopback address"
+    )
+    serve.set_defaults(func=cmd_serve)
+
+    token = sub.add_parser("token", help="print an access token for a user")
+    token.add_argument("--data-dir", default=data_dir)
+    token.add_argument("--user", required=True)
+    token.set_defaults(func=cmd_token)
+
+    users = sub.add_parser("users", help="add or list users")
+    users.add_argument("--data-dir", default=data_dir)
+    usub = users.add_subparsers(dest="action", required=True)
+    add = usub.add_parser("add", help="add a user")
+    add.add_argument("name")
+    add.add_argument("--org", required=True)
+    add.add_argument("--unit", default="")
+    add.add_argument("--password", help="default: a random password, printed once")
+    add.add_argument(
+        "--no-identity",
+        action="store_true",
+        help="do not register an identity (the user cannot transact)",
+    )
+    usub.add_parser("list", help="list users")
+    passwd = usub.add_parser("passwd", help="set a user's password")
+    passwd.add_argument("name")
+    passwd.add_argument("--password", required=True)
+    users.set_defaults(func=cmd_users)
+
+    oc = sub.add_parser("oauth-client", help="print the node's OAuth client id and secret")
+    oc.add_argument("--data-dir", default=data_dir)
+    oc.set_defaults(func=cmd_oauth_client)
     check = sub.add_parser("check", help="compile SolidVM sources and list their contracts")
     check.add_argument("files", nargs="+", help=".sol files")
     check.add_argument("--vm", choices=VMS, default="SolidVM")

@@ -226,7 +226,7 @@ class World:
                 "unknown contract",
             )
         cdef = acct.cdef
-        fn = self._pick(cdef, method, args)
+        fn = self.pick_function(cdef, method, args)
         vals = decode_args(fn.params, args, cdef.vm, f"function {method}")
         if value and not fn.payable:
             raise ExecutionError(
@@ -245,7 +245,7 @@ class World:
             ctx.rollback()
         return self._result(ctx, acct.hex, chain_id, raw, fn)
 
-    def _pick(self, cdef: ContractDef, method: str, args: Any) -> CompiledFunction:
+    def pick_function(self, cdef: ContractDef, method: str, args: Any) -> CompiledFunction:
         fns = cdef.functions.get(method)
         if not fns:
             raise ExecutionError(

@@ -1,0 +1,833 @@
+"""HTTP routes of the sandbox node (Starlette).
+
+Routes are served at the seed prefixes and at the real platform's spellings. Every API route
+needs a bearer token from the node's own issuer. Every failure is a 4xx with a JSON body that
+says what was wrong: the platform's own texts where clients match on them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+
+from .. import __version__
+from .errors import ApiError, bad_request
+from .ledger import HEX, Ledger, norm_address, norm_chain
+from .oidc import InvalidJwt, OidcIssuer
+from .solidvm import ParseError, SolidVMError, compile_source
+from .solidvm.abi import encode_value
+from .users import UserStore
+
+log = logging.getLogger("stratoscope.node")
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+SEED_SVC = "/svc/v2.3"
+REAL_SVC = "/strato/v2.3"
+BLOC = "/bloc/v2.2"
+SEED_ETH = "/svc-api/eth/v1.2"
+REAL_ETH = "/strato-api/eth/v1.2"
+LIST_CAP = 100
+
+BLOCK_FILTERS = "number, minnumber, maxnumber, hash, blockid, index, chainid"
+TX_FILTERS = "address, from, to, hash, blocknumber, chainid"
+ACCOUNT_FILTERS = (
+    "address, balance, minbalance, maxbalance, nonce, minnonce, maxnonce, maxnumber, index, "
+    "codeHash, contractName, codePtrAddress, codePtrChainId, chainid, external, limit, offset, "
+    "ignoreChain"
+)
+
+
+class JsonBody(JSONResponse):
+    """Compact JSON, like the platform's services."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def iso(ts: int | float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def flag(request: Request, name: str) -> bool:
+    """Servant QueryFlag: present without value, or true/1."""
+    if name not in request.query_params:
+        return False
+    return request.query_params[name].lower() in ("", "true", "1")
+
+
+def int_param(request: Request, name: str, default: int | None = None) -> int | None:
+    v = request.query_params.get(name)
+    if v is None or v == "":
+        return default
+    if not v.isdigit() or len(v) > 18:
+        raise bad_request(f"query parameter {name} must be a non-negative integer")
+    return int(v)
+
+
+class NodeApi:
+    """Builds the Starlette application around a :class:`Ledger`."""
+
+    def __init__(self, ledger: Ledger, users: UserStore, issuer: OidcIssuer, max_body: int) -> None:
+        self.ledger = ledger
+        self.users = users
+        self.issuer = issuer
+        self.max_body = max_body
+        self.started = time.time()
+        self.key_cache: dict[str, str] = {}
+        self.route_docs: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------ plumbing
+
+    def endpoint(self, handler: Handler, public: bool = False) -> Handler:
+        async def run(request: Request) -> Response:
+            try:
+                if not public:
+                    request.state.user = self.authenticate(request)
+                return await handler(request)
+            except ApiError as exc:
+                body = exc.body
+                if isinstance(body, str) and exc.status in (400,) and body.startswith("Need one"):
+                    return PlainTextResponse(body, exc.status, headers=exc.headers)
+                return JsonBody(body, exc.status, headers=exc.headers)
+            except Exception:
+                log.exception("unexpected error in %s %s", request.method, request.url.path)
+                return JsonBody(
+                    {"error": "internal error: the node could not complete this request"}, 500
+                )
+
+        return run
+
+    def authenticate(self, request: Request) -> str:
+        header = request.headers.get("authorization")
+        if not header:
+            raise ApiError(
+                401,
+                {"error": "missing bearer token: send Authorization: Bearer <access token>"},
+                {"WWW-Authenticate": f'Bearer realm="{request.base_url}"'},
+            )
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(
+                403, "Bearer token is invalid or expired: invalid jwt: not a bearer token"
+            )
+        try:
+            claims = self.issuer.verify(token.strip())
+        except InvalidJwt as exc:
+            raise ApiError(403, f"Bearer token is invalid or expired: invalid jwt: {exc}") from None
+        name = claims.get("preferred_username") or claims.get("sub")
+        if not isinstance(name, str) or self.users.get(name) is None:
+            raise ApiError(403, "Bearer token is invalid or expired: invalid jwt: unknown user")
+        return name
+
+    async def json_body(self, request: Request) -> Any:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_body:
+            raise ApiError(413, f"request body too large: at most {self.max_body} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.max_body:
+                raise ApiError(413, f"request body too large: at most {self.max_body} bytes")
+            chunks.append(chunk)
+        raw = b"".join(chunks)
+        if not raw.strip():
+            raise bad_request("request body is empty: expected JSON")
+        try:
+            return json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise bad_request(f"Error in $: request body is not valid JSON ({exc})") from None
+
+    def sender_of(self, name: str) -> str:
+        addr = self.key_cache.get(name)
+        if addr is None:
+            key = self.ledger.key_of(name)
+            if key is None:
+                raise ApiError(400, f"User {name} doesn't exist")
+            addr = key["address"]
+            self.key_cache[name] = addr
+        return addr
+
+    # ------------------------------------------------------------ public
+
+    async def health(self, request: Request) -> Response:
+        head = self.ledger.head
+        uptime = int(time.time() - self.started)
+        return JsonBody(
+            {
+                "name": "stratoscope-sandbox",
+                "version": __version__,
+                "timestamp": iso(time.time()),
+                "uptime": uptime,
+                "lastBlock": {
+                    "number": head.number,
+                    "hash": head.hash,
+                    "timestamp": iso(head.timestamp) if head.number >= 0 else None,
+                },
+                "healthInfo": {
+                    "uptime": uptime,
+                    "isHealthy": True,
+                    "isNotStalled": True,
+                    "isValidBlocksInc": True,
+                    "isLastPending": bool(self.ledger.queue),
+                },
+                "gas": self.ledger.config.gas,
+            }
+        )
+
+    async def ping(self, request: Request) -> Response:
+        return PlainTextResponse("pong")
+
+    async def openapi(self, request: Request) -> Response:
+        paths: dict[str, Any] = {}
+        for doc in self.route_docs:
+            item = paths.setdefault(doc["path"], {})
+            for method in doc["methods"]:
+                op: dict[str, Any] = {
+                    "summary": doc["summary"],
+                    "operationId": f"{method.lower()}_{doc['path']}",
+                    "responses": {"200": {"description": "success"}},
+                }
+                if doc["params"]:
+                    op["parameters"] = [
+                        {
+                            "name": p,
+                            "in": "path" if "{" + p + "}" in doc["path"] else "query",
+                            "required": "{" + p + "}" in doc["path"],
+                            "schema": {"type": "string"},
+                        }
+                        for p in doc["params"]
+                    ]
+                if not doc["public"]:
+                    op["security"] = [{"bearer": []}]
+                    op["responses"]["401"] = {"description": "no bearer token"}
+                    op["responses"]["403"] = {"description": "invalid jwt"}
+                if method in ("POST", "PUT"):
+                    op["responses"]["400"] = {"description": "invalid request"}
+                item[method.lower()] = op
+        return JsonBody(
+            {
+                "openapi": "3.0.3",
+                "info": {
+                    "title": "Stratoscope sandbox node",
+                    "version": __version__,
+                    "description": "STRATO-compatible REST API of the sandbox node",
+                },
+                "paths": paths,
+                "components": {
+                    "securitySchemes": {
+                        "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
+                    }
+                },
+            }
+        )
+
+    # ------------------------------------------------------------ keys and users
+
+    async def get_key(self, request: Request) -> Response:
+        name = request.query_params.get("username") or request.state.user
+        key = self.ledger.key_of(name)
+        if key is None:
+            raise ApiError(400, f"User {name} doesn't exist")
+        return JsonBody({"status": "success", "address": key["address"], "pubkey": key["pubkey"]})
+
+    async def post_key(self, request: Request) -> Response:
+        name = request.state.user
+        key = self.ledger.create_key(name)
+        self.key_cache[name] = key["address"]
+        return JsonBody({"status": "success", "address": key["address"], "pubkey": key["pubkey"]})
+
+    async def list_users(self, request: Request) -> Response:
+        address = request.query_params.get("address")
+        limit = int_param(request, "limit", LIST_CAP) or LIST_CAP
+        offset = int_param(request, "offset", 0) or 0
+        if address is not None:
+            rows = self.ledger.store.all(
+                "SELECT name, address FROM keys WHERE address=? LIMIT ? OFFSET ?",
+                norm_address(address, "address"),
+                limit,
+                offset,
+            )
+        else:
+            rows = self.ledger.store.all(
+                "SELECT name, address FROM keys ORDER BY created_at LIMIT ? OFFSET ?", limit, offset
+            )
+        return JsonBody([{"username": r["name"], "address": r["address"]} for r in rows])
+
+    # ------------------------------------------------------------ transactions
+
+    async def transaction(self, request: Request) -> Response:
+        name = request.state.user
+        sender = self.sender_of(name)
+        body = await self.json_body(request)
+        if not isinstance(body, dict):
+            raise bad_request("request body must be an object with txs and txParams")
+        chain = norm_chain(request.query_params.get("chainid"))
+        resolve = flag(request, "resolve")
+        results = await self.ledger.submit(
+            name, sender, body.get("txs"), body.get("txParams"), chain, resolve
+        )
+        if resolve and len(results) == 1 and results[0]["status"] == "Failure":
+            message = results[0]["txResult"]["message"]
+            raise ApiError(422, f"Error running the transaction: {message}")
+        return JsonBody(results)
+
+    async def tx_result(self, request: Request) -> Response:
+        h = request.path_params["hash"].lower()
+        if len(h) != 64 or not set(h) <= HEX:
+            raise bad_request("transaction hash must be 64 hex digits")
+        return JsonBody(self.ledger.result(h))
+
+    async def tx_results(self, request: Request) -> Response:
+        body = await self.json_body(request)
+        if not isinstance(body, list) or not all(isinstance(h, str) for h in body):
+            raise bad_request("body must be a JSON array of transaction hashes")
+        if len(body) > 10_000:
+            raise bad_request("at most 10000 hashes per request")
+        hashes = [h.lower().removeprefix("0x") for h in body]
+        for h in hashes:
+            if len(h) != 64 or not set(h) <= HEX:
+                raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
+        return JsonBody(self.ledger.results_of(hashes))
+
+    async def fill(self, request: Request) -> Response:
+        address = norm_address(request.path_params["address"], "address")
+        return JsonBody(
+            await self.ledger.faucet(request.state.user, address, flag(request, "resolve"))
+        )
+
+    # ------------------------------------------------------------ explorer
+
+    def _block_json(self, row: Any, with_txs: bool = True) -> dict[str, Any]:
+        txs = (
+            self.ledger.store.all(
+                "SELECT * FROM txs WHERE block_number=? ORDER BY tx_index", row["number"]
+            )
+            if with_txs
+            else []
+        )
+        return {
+            "next": "",
+            "kind": "Block",
+            "blockHash": row["hash"],
+            "blockData": {
+                "kind": "BlockData",
+                "parentHash": row["parent_hash"],
+                "unclesHash": "0" * 64,
+                "coinbase": self.ledger.root_address,
+                "stateRoot": "",
+                "transactionsRoot": "",
+                "receiptsRoot": "",
+                "difficulty": 0,
+                "number": row["number"],
+                "gasLimit": 0,
+                "gasUsed": row["gas_used"],
+                "timestamp": iso(row["timestamp"]),
+                "extraData": "",
+                "nonce": 0,
+                "mixHash": "",
+            },
+            "receiptTransactions": [self._tx_json(t, row["timestamp"]) for t in txs],
+            "blockUncles": [],
+        }
+
+    def _tx_json(self, row: Any, block_ts: int | None = None) -> dict[str, Any]:
+        req = json.loads(row["request"])
+        p = req["payload"]
+        sig = req.get("signature") or {}
+        kind = {"CONTRACT": "Contract", "FUNCTION": "FunctionCall", "TRANSFER": "Transfer"}
+        out: dict[str, Any] = {
+            "next": "",
+            "kind": "Transaction",
+            "from": row["sender"],
+            "nonce": row["nonce"] if row["nonce"] is not None else 0,
+            "gasPrice": req["gasPrice"],
+            "gasLimit": req["gasLimit"],
+            "value": str(p.get("value", 0)),
+            "codeOrData": p.get("src", "") if row["type"] == "CONTRACT" else "",
+            "r": sig.get("r", ""),
+            "s": sig.get("s", ""),
+            "v": sig.get("v", ""),
+            "blockNumber": row["block_number"] if row["block_number"] is not None else -1,
+            "hash": row["hash"],
+            "transactionType": kind.get(row["type"], row["type"]),
+            "timestamp": iso(block_ts if block_ts is not None else row["submitted_at"]),
+            "origin": "API",
+            "status": row["status"],
+        }
+        if row["to_address"]:
+            out["to"] = row["to_address"]
+        if row["chain"]:
+            out["chainId"] = row["chain"]
+        if row["type"] == "CONTRACT":
+            out["metadata"] = {"name": p.get("contract", ""), **(p.get("metadata") or {})}
+        elif row["type"] == "FUNCTION":
+            out["metadata"] = {"funcName": p.get("method", ""), "args": json.dumps(p.get("args"))}
+        return out
+
+    async def blocks(self, request: Request) -> Response:
+        q = request.query_params
+        where: list[str] = []
+        args: list[Any] = []
+        for name, sql in (
+            ("number", "number = ?"),
+            ("minnumber", "number >= ?"),
+            ("maxnumber", "number <= ?"),
+            ("index", "number >= ?"),
+        ):
+            v = int_param(request, name)
+            if v is not None:
+                where.append(sql)
+                args.append(v)
+        for name in ("hash", "blockid"):
+            if q.get(name):
+                where.append("hash = ?")
+                args.append(q[name].lower().removeprefix("0x"))
+        if not where:
+            raise ApiError(400, f"Need one of: {BLOCK_FILTERS}")
+        rows = self.ledger.store.all(
+            f"SELECT * FROM blocks WHERE {' AND '.join(where)} ORDER BY number LIMIT {LIST_CAP}",
+            *args,
+        )
+        return JsonBody([self._block_json(r) for r in rows])
+
+    async def last_blocks(self, request: Request) -> Response:
+        n = _path_int(request, "n")
+        rows = self.ledger.store.all(
+            "SELECT * FROM blocks ORDER BY number DESC LIMIT ?", min(n, LIST_CAP)
+        )
+        return JsonBody([self._block_json(r) for r in rows])
+
+    async def transactions(self, request: Request) -> Response:
+        q = request.query_params
+        where: list[str] = []
+        args: list[Any] = []
+        if q.get("hash"):
+            where.append("hash = ?")
+            args.append(q["hash"].lower().removeprefix("0x"))
+        if q.get("address"):
+            a = norm_address(q["address"], "address")
+            where.append("(sender = ? OR to_address = ?)")
+            args += [a, a]
+        if q.get("from"):
+            where.append("sender = ?")
+            args.append(norm_address(q["from"], "from"))
+        if q.get("to"):
+            where.append("to_address = ?")
+            args.append(norm_address(q["to"], "to"))
+        bn = int_param(request, "blocknumber")
+        if bn is not None:
+            where.append("block_number = ?")
+            args.append(bn)
+        chain = q.get("chainid")
+        if chain and chain != "all":
+            where.append("chain = ?")
+            args.append(norm_chain(chain))
+        if not where:
+            raise ApiError(400, f"Need one of: {TX_FILTERS}")
+        limit = min(int_param(request, "limit", LIST_CAP) or LIST_CAP, LIST_CAP)
+        offset = int_param(request, "offset", 0) or 0
+        rows = self.ledger.store.all(
+            f"SELECT t.*, b.timestamp AS block_ts FROM txs t LEFT JOIN blocks b "
+            f"ON b.number = t.block_number WHERE {' AND '.join(where)} "
+            f"ORDER BY t.seq LIMIT ? OFFSET ?",
+            *args,
+            limit,
+            offset,
+        )
+        return JsonBody([self._tx_json(r, r["block_ts"]) for r in rows])
+
+    async def last_transactions(self, request: Request) -> Response:
+        n = _path_int(request, "n")
+        rows = self.ledger.store.all(
+            "SELECT t.*, b.timestamp AS block_ts FROM txs t LEFT JOIN blocks b "
+            "ON b.number = t.block_number ORDER BY t.seq DESC LIMIT ?",
+            min(n, LIST_CAP),
+        )
+        return JsonBody([self._tx_json(r, r["block_ts"]) for r in rows])
+
+    async def accounts(self, request: Request) -> Response:
+        q = request.query_params
+        if not q.get("address") and not q.get("contractName"):
+            raise ApiError(400, f"Need one of: {ACCOUNT_FILTERS}")
+        chain = norm_chain(q.get("chainid"))
+        world = self.ledger.world
+        out = []
+        if q.get("address"):
+            addrs = [norm_address(q["address"], "address")]
+        else:
+            name = q["contractName"]
+            addrs = [
+                format(a, "040x")
+                for (c, a), m in self.ledger.meta.items()
+                if c == chain and m.name == name
+            ][:LIST_CAP]
+        for a in addrs:
+            key = (chain, int(a, 16))
+            acct = world.accounts.get(key)
+            has_key = self.ledger.name_of_address(a) is not None
+            if acct is None and not has_key and key not in world.balances:
+                continue
+            meta = self.ledger.meta.get(key)
+            item: dict[str, Any] = {
+                "next": "",
+                "kind": "AddressStateRef",
+                "address": a,
+                "nonce": world.nonces.get(key, 0),
+                "balance": str(world.balances.get(key, 0)),
+                "contractRoot": "",
+                "code": "",
+                "codeHash": meta.code_hash if meta else "",
+                "contractName": meta.name if meta else None,
+                "codePtrAddress": None,
+                "codePtrChainId": None,
+                "latestBlockNum": self.ledger.head.number,
+            }
+            if chain:
+                item["chainId"] = chain
+            out.append(item)
+        return JsonBody(out)
+
+    # ------------------------------------------------------------ contracts (bloc)
+
+    async def contracts(self, request: Request) -> Response:
+        chain = norm_chain(request.query_params.get("chainid"))
+        out: dict[str, list[dict[str, Any]]] = {}
+        blocks = {
+            r["number"]: r["timestamp"]
+            for r in self.ledger.store.all("SELECT number, timestamp FROM blocks")
+        }
+        for (c, a), m in self.ledger.meta.items():
+            if c != chain:
+                continue
+            out.setdefault(m.name, []).append(
+                {
+                    "createdAt": blocks.get(m.created_block, 0) * 1000,
+                    "address": format(a, "040x"),
+                    "chainId": c,
+                }
+            )
+        return JsonBody(out)
+
+    def _contract(self, request: Request) -> tuple[Any, str, str]:
+        name = request.path_params["name"]
+        address = request.path_params["address"]
+        chain = norm_chain(request.query_params.get("chainid"))
+        try:
+            addr = norm_address(address, "contract address")
+        except ApiError:
+            raise bad_request(f"Couldn't find contract {name} at address {address}") from None
+        acct = self.ledger.world.accounts.get((chain, int(addr, 16)))
+        if acct is None or acct.cdef is None or acct.cdef.name != name:
+            raise bad_request(f"Couldn't find contract {name} at address {addr}")
+        return acct, addr, chain
+
+    async def contract_details(self, request: Request) -> Response:
+        acct, addr, chain = self._contract(request)
+        meta = self.ledger.meta.get((chain, int(addr, 16)))
+        cdef = acct.cdef
+        return JsonBody(
+            {
+                "bin": cdef.source,
+                "chainId": chain,
+                "address": addr,
+                "bin-runtime": cdef.source,
+                "codeHash": {
+                    "kind": cdef.vm,
+                    "name": cdef.name,
+                    "digest": meta.code_hash if meta else "",
+                },
+                "name": cdef.name,
+                "src": cdef.source,
+                "xabi": cdef.xabi,
+            }
+        )
+
+    async def contract_state(self, request: Request) -> Response:
+        acct, addr, chain = self._contract(request)
+        state = self.ledger.world.state(addr, chain)
+        var = request.query_params.get("name")
+        if var is not None:
+            if var not in state:
+                raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")
+            value = state[var]
+            if flag(request, "length") and isinstance(value, list):
+                return JsonBody({var: len(value)})
+            if isinstance(value, list):
+                offset = int_param(request, "offset", 0) or 0
+                count = int_param(request, "count", len(value))
+                value = value[offset : offset + (count if count is not None else len(value))]
+            return JsonBody({var: value})
+        return JsonBody(state)
+
+    async def contract_state_key(self, request: Request) -> Response:
+        acct, addr, chain = self._contract(request)
+        var = request.path_params["mapping"]
+        key = request.path_params["key"]
+        sv = acct.cdef.svars.get(var)
+        if sv is None or sv.constant:
+            raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")
+        from .solidvm.abi import decode_value
+        from .solidvm.types import MappingType
+
+        if not isinstance(sv.type, MappingType):
+            raise bad_request(f"{var} is not a mapping")
+        try:
+            k = decode_value(key, sv.type.key, "key", acct.cdef.vm)
+        except SolidVMError as exc:
+            raise bad_request(exc.message) from None
+        m = acct.storage[var]
+        from .solidvm.values import default_value
+
+        v = m.get(k, default_value(sv.type.value))
+        return JsonBody({var: {key: encode_value(v, sv.type.value)}})
+
+    async def xabi(self, request: Request) -> Response:
+        body = await self.json_body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("src"), str | dict | list):
+            raise bad_request("body must be an object with the source in 'src'")
+        vm = body.get("vm") or body.get("VM") or "SolidVM"
+        if vm not in ("SolidVM", "EVM"):
+            raise bad_request(f"Invalid value for VM choice: {json.dumps(vm)}")
+        try:
+            unit = compile_source(body["src"], vm=vm)
+        except ParseError as exc:
+            raise bad_request(str(exc)) from None
+        except SolidVMError as exc:
+            raise bad_request(exc.message) from None
+        return JsonBody({"src": unit.xabis()})
+
+    async def compile(self, request: Request) -> Response:
+        body = await self.json_body(request)
+        if isinstance(body, dict):
+            body = [body]
+        if not isinstance(body, list) or not body:
+            raise bad_request("body must be an array of {contractName, source, vm}")
+        out = []
+        for i, item in enumerate(body):
+            if not isinstance(item, dict) or not isinstance(item.get("source"), str):
+                raise bad_request(f"element {i} must have a 'source' string")
+            vm = item.get("vm") or "SolidVM"
+            if vm not in ("SolidVM", "EVM"):
+                raise bad_request(f"Invalid value for VM choice: {json.dumps(vm)}")
+            try:
+                h, unit = self.ledger.unit(vm, item["source"])
+            except ParseError as exc:
+                raise bad_request(str(exc)) from None
+            except SolidVMError as exc:
+                raise bad_request(exc.message) from None
+            name = item.get("contractName")
+            names = [name] if isinstance(name, str) else unit.names
+            for n in names:
+                if n not in unit.contracts:
+                    raise bad_request(
+                        f"Could not find global contract metadataId for {n} in source"
+                    )
+                out.append({"contractName": n, "codeHash": {"kind": vm, "name": n, "digest": h}})
+        return JsonBody(out)
+
+    async def version(self, request: Request) -> Response:
+        return JsonBody(
+            {
+                "name": "stratoscope-sandbox",
+                "version": __version__,
+                "monostrato": {"name": "stratoscope", "branch": "sandbox", "sha": "", "url": ""},
+            }
+        )
+
+    # ------------------------------------------------------------ assembly
+
+    def routes(self) -> list[BaseRoute]:
+        table: list[tuple[list[str], list[str], Handler, str, bool]] = [
+            (["/health"], ["GET"], self.health, "Node health, version, uptime, last block", True),
+            (["/_ping"], ["GET"], self.ping, "Liveness probe", True),
+            (["/openapi.json"], ["GET"], self.openapi, "This API description", True),
+            (
+                [f"{p}/key" for p in (SEED_SVC, REAL_SVC)],
+                ["GET"],
+                self.get_key,
+                "Address and public key of the caller (or ?username=)",
+                False,
+            ),
+            (
+                [f"{p}/key" for p in (SEED_SVC, REAL_SVC)],
+                ["POST"],
+                self.post_key,
+                "Create the caller's key pair",
+                False,
+            ),
+            (
+                [f"{p}/users" for p in (SEED_SVC, REAL_SVC)],
+                ["GET"],
+                self.list_users,
+                "Users with keys (?address, limit, offset)",
+                False,
+            ),
+            (
+                [f"{p}/transaction" for p in (SEED_SVC, REAL_SVC, BLOC)]
+                + [f"{p}/transaction/parallel" for p in (SEED_SVC, REAL_SVC, BLOC)],
+                ["POST"],
+                self.transaction,
+                "Submit transactions (?resolve, chainid)",
+                False,
+            ),
+            (
+                [f"{BLOC}/transactions/{{hash}}/result"],
+                ["GET"],
+                self.tx_result,
+                "Result of one transaction",
+                False,
+            ),
+            (
+                [f"{BLOC}/transactions/results"],
+                ["POST"],
+                self.tx_results,
+                "Results of several transactions, in the order given",
+                False,
+            ),
+            (
+                [f"{BLOC}/users/{{name}}/{{address}}/fill"],
+                ["POST"],
+                self.fill,
+                "Faucet: fund an account (?resolve)",
+                False,
+            ),
+            (
+                [f"{p}/block" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.blocks,
+                "Blocks by number, range or hash",
+                False,
+            ),
+            (
+                [f"{p}/block/last/{{n}}" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.last_blocks,
+                "The last n blocks",
+                False,
+            ),
+            (
+                [f"{p}/transaction" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.transactions,
+                "Transactions by hash, address, sender, recipient or block",
+                False,
+            ),
+            (
+                [f"{p}/transaction/last/{{n}}" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.last_transactions,
+                "The last n transactions",
+                False,
+            ),
+            (
+                [f"{p}/account" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.accounts,
+                "Account state: balance, nonce, contract name",
+                False,
+            ),
+            ([f"{BLOC}/contracts"], ["GET"], self.contracts, "Deployed contracts by name", False),
+            ([f"{BLOC}/contracts/xabi"], ["POST"], self.xabi, "xabi of source code", False),
+            ([f"{BLOC}/contracts/compile"], ["POST"], self.compile, "Compile source code", False),
+            (
+                [f"{BLOC}/contracts/{{name}}/{{address}}"],
+                ["GET"],
+                self.contract_details,
+                "Contract details with xabi",
+                False,
+            ),
+            (
+                [f"{BLOC}/contracts/{{name}}/{{address}}/state"],
+                ["GET"],
+                self.contract_state,
+                "Contract state (?name, offset, count, length)",
+                False,
+            ),
+            (
+                [f"{BLOC}/contracts/{{name}}/{{address}}/state/{{mapping}}/{{key}}"],
+                ["GET"],
+                self.contract_state_key,
+                "One mapping entry",
+                False,
+            ),
+            (
+                [f"{BLOC}/", f"{BLOC}", f"{REAL_ETH}/version", f"{SEED_ETH}/version"],
+                ["GET"],
+                self.version,
+                "Version information",
+                False,
+            ),
+        ]
+        routes: list[BaseRoute] = []
+        for paths, methods, handler, summary, public in table:
+            wrapped = self.endpoint(handler, public)
+            for path in paths:
+                routes.append(Route(path, wrapped, methods=methods))
+                params = [seg[1:-1] for seg in path.split("/") if seg.startswith("{")]
+                self.route_docs.append(
+                    {
+                        "path": path,
+                        "methods": methods,
+                        "summary": summary,
+                        "params": params,
+                        "public": public,
+                    }
+                )
+        routes.append(Mount("/auth", routes=self.issuer.routes()))
+        self.route_docs.append(
+            {
+                "path": "/auth/.well-known/openid-configuration",
+                "methods": ["GET"],
+                "summary": "OIDC discovery",
+                "params": [],
+                "public": True,
+            }
+        )
+        self.route_docs.append(
+            {
+                "path": "/auth/token",
+                "methods": ["POST"],
+                "summary": "OAuth token endpoint",
+                "params": [],
+                "public": True,
+            }
+        )
+        return routes
+
+
+def _path_int(request: Request, name: str) -> int:
+    v = request.path_params[name]
+    if not v.isdigit() or len(v) > 9:
+        raise bad_request(f"{name} must be a non-negative integer")
+    return int(v)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        body: Any = {"error": f"no such route: {request.method} {request.url.path}"}
+    elif exc.status_code == 405:
+        body = {"error": f"method {request.method} is not allowed on {request.url.path}"}
+    else:
+        body = {"error": exc.detail}
+    return JsonBody(body, exc.status_code, headers=getattr(exc, "headers", None))
+
+
+def build_app(api: NodeApi, lifespan: Any) -> Starlette:
+    return Starlette(
+        routes=api.routes(),
+        exception_handlers={HTTPException: http_error},
+        lifespan=lifespan,
+    )

@@ -1,0 +1,35 @@
+"""Settings of one sandbox node process."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+
+def default_data_dir() -> Path:
+    return Path(user_data_dir("stratoscope", appauthor=False)) / "sandbox"
+
+
+@dataclass
+class NodeConfig:
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 8080
+    gas: bool = False
+    index_evm: bool = False
+    resolve_timeout: float = 60.0
+    block_time: float = 0.0
+    allow_remote: bool = False
+    max_body: int = 4 * 1024 * 1024
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

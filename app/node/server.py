@@ -1,0 +1,188 @@
+"""Runs the sandbox node: opens the data dir, builds the app and serves it with uvicorn.
+
+When the node is ready it prints exactly one line to stdout, flushed:
+``Sandbox node listening on http://HOST:PORT``. SIGINT/SIGTERM shut it down cleanly (the last
+blocks are snapshotted). A lock file keeps two nodes off one data dir.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+
+from .api import NodeApi, build_app
+from .config import NodeConfig, is_loopback
+from .ledger import Ledger
+from .oidc import OidcIssuer
+from .store import Store
+from .users import UserStore
+from .vault import Vault, load_node_secret
+
+log = logging.getLogger("stratoscope.node")
+
+STATE_FILE = "node.json"
+
+
+class NodeError(Exception):
+    """The node cannot start; the message says why."""
+
+
+@contextlib.contextmanager
+def data_dir_lock(data_dir: Path) -> Iterator[None]:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / "node.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise NodeError(f"another sandbox node is already using {data_dir}") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def url_for(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def read_state(data_dir: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((data_dir / STATE_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+class Node:
+    """One node process: storage, ledger, HTTP app."""
+
+    def __init__(self, config: NodeConfig) -> None:
+        self.config = config
+        self.store = Store(config.data_dir)
+        self.vault = Vault(load_node_secret(config.data_dir))
+        self.users = UserStore(self.store, self.vault)
+        self.ledger = Ledger(config, self.store, self.vault)
+        self.issuer = OidcIssuer(config.data_dir, self.users)
+        self.api = NodeApi(self.ledger, self.users, self.issuer, config.max_body)
+
+    def open(self) -> None:
+        self.ledger.open()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        self.ledger.start()
+        try:
+            yield
+        finally:
+            await self.ledger.stop()
+
+    def app(self) -> Starlette:
+        return build_app(self.api, self.lifespan)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise NodeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+async def _serve(node: Node, sock: socket.socket) -> None:
+    host, port = sock.getsockname()[:2]
+    url = url_for(node.config.host if node.config.host != "0.0.0.0" else host, port)
+    node.issuer.base_url = url
+    config = uvicorn.Config(
+        node.app(),
+        log_level="warning",
+        loop="none",
+        http="httptools",
+        lifespan="on",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            await task
+            return
+        await asyncio.sleep(0.005)
+    state = {"url": url, "pid": os.getpid(), "issuer": node.issuer.issuer}
+    state_path = node.config.data_dir / STATE_FILE
+    state_path.write_text(json.dumps(state))
+    print(f"Sandbox node listening on {url}", flush=True)
+    try:
+        await task
+    finally:
+        with contextlib.suppress(OSError):
+            data = read_state(node.config.data_dir)
+            data.pop("pid", None)
+            state_path.write_text(json.dumps(data))
+
+
+def serve(config: NodeConfig) -> int:
+    """Run until interrupted; returns the process exit status."""
+    if not is_loopback(config.host) and not config.allow_remote:
+        raise NodeError(
+            f"refusing to listen on {config.host}: it is reachable from other machines. "
+            "Pass --allow-remote if you mean it (after changing the demo users' passwords)."
+        )
+    with data_dir_lock(config.data_dir):
+        node = Node(config)
+        try:
+            if not is_loopback(config.host):
+                defaults = node.users.users_with_default_password()
+                if defaults:
+                    raise NodeError(
+                        "refusing to listen on a non-loopback address while these users still "
+                        f"have their default password: {', '.join(defaults)} "
+                        "(change them with: users passwd NAME)"
+                    )
+            node.open()
+            sock = _bind(config.host, config.port)
+            try:
+                _run(_serve(node, sock))
+            finally:
+                sock.close()
+        finally:
+            node.close()
+    return 0
+
+
+def _run(coro: Any) -> None:
+    try:
+        import uvloop
+
+        uvloop.run(coro)
+    except ImportError:
+        asyncio.run(coro)
+
+
+def configure_logging() -> None:
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s"
+    )

@@ -1,0 +1,71 @@
+"""Lossless JSON form of contract storage, for the node's database.
+
+Unlike the API encoding (which flattens everything to strings), this keeps enough to rebuild the
+exact runtime values: accounts keep their chain, mapping keys keep their type, bytes stay hex.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .types import (
+    AccountType,
+    AddressType,
+    ArrayType,
+    BoolType,
+    BytesType,
+    ContractType,
+    EnumType,
+    IntType,
+    MappingType,
+    StringType,
+    StructType,
+    Type,
+)
+from .values import Address, ArrayValue, ContractRef, MappingValue, StructValue, default_value
+
+
+def dump_value(v: Any, t: Type) -> Any:
+    if isinstance(t, IntType | EnumType | BoolType | StringType):
+        return v
+    if isinstance(t, BytesType):
+        return v.hex()
+    if isinstance(t, AddressType | AccountType | ContractType):
+        return v.account_text() if isinstance(v, Address) else format(int(v), "040x")
+    if isinstance(t, ArrayType):
+        return [dump_value(x, t.elem) for x in v]
+    if isinstance(t, StructType):
+        return {n: dump_value(v[n], ft) for n, ft in t.fields}
+    if isinstance(t, MappingType):
+        return [[dump_value(k, t.key), dump_value(x, t.value)] for k, x in v.items()]
+    return v
+
+
+def _address(text: str, t: Type) -> Address:
+    addr, _, chain = text.partition(":")
+    value = int(addr, 16)
+    if isinstance(t, ContractType):
+        return ContractRef(t.name, value, chain or None)
+    return Address(value, chain or None)
+
+
+def load_value(j: Any, t: Type) -> Any:
+    if isinstance(t, IntType | EnumType):
+        return int(j)
+    if isinstance(t, BoolType):
+        return bool(j)
+    if isinstance(t, StringType):
+        return str(j)
+    if isinstance(t, BytesType):
+        return bytes.fromhex(j)
+    if isinstance(t, AddressType | AccountType | ContractType):
+        return _address(j, t)
+    if isinstance(t, ArrayType):
+        return ArrayValue(t, [load_value(x, t.elem) for x in j])
+    if isinstance(t, StructType):
+        return StructValue(
+            t, {n: load_value(j[n], ft) if n in j else default_value(ft) for n, ft in t.fields}
+        )
+    if isinstance(t, MappingType):
+        return MappingValue(t, {load_value(k, t.key): load_value(x, t.value) for k, x in j})
+    return j

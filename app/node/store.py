@@ -1,0 +1,198 @@
+"""The node's durable storage: one SQLite database (WAL) under the data dir.
+
+Everything the node knows lives here: users and sealed keys, compiled-code sources, contract
+storage, balances, blocks, transactions with their results, and events. A block and all of its
+effects are committed in one SQLite transaction, so after a crash the database always holds a
+consistent prefix of the chain plus the transactions still waiting to run.
+
+The schema is versioned; ``MIGRATIONS[i]`` brings version ``i`` to ``i + 1``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+DB_FILE = "node.sqlite3"
+
+MIGRATIONS: list[str] = [
+    # v1: the initial schema
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE users (
+        name TEXT PRIMARY KEY,
+        password_hash TEXT NOT NULL,
+        org TEXT NOT NULL,
+        unit TEXT NOT NULL DEFAULT '',
+        email TEXT NOT NULL,
+        wants_identity INTEGER NOT NULL DEFAULT 1,
+        default_password INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE keys (
+        name TEXT PRIMARY KEY,
+        address TEXT NOT NULL UNIQUE,
+        pubkey TEXT NOT NULL,
+        sealed BLOB NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE oauth_clients (
+        client_id TEXT PRIMARY KEY,
+        sealed_secret BLOB,
+        subject TEXT
+    );
+    CREATE TABLE codes (
+        code_hash TEXT PRIMARY KEY,
+        vm TEXT NOT NULL,
+        source TEXT NOT NULL
+    );
+    CREATE TABLE contracts (
+        chain TEXT NOT NULL,
+        address TEXT NOT NULL,
+        name TEXT NOT NULL,
+        code_hash TEXT NOT NULL,
+        storage TEXT NOT NULL,
+        creator TEXT NOT NULL,
+        created_block INTEGER NOT NULL,
+        created_tx TEXT NOT NULL,
+        updated_block INTEGER NOT NULL,
+        updated_tx TEXT NOT NULL,
+        history TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (chain, address)
+    );
+    CREATE INDEX contracts_by_name ON contracts (name);
+    CREATE TABLE accounts (
+        chain TEXT NOT NULL,
+        address TEXT NOT NULL,
+        balance TEXT NOT NULL,
+        nonce INTEGER NOT NULL,
+        PRIMARY KEY (chain, address)
+    );
+    CREATE TABLE blocks (
+        number INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL UNIQUE,
+        parent_hash TEXT NOT NULL,
+        timestamp INTEGER NOT NULL,
+        tx_count INTEGER NOT NULL,
+        gas_used INTEGER NOT NULL
+    );
+    CREATE TABLE txs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        hash TEXT NOT NULL UNIQUE,
+        sender TEXT NOT NULL,
+        username TEXT NOT NULL,
+        type TEXT NOT NULL,
+        request TEXT NOT NULL,
+        status TEXT NOT NULL,
+        result TEXT,
+        block_number INTEGER,
+        tx_index INTEGER,
+        chain TEXT NOT NULL DEFAULT '',
+        to_address TEXT,
+        nonce INTEGER,
+        submitted_at REAL NOT NULL
+    );
+    CREATE INDEX txs_pending ON txs (status) WHERE status = 'Pending';
+    CREATE INDEX txs_by_block ON txs (block_number);
+    CREATE INDEX txs_by_sender ON txs (sender);
+    CREATE INDEX txs_by_to ON txs (to_address);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        block_number INTEGER NOT NULL,
+        tx_hash TEXT NOT NULL,
+        chain TEXT NOT NULL,
+        address TEXT NOT NULL,
+        contract TEXT NOT NULL,
+        name TEXT NOT NULL,
+        args TEXT NOT NULL
+    );
+    CREATE INDEX events_by_name ON events (contract, name);
+    """,
+]
+
+
+class Store:
+    """A thin, typed wrapper over the node's SQLite database."""
+
+    def __init__(self, data_dir: Path) -> None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.path = data_dir / DB_FILE
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: a commit survives the process being killed (it is in the WAL file);
+        # only an OS crash can lose the last commits.
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self.migrate()
+
+    def close(self) -> None:
+        self.db.close()
+
+    @property
+    def schema_version(self) -> int:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.OperationalError:
+            return 0
+        return int(row[0]) if row else 0
+
+    def migrate(self) -> None:
+        version = self.schema_version
+        if version > len(MIGRATIONS):
+            raise RuntimeError(
+                f"{self.path} has schema version {version}, newer than this program "
+                f"({len(MIGRATIONS)}); upgrade Stratoscope"
+            )
+        for i in range(version, len(MIGRATIONS)):
+            with self.transaction():
+                for stmt in _split_sql(MIGRATIONS[i]):
+                    self.db.execute(stmt)
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (str(i + 1),),
+                )
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # ------------------------------------------------------------ meta
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # ------------------------------------------------------------ queries
+
+    def one(self, sql: str, *args: Any) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.db.execute(sql, args).fetchone()
+        return row
+
+    def all(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        return list(self.db.execute(sql, args).fetchall())
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        return self.db.execute(sql, args)
+
+
+def _split_sql(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
