@@ -128,7 +128,7 @@ def cmd_users(opts: argparse.Namespace) -> int:
     try:
         if opts.action == "list":
             keys = {r["name"]: r["address"] for r in store.all("SELECT name, address FROM keys")}
-            for r in users.list():
+            for r in users.all():
                 ident = "identity" if r["wants_identity"] else "no identity"
                 print(
                     f"{r['name']:<16} {r['org']:<16} {r['unit']:<16} {ident:<12} "

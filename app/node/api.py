@@ -572,7 +572,7 @@ class NodeApi:
         return JsonBody(state)
 
     async def contract_state_key(self, request: Request) -> Response:
-        acct, addr, chain = self._contract(request)
+        acct, _, _ = self._contract(request)
         var = request.path_params["mapping"]
         key = request.path_params["key"]
         sv = acct.cdef.svars.get(var)

@@ -14,6 +14,7 @@ and transactions still ``Pending`` run in new blocks. Nothing whose hash was ret
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -329,9 +330,9 @@ class Ledger:
             self.world.nonces[key] = int(row["nonce"])
         self._sync_identities()
         snap = int(self.store.get_meta("snapshot_block") or -1)
-        row = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
-        if row is not None:
-            self.head = Head(row["number"], row["hash"], row["timestamp"])
+        head = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
+        if head is not None:
+            self.head = Head(head["number"], head["hash"], head["timestamp"])
 
     def _replay(self) -> None:
         """Re-run the blocks committed after the last snapshot."""
@@ -708,10 +709,8 @@ class Ledger:
     async def stop(self) -> None:
         if self._producer is not None:
             self._producer.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._producer
-            except asyncio.CancelledError:
-                pass
         if self.queue:
             self.run_pending()
         self.snapshot()
@@ -758,7 +757,8 @@ class Ledger:
                 (number, block_hash, self.head.hash, ts, len(batch), gas),
             )
             db.executemany(
-                "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? WHERE hash=?",
+                "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
+                "WHERE hash=?",
                 [
                     (res["status"], dumps(res), number, i, sub.nonce, sub.hash)
                     for i, (sub, res) in enumerate(zip(batch, results, strict=True))
@@ -1029,10 +1029,10 @@ class Ledger:
         registry_touched = False
         for chain, addr in res.touched:
             k = (chain, int(addr, 16))
-            acct = self.world.accounts.get(k)
-            if acct is None:
+            touched = self.world.accounts.get(k)
+            if touched is None:
                 continue
-            self.dirty_contracts[k] = acct
+            self.dirty_contracts[k] = touched
             m = self.meta.get(k)
             if m is not None:
                 m.updated_block = number

@@ -55,7 +55,7 @@ class UserStore:
     def get(self, name: str) -> sqlite3.Row | None:
         return self.store.one("SELECT * FROM users WHERE name=?", name)
 
-    def list(self) -> list[sqlite3.Row]:
+    def all(self) -> list[sqlite3.Row]:
         return self.store.all("SELECT * FROM users ORDER BY created_at, name")
 
     def add(
@@ -145,7 +145,8 @@ class UserStore:
             )
         if not self.client_exists(DESKTOP_CLIENT):
             self.store.execute(
-                "INSERT INTO oauth_clients (client_id, sealed_secret, subject) VALUES (?, NULL, NULL)",
+                "INSERT INTO oauth_clients (client_id, sealed_secret, subject) "
+                "VALUES (?, NULL, NULL)",
                 DESKTOP_CLIENT,
             )
 

@@ -43,17 +43,21 @@ REDIRECT = "http://127.0.0.1:53682/callback?from=test"
 class Directory:
     """A small in-memory UserDirectory."""
 
-    users = {
-        "alice": ("alice-pass", "alice@acme.example"),
-        "bob": ("bob-pass", "bob@globex.example"),
-        "admin": ("admin-pass", "admin@blockapps.example"),
-    }
-    confidential = {ADMIN_CLIENT: (ADMIN_SECRET, "admin"), "ghost-client": ("boo", "nobody")}
-    public = {GUI_CLIENT, "other-app"}
+    def __init__(self) -> None:
+        self.users = {
+            "alice": ("alice-pass", "alice@acme.example"),
+            "bob": ("bob-pass", "bob@globex.example"),
+            "admin": ("admin-pass", "admin@blockapps.example"),
+        }
+        self.confidential = {
+            ADMIN_CLIENT: (ADMIN_SECRET, "admin"),
+            "ghost-client": ("boo", "nobody"),
+        }
+        self.public = {GUI_CLIENT, "other-app"}
 
     def check_password(self, username: str, password: str) -> bool:
         entry = self.users.get(username)
-        return entry is not None and hmac.compare_digest(entry[0], password)
+        return entry is not None and hmac.compare_digest(entry[0].encode(), password.encode())
 
     def email_of(self, username: str) -> str | None:
         entry = self.users.get(username)
@@ -61,7 +65,7 @@ class Directory:
 
     def client_subject(self, client_id: str, client_secret: str) -> str | None:
         entry = self.confidential.get(client_id)
-        if entry is None or not hmac.compare_digest(entry[0], client_secret):
+        if entry is None or not hmac.compare_digest(entry[0].encode(), client_secret.encode()):
             return None
         return entry[1]
 
@@ -77,9 +81,7 @@ class Node:
     http: httpx.Client
 
     def private_key(self) -> rsa.RSAPrivateKey:
-        key = serialization.load_pem_private_key(
-            (self.data_dir / KEY_FILE_NAME).read_bytes(), None
-        )
+        key = serialization.load_pem_private_key((self.data_dir / KEY_FILE_NAME).read_bytes(), None)
         assert isinstance(key, rsa.RSAPrivateKey)
         return key
 
@@ -99,9 +101,7 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
             return PlainTextResponse(f"bearer token invalid: invalid jwt: {exc}", status_code=403)
         return JSONResponse(claims)
 
-    app = Starlette(
-        routes=[Mount("/auth", routes=issuer.routes()), Route("/protected", protected)]
-    )
+    app = Starlette(routes=[Mount("/auth", routes=issuer.routes()), Route("/protected", protected)])
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -198,7 +198,7 @@ def _get_code(node: Node, challenge: str, **extra: str) -> str:
     return query["code"][0]
 
 
-def _exchange(node: Node, code: str, verifier: str, **extra: str) -> httpx.Response:
+def _exchange(node: Node, code: str, verifier: str, /, **extra: str) -> httpx.Response:
     data = {
         "grant_type": "authorization_code",
         "code": code,
@@ -758,12 +758,12 @@ def test_alg_none_and_hs256_are_rejected(node: Node) -> None:
     public_pem = (
         node.private_key()
         .public_key()
-        .public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     )
     mac = hmac.new(public_pem, f"{header}.{payload}".encode(), hashlib.sha256).digest()
-    assert _reject_reason(node, f"{header}.{payload}.{_b64(mac)}") == "signing algorithm not allowed"
+    assert (
+        _reject_reason(node, f"{header}.{payload}.{_b64(mac)}") == "signing algorithm not allowed"
+    )
     # An RS256 header on a token whose signature was stripped.
     token = _forge(node, {})
     assert _reject_reason(node, token.rsplit(".", 1)[0] + ".") == "signature verification failed"
