@@ -854,8 +854,11 @@ class Ledger:
         is_root = sub.username == ROOT_USER or sub.internal
         gas_on = self.config.gas and not sub.internal
         max_steps = NODE_MAX_STEPS
+        price = sub.gas_price
         if gas_on:
-            max_steps = max(0, min(NODE_MAX_STEPS, sub.gas_limit - BASE_GAS))
+            # gas buys steps: no more than the gas limit allows, nor than the balance can pay
+            affordable = self.world.balances.get(key, 0) // price if price else sub.gas_limit
+            max_steps = max(0, min(NODE_MAX_STEPS, sub.gas_limit, affordable) - BASE_GAS)
         env = TxEnv(sender=sub.sender, block_number=number, timestamp=ts, max_steps=max_steps)
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
@@ -868,13 +871,17 @@ class Ledger:
                     "identity",
                 )
             if gas_on:
-                need = sub.gas_limit * sub.gas_price
                 have = self.world.balances.get(key, 0)
-                if have < min(need, BASE_GAS * sub.gas_price) or (need > have and have == 0):
+                if sub.gas_limit < BASE_GAS:
                     raise SolidVMError(
-                        f"insufficient balance: account {sub.sender} holds {have}, but the "
-                        f"transaction may cost up to {need} (gasLimit x gasPrice); fund it with "
-                        "the faucet first",
+                        f"gas limit {sub.gas_limit} is below the base cost of {BASE_GAS}",
+                        "intrinsic gas",
+                    )
+                if have < BASE_GAS * price:
+                    raise SolidVMError(
+                        f"insufficient balance: account {sub.sender} holds {have}, but a "
+                        f"transaction costs at least {BASE_GAS * price} ({BASE_GAS} gas at "
+                        f"gasPrice {price}); fund the account with the faucet first",
                         "insufficient balance",
                     )
             if sub.type == "CONTRACT":
@@ -895,7 +902,7 @@ class Ledger:
         self.world.nonces[key] = nonce + 1
         self.dirty_balances.add(key)
         if gas_on:
-            fee = min(gas_used * sub.gas_price, self.world.balances.get(key, 0))
+            fee = min(gas_used * price, self.world.balances.get(key, 0))
             self.world.balances[key] = self.world.balances.get(key, 0) - fee
         if res is not None:
             self._note_changes(sub, res, number)

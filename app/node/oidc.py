@@ -28,8 +28,8 @@ Client authentication at the token endpoint: HTTP Basic
 (``base64(urlencode(id):urlencode(secret))``) or ``client_id``/``client_secret`` form fields, not
 both. A request with a secret must pass
 :meth:`UserDirectory.client_subject`; one without a secret is a public client and must pass
-:meth:`UserDirectory.client_exists`. The ``password`` grant without any client id acts for the
-node's own public client ``stratoscope``.
+:meth:`UserDirectory.client_exists`. A ``password`` grant that names no client at all is
+accepted as an anonymous public client; its tokens carry ``aud``/``azp`` ``stratoscope``.
 
 The :class:`UserDirectory` is called from worker threads (password hashing may be slow), so its
 methods must be thread-safe.
@@ -783,7 +783,11 @@ class OidcIssuer:
     def _grant_password(
         self, client_id: str | None, secret: str | None, form: dict[str, str]
     ) -> dict[str, Any]:
-        client = self._authenticate_client(client_id or DEFAULT_CLIENT_ID, secret)
+        if client_id is None and secret is None:
+            # An anonymous public client (curl, scripts): the user's password is the credential.
+            client = DEFAULT_CLIENT_ID
+        else:
+            client = self._authenticate_client(client_id, secret)
         username, password = form.get("username"), form.get("password")
         if username is None or password is None:
             raise _invalid_request("username and password are required")
@@ -845,7 +849,10 @@ class OidcIssuer:
             raise _invalid_grant("invalid refresh token: no client")
         if client_id is not None and client_id != token_client:
             raise _invalid_grant("refresh token was issued to another client")
-        client = self._authenticate_client(token_client, secret)
+        if client_id is None and secret is None and token_client == DEFAULT_CLIENT_ID:
+            client = DEFAULT_CLIENT_ID  # issued to an anonymous password-grant client
+        else:
+            client = self._authenticate_client(token_client, secret)
         original = claims.get("scope")
         original_scopes = original.split() if isinstance(original, str) else []
         scope = " ".join(original_scopes) or DEFAULT_SCOPE
