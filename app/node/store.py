@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,6 +124,9 @@ class Store:
         self.path = data_dir / DB_FILE
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
+        # One connection, used by the event loop and by the OIDC endpoints' worker threads:
+        # every use holds this lock so that no statement lands inside another's transaction.
+        self.lock = threading.RLock()
         self.db.execute("PRAGMA journal_mode=WAL")
         # WAL + NORMAL: a commit survives the process being killed (it is in the WAL file);
         # only an OS crash can lose the last commits.
@@ -160,34 +164,38 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
 
     # ------------------------------------------------------------ meta
 
     def get_meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        row = self.one("SELECT value FROM meta WHERE key=?", key)
         return str(row[0]) if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        self.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", key, value)
 
     # ------------------------------------------------------------ queries
 
     def one(self, sql: str, *args: Any) -> sqlite3.Row | None:
-        row: sqlite3.Row | None = self.db.execute(sql, args).fetchone()
+        with self.lock:
+            row: sqlite3.Row | None = self.db.execute(sql, args).fetchone()
         return row
 
     def all(self, sql: str, *args: Any) -> list[sqlite3.Row]:
-        return list(self.db.execute(sql, args).fetchall())
+        with self.lock:
+            return list(self.db.execute(sql, args).fetchall())
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-        return self.db.execute(sql, args)
+        with self.lock:
+            return self.db.execute(sql, args)
 
 
 def _split_sql(script: str) -> list[str]:

@@ -124,8 +124,8 @@ class UserStore:
         row = self.store.one("SELECT * FROM oauth_clients WHERE client_id=?", client_id)
         if row is None or row["sealed_secret"] is None:
             return None
-        secret = self.vault.unseal(row["sealed_secret"]).decode()
-        if not hmac.compare_digest(secret, client_secret):
+        secret = self.vault.unseal(row["sealed_secret"])
+        if not hmac.compare_digest(secret, client_secret.encode()):
             return None
         return str(row["subject"])
 

@@ -31,12 +31,18 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 
 from app.node import oidc
-from app.node.oidc import KEY_FILE_NAME, InvalidJwt, OidcIssuer, UnknownUserError
+from app.node.oidc import (
+    DEFAULT_CLIENT_ID,
+    KEY_FILE_NAME,
+    InvalidJwt,
+    OidcIssuer,
+    UnknownUserError,
+)
 
 # A confidential client whose secret needs URL-encoding inside HTTP Basic credentials.
 ADMIN_CLIENT = "node:admin client"
 ADMIN_SECRET = "s3cr:et/+ &=%é"
-GUI_CLIENT = "stratoscope"
+GUI_CLIENT = "stratoscope-desktop"  # a public client (auth code + PKCE)
 REDIRECT = "http://127.0.0.1:53682/callback?from=test"
 
 
@@ -267,7 +273,7 @@ def test_jwks_publishes_the_signing_key(node: Node, path: str) -> None:
     # A token verifies with the published key alone (what blockapps-rest does).
     token = _password_tokens(node)["access_token"]
     pub = jwt.PyJWK(key).key
-    claims = jwt.decode(token, pub, algorithms=["RS256"], audience=GUI_CLIENT)
+    claims = jwt.decode(token, pub, algorithms=["RS256"], audience=DEFAULT_CLIENT_ID)
     assert claims["preferred_username"] == "alice"
 
 
@@ -312,7 +318,7 @@ def test_password_grant_issues_rs256_tokens(node: Node) -> None:
     assert claims["iss"] == f"{node.base}/auth"
     assert claims["sub"] == claims["preferred_username"] == "alice"
     assert claims["email"] == "alice@acme.example"
-    assert claims["aud"] == claims["azp"] == GUI_CLIENT
+    assert claims["aud"] == claims["azp"] == DEFAULT_CLIENT_ID  # no client named: anonymous
     assert claims["typ"] == "Bearer" and claims["jti"]
     assert claims["exp"] - int(time.time()) > 60
     assert claims["nbf"] <= time.time() and claims["iat"] <= time.time()
@@ -348,6 +354,12 @@ def test_password_grant_missing_fields_and_unknown_client(node: Node) -> None:
             "client_id": "no-such-app",
         },
     )
+    assert r.status_code == 401 and r.json()["error"] == "invalid_client"
+    data = {"grant_type": "password", "username": "alice", "password": "alice-pass"}
+    r = _token(node, {**data, "client_id": GUI_CLIENT})
+    assert r.status_code == 200
+    assert node.issuer.verify(r.json()["access_token"])["aud"] == GUI_CLIENT
+    r = _token(node, {**data, "client_secret": "orphan"})
     assert r.status_code == 401 and r.json()["error"] == "invalid_client"
 
 
@@ -473,7 +485,7 @@ def test_refresh_grant(node: Node) -> None:
     assert r.status_code == 200, r.text
     fresh = r.json()
     claims = node.issuer.verify(fresh["access_token"])
-    assert claims["sub"] == "bob" and claims["azp"] == GUI_CLIENT
+    assert claims["sub"] == "bob" and claims["azp"] == DEFAULT_CLIENT_ID
     assert fresh["access_token"] != tokens["access_token"]
     # Narrowing the scope is allowed, widening is not.
     r = _token(
@@ -531,6 +543,10 @@ def test_authorization_code_flow(node: Node) -> None:
         issuer=node.issuer.issuer,
     )
     assert id_claims["nonce"] == "n-42" and id_claims["email"] == "bob@globex.example"
+    refresh = {"grant_type": "refresh_token", "refresh_token": body["refresh_token"]}
+    r = _token(node, {**refresh, "client_id": GUI_CLIENT})
+    assert r.status_code == 200, r.text
+    assert node.issuer.verify(r.json()["access_token"])["azp"] == GUI_CLIENT
 
 
 def test_authorization_code_is_single_use(node: Node) -> None:
