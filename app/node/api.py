@@ -284,9 +284,12 @@ class NodeApi:
         return JsonBody(results)
 
     async def tx_result(self, request: Request) -> Response:
-        h = request.path_params["hash"].lower()
+        h = request.path_params["hash"].lower().removeprefix("0x")
         if len(h) != 64 or not set(h) <= HEX:
             raise bad_request("transaction hash must be 64 hex digits")
+        if flag(request, "resolve"):
+            timeout = self.ledger.config.resolve_timeout
+            return JsonBody((await self.ledger.wait_results([h], timeout))[0])
         return JsonBody(self.ledger.result(h))
 
     async def tx_results(self, request: Request) -> Response:
@@ -299,6 +302,9 @@ class NodeApi:
         for h in hashes:
             if len(h) != 64 or not set(h) <= HEX:
                 raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
+        if flag(request, "resolve"):
+            timeout = self.ledger.config.resolve_timeout
+            return JsonBody(await self.ledger.wait_results(hashes, timeout))
         return JsonBody(self.ledger.results_of(hashes))
 
     async def fill(self, request: Request) -> Response:

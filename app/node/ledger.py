@@ -191,6 +191,7 @@ class Ledger:
         self._seq = 0
         self.root_address = ""
         self._pending_events: list[tuple[str, str, str, str, str, str]] = []
+        self.watchers: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
 
     # ================================================================ start-up
 
@@ -673,6 +674,9 @@ class Ledger:
             for s in victims:
                 res = discarded_result(s.hash)
                 self._cache(s.hash, res)
+                for fut in self.watchers.pop(s.hash, ()):
+                    if not fut.done():
+                        fut.set_result(res)
                 db.execute(
                     "UPDATE txs SET status='Discarded', result=? WHERE hash=?", (dumps(res), s.hash)
                 )
@@ -782,6 +786,9 @@ class Ledger:
             self._cache(sub.hash, res)
             if sub.future is not None and not sub.future.done():
                 sub.future.set_result(res)
+            for fut in self.watchers.pop(sub.hash, ()):
+                if not fut.done():
+                    fut.set_result(res)
         for listener in self.block_listeners:
             listener(number, batch, results)
         self.blocks_since_snapshot += 1
@@ -1099,6 +1106,23 @@ class Ledger:
 
     def results_of(self, hashes: Iterable[str]) -> list[dict[str, Any]]:
         return [self.result(h) for h in hashes]
+
+    def is_queued(self, tx_hash: str) -> bool:
+        return any(s.hash == tx_hash for s in self.queue)
+
+    async def wait_results(self, hashes: list[str], timeout: float) -> list[dict[str, Any]]:
+        """Results of ``hashes``, waiting up to ``timeout`` for queued ones (``?resolve``)."""
+        queued = {s.hash for s in self.queue}
+        loop = asyncio.get_running_loop()
+        futures = []
+        for h in set(hashes) & queued:
+            fut: asyncio.Future[dict[str, Any]] = loop.create_future()
+            self.watchers.setdefault(h, []).append(fut)
+            futures.append(fut)
+        if futures:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(asyncio.gather(*futures)), timeout)
+        return self.results_of(hashes)
 
 
 def _to_address(s: Sub) -> str | None:
