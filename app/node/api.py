@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from .. import __version__
+from .cirrus.http import search
 from .errors import ApiError, bad_request
 from .ledger import HEX, Ledger, norm_address, norm_chain
 from .oidc import InvalidJwt, OidcIssuer
@@ -643,6 +644,20 @@ class NodeApi:
                 out.append({"contractName": n, "codeHash": {"kind": vm, "name": n, "digest": h}})
         return JsonBody(out)
 
+    async def cirrus(self, request: Request) -> Response:
+        if request.method != "GET":
+            raise ApiError(403, {"message": "Cirrus is read-only: only GET is allowed"})
+        table = request.path_params["table"]
+        status, body, headers = search(
+            self.ledger.indexer.backend,
+            self.ledger.store.lock,
+            table,
+            request.query_params.multi_items(),
+            {k.lower(): v for k, v in request.headers.items()},
+            self.ledger.visible_chains(request.state.user),
+        )
+        return JsonBody(body, status, headers=headers)
+
     async def version(self, request: Request) -> Response:
         return JsonBody(
             {
@@ -766,6 +781,13 @@ class NodeApi:
                 ["GET"],
                 self.contract_state_key,
                 "One mapping entry",
+                False,
+            ),
+            (
+                ["/cirrus/search/{table}"],
+                ["GET", "POST", "PUT", "PATCH", "DELETE"],
+                self.cirrus,
+                "Query an indexed table (PostgREST 9 syntax)",
                 False,
             ),
             (

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cirrus.backend import CirrusBackend
+from .cirrus.indexer import Indexer, cirrus_timestamp
 from .config import NodeConfig
 from .errors import ApiError, bad_request
 from .genesis import (
@@ -156,6 +158,9 @@ class ContractMeta:
     updated_block: int
     updated_tx: str
     history: str = ""
+    org: str = ""
+    app: str = ""
+    table: str = ""
 
 
 @dataclass
@@ -192,6 +197,10 @@ class Ledger:
         self.root_address = ""
         self._pending_events: list[tuple[str, str, str, str, str, str]] = []
         self.watchers: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
+        self._block_touched: dict[tuple[str, int], tuple[str, str]] = {}
+        self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
+        backend = CirrusBackend(store.db)
+        self.indexer = Indexer(backend, self.world, config.index_evm)
 
     # ================================================================ start-up
 
@@ -324,6 +333,9 @@ class Ledger:
                 row["updated_block"],
                 row["updated_tx"],
                 row["history"],
+                row["org"],
+                row["app"],
+                row["tbl"],
             )
         for row in self.store.all("SELECT * FROM accounts"):
             key = (row["chain"], int(row["address"], 16))
@@ -352,7 +364,10 @@ class Ledger:
                     )
             self.head = Head(b["number"], b["hash"], b["timestamp"])
             self.blocks_since_snapshot += 1
-        self._pending_events.clear()  # already recorded when the blocks were first committed
+        # events and Cirrus rows of these blocks were committed with them the first time
+        self._pending_events.clear()
+        self._block_touched.clear()
+        self._pending_history.clear()
 
     def _sub_from_row(self, row: Any) -> Sub:
         req = json.loads(row["request"])
@@ -752,8 +767,7 @@ class Ledger:
             tr = res.get("txResult")
             if isinstance(tr, dict):
                 tr["blockHash"] = block_hash
-        events = self._pending_events
-        self._pending_events = []
+        events = list(self._pending_events)
         with self.store.transaction() as db:
             db.execute(
                 "INSERT INTO blocks (number, hash, parent_hash, timestamp, tx_count, gas_used) "
@@ -774,6 +788,7 @@ class Ledger:
                     "args) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [(number, *e) for e in events],
                 )
+            self._index_block(number, block_hash, ts)
             for h in self.new_codes:
                 vm, source = self.codes[h]
                 db.execute(
@@ -798,6 +813,45 @@ class Ledger:
         ):
             self.snapshot()
 
+    def _index_block(self, number: int, block_hash: str, ts: int) -> None:
+        """Cirrus rows for everything this block changed (called inside the block's commit)."""
+        ix = self.indexer
+        by_table: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
+        for k, (tx_hash, sender) in self._block_touched.items():
+            acct = self.world.accounts.get(k)
+            meta = self.meta.get(k)
+            if acct is None or acct.cdef is None or meta is None or not ix.indexed(acct.cdef):
+                continue
+            row = ix.row(acct, number, block_hash, ts, tx_hash, sender)
+            by_table.setdefault(meta.table, (acct.cdef, []))[1].append(row)
+        for table, (cdef, rows) in by_table.items():
+            ix.write_rows(table, cdef, rows)
+        hist: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
+        for table, cdef, row in self._pending_history:
+            row["block_hash"] = block_hash
+            row["block_timestamp"] = cirrus_timestamp(ts)
+            hist.setdefault(table, (cdef, []))[1].append(row)
+        for table, (cdef, rows) in hist.items():
+            ix.write_history(table, cdef, rows)
+        evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]]]]] = {}
+        event_rows: list[tuple[str, str, list[tuple[str, str]]]]
+        params: dict[tuple[str, str], list[str]] = {}
+        for _tx, chain, address, _contract, name, args_json in self._pending_events:
+            k2 = (chain, int(address, 16))
+            meta = self.meta.get(k2)
+            acct = self.world.accounts.get(k2)
+            if meta is None or acct is None or acct.cdef is None or not ix.indexed(acct.cdef):
+                continue
+            args = [(str(a[0]), str(a[1])) for a in json.loads(args_json)]
+            key = (meta.table, name)
+            evs.setdefault(key, []).append((chain, address, args))
+            params[key] = [a[0] for a in args]
+        for (table, name), event_rows in evs.items():
+            ix.write_events(table, name, params[(table, name)], event_rows)
+        self._block_touched.clear()
+        self._pending_history.clear()
+        self._pending_events.clear()
+
     def snapshot(self) -> None:
         """Write the storage of every contract changed since the last snapshot."""
         with self.store.transaction() as db:
@@ -811,8 +865,8 @@ class Ledger:
                 }
                 db.execute(
                     "INSERT OR REPLACE INTO contracts (chain, address, name, code_hash, storage, "
-                    "creator, created_block, created_tx, updated_block, updated_tx, history) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "creator, created_block, created_tx, updated_block, updated_tx, history, "
+                    "org, app, tbl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         chain,
                         format(addr, "040x"),
@@ -825,6 +879,9 @@ class Ledger:
                         meta.updated_block,
                         meta.updated_tx,
                         meta.history,
+                        meta.org,
+                        meta.app,
+                        meta.table,
                     ),
                 )
             for chain, addr in self.dirty_balances | set(self.dirty_contracts):
@@ -1025,20 +1082,23 @@ class Ledger:
         if sub.type == "CONTRACT":
             history = str(sub.payload.get("metadata", {}).get("history", ""))
         tracked = {h.strip() for h in history.split(",") if h.strip()}
-        creator = sub.sender if sub.type == "CONTRACT" else str(sub.payload["contractAddress"])
         for chain, addr in res.created:
             k = (chain, int(addr, 16))
             acct = self.world.accounts[k]
             assert acct.cdef is not None
+            org, app, table = self._table_for(acct, sub)
             self.meta[k] = ContractMeta(
                 acct.cdef.name,
                 self._code_of(acct.cdef),
-                sub.sender if addr == res.address and sub.type == "CONTRACT" else creator,
+                sub.sender if acct.creator is None else format(acct.creator, "040x"),
                 number,
                 sub.hash,
                 number,
                 sub.hash,
                 acct.cdef.name if acct.cdef.name in tracked else "",
+                org,
+                app,
+                table,
             )
         registry_touched = False
         for chain, addr in res.touched:
@@ -1051,6 +1111,11 @@ class Ledger:
             if m is not None:
                 m.updated_block = number
                 m.updated_tx = sub.hash
+                self._block_touched[k] = (sub.hash, sub.sender)
+                cdef = touched.cdef
+                if m.history and cdef is not None and self.indexer.indexed(cdef):
+                    row = self.indexer.row(touched, number, "", 0, sub.hash, sub.sender)
+                    self._pending_history.append((m.table, cdef, row))
             if addr == REGISTRY_ADDRESS and chain == "":
                 registry_touched = True
         for ev in res.events:
@@ -1059,6 +1124,22 @@ class Ledger:
             )
         if registry_touched:
             self._sync_identities()
+
+    def _table_for(self, acct: AccountState, sub: Sub) -> tuple[str, str, str]:
+        """(org, app, Cirrus table name) of a new contract, per the platform's naming rule."""
+        cdef = acct.cdef
+        assert cdef is not None
+        name = cdef.name
+        if not cdef.pragma_solidvm:
+            return "", name, name
+        if acct.creator is None:
+            cert = self.world.identities.get(int(sub.sender, 16)) or {}
+            org = cert.get("organization", "")
+            return org, name, f"{org}-{name}" if org else name
+        parent = self.meta.get((acct.chain, acct.creator))
+        if parent is None or not parent.org:
+            return "", name, name
+        return parent.org, parent.app, f"{parent.org}-{parent.app}-{name}"
 
     def _sync_identities(self) -> None:
         """Rebuild the identity table getUserCert reads from the on-chain registry."""
@@ -1106,6 +1187,10 @@ class Ledger:
 
     def results_of(self, hashes: Iterable[str]) -> list[dict[str, Any]]:
         return [self.result(h) for h in hashes]
+
+    def visible_chains(self, username: str) -> set[str]:
+        """Private chains whose Cirrus rows ``username`` may see (members only)."""
+        return set()
 
     def is_queued(self, tx_hash: str) -> bool:
         return any(s.hash == tx_hash for s in self.queue)

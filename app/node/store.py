@@ -63,6 +63,9 @@ MIGRATIONS: list[str] = [
         updated_block INTEGER NOT NULL,
         updated_tx TEXT NOT NULL,
         history TEXT NOT NULL DEFAULT '',
+        org TEXT NOT NULL DEFAULT '',
+        app TEXT NOT NULL DEFAULT '',
+        tbl TEXT NOT NULL DEFAULT '',
         PRIMARY KEY (chain, address)
     );
     CREATE INDEX contracts_by_name ON contracts (name);

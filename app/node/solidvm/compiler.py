@@ -193,6 +193,7 @@ class ContractDef:
         self.super_table: dict[tuple[str, str, int], CompiledFunction] = {}
         self.unit: Any = None
         self._xabi: dict[str, Any] | None = None
+        self.pragma_solidvm: str | None = None  # `pragma solidvm X.Y` of its source, if any
 
     def bases(self) -> list[ContractDef]:
         return self.linearization[1:]
@@ -749,6 +750,7 @@ class UnitCompiler:
                 self.contracts[item.name] = ContractDef(
                     item.name, item.kind, item, self.vm, self.source
                 )
+                self.contracts[item.name].pragma_solidvm = self.pragma_solidvm
                 decls.append(item)
             elif isinstance(item, A.StructDecl):
                 self.file_types[item.name] = StructType(item.name)
@@ -923,6 +925,10 @@ class UnitCompiler:
         seen: set[str] = set()
         for part in c.decl.parts:
             if isinstance(part, A.StateVarDecl):
+                if part.name in RESERVED_NAMES:
+                    self.error(
+                        f"'{part.name}' is a reserved name (a column of every Cirrus table)", part
+                    )
                 if part.name in seen:
                     self.error(f"identifier '{part.name}' is already declared", part)
                 seen.add(part.name)
@@ -1126,6 +1132,14 @@ class UnitCompiler:
 
 
 MAX_STATIC_CELLS = 1_000_000
+RESERVED_NAMES = {
+    "block_timestamp",
+    "block_hash",
+    "block_number",
+    "record_id",
+    "transaction_hash",
+    "transaction_sender",
+}
 
 
 def static_cells(t: Type, stack: list[str]) -> int:

@@ -36,13 +36,14 @@ if sys.getrecursionlimit() < 20000:
 class AccountState:
     """A contract account: its code (a compiled contract) and storage."""
 
-    __slots__ = ("address", "cdef", "chain", "storage")
+    __slots__ = ("address", "cdef", "chain", "creator", "storage")
 
     def __init__(self, address: int, chain: str, cdef: ContractDef | None) -> None:
         self.address = address
         self.chain = chain
         self.cdef = cdef
         self.storage: dict[str, Any] = {}
+        self.creator: int | None = None  # the creating contract; None when a user uploaded it
 
     @property
     def hex(self) -> str:
@@ -435,6 +436,7 @@ class World:
                 "stack too deep: contract creation nested too deeply", "stack too deep"
             )
         acct = self._construct(ctx, cdef, chain, addr, args, Address(fr.acct.address), 0)
+        acct.creator = fr.acct.address
         ctx.depth -= 1
         return acct
 

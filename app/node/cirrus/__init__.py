@@ -1,0 +1,1 @@
+"""Cirrus: indexed, read-only SQL-like access to contract state, events and history."""

@@ -1,0 +1,409 @@
+"""Cirrus tables in SQLite: schema registry, writes from the indexer, and query tree -> SQL.
+
+Every identifier that reaches SQL is a column or table known to the registry and is quoted; every
+value is a bound parameter. Only this module knows SQLite; a PostgreSQL backend would implement
+the same three parts (``ensure_table``, the write methods, ``run``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from .query import Filter, Group, Query, QueryError
+
+PREFIX = "cirrus:"
+MAX_ROWS = 100_000
+
+STANDARD_COLUMNS: list[tuple[str, str]] = [
+    ("address", "text"),
+    ("chainId", "text"),
+    ("record_id", "text"),
+    ("block_hash", "text"),
+    ("block_timestamp", "text"),
+    ("block_number", "int"),
+    ("transaction_hash", "text"),
+    ("transaction_sender", "text"),
+]
+STANDARD_NAMES = {n for n, _ in STANDARD_COLUMNS}
+
+
+@dataclass
+class Column:
+    name: str
+    kind: str  # "text" | "int" | "bool"
+    ref: str | None = None  # contract type name of a contract-typed variable (join target)
+
+
+@dataclass
+class Table:
+    name: str
+    kind: str  # "contract" | "history" | "event"
+    columns: dict[str, Column] = field(default_factory=dict)
+
+    @property
+    def sql_name(self) -> str:
+        return quote(PREFIX + self.name)
+
+    @property
+    def chain_column(self) -> str:
+        return "_chain" if self.kind == "event" else "chainId"
+
+
+def quote(ident: str) -> str:
+    return '"' + ident.replace('"', '""') + '"'
+
+
+def undefined_table(name: str) -> QueryError:
+    return QueryError(
+        404,
+        {
+            "hint": None,
+            "details": None,
+            "code": "42P01",
+            "message": f'relation "public.{name}" does not exist',
+        },
+    )
+
+
+def undefined_column(table: str, column: str) -> QueryError:
+    return QueryError(
+        400,
+        {
+            "hint": None,
+            "details": None,
+            "code": "42703",
+            "message": f"column {table}.{column} does not exist",
+        },
+    )
+
+
+def bad_value(kind: str, value: str) -> QueryError:
+    typ = {"int": "numeric", "bool": "boolean"}.get(kind, "text")
+    return QueryError(
+        400,
+        {
+            "hint": None,
+            "details": None,
+            "code": "22P02",
+            "message": f'invalid input syntax for type {typ}: "{value[:200]}"',
+        },
+    )
+
+
+class CirrusBackend:
+    """Owns the ``cirrus:*`` tables of the node database."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.tables: dict[str, Table] = {}
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS cirrus_tables (name TEXT PRIMARY KEY, kind TEXT NOT NULL, "
+            "columns TEXT NOT NULL)"
+        )
+        for name, kind, cols in db.execute("SELECT name, kind, columns FROM cirrus_tables"):
+            t = Table(name, kind)
+            for c in json.loads(cols):
+                t.columns[c[0]] = Column(c[0], c[1], c[2])
+            self.tables[name] = t
+
+    # ------------------------------------------------------------ schema
+
+    def ensure_table(self, name: str, kind: str, columns: list[Column]) -> Table:
+        """Create the table or add the columns it lacks (a newer contract version)."""
+        t = self.tables.get(name)
+        db = self.db
+        if t is None:
+            t = Table(name, kind)
+            defs: list[str] = []
+            if kind == "event":
+                defs.append('"id" INTEGER PRIMARY KEY AUTOINCREMENT')
+                defs.append("\"_chain\" TEXT NOT NULL DEFAULT ''")
+                t.columns["id"] = Column("id", "int")
+            for c in columns:
+                pk = c.name == "record_id" and kind == "contract"
+                defs.append(quote(c.name) + (" PRIMARY KEY" if pk else ""))
+                t.columns[c.name] = c
+            if kind == "history":
+                defs.append('UNIQUE ("address", "chainId", "block_hash", "transaction_hash")')
+            db.execute(f"CREATE TABLE {t.sql_name} ({', '.join(defs)})")
+            if kind != "event":
+                for col in ("address", "chainId"):
+                    idx = quote(f"{PREFIX}{name}:{col}")
+                    db.execute(f"CREATE INDEX {idx} ON {t.sql_name} ({quote(col)})")
+            self.tables[name] = t
+            self._save(t)
+            return t
+        added = False
+        for c in columns:
+            if c.name not in t.columns:
+                db.execute(f"ALTER TABLE {t.sql_name} ADD COLUMN {quote(c.name)}")
+                t.columns[c.name] = c
+                added = True
+        if added:
+            self._save(t)
+        return t
+
+    def _save(self, t: Table) -> None:
+        cols = [[c.name, c.kind, c.ref] for c in t.columns.values() if c.name != "id"]
+        self.db.execute(
+            "INSERT OR REPLACE INTO cirrus_tables (name, kind, columns) VALUES (?, ?, ?)",
+            (t.name, t.kind, json.dumps(cols)),
+        )
+
+    # ------------------------------------------------------------ writes
+
+    def upsert(self, t: Table, rows: list[dict[str, Any]]) -> None:
+        self._write(t, rows, "INSERT OR REPLACE")
+
+    def insert_ignore(self, t: Table, rows: list[dict[str, Any]]) -> None:
+        self._write(t, rows, "INSERT OR IGNORE")
+
+    def insert(self, t: Table, rows: list[dict[str, Any]]) -> None:
+        self._write(t, rows, "INSERT")
+
+    def _write(self, t: Table, rows: list[dict[str, Any]], verb: str) -> None:
+        if not rows:
+            return
+        names = list(rows[0])
+        sql = (
+            f"{verb} INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
+            f"VALUES ({', '.join('?' for _ in names)})"
+        )
+        self.db.executemany(sql, [tuple(_to_sql(r[n]) for n in names) for r in rows])
+
+    # ------------------------------------------------------------ queries
+
+    def table(self, name: str) -> Table:
+        t = self.tables.get(name)
+        if t is None:
+            raise undefined_table(name)
+        return t
+
+    def run(
+        self, name: str, q: Query, visible: set[str] | None, want_total: bool
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Rows of table ``name`` for query ``q``; ``visible`` limits private chains."""
+        t = self.table(name)
+        params: list[Any] = []
+        where = [self.render_group(t, q.where, params)] if q.where.items else []
+        if visible is not None:
+            chain_col = quote(t.chain_column)
+            if visible:
+                marks = ", ".join("?" for _ in visible)
+                where.append(f"({chain_col} = '' OR {chain_col} IN ({marks}))")
+                params.extend(sorted(visible))
+            else:
+                where.append(f"{chain_col} = ''")
+        where_sql = f" WHERE {' AND '.join(where)}" if where else ""
+        if q.count:
+            if q.order or q.columns:
+                col = q.order[0].column if q.order else (q.columns or ["record_id"])[0]
+                raise QueryError(
+                    400,
+                    {
+                        "hint": None,
+                        "details": None,
+                        "code": "42803",
+                        "message": f'column "{name}.{col}" must appear in the GROUP BY clause '
+                        "or be used in an aggregate function",
+                    },
+                )
+            (n,) = self.db.execute(
+                f"SELECT count(*) FROM {t.sql_name}{where_sql}", params
+            ).fetchone()
+            return [{"count": n}], None
+        visible_cols = list(t.columns.values())
+        if q.columns is not None:
+            for c in q.columns:
+                if c not in t.columns:
+                    raise undefined_column(name, c)
+            visible_cols = [t.columns[c] for c in q.columns]
+        order_sql = self.render_order(t, q)
+        limit = MAX_ROWS if q.limit is None else min(q.limit, MAX_ROWS)
+        sql = (
+            f"SELECT {', '.join(quote(c.name) for c in visible_cols) or '1'} FROM {t.sql_name}"
+            f"{where_sql}{order_sql} LIMIT ? OFFSET ?"
+        )
+        cur = self.db.execute(sql, [*params, limit, q.offset])
+        rows = [
+            {c.name: _from_sql(v, c) for c, v in zip(visible_cols, r, strict=True)}
+            for r in cur.fetchall()
+        ]
+        total = None
+        if want_total:
+            (total,) = self.db.execute(
+                f"SELECT count(*) FROM {t.sql_name}{where_sql}", params
+            ).fetchone()
+        if q.embeds:
+            self.embed(t, q, rows, visible)
+        return rows, total
+
+    def render_order(self, t: Table, q: Query) -> str:
+        parts = []
+        for o in q.order:
+            if o.column not in t.columns:
+                raise undefined_column(t.name, o.column)
+            nulls_first = o.desc if o.nulls_first is None else o.nulls_first
+            parts.append(
+                f"{quote(o.column)} {'DESC' if o.desc else 'ASC'} "
+                f"NULLS {'FIRST' if nulls_first else 'LAST'}"
+            )
+        parts.append("rowid ASC")  # insertion order breaks the remaining ties
+        return " ORDER BY " + ", ".join(parts)
+
+    def render_group(self, t: Table, g: Group, params: list[Any]) -> str:
+        joiner = " AND " if g.op == "and" else " OR "
+        inner = joiner.join(
+            self.render_group(t, item, params)
+            if isinstance(item, Group)
+            else self.render_filter(t, item, params)
+            for item in g.items
+        )
+        sql = f"({inner})"
+        return f"NOT {sql}" if g.negate else sql
+
+    def render_filter(self, t: Table, f: Filter, params: list[Any]) -> str:
+        col = t.columns.get(f.column)
+        if col is None:
+            raise undefined_column(t.name, f.column)
+        c = quote(f.column)
+        op = f.op
+        if op == "is":
+            sql = {
+                "null": f"{c} IS NULL",
+                "unknown": f"{c} IS NULL",
+                "true": f"{c} = 1",
+                "false": f"{c} = 0",
+            }[f.value]
+        elif op == "in":
+            values = [convert(v, col) for v in f.value]
+            if not values:
+                sql = "0 = 1"
+            else:
+                sql = f"{c} IN ({', '.join('?' for _ in values)})"
+                params.extend(values)
+        elif op == "like":
+            sql = f"CAST({c} AS TEXT) GLOB ?"
+            params.append(glob_pattern(f.value))
+        elif op == "ilike":
+            sql = f"lower(CAST({c} AS TEXT)) GLOB ?"
+            params.append(glob_pattern(f.value.lower()))
+        else:
+            sym = {"eq": "=", "neq": "<>", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}[op]
+            sql = f"{c} {sym} ?"
+            params.append(convert(f.value, col))
+        return f"NOT ({sql})" if f.negate else f"({sql})"
+
+    def embed(
+        self, t: Table, q: Query, rows: list[dict[str, Any]], visible: set[str] | None
+    ) -> None:
+        for e in q.embeds:
+            foreign = self.tables.get(e.table)
+            base_name = e.table.split("-")[-1]
+            join = next(
+                (c for c in t.columns.values() if c.ref and c.ref in (e.table, base_name)), None
+            )
+            if foreign is None or join is None:
+                raise QueryError(
+                    400,
+                    {
+                        "hint": "If a new foreign key between these entities was created in "
+                        "the database, try reloading the schema cache.",
+                        "details": None,
+                        "code": "PGRST200",
+                        "message": f"Could not find a relationship between {t.name} and "
+                        f"{e.table} in the schema cache",
+                    },
+                )
+            cols = list(foreign.columns.values())
+            if e.columns != ["*"]:
+                for name in e.columns:
+                    if name not in foreign.columns:
+                        raise undefined_column(e.table, name)
+                cols = [foreign.columns[n] for n in e.columns]
+            keys: dict[str, str] = {}
+            for r in rows:
+                v = r.get(join.name) if join.name in r else None
+                if v is None:
+                    continue
+                chain = r.get("chainId") or ""
+                keys[v] = v if ":" in v or not chain else f"{v}:{chain}"
+            found: dict[str, dict[str, Any]] = {}
+            wanted = sorted(set(keys.values()))
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i : i + 500]
+                sel = ", ".join(quote(c.name) for c in cols)
+                sql = (
+                    f'SELECT "record_id", {sel} FROM {foreign.sql_name} '
+                    f'WHERE "record_id" IN ({", ".join("?" for _ in chunk)})'
+                )
+                params: list[Any] = list(chunk)
+                if visible is not None:
+                    marks = ", ".join("?" for _ in visible)
+                    sql += " AND (\"chainId\" = ''" + (
+                        f' OR "chainId" IN ({marks}))' if visible else ")"
+                    )
+                    params.extend(sorted(visible))
+                for rec in self.db.execute(sql, params):
+                    found[rec[0]] = {
+                        c.name: _from_sql(v, c) for c, v in zip(cols, rec[1:], strict=True)
+                    }
+            for r in rows:
+                v = r.get(join.name)
+                r[e.table] = found.get(keys.get(v, "")) if isinstance(v, str) else None
+
+
+def glob_pattern(pattern: str) -> str:
+    """PostgREST like pattern (``*`` or ``%`` any run, ``_`` one char) as a GLOB pattern."""
+    out = []
+    for ch in pattern:
+        if ch in ("*", "%"):
+            out.append("*")
+        elif ch == "_":
+            out.append("?")
+        elif ch in ("?", "["):
+            out.append(f"[{ch}]")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def convert(value: str, col: Column) -> Any:
+    if col.kind == "int":
+        v = value.strip()
+        try:
+            n = int(v)
+        except ValueError:
+            raise bad_value("int", value) from None
+        return n if -(2**63) <= n < 2**63 else str(n)
+    if col.kind == "bool":
+        v = value.strip().lower()
+        if v in ("true", "t", "1", "yes", "on"):
+            return 1
+        if v in ("false", "f", "0", "no", "off"):
+            return 0
+        raise bad_value("bool", value)
+    return value
+
+
+def _to_sql(v: Any) -> Any:
+    if isinstance(v, bool):
+        return 1 if v else 0
+    if isinstance(v, int) and not -(2**63) <= v < 2**63:
+        return str(v)
+    return v
+
+
+def _from_sql(v: Any, c: Column) -> Any:
+    if v is None:
+        return None
+    if c.kind == "bool":
+        return bool(v)
+    if c.kind == "int":
+        if c.name == "block_number":
+            return str(v)
+        return int(v) if isinstance(v, str) else v
+    return v

@@ -1,0 +1,82 @@
+"""``GET /cirrus/search/<table>``: PostgREST 9 behaviour over the Cirrus backend."""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from .backend import CirrusBackend
+from .query import QueryError, parse_query
+
+RANGE_RE = re.compile(r"^\s*(\d{1,15})-(\d{0,15})\s*$")
+
+
+def search(
+    backend: CirrusBackend,
+    lock: threading.RLock,
+    table: str,
+    params: list[tuple[str, str]],
+    headers: dict[str, str],
+    visible: set[str] | None,
+) -> tuple[int, Any, dict[str, str]]:
+    """(status, JSON body, headers) for one search request."""
+    try:
+        q = parse_query(params)
+        rng = headers.get("range")
+        if rng:
+            m = RANGE_RE.match(rng.removeprefix("items="))
+            if m is None:
+                raise QueryError(
+                    416,
+                    {
+                        "code": "PGRST103",
+                        "message": "Requested range not satisfiable",
+                        "details": f"invalid Range header {rng[:60]!r}",
+                        "hint": None,
+                    },
+                )
+            first = int(m.group(1))
+            q.offset = max(q.offset, first)
+            if m.group(2):
+                last = int(m.group(2))
+                if last < first:
+                    raise QueryError(
+                        416,
+                        {
+                            "code": "PGRST103",
+                            "message": "Requested range not satisfiable",
+                            "details": None,
+                            "hint": None,
+                        },
+                    )
+                n = last - first + 1
+                q.limit = n if q.limit is None else min(q.limit, n)
+        want_total = "count=exact" in headers.get("prefer", "").replace(" ", "")
+        with lock:
+            rows, total = backend.run(table, q, visible, want_total and not q.count)
+    except QueryError as exc:
+        return exc.status, exc.body, {}
+    if q.count:
+        return 200, rows, {}
+    start = q.offset
+    end = start + len(rows) - 1
+    shown_total = "*" if total is None else str(total)
+    if not rows:
+        if total is not None and total > 0 and start >= total:
+            return (
+                416,
+                {
+                    "code": "PGRST103",
+                    "message": "Requested range not satisfiable",
+                    "details": f"An offset of {start} was requested, but there are only "
+                    f"{total} rows.",
+                    "hint": None,
+                },
+                {"Content-Range": f"*/{total}"},
+            )
+        return 200, rows, {"Content-Range": f"*/{shown_total}"}
+    status = 200
+    if total is not None and (start > 0 or end + 1 < total):
+        status = 206
+    return status, rows, {"Content-Range": f"{start}-{end}/{shown_total}"}

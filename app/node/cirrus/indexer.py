@@ -1,0 +1,160 @@
+"""Turns contract state into Cirrus rows, after every block, inside the block's own commit.
+
+Column values follow the seed's table: ints and enums as integers, bools as booleans, strings and
+bytes as text, addresses as hex, accounts as ``addr`` / ``addr:chainId`` / ``addr:main``, contract
+references as the address (NULL when no contract lives there), mappings as 40 zeros; arrays and
+structs get no column.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..solidvm.compiler import ContractDef
+from ..solidvm.types import (
+    AccountType,
+    AddressType,
+    ArrayType,
+    BoolType,
+    BytesType,
+    ContractType,
+    EnumType,
+    IntType,
+    MappingType,
+    StringType,
+    StructType,
+    Type,
+)
+from ..solidvm.values import Address
+from ..solidvm.world import AccountState, World
+from .backend import STANDARD_COLUMNS, STANDARD_NAMES, CirrusBackend, Column, Table
+
+MAPPING_VALUE = "0" * 40
+
+
+def column_for(name: str, t: Type) -> Column | None:
+    if isinstance(t, ArrayType | StructType):
+        return None
+    if isinstance(t, IntType | EnumType):
+        return Column(name, "int")
+    if isinstance(t, BoolType):
+        return Column(name, "bool")
+    if isinstance(t, ContractType):
+        return Column(name, "text", t.name)
+    return Column(name, "text")
+
+
+def cirrus_timestamp(ts: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ts))
+
+
+def record_id(address: str, chain: str) -> str:
+    return f"{address}:{chain}" if chain else address
+
+
+class Indexer:
+    def __init__(self, backend: CirrusBackend, world: World, index_evm: bool) -> None:
+        self.backend = backend
+        self.world = world
+        self.index_evm = index_evm
+
+    def indexed(self, cdef: ContractDef) -> bool:
+        return cdef.vm == "SolidVM" or self.index_evm
+
+    def contract_table(self, name: str, cdef: ContractDef, kind: str = "contract") -> Table:
+        cols = [Column(n, k) for n, k in STANDARD_COLUMNS]
+        for sv in cdef.state_vars:
+            if sv.constant or sv.name in STANDARD_NAMES:
+                continue
+            col = column_for(sv.name, sv.type)
+            if col is not None:
+                cols.append(col)
+        return self.backend.ensure_table(name, kind, cols)
+
+    def value(self, v: Any, t: Type, chain: str) -> Any:
+        if isinstance(t, IntType | EnumType | StringType):
+            return v
+        if isinstance(t, BoolType):
+            return bool(v)
+        if isinstance(t, MappingType):
+            return MAPPING_VALUE
+        if isinstance(t, BytesType):
+            try:
+                text = v.rstrip(b"\0").decode("utf-8")
+            except UnicodeDecodeError:
+                return v.hex()
+            return text if text.isprintable() else v.hex()
+        if isinstance(v, Address):
+            if isinstance(t, ContractType):
+                target_chain = chain if v.chain is None else ("" if v.chain == "main" else v.chain)
+                if (target_chain, v.value) not in self.world.accounts:
+                    return None
+                return v.account_text()
+            if isinstance(t, AccountType):
+                return v.account_text()
+            if isinstance(t, AddressType):
+                return v.hex
+        return None
+
+    def row(
+        self,
+        acct: AccountState,
+        block_number: int,
+        block_hash: str,
+        ts: int,
+        tx_hash: str,
+        sender: str,
+    ) -> dict[str, Any]:
+        cdef = acct.cdef
+        assert cdef is not None
+        addr = acct.hex
+        out: dict[str, Any] = {
+            "address": addr,
+            "chainId": acct.chain,
+            "record_id": record_id(addr, acct.chain),
+            "block_hash": block_hash,
+            "block_timestamp": cirrus_timestamp(ts),
+            "block_number": block_number,
+            "transaction_hash": tx_hash,
+            "transaction_sender": sender,
+        }
+        st = acct.storage
+        for sv in cdef.state_vars:
+            if (
+                sv.constant
+                or sv.name in STANDARD_NAMES
+                or isinstance(sv.type, ArrayType | StructType)
+            ):
+                continue
+            out[sv.name] = self.value(st[sv.name], sv.type, acct.chain)
+        return out
+
+    def write_rows(self, table: str, cdef: ContractDef, rows: list[dict[str, Any]]) -> None:
+        t = self.contract_table(table, cdef)
+        self.backend.upsert(t, rows)
+
+    def write_history(self, table: str, cdef: ContractDef, rows: list[dict[str, Any]]) -> None:
+        t = self.contract_table(f"history@{table}", cdef, "history")
+        self.backend.insert_ignore(t, rows)
+
+    def write_events(
+        self,
+        table: str,
+        event: str,
+        params: list[str],
+        rows: list[tuple[str, str, list[tuple[str, str]]]],
+    ) -> None:
+        """rows: (chain, address, [(arg name, text)])"""
+        names = [p if p not in ("id", "address", "_chain") else f"{p}_" for p in params]
+        cols = [Column("address", "text")] + [Column(n, "text") for n in names]
+        t = self.backend.ensure_table(f"{table}.{event}", "event", cols)
+        out = []
+        for chain, address, args in rows:
+            r: dict[str, Any] = {"_chain": chain, "address": address}
+            for n, (_, v) in zip(names, args, strict=False):
+                r[n] = v
+            out.append(r)
+        if out:
+            # rows of one event table may differ in argument count only if declarations differ
+            self.backend.insert(t, out)
