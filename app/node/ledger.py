@@ -198,6 +198,7 @@ class Ledger:
         self._pending_events: list[tuple[str, str, str, str, str, str]] = []
         self.watchers: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
         self._block_touched: dict[tuple[str, int], tuple[str, str]] = {}
+        self.halted: str | None = None
         self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
         backend = CirrusBackend(store.db)
         self.indexer = Indexer(backend, self.world, config.index_evm)
@@ -642,6 +643,8 @@ class Ledger:
         resolve: bool,
     ) -> list[dict[str, Any]]:
         """Validate, record and queue a request's transactions; wait for them if ``resolve``."""
+        if self.halted:
+            raise ApiError(503, self.halted)
         if tx_params is not None and not isinstance(tx_params, dict):
             raise bad_request("txParams must be an object with gasLimit and gasPrice")
         checked = self.validate(sender, txs, query_chain)
@@ -741,13 +744,34 @@ class Ledger:
             if self.config.block_time > 0:
                 await asyncio.sleep(self.config.block_time)
             while self.queue:
-                self.run_pending()
+                try:
+                    self.run_pending()
+                except Exception as exc:
+                    self._halt(exc)
+                    return
                 await asyncio.sleep(0)
+
+    def _halt(self, exc: BaseException) -> None:
+        """A block could not be committed: stop producing rather than diverge from the disk."""
+        log.critical("block production stopped: %s", exc, exc_info=exc)
+        self.halted = f"block production stopped after an internal error ({exc}); restart the node"
+        for sub in self.queue:
+            if sub.future is not None and not sub.future.done():
+                sub.future.set_exception(ApiError(503, self.halted))
+        for futs in self.watchers.values():
+            for fut in futs:
+                if not fut.done():
+                    fut.set_exception(ApiError(503, self.halted))
+        self.watchers.clear()
 
     def run_pending(self, limit: int = 2_000) -> None:
         batch, self.queue = self.queue[:limit], self.queue[limit:]
         if batch:
-            self._run_block(batch)
+            try:
+                self._run_block(batch)
+            except Exception:
+                self.queue = batch + self.queue  # still Pending on disk; re-run after a restart
+                raise
 
     def _run_block(self, batch: list[Sub]) -> None:
         number = self.head.number + 1
@@ -788,7 +812,15 @@ class Ledger:
                     "args) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [(number, *e) for e in events],
                 )
-            self._index_block(number, block_hash, ts)
+            db.execute("SAVEPOINT cirrus")
+            try:
+                self._index_block(number, block_hash, ts)
+            except Exception:
+                # Cirrus is derived data: a failure there must not stop the chain.
+                log.exception("indexing block %d failed; its Cirrus rows are missing", number)
+                db.execute("ROLLBACK TO cirrus")
+                self.indexer.backend.reload()
+            db.execute("RELEASE cirrus")
             for h in self.new_codes:
                 vm, source = self.codes[h]
                 db.execute(

@@ -99,12 +99,20 @@ class CirrusBackend:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
         self.tables: dict[str, Table] = {}
+        self.reload()
+
+    def reload(self) -> None:
+        """(Re)read the schema registry, e.g. after a rolled-back write."""
+        db = self.db
+        self.tables = {}
         db.execute(
             "CREATE TABLE IF NOT EXISTS cirrus_tables (name TEXT PRIMARY KEY, kind TEXT NOT NULL, "
             "columns TEXT NOT NULL)"
         )
         for name, kind, cols in db.execute("SELECT name, kind, columns FROM cirrus_tables"):
             t = Table(name, kind)
+            if kind == "event":
+                t.columns["id"] = Column("id", "int")
             for c in json.loads(cols):
                 t.columns[c[0]] = Column(c[0], c[1], c[2])
             self.tables[name] = t
@@ -147,7 +155,11 @@ class CirrusBackend:
         return t
 
     def _save(self, t: Table) -> None:
-        cols = [[c.name, c.kind, c.ref] for c in t.columns.values() if c.name != "id"]
+        cols = [
+            [c.name, c.kind, c.ref]
+            for c in t.columns.values()
+            if not (t.kind == "event" and c.name == "id")
+        ]
         self.db.execute(
             "INSERT OR REPLACE INTO cirrus_tables (name, kind, columns) VALUES (?, ?, ?)",
             (t.name, t.kind, json.dumps(cols)),
@@ -221,6 +233,19 @@ class CirrusBackend:
                 if c not in t.columns:
                     raise undefined_column(name, c)
             visible_cols = [t.columns[c] for c in q.columns]
+            if not q.columns and q.embeds:
+                visible_cols = []
+        # embeds need their join columns (and the chain) even when not selected
+        hidden = (
+            [
+                t.columns[c]
+                for c in [*(self.join_column(t, e.table).name for e in q.embeds), "chainId"]
+                if c in t.columns and t.columns[c] not in visible_cols
+            ]
+            if q.embeds
+            else []
+        )
+        visible_cols = visible_cols + [c for i, c in enumerate(hidden) if c not in hidden[:i]]
         order_sql = self.render_order(t, q)
         limit = MAX_ROWS if q.limit is None else min(q.limit, MAX_ROWS)
         sql = (
@@ -239,6 +264,9 @@ class CirrusBackend:
             ).fetchone()
         if q.embeds:
             self.embed(t, q, rows, visible)
+            for row in rows:
+                for col in hidden:
+                    row.pop(col.name, None)
         return rows, total
 
     def render_order(self, t: Table, q: Query) -> str:
@@ -297,27 +325,32 @@ class CirrusBackend:
             params.append(convert(f.value, col))
         return f"NOT ({sql})" if f.negate else f"({sql})"
 
+    def join_column(self, t: Table, foreign_name: str) -> Column:
+        """The contract-typed column of ``t`` that references table ``foreign_name``."""
+        base_name = foreign_name.rsplit("-", maxsplit=1)[-1]
+        join = next(
+            (c for c in t.columns.values() if c.ref and c.ref in (foreign_name, base_name)), None
+        )
+        if join is None or foreign_name not in self.tables:
+            raise QueryError(
+                400,
+                {
+                    "hint": "If a new foreign key between these entities was created in "
+                    "the database, try reloading the schema cache.",
+                    "details": None,
+                    "code": "PGRST200",
+                    "message": f"Could not find a relationship between {t.name} and "
+                    f"{foreign_name} in the schema cache",
+                },
+            )
+        return join
+
     def embed(
         self, t: Table, q: Query, rows: list[dict[str, Any]], visible: set[str] | None
     ) -> None:
         for e in q.embeds:
-            foreign = self.tables.get(e.table)
-            base_name = e.table.split("-")[-1]
-            join = next(
-                (c for c in t.columns.values() if c.ref and c.ref in (e.table, base_name)), None
-            )
-            if foreign is None or join is None:
-                raise QueryError(
-                    400,
-                    {
-                        "hint": "If a new foreign key between these entities was created in "
-                        "the database, try reloading the schema cache.",
-                        "details": None,
-                        "code": "PGRST200",
-                        "message": f"Could not find a relationship between {t.name} and "
-                        f"{e.table} in the schema cache",
-                    },
-                )
+            join = self.join_column(t, e.table)
+            foreign = self.tables[e.table]
             cols = list(foreign.columns.values())
             if e.columns != ["*"]:
                 for name in e.columns:
