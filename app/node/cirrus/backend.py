@@ -265,8 +265,8 @@ class CirrusBackend:
         if q.embeds:
             self.embed(t, q, rows, visible)
             for row in rows:
-                for col in hidden:
-                    row.pop(col.name, None)
+                for extra in hidden:
+                    row.pop(extra.name, None)
         return rows, total
 
     def render_order(self, t: Table, q: Query) -> str:
