@@ -131,7 +131,10 @@ def parse_select(value: str, q: Query) -> None:
             q.count = True
         else:
             cols.append(item.split("::")[0])
-    q.columns = None if star or (not cols and not q.count) else cols
+    if star or (not cols and not q.count and not q.embeds):
+        q.columns = None
+    else:
+        q.columns = cols
 
 
 def parse_order(value: str) -> list[Order]:
