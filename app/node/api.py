@@ -469,6 +469,8 @@ class NodeApi:
         if not q.get("address") and not q.get("contractName"):
             raise ApiError(400, f"Need one of: {ACCOUNT_FILTERS}")
         chain = norm_chain(q.get("chainid"))
+        if chain:
+            self.ledger.require_member(request.state.user, chain)
         world = self.ledger.world
         out = []
         if q.get("address"):
@@ -510,6 +512,8 @@ class NodeApi:
 
     async def contracts(self, request: Request) -> Response:
         chain = norm_chain(request.query_params.get("chainid"))
+        if chain:
+            self.ledger.require_member(request.state.user, chain)
         out: dict[str, list[dict[str, Any]]] = {}
         blocks = {
             r["number"]: r["timestamp"]
@@ -531,6 +535,8 @@ class NodeApi:
         name = request.path_params["name"]
         address = request.path_params["address"]
         chain = norm_chain(request.query_params.get("chainid"))
+        if chain:
+            self.ledger.require_member(request.state.user, chain)
         try:
             addr = norm_address(address, "contract address")
         except ApiError:
@@ -643,6 +649,35 @@ class NodeApi:
                     )
                 out.append({"contractName": n, "codeHash": {"kind": vm, "name": n, "digest": h}})
         return JsonBody(out)
+
+    async def post_chain(self, request: Request) -> Response:
+        name = request.state.user
+        sender = self.sender_of(name)
+        body = await self.json_body(request)
+        return JsonBody(await self.ledger.create_chain(name, sender, body))
+
+    async def post_chains(self, request: Request) -> Response:
+        name = request.state.user
+        sender = self.sender_of(name)
+        body = await self.json_body(request)
+        if not isinstance(body, list) or not body or len(body) > 100:
+            raise bad_request("body must be an array of 1-100 chain creation objects")
+        ids = [await self.ledger.create_chain(name, sender, b) for b in body]
+        return JsonBody(ids)
+
+    async def get_chains(self, request: Request) -> Response:
+        name = request.state.user
+        wanted = [norm_chain(c) for c in request.query_params.getlist("chainid") if c]
+        limit = min(int_param(request, "limit", LIST_CAP) or LIST_CAP, LIST_CAP)
+        offset = int_param(request, "offset", 0) or 0
+        if wanted:
+            out = []
+            for cid in wanted:
+                chain = self.ledger.require_member(name, cid)
+                out.append(self.ledger.chain_json(chain))
+            return JsonBody(out)
+        chains = self.ledger.accessible_chains(name)[offset : offset + limit]
+        return JsonBody([self.ledger.chain_json(c) for c in chains])
 
     async def cirrus(self, request: Request) -> Response:
         if request.method != "GET":
@@ -781,6 +816,27 @@ class NodeApi:
                 ["GET"],
                 self.contract_state_key,
                 "One mapping entry",
+                False,
+            ),
+            (
+                [f"{BLOC}/chain"],
+                ["POST"],
+                self.post_chain,
+                "Create a private chain (returns its id)",
+                False,
+            ),
+            (
+                [f"{BLOC}/chains"],
+                ["POST"],
+                self.post_chains,
+                "Create several private chains",
+                False,
+            ),
+            (
+                [f"{SEED_ETH}/chain", f"{REAL_ETH}/chain", f"{BLOC}/chain"],
+                ["GET"],
+                self.get_chains,
+                "Chains the caller can access (?chainid repeatable)",
                 False,
             ),
             (

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .chains import Chain, parse_member
 from .cirrus.backend import CirrusBackend
 from .cirrus.indexer import Indexer, cirrus_timestamp
 from .config import NodeConfig
@@ -59,6 +60,8 @@ log = logging.getLogger("stratoscope.node")
 ZERO_HASH = "0" * 64
 HEX = set("0123456789abcdef")
 TX_TYPES = ("TRANSFER", "CONTRACT", "FUNCTION")
+GOVERNANCE = int("100", 16)
+GOVERNANCE_HEX = format(GOVERNANCE, "040x")
 DEFAULT_GAS_LIMIT = 100_000_000
 DEFAULT_GAS_PRICE = 1
 BASE_GAS = 21_000
@@ -199,6 +202,8 @@ class Ledger:
         self.watchers: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
         self._block_touched: dict[tuple[str, int], tuple[str, str]] = {}
         self.halted: str | None = None
+        self.chains: dict[str, Chain] = {}
+        self.dirty_chains: set[str] = set()
         self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
         backend = CirrusBackend(store.db)
         self.indexer = Indexer(backend, self.world, config.index_evm)
@@ -310,6 +315,10 @@ class Ledger:
         self.wakeup.set()
 
     def _load_snapshot(self) -> None:
+        for row in self.store.all("SELECT * FROM chains"):
+            chain = Chain.from_row(row)
+            self.chains[chain.id] = chain
+            self.world.add_chain(chain.id, chain.parent)
         for row in self.store.all("SELECT code_hash, vm, source FROM codes"):
             self.codes[row["code_hash"]] = (row["vm"], row["source"])
         for row in self.store.all("SELECT * FROM contracts"):
@@ -504,7 +513,7 @@ class Ledger:
             )
 
     def validate(
-        self, sender: str, txs: Any, query_chain: str
+        self, username: str, txs: Any, query_chain: str
     ) -> list[tuple[str, dict[str, Any], str]]:
         """Check every transaction of a request; returns (type, payload, chain) triples."""
         if not isinstance(txs, list) or not txs:
@@ -525,8 +534,8 @@ class Ledger:
             if not isinstance(payload, dict):
                 raise bad_request(f"{where}.payload must be an object")
             chain = norm_chain(payload.get("chainid") or query_chain, f"{where}.payload.chainid")
-            if chain and chain not in self.world.chain_parents:
-                raise bad_request(f"Unknown chain {chain}")
+            if chain:
+                self.require_member(username, chain)
             if t == "CONTRACT":
                 out.append((t, self._check_upload(payload, where), chain))
             elif t == "FUNCTION":
@@ -647,7 +656,7 @@ class Ledger:
             raise ApiError(503, self.halted)
         if tx_params is not None and not isinstance(tx_params, dict):
             raise bad_request("txParams must be an object with gasLimit and gasPrice")
-        checked = self.validate(sender, txs, query_chain)
+        checked = self.validate(username, txs, query_chain)
         subs = []
         for (t, payload, chain), raw in zip(checked, txs, strict=True):
             params = raw.get("payload", {}).get("txParams") or tx_params
@@ -812,6 +821,14 @@ class Ledger:
                     "args) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [(number, *e) for e in events],
                 )
+            for cid in self.dirty_chains:
+                chain = self.chains.get(cid)
+                if chain is not None:
+                    db.execute(
+                        "INSERT OR REPLACE INTO chains VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        chain.to_row(),
+                    )
+            self.dirty_chains.clear()
             db.execute("SAVEPOINT cirrus")
             try:
                 self._index_block(number, block_hash, ts)
@@ -980,7 +997,14 @@ class Ledger:
                         f"gasPrice {price}); fund the account with the faucet first",
                         "insufficient balance",
                     )
-            if sub.type == "CONTRACT":
+            if chain and not is_root and not self._member_addr(sub.sender, chain):
+                raise SolidVMError(
+                    f"inaccessible chain: {sub.sender} is not a member of chain {chain}",
+                    "inaccessible chain",
+                )
+            if sub.type == "GENESIS":
+                res, data = self._exec_genesis(sub, env)
+            elif sub.type == "CONTRACT":
                 res, data, kind = self._exec_upload(sub, env, nonce)
             elif sub.type == "FUNCTION":
                 res, data, kind = self._exec_call(sub, env)
@@ -1070,6 +1094,213 @@ class Ledger:
         kind = acct.cdef.vm if acct.cdef else "SolidVM"
         return res, {"tag": "Call", "contents": res.values}, kind
 
+    # ================================================================ private chains
+
+    def cert_of_user(self, username: str) -> dict[str, str] | None:
+        key = self.key_of(username)
+        return self.world.identities.get(int(key["address"], 16)) if key else None
+
+    def _member_addr(self, address: str, chain: str) -> bool:
+        rec = self.chains.get(chain)
+        return rec is not None and rec.is_member(self.world.identities.get(int(address, 16)))
+
+    def is_member(self, username: str, chain: str) -> bool:
+        rec = self.chains.get(chain)
+        return rec is not None and rec.is_member(self.cert_of_user(username))
+
+    def require_member(self, username: str, chain: str) -> Chain:
+        rec = self.chains.get(chain)
+        if rec is None:
+            raise bad_request(f"Unknown chain {chain}")
+        if not rec.is_member(self.cert_of_user(username)):
+            raise ApiError(403, f"User {username} is not a member of chain {chain}")
+        return rec
+
+    def accessible_chains(self, username: str) -> list[Chain]:
+        cert = self.cert_of_user(username)
+        return [c for c in self.chains.values() if c.is_member(cert)]
+
+    def validate_chain(self, username: str, body: Any) -> dict[str, Any]:
+        """Check a chain creation request (POST /bloc/v2.2/chain); returns the GENESIS payload."""
+        if not isinstance(body, dict):
+            raise bad_request("body must be a chain creation object")
+        label = body.get("label", "")
+        if not isinstance(label, str) or len(label) > 256:
+            raise bad_request("label must be a string (at most 256 characters)")
+        members_in = body.get("members")
+        if not isinstance(members_in, list) or not members_in:
+            raise bad_request("Private chains must include at least one member")
+        if len(members_in) > 1000:
+            raise bad_request("at most 1000 members")
+        members = [parse_member(m, i) for i, m in enumerate(members_in)]
+        balances_in = body.get("balances")
+        if not isinstance(balances_in, list):
+            raise bad_request("balances must be an array of {address, balance}")
+        balances: list[tuple[str, int]] = []
+        for i, b in enumerate(balances_in):
+            if not isinstance(b, dict):
+                raise bad_request(f"balances[{i}] must be an object with address and balance")
+            balances.append(
+                (
+                    norm_address(b.get("address"), f"balances[{i}].address"),
+                    parse_amount(b.get("balance", 0), f"balances[{i}].balance"),
+                )
+            )
+        if not any(v > 0 for _, v in balances):
+            raise bad_request("At least one account must have a non-zero balance")
+        parent = norm_chain(body.get("parentChain"), "parentChain")
+        if parent:
+            if parent not in self.chains:
+                raise bad_request(f"Unknown parent chain {parent}")
+            self.require_member(username, parent)
+        metadata = body.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise bad_request("metadata must be an object")
+        vm = metadata.get("VM", "SolidVM")
+        if vm not in ("SolidVM", "EVM"):
+            raise bad_request(f"Unknown VM: {json.dumps(vm)[:40]}")
+        history = metadata.get("history", "")
+        if not isinstance(history, str):
+            raise bad_request("metadata.history must be a string")
+        name = body.get("contract") or body.get("name")
+        code_ptr = body.get("codePtr")
+        if code_ptr is not None:
+            if not isinstance(code_ptr, dict):
+                raise bad_request("codePtr must be {account, name}")
+            acct_text = code_ptr.get("account")
+            if not isinstance(acct_text, str):
+                raise bad_request("codePtr.account must be '<address>' or '<address>:<chainId>'")
+            a, _, c = acct_text.partition(":")
+            ptr_chain = "" if c in ("", "main") else norm_chain(c, "codePtr.account chain")
+            ptr = self.world.accounts.get((ptr_chain, int(norm_address(a, "codePtr.account"), 16)))
+            if ptr is None or ptr.cdef is None:
+                raise bad_request(f"codePtr: no contract at {acct_text}")
+            src: Any = ptr.cdef.source
+            vm = ptr.cdef.vm
+            name = code_ptr.get("name") or name
+        else:
+            src = body.get("src")
+        payload = self._check_upload(
+            {
+                "src": src,
+                "contract": name,
+                "args": body.get("args") or {},
+                "metadata": {"VM": vm, "history": history} if history else {"VM": vm},
+            },
+            "chain",
+        )
+        self._seq_chain = getattr(self, "_seq_chain", 0) + 1
+        chain_id = keccak256(
+            dumps([username, label, parent, time.time_ns(), self._seq_chain]).encode()
+        ).hex()
+        payload.update(
+            {
+                "chainId": chain_id,
+                "label": label,
+                "parentChain": parent,
+                "members": [m.to_json() for m in members],
+                "balances": [[a, str(v)] for a, v in balances],
+            }
+        )
+        return payload
+
+    async def create_chain(self, username: str, sender: str, body: Any) -> str:
+        if self.halted:
+            raise ApiError(503, self.halted)
+        payload = self.validate_chain(username, body)
+        sub = self._new_sub(username, sender, "GENESIS", payload, "", None, resolve=True)
+        sub.future = asyncio.get_running_loop().create_future()
+        self._record([sub])
+        self.queue.append(sub)
+        self.wakeup.set()
+        if body.get("async") is True:
+            return str(payload["chainId"])
+        try:
+            res = await asyncio.wait_for(
+                asyncio.shield(sub.future), timeout=self.config.resolve_timeout
+            )
+        except TimeoutError:
+            raise ApiError(
+                504, {"error": "the chain was not created in time", "hashes": [sub.hash]}
+            ) from None
+        if res["status"] != "Success":
+            raise ApiError(400, f"Could not create the chain: {res['txResult']['message']}")
+        return str(payload["chainId"])
+
+    def _exec_genesis(self, sub: Sub, env: TxEnv) -> tuple[ExecResult, dict[str, Any]]:
+        p = sub.payload
+        cid = p["chainId"]
+        chain = Chain(
+            id=cid,
+            label=p["label"],
+            parent=p["parentChain"],
+            members=[parse_member(m, 0) for m in p["members"]],
+            balances=[(a, int(v)) for a, v in p["balances"]],
+            metadata=dict(p["metadata"]),
+            creator=sub.sender,
+            creation_block=env.block_number,
+            creation_tx=sub.hash,
+            governance=p["contract"],
+        )
+        vm = p["metadata"].get("VM", "SolidVM")
+        code_hash, unit = self.unit(vm, p["src"])
+        chain.code_hash = code_hash
+        cdef = unit.contracts[p["contract"]]
+        self.world.add_chain(cid, chain.parent)
+        self.chains[cid] = chain
+        saved = {k: v for k, v in self.world.balances.items() if k[0] == cid}
+        for a, v in chain.balances:
+            self.world.balances[(cid, int(a, 16))] = v
+            self.dirty_balances.add((cid, int(a, 16)))
+        try:
+            res = self.world.deploy(
+                cdef, p.get("args") or {}, env, chain_id=cid, address=GOVERNANCE
+            )
+        except SolidVMError:
+            del self.chains[cid]
+            self.world.chain_parents.pop(cid, None)
+            for a, _ in chain.balances:
+                self.world.balances.pop((cid, int(a, 16)), None)
+            self.world.balances.update(saved)
+            raise
+        self.dirty_chains.add(cid)
+        return res, {
+            "tag": "Upload",
+            "contents": {"chainId": cid, "address": GOVERNANCE_HEX, "name": cdef.name},
+        }
+
+    def chain_json(self, chain: Chain) -> dict[str, Any]:
+        accounts: list[dict[str, Any]] = [
+            {"address": a, "balance": str(self.world.balances.get((chain.id, int(a, 16)), 0))}
+            for a, _ in chain.balances
+        ]
+        gov = self.world.accounts.get((chain.id, GOVERNANCE))
+        if gov is not None:
+            accounts.append(
+                {
+                    "address": GOVERNANCE_HEX,
+                    "balance": str(self.world.balances.get((chain.id, GOVERNANCE), 0)),
+                    "codeHash": chain.code_hash,
+                }
+            )
+        src = self.codes.get(chain.code_hash, ("", ""))[1]
+        return {
+            "id": chain.id,
+            "info": {
+                "label": chain.label,
+                "members": [m.to_json() for m in chain.members],
+                "balances": [{"address": a, "balance": str(v)} for a, v in chain.balances],
+                "accountInfo": accounts,
+                "codeInfo": [{"code": "", "src": src, "name": chain.governance}],
+                "parentChain": chain.parent or None,
+                "creationBlock": chain.creation_block,
+                "creationTx": chain.creation_tx,
+                "creator": chain.creator,
+                "nonce": 0,
+                "metadata": chain.metadata,
+            },
+        }
+
     def _exec_transfer(self, sub: Sub, nonce: int) -> dict[str, Any]:
         p = sub.payload
         to = int(p["toAddress"], 16)
@@ -1151,6 +1382,9 @@ class Ledger:
             if addr == REGISTRY_ADDRESS and chain == "":
                 registry_touched = True
         for ev in res.events:
+            chain_rec = self.chains.get(ev.chain_id) if ev.chain_id else None
+            if chain_rec is not None and chain_rec.apply_event(ev.name, [v for _, v in ev.args]):
+                self.dirty_chains.add(chain_rec.id)
             self._pending_events.append(
                 (sub.hash, ev.chain_id, ev.address, ev.contract, ev.name, dumps(ev.args))
             )
@@ -1222,7 +1456,7 @@ class Ledger:
 
     def visible_chains(self, username: str) -> set[str]:
         """Private chains whose Cirrus rows ``username`` may see (members only)."""
-        return set()
+        return {c.id for c in self.accessible_chains(username)}
 
     def is_queued(self, tx_hash: str) -> bool:
         return any(s.hash == tx_hash for s in self.queue)

@@ -115,6 +115,19 @@ MIGRATIONS: list[str] = [
         args TEXT NOT NULL
     );
     CREATE INDEX events_by_name ON events (contract, name);
+    CREATE TABLE chains (
+        id TEXT PRIMARY KEY,
+        label TEXT NOT NULL,
+        parent TEXT NOT NULL,
+        members TEXT NOT NULL,
+        balances TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        creator TEXT NOT NULL,
+        creation_block INTEGER NOT NULL,
+        creation_tx TEXT NOT NULL,
+        governance TEXT NOT NULL,
+        code_hash TEXT NOT NULL
+    );
     """,
 ]
 
