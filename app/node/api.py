@@ -149,6 +149,8 @@ class NodeApi:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise bad_request(f"Error in $: request body is not valid JSON ({exc})") from None
+        except RecursionError:
+            raise bad_request("Error in $: request body nests too deeply") from None
 
     def sender_of(self, name: str) -> str:
         addr = self.key_cache.get(name)
@@ -421,25 +423,25 @@ class NodeApi:
         where: list[str] = []
         args: list[Any] = []
         if q.get("hash"):
-            where.append("hash = ?")
+            where.append("t.hash = ?")
             args.append(q["hash"].lower().removeprefix("0x"))
         if q.get("address"):
             a = norm_address(q["address"], "address")
-            where.append("(sender = ? OR to_address = ?)")
+            where.append("(t.sender = ? OR t.to_address = ?)")
             args += [a, a]
         if q.get("from"):
-            where.append("sender = ?")
+            where.append("t.sender = ?")
             args.append(norm_address(q["from"], "from"))
         if q.get("to"):
-            where.append("to_address = ?")
+            where.append("t.to_address = ?")
             args.append(norm_address(q["to"], "to"))
         bn = int_param(request, "blocknumber")
         if bn is not None:
-            where.append("block_number = ?")
+            where.append("t.block_number = ?")
             args.append(bn)
         chain = q.get("chainid")
         if chain and chain != "all":
-            where.append("chain = ?")
+            where.append("t.chain = ?")
             args.append(norm_chain(chain))
         if not where:
             raise ApiError(400, f"Need one of: {TX_FILTERS}")

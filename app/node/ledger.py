@@ -1009,7 +1009,7 @@ class Ledger:
             elif sub.type == "FUNCTION":
                 res, data, kind = self._exec_call(sub, env)
             else:
-                data = self._exec_transfer(sub, nonce)
+                data = self._exec_transfer(sub, nonce, BASE_GAS * price if gas_on else 0)
             status = "Success"
             message = "Success!"
         except SolidVMError as exc:
@@ -1301,7 +1301,7 @@ class Ledger:
             },
         }
 
-    def _exec_transfer(self, sub: Sub, nonce: int) -> dict[str, Any]:
+    def _exec_transfer(self, sub: Sub, nonce: int, fee: int = 0) -> dict[str, Any]:
         p = sub.payload
         to = int(p["toAddress"], 16)
         value = int(p["value"])
@@ -1312,10 +1312,10 @@ class Ledger:
         else:
             src = (chain, int(sub.sender, 16))
             have = b.get(src, 0)
-            if have < value:
+            if have < value + fee:
                 raise SolidVMError(
-                    f"insufficient balance: account {sub.sender} holds {have}, "
-                    f"the transfer needs {value}",
+                    f"insufficient balance: account {sub.sender} holds {have}, the transfer "
+                    f"needs {value}" + (f" plus {fee} for gas" if fee else ""),
                     "insufficient balance",
                 )
             b[src] = have - value
