@@ -22,6 +22,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from .. import __version__
 from .cirrus.http import search
+from .cirrus.query import Query, QueryError
 from .errors import ApiError, bad_request
 from .ledger import HEX, Ledger, norm_address, norm_chain
 from .oidc import InvalidJwt, OidcIssuer
@@ -87,6 +88,7 @@ class NodeApi:
         self.started = time.time()
         self.key_cache: dict[str, str] = {}
         self.route_docs: list[dict[str, Any]] = []
+        self.extra_routes: list[BaseRoute] = []
 
     # ------------------------------------------------------------ plumbing
 
@@ -681,6 +683,18 @@ class NodeApi:
         chains = self.ledger.accessible_chains(name)[offset : offset + limit]
         return JsonBody([self.ledger.chain_json(c) for c in chains])
 
+    def cirrus_rows(
+        self, table: str, q: Query, user: str, want_total: bool = False
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Rows of a Cirrus table as ``user`` may see them (for the asset applications)."""
+        try:
+            with self.ledger.store.lock:
+                return self.ledger.indexer.backend.run(
+                    table, q, self.ledger.visible_chains(user), want_total
+                )
+        except QueryError as exc:
+            raise ApiError(exc.status, exc.body) from None
+
     async def cirrus(self, request: Request) -> Response:
         if request.method != "GET":
             raise ApiError(403, {"message": "Cirrus is read-only: only GET is allowed"})
@@ -872,6 +886,18 @@ class NodeApi:
                     }
                 )
         routes.append(Mount("/auth", routes=self.issuer.routes()))
+        for r in self.extra_routes:
+            routes.append(r)
+            if isinstance(r, Route):
+                self.route_docs.append(
+                    {
+                        "path": r.path,
+                        "methods": sorted((r.methods or set()) - {"HEAD"}),
+                        "summary": "asset application route",
+                        "public": False,
+                        "params": [s[1:-1] for s in r.path.split("/") if s.startswith("{")],
+                    }
+                )
         self.route_docs.append(
             {
                 "path": "/auth/.well-known/openid-configuration",

@@ -1164,6 +1164,7 @@ class Ledger:
             raise bad_request("metadata.history must be a string")
         name = body.get("contract") or body.get("name")
         code_ptr = body.get("codePtr")
+        pointer: list[str] | None = None
         if code_ptr is not None:
             if not isinstance(code_ptr, dict):
                 raise bad_request("codePtr must be {account, name}")
@@ -1178,6 +1179,7 @@ class Ledger:
             src: Any = ptr.cdef.source
             vm = ptr.cdef.vm
             name = code_ptr.get("name") or name
+            pointer = [ptr_chain, ptr.hex]
         else:
             src = body.get("src")
         payload = self._check_upload(
@@ -1202,6 +1204,8 @@ class Ledger:
                 "balances": [[a, str(v)] for a, v in balances],
             }
         )
+        if pointer is not None:
+            payload["codePtr"] = pointer
         return payload
 
     async def create_chain(self, username: str, sender: str, body: Any) -> str:
@@ -1342,7 +1346,7 @@ class Ledger:
 
     def _note_changes(self, sub: Sub, res: ExecResult, number: int) -> None:
         history = ""
-        if sub.type == "CONTRACT":
+        if sub.type in ("CONTRACT", "GENESIS"):
             history = str(sub.payload.get("metadata", {}).get("history", ""))
         tracked = {h.strip() for h in history.split(",") if h.strip()}
         for chain, addr in res.created:
@@ -1398,6 +1402,14 @@ class Ledger:
         name = cdef.name
         if not cdef.pragma_solidvm:
             return "", name, name
+        pointer = sub.payload.get("codePtr") if sub.type == "GENESIS" else None
+        if acct.creator is None and pointer:
+            # a chain's governance contract made from an application's code collection
+            parent = self.meta.get((pointer[0], int(pointer[1], 16)))
+            if parent is not None and parent.org:
+                if parent.app == name:
+                    return parent.org, name, f"{parent.org}-{name}"
+                return parent.org, parent.app, f"{parent.org}-{parent.app}-{name}"
         if acct.creator is None:
             cert = self.world.identities.get(int(sub.sender, 16)) or {}
             org = cert.get("organization", "")

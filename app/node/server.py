@@ -25,6 +25,8 @@ import uvicorn
 from starlette.applications import Starlette
 
 from .api import NodeApi, build_app
+from .appgen import DEMO_APP
+from .apps import AppManager
 from .config import NodeConfig, is_loopback
 from .ledger import Ledger
 from .oidc import OidcIssuer
@@ -101,9 +103,16 @@ class Node:
         self.ledger = Ledger(config, self.store, self.vault)
         self.issuer = OidcIssuer(config.data_dir, self.users)
         self.api = NodeApi(self.ledger, self.users, self.issuer, config.max_body)
+        self.apps = AppManager(self.ledger)
+        self.api.extra_routes = self.apps.routes(self.api)
 
     def open(self) -> None:
         self.ledger.open()
+        if self.store.get_meta("demo_app") is None:
+            # the demo asset application of DESIGN.md, created by alice on a fresh data dir
+            if "CarDemo" not in self.apps.apps and self.ledger.cert_of_user("alice"):
+                self.apps.create("alice", DEMO_APP)
+            self.store.set_meta("demo_app", "CarDemo")
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
