@@ -175,6 +175,100 @@ def cmd_oauth_client(opts: argparse.Namespace) -> int:
         store.close()
 
 
+def cmd_apps(opts: argparse.Namespace) -> int:
+    """Add an asset application (through the running node, or offline when none runs)."""
+    from .appgen import DefinitionError, load_definition_file, parse_definition
+    from .server import read_state
+
+    data_dir = Path(opts.data_dir)
+    if opts.action == "list":
+        store, _ = _open(opts)
+        try:
+            rows = (
+                store.all("SELECT name, creator, realm, definition FROM apps ORDER BY name")
+                if store.one("SELECT name FROM sqlite_master WHERE name='apps'")
+                else []
+            )
+        finally:
+            store.close()
+        for r in rows:
+            assets = ", ".join(a["name"] for a in json.loads(r["definition"])["assets"])
+            print(f"{r['name']:<20} by {r['creator']:<10} assets: {assets}  realm {r['realm']}")
+        return 0
+    try:
+        definition = load_definition_file(Path(opts.file))
+        parse_definition(definition)
+    except OSError as exc:
+        return _fail(f"cannot read {opts.file}: {exc.strerror}")
+    except DefinitionError as exc:
+        return _fail(str(exc))
+    state = read_state(data_dir)
+    pid = state.get("pid")
+    running = isinstance(pid, int) and _alive(pid)
+    if running:
+        import httpx
+
+        token = _token_for(data_dir, opts.user)
+        if token is None:
+            return _fail(f"unknown user {opts.user!r}")
+        r = httpx.post(
+            f"{state['url']}/apps",
+            json=definition,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=120,
+        )
+        body = r.json()
+        if r.status_code != 200:
+            return _fail(f"{body.get('error')}: {body.get('details', '')}", 1)
+        app = body["data"]
+    else:
+        from .config import NodeConfig
+        from .server import Node, NodeError, data_dir_lock
+
+        try:
+            with data_dir_lock(data_dir):
+                node = Node(NodeConfig(data_dir=data_dir))
+                try:
+                    node.open()
+                    app = node.apps.create(opts.user, definition).to_json()
+                    node.ledger.snapshot()
+                finally:
+                    node.close()
+        except (NodeError, DefinitionError) as exc:
+            return _fail(str(exc), 1)
+    print(f"application {app['name']} created at {app['address']}, realm {app['realmChainId']}")
+    return 0
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def _token_for(data_dir: Path, user: str) -> str | None:
+    from .oidc import OidcIssuer
+    from .server import read_state
+    from .store import Store
+    from .users import UserStore
+    from .vault import Vault, load_node_secret
+
+    store = Store(data_dir)
+    try:
+        users = UserStore(store, Vault(load_node_secret(data_dir)))
+        if users.get(user) is None:
+            return None
+        issuer = OidcIssuer(data_dir, users)
+        issuer.base_url = str(read_state(data_dir).get("url") or "http://127.0.0.1:8080")
+        return str(issuer.issue(user)["access_token"])
+    finally:
+        store.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .config import default_data_dir
 
@@ -222,11 +316,24 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not register an identity (the user cannot transact)",
     )
-    usub.add_parser("list", help="list users")
+    ulist = usub.add_parser("list", help="list users")
     passwd = usub.add_parser("passwd", help="set a user's password")
     passwd.add_argument("name")
     passwd.add_argument("--password", required=True)
+    for leaf in (add, ulist, passwd):  # accept --data-dir after the action too
+        leaf.add_argument("--data-dir", default=argparse.SUPPRESS)
     users.set_defaults(func=cmd_users)
+
+    apps = sub.add_parser("apps", help="add or list asset applications")
+    apps.add_argument("--data-dir", default=data_dir)
+    asub = apps.add_subparsers(dest="action", required=True)
+    app_add = asub.add_parser("add", help="create an application from a JSON or TOML file")
+    app_add.add_argument("file")
+    app_add.add_argument("--user", default="alice", help="the creating user (default alice)")
+    app_list = asub.add_parser("list", help="list applications")
+    for leaf in (app_add, app_list):
+        leaf.add_argument("--data-dir", default=argparse.SUPPRESS)
+    apps.set_defaults(func=cmd_apps)
 
     oc = sub.add_parser("oauth-client", help="print the node's OAuth client id and secret")
     oc.add_argument("--data-dir", default=data_dir)

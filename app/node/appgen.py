@@ -106,9 +106,7 @@ class AppDef:
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            "assets": [
-                {"name": a.name, "fields": dict(a.fields)} for a in self.assets
-            ],
+            "assets": [{"name": a.name, "fields": dict(a.fields)} for a in self.assets],
         }
 
 
