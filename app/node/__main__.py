@@ -87,6 +87,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         resolve_timeout=opts.resolve_timeout,
         block_time=opts.block_time,
         allow_remote=opts.allow_remote,
+        max_upload=int(opts.max_upload_mb * 1024 * 1024),
     )
     try:
         return serve(config)
@@ -295,6 +296,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow listening on a non-loopback address"
+    )
+    serve.add_argument(
+        "--max-upload-mb",
+        type=float,
+        default=50.0,
+        metavar="MB",
+        help="largest file accepted by the file storage upload (default 50)",
     )
     serve.set_defaults(func=cmd_serve)
 

@@ -24,6 +24,7 @@ class NodeConfig:
     block_time: float = 0.0
     allow_remote: bool = False
     max_body: int = 4 * 1024 * 1024
+    max_upload: int = 50 * 1024 * 1024
 
 
 def is_loopback(host: str) -> bool:

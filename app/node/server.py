@@ -28,6 +28,7 @@ from .api import NodeApi, build_app
 from .appgen import DEMO_APP
 from .apps import AppManager
 from .config import NodeConfig, is_loopback
+from .files import FileService, blob_store_from_env
 from .ledger import Ledger
 from .oidc import OidcIssuer
 from .store import Store
@@ -104,7 +105,12 @@ class Node:
         self.issuer = OidcIssuer(config.data_dir, self.users)
         self.api = NodeApi(self.ledger, self.users, self.issuer, config.max_body)
         self.apps = AppManager(self.ledger)
-        self.api.extra_routes = self.apps.routes(self.api)
+        try:
+            blobs = blob_store_from_env(config.data_dir)
+        except ValueError as exc:
+            raise NodeError(str(exc)) from None
+        self.files = FileService(self.ledger, blobs, config.max_upload)
+        self.api.extra_routes = self.apps.routes(self.api) + self.files.routes(self.api)
 
     def open(self) -> None:
         self.ledger.open()
