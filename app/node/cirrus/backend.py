@@ -33,7 +33,7 @@ STANDARD_NAMES = {n for n, _ in STANDARD_COLUMNS}
 @dataclass
 class Column:
     name: str
-    kind: str  # "text" | "int" | "bool"
+    kind: str  # "text" | "int" (unbounded, stored order-preserving) | "bool" | "serial"
     ref: str | None = None  # contract type name of a contract-typed variable (join target)
 
 
@@ -104,6 +104,7 @@ class CirrusBackend:
     def reload(self) -> None:
         """(Re)read the schema registry, e.g. after a rolled-back write."""
         db = self.db
+        db.create_function("casefold", 1, _casefold, deterministic=True)
         self.tables = {}
         db.execute(
             "CREATE TABLE IF NOT EXISTS cirrus_tables (name TEXT PRIMARY KEY, kind TEXT NOT NULL, "
@@ -112,7 +113,7 @@ class CirrusBackend:
         for name, kind, cols in db.execute("SELECT name, kind, columns FROM cirrus_tables"):
             t = Table(name, kind)
             if kind == "event":
-                t.columns["id"] = Column("id", "int")
+                t.columns["id"] = Column("id", "serial")
             for c in json.loads(cols):
                 t.columns[c[0]] = Column(c[0], c[1], c[2])
             self.tables[name] = t
@@ -129,7 +130,7 @@ class CirrusBackend:
             if kind == "event":
                 defs.append('"id" INTEGER PRIMARY KEY AUTOINCREMENT')
                 defs.append("\"_chain\" TEXT NOT NULL DEFAULT ''")
-                t.columns["id"] = Column("id", "int")
+                t.columns["id"] = Column("id", "serial")
             for c in columns:
                 pk = c.name == "record_id" and kind == "contract"
                 defs.append(quote(c.name) + (" PRIMARY KEY" if pk else ""))
@@ -184,7 +185,17 @@ class CirrusBackend:
             f"{verb} INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
             f"VALUES ({', '.join('?' for _ in names)})"
         )
-        self.db.executemany(sql, [tuple(_to_sql(r[n]) for n in names) for r in rows])
+        ints = [n in t.columns and t.columns[n].kind == "int" for n in names]
+        self.db.executemany(
+            sql,
+            [
+                tuple(
+                    encode_int(r[n]) if is_int and r[n] is not None else _to_sql(r[n])
+                    for n, is_int in zip(names, ints, strict=True)
+                )
+                for r in rows
+            ],
+        )
 
     # ------------------------------------------------------------ queries
 
@@ -239,7 +250,7 @@ class CirrusBackend:
         hidden = (
             [
                 t.columns[c]
-                for c in [*(self.join_column(t, e.table).name for e in q.embeds), "chainId"]
+                for c in [*(self.join_column(t, e.table, e.via).name for e in q.embeds), "chainId"]
                 if c in t.columns and t.columns[c] not in visible_cols
             ]
             if q.embeds
@@ -313,24 +324,64 @@ class CirrusBackend:
             else:
                 sql = f"{c} IN ({', '.join('?' for _ in values)})"
                 params.extend(values)
-        elif op == "like":
-            sql = f"CAST({c} AS TEXT) GLOB ?"
-            params.append(glob_pattern(f.value))
-        elif op == "ilike":
-            sql = f"lower(CAST({c} AS TEXT)) GLOB ?"
-            params.append(glob_pattern(f.value.lower()))
+        elif op in ("like", "ilike"):
+            if col.kind != "text":
+                typ = "boolean" if col.kind == "bool" else "numeric"
+                raise QueryError(
+                    400,
+                    {
+                        "hint": "No operator matches the given name and argument types.",
+                        "details": None,
+                        "code": "42883",
+                        "message": f"operator does not exist: {typ} "
+                        f"{'~~' if op == 'like' else '~~*'} unknown",
+                    },
+                )
+            if op == "like":
+                sql = f"{c} GLOB ?"
+                params.append(glob_pattern(f.value))
+            elif f.value.isascii():
+                # ASCII pattern: SQLite's own (ASCII) lower() is exact and fast
+                sql = f"lower({c}) GLOB ?"
+                params.append(glob_pattern(f.value.lower()))
+            else:
+                sql = f"casefold({c}) GLOB ?"
+                params.append(glob_pattern(f.value.casefold()))
         else:
             sym = {"eq": "=", "neq": "<>", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}[op]
             sql = f"{c} {sym} ?"
             params.append(convert(f.value, col))
         return f"NOT ({sql})" if f.negate else f"({sql})"
 
-    def join_column(self, t: Table, foreign_name: str) -> Column:
+    def join_column(self, t: Table, foreign_name: str, via: str | None = None) -> Column:
         """The contract-typed column of ``t`` that references table ``foreign_name``."""
         base_name = foreign_name.rsplit("-", maxsplit=1)[-1]
-        join = next(
-            (c for c in t.columns.values() if c.ref and c.ref in (foreign_name, base_name)), None
-        )
+        candidates = [
+            c
+            for c in t.columns.values()
+            if c.ref and c.ref in (foreign_name, base_name) and (via is None or c.name == via)
+        ]
+        if len(candidates) > 1:
+            raise QueryError(
+                300,
+                {
+                    "hint": f"Try changing '{foreign_name}' to one of the following: "
+                    + ", ".join(f"'{foreign_name}!{c.name}'" for c in candidates)
+                    + ". Find the desired relationship in the 'details' key.",
+                    "details": [
+                        {
+                            "cardinality": "many-to-one",
+                            "relationship": c.name,
+                            "embedding": f"{t.name} with {foreign_name}",
+                        }
+                        for c in candidates
+                    ],
+                    "code": "PGRST201",
+                    "message": f"Could not embed because more than one relationship was found "
+                    f"for '{t.name}' and '{foreign_name}'",
+                },
+            )
+        join = candidates[0] if candidates else None
         if join is None or foreign_name not in self.tables:
             raise QueryError(
                 400,
@@ -349,7 +400,7 @@ class CirrusBackend:
         self, t: Table, q: Query, rows: list[dict[str, Any]], visible: set[str] | None
     ) -> None:
         for e in q.embeds:
-            join = self.join_column(t, e.table)
+            join = self.join_column(t, e.table, e.via)
             foreign = self.tables[e.table]
             cols = list(foreign.columns.values())
             if e.columns != ["*"]:
@@ -363,7 +414,10 @@ class CirrusBackend:
                 if v is None:
                     continue
                 chain = r.get("chainId") or ""
-                keys[v] = v if ":" in v or not chain else f"{v}:{chain}"
+                if v.endswith(":main"):
+                    keys[v] = v[:-5]  # main-chain rows are keyed by the bare address
+                else:
+                    keys[v] = v if ":" in v or not chain else f"{v}:{chain}"
             found: dict[str, dict[str, Any]] = {}
             wanted = sorted(set(keys.values()))
             for i in range(0, len(wanted), 500):
@@ -389,6 +443,10 @@ class CirrusBackend:
                 r[e.table] = found.get(keys.get(v, "")) if isinstance(v, str) else None
 
 
+def _casefold(v: Any) -> Any:
+    return v.casefold() if isinstance(v, str) else v
+
+
 def glob_pattern(pattern: str) -> str:
     """PostgREST like pattern (``*`` or ``%`` any run, ``_`` one char) as a GLOB pattern."""
     out = []
@@ -405,13 +463,13 @@ def glob_pattern(pattern: str) -> str:
 
 
 def convert(value: str, col: Column) -> Any:
-    if col.kind == "int":
+    if col.kind in ("int", "serial"):
         v = value.strip()
         try:
-            n = int(v)
+            n = int(v) if len(v) < 4000 else int("x")
         except ValueError:
             raise bad_value("int", value) from None
-        return n if -(2**63) <= n < 2**63 else str(n)
+        return encode_int(n) if col.kind == "int" else n
     if col.kind == "bool":
         v = value.strip().lower()
         if v in ("true", "t", "1", "yes", "on"):
@@ -422,11 +480,37 @@ def convert(value: str, col: Column) -> Any:
     return value
 
 
+def encode_int(n: int) -> str:
+    """Order-preserving text form of an unbounded integer.
+
+    SQLite integers stop at 64 bits, and SolidVM's do not (token amounts in wei pass 2**63
+    quickly). Text comparison of this form equals numeric comparison: zero is ``=``, positives
+    ``>`` plus a 4-digit length and the digits, negatives ``<`` plus 9999 minus the length and
+    the nines' complement of the digits.
+    """
+    if n == 0:
+        return "="
+    if n > 0:
+        d = str(n)
+        return f">{len(d):04d}{d}"
+    d = str(-n)
+    return f"<{9999 - len(d):04d}" + d.translate(_COMPLEMENT)
+
+
+_COMPLEMENT = str.maketrans("0123456789", "9876543210")
+
+
+def decode_int(s: str) -> int:
+    if s == "=":
+        return 0
+    if s[0] == ">":
+        return int(s[5:])
+    return -int(s[5:].translate(_COMPLEMENT))
+
+
 def _to_sql(v: Any) -> Any:
     if isinstance(v, bool):
         return 1 if v else 0
-    if isinstance(v, int) and not -(2**63) <= v < 2**63:
-        return str(v)
     return v
 
 
@@ -436,7 +520,6 @@ def _from_sql(v: Any, c: Column) -> Any:
     if c.kind == "bool":
         return bool(v)
     if c.kind == "int":
-        if c.name == "block_number":
-            return str(v)
-        return int(v) if isinstance(v, str) else v
+        n = decode_int(v) if isinstance(v, str) else int(v)
+        return str(n) if c.name == "block_number" else n
     return v

@@ -63,7 +63,9 @@ def search(
     end = start + len(rows) - 1
     shown_total = "*" if total is None else str(total)
     if not rows:
-        if total is not None and total > 0 and start >= total:
+        if total is not None and start == total and total > 0:
+            return 206, rows, {"Content-Range": f"*/{total}"}
+        if total is not None and start > total:
             return (
                 416,
                 {

@@ -56,6 +56,7 @@ class Group:
 class Embed:
     table: str
     columns: list[str]
+    via: str | None = None  # `Foreign!column(...)`: which relationship to use
 
 
 @dataclass
@@ -93,7 +94,7 @@ def parse_query(params: list[tuple[str, str]]) -> Query:
         elif key in ("or", "and", "not.or", "not.and"):
             negate = key.startswith("not.")
             op = key.removeprefix("not.")
-            q.where.items.append(parse_group(op, value, negate))
+            q.where.items.append(parse_group(op, value, negate, whole=value))
         elif key == "columns":
             continue
         else:
@@ -116,19 +117,20 @@ def parse_select(value: str, q: Query) -> None:
         item = raw.strip()
         if not item:
             raise parse_error("select", value, 1, "a column name")
-        if "(" in item:
+        if item in ("count", "count()"):
+            q.count = True
+        elif "(" in item:
             name, _, rest = item.partition("(")
             if not rest.endswith(")") or not name:
                 raise parse_error("select", value, len(name) + 1, "'(' columns ')'")
             inner = [c.strip() for c in split_top(rest[:-1], "select")]
             if not inner or any(not c for c in inner):
                 raise parse_error("select", value, len(name) + 2, "a column name or *")
-            name = name.split(":")[-1].split("!")[0]
-            q.embeds.append(Embed(name, inner))
+            name = name.split(":")[-1]
+            name, _, via = name.partition("!")
+            q.embeds.append(Embed(name, inner, via or None))
         elif item == "*":
             star = True
-        elif item in ("count", "count()"):
-            q.count = True
         else:
             cols.append(item.split("::")[0])
     if star or (not cols and not q.count and not q.embeds):
@@ -161,8 +163,8 @@ def parse_order(value: str) -> list[Order]:
     return out
 
 
-def parse_filter(column: str, value: str) -> Filter:
-    """``column=[not.]op.value``."""
+def parse_filter(column: str, value: str, in_group: bool = False) -> Filter:
+    """``column=[not.]op.value``; inside or/and groups values may be double-quoted."""
     negate = False
     rest = value
     if rest.startswith("not."):
@@ -173,7 +175,10 @@ def parse_filter(column: str, value: str) -> Filter:
         raise parse_error(
             "filter", value, 1 if not negate else 5, "an operator: " + ", ".join(OPERATORS)
         )
-    return Filter(column, op, parse_operand(op, arg, value), negate)
+    operand = parse_operand(op, arg, value)
+    if in_group and isinstance(operand, str) and op not in ("in", "is"):
+        operand = unquote(operand)
+    return Filter(column, op, operand, negate)
 
 
 def parse_operand(op: str, arg: str, whole: str) -> Any:
@@ -196,17 +201,32 @@ def unquote(v: str) -> str:
     return v
 
 
-def parse_group(op: str, value: str, negate: bool, depth: int = 0) -> Group:
-    """``(a.eq.1,b.gt.2,and(c.eq.3,d.eq.4))``."""
+def parse_group(op: str, value: str, negate: bool, depth: int = 0, whole: str = "") -> Group:
+    """``(a.eq.1,b.gt.2,and(c.eq.3,d.eq.4))``; errors quote the whole parameter value."""
+    whole = whole or value
+    base = max(whole.find(value), 0)
     if depth > MAX_DEPTH:
-        raise parse_error("logic tree", value, 1, f"at most {MAX_DEPTH} levels of nesting")
+        raise parse_error("logic tree", whole, base + 1, f"at most {MAX_DEPTH} levels of nesting")
     v = value.strip()
-    if not (v.startswith("(") and v.endswith(")")):
-        raise parse_error("logic tree", value, 1, "'('")
+    if not v.startswith("("):
+        raise parse_error("logic tree", whole, base + 1, "'('")
+    if not v.endswith(")"):
+        raise parse_error("logic tree", whole, base + len(value) + 1, "')'")
+    try:
+        return _parse_group_items(op, v, negate, depth, whole)
+    except QueryError as exc:
+        if "logic tree" in str(exc.body.get("message", "")):
+            raise
+        raise parse_error(
+            "logic tree", whole, base + 2, str(exc.body.get("details", "a condition"))
+        ) from None
+
+
+def _parse_group_items(op: str, v: str, negate: bool, depth: int, whole: str) -> Group:
     group = Group(op, [], negate)
     items = split_top(v[1:-1], "logic tree")
     if len(items) > MAX_ITEMS:
-        raise parse_error("logic tree", value[:40], 1, f"at most {MAX_ITEMS} conditions")
+        raise parse_error("logic tree", whole[:40], 1, f"at most {MAX_ITEMS} conditions")
     for raw in items:
         item = raw.strip()
         neg = False
@@ -216,14 +236,20 @@ def parse_group(op: str, value: str, negate: bool, depth: int = 0) -> Group:
             head = head[4:]
         if head.startswith(("and(", "or(")):
             sub_op, _, rest = head.partition("(")
-            group.items.append(parse_group(sub_op, "(" + rest, neg, depth + 1))
+            group.items.append(parse_group(sub_op, "(" + rest, neg, depth + 1, whole))
             continue
         col, dot, rest = item.partition(".")
+        at = max(whole.find(item), 0) + 1
         if not dot or not col:
-            raise parse_error("logic tree", value, 2, "column.operator.value")
-        group.items.append(parse_filter(col, rest))
+            raise parse_error("logic tree", whole, at, "column.operator.value")
+        try:
+            group.items.append(parse_filter(col, rest, in_group=True))
+        except QueryError as exc:
+            raise parse_error(
+                "logic tree", whole, at + len(col) + 1, str(exc.body.get("details", ""))
+            ) from None
     if not group.items:
-        raise parse_error("logic tree", value, 2, "a condition")
+        raise parse_error("logic tree", whole, 2, "a condition")
     return group
 
 
