@@ -128,6 +128,16 @@ MIGRATIONS: list[str] = [
         governance TEXT NOT NULL,
         code_hash TEXT NOT NULL
     );
+    CREATE TABLE cirrus_tables (name TEXT PRIMARY KEY, kind TEXT NOT NULL, columns TEXT NOT NULL);
+    CREATE TABLE apps (
+        name TEXT PRIMARY KEY,
+        definition TEXT NOT NULL,
+        creator TEXT NOT NULL,
+        address TEXT NOT NULL,
+        realm TEXT NOT NULL,
+        org TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
     """,
 ]
 
