@@ -203,6 +203,7 @@ class Ledger:
         self._block_touched: dict[tuple[str, int], tuple[str, str]] = {}
         self.halted: str | None = None
         self.chains: dict[str, Chain] = {}
+        self._sealed: dict[str, bytes] = {}  # address -> sealed key (b"" when none)
         self.dirty_chains: set[str] = set()
         self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
         backend = CirrusBackend(store.db)
@@ -404,6 +405,7 @@ class Ledger:
 
     def _insert_key(self, name: str) -> dict[str, str]:
         address, pubkey, sealed = self.vault.new_key()
+        self._sealed.pop(address, None)
         self.store.execute(
             "INSERT INTO keys (name, address, pubkey, sealed, created_at) VALUES (?, ?, ?, ?, ?)",
             name,
@@ -470,9 +472,12 @@ class Ledger:
         body = dumps([sender, self._seq, now, type_, payload, chain, gas_limit, gas_price])
         digest = keccak256(body.encode())
         signature: dict[str, str] = {}
-        row = self.store.one("SELECT sealed FROM keys WHERE address=?", sender)
-        if row is not None:
-            sig = self.vault.sign(row["sealed"], digest)
+        sealed = self._sealed.get(sender)
+        if sealed is None:
+            row = self.store.one("SELECT sealed FROM keys WHERE address=?", sender)
+            sealed = self._sealed[sender] = row["sealed"] if row is not None else b""
+        if sealed:
+            sig = self.vault.sign(sealed, digest)
             signature = {"r": sig[:32].hex(), "s": sig[32:64].hex(), "v": format(27 + sig[64], "x")}
         tx_hash = keccak256(digest + bytes.fromhex("".join(signature.values()) or "00")).hex()
         return Sub(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections import OrderedDict
 from pathlib import Path
 
 from coincurve import PrivateKey
@@ -59,6 +60,8 @@ class Vault:
             secret
         )
         self._aead = AESGCM(key)
+        # unsealed signing keys of recent senders: unsealing costs more than signing
+        self._signers: OrderedDict[bytes, PrivateKey] = OrderedDict()
 
     def new_key(self) -> tuple[str, str, bytes]:
         """(address, uncompressed public key hex, sealed private key)."""
@@ -75,5 +78,12 @@ class Vault:
 
     def sign(self, sealed: bytes, digest: bytes) -> bytes:
         """Recoverable signature (r, s, v) of a 32-byte digest with a sealed key."""
-        pk = PrivateKey(self.unseal(sealed))
-        return pk.sign_recoverable(digest, hasher=None)
+        pk = self._signers.get(sealed)
+        if pk is None:
+            pk = PrivateKey(self.unseal(sealed))
+            self._signers[sealed] = pk
+            if len(self._signers) > 1024:
+                self._signers.popitem(last=False)
+        else:
+            self._signers.move_to_end(sealed)
+        return bytes(pk.sign_recoverable(digest, hasher=None))
