@@ -109,6 +109,7 @@ class NodeApi:
                     {"error": "internal error: the node could not complete this request"}, 500
                 )
 
+        run.public = public  # type: ignore[attr-defined]
         return run
 
     def authenticate(self, request: Request) -> str:
@@ -320,7 +321,9 @@ class NodeApi:
 
     # ------------------------------------------------------------ explorer
 
-    def _block_json(self, row: Any, with_txs: bool = True) -> dict[str, Any]:
+    def _block_json(
+        self, row: Any, with_txs: bool = True, request: Request | None = None
+    ) -> dict[str, Any]:
         txs = (
             self.ledger.store.all(
                 "SELECT * FROM txs WHERE block_number=? ORDER BY tx_index", row["number"]
@@ -328,6 +331,8 @@ class NodeApi:
             if with_txs
             else []
         )
+        if request is not None:
+            txs = self._visible_rows(request, txs)
         return {
             "next": "",
             "kind": "Block",
@@ -411,14 +416,14 @@ class NodeApi:
             f"SELECT * FROM blocks WHERE {' AND '.join(where)} ORDER BY number LIMIT {LIST_CAP}",
             *args,
         )
-        return JsonBody([self._block_json(r) for r in rows])
+        return JsonBody([self._block_json(r, request=request) for r in rows])
 
     async def last_blocks(self, request: Request) -> Response:
         n = _path_int(request, "n")
         rows = self.ledger.store.all(
             "SELECT * FROM blocks ORDER BY number DESC LIMIT ?", min(n, LIST_CAP)
         )
-        return JsonBody([self._block_json(r) for r in rows])
+        return JsonBody([self._block_json(r, request=request) for r in rows])
 
     async def transactions(self, request: Request) -> Response:
         q = request.query_params
@@ -443,8 +448,11 @@ class NodeApi:
             args.append(bn)
         chain = q.get("chainid")
         if chain and chain != "all":
+            cid = norm_chain(chain)
+            if cid:
+                self.ledger.require_member(request.state.user, cid)
             where.append("t.chain = ?")
-            args.append(norm_chain(chain))
+            args.append(cid)
         if not where:
             raise ApiError(400, f"Need one of: {TX_FILTERS}")
         limit = min(int_param(request, "limit", LIST_CAP) or LIST_CAP, LIST_CAP)
@@ -457,7 +465,15 @@ class NodeApi:
             limit,
             offset,
         )
-        return JsonBody([self._tx_json(r, r["block_ts"]) for r in rows])
+        seen = self._visible_rows(request, rows)
+        return JsonBody([self._tx_json(r, r["block_ts"]) for r in seen])
+
+    def _visible_rows(self, request: Request, rows: list[Any]) -> list[Any]:
+        """Drop transactions of private chains the caller is not a member of."""
+        if not any(r["chain"] for r in rows):
+            return rows
+        visible = self.ledger.visible_chains(request.state.user)
+        return [r for r in rows if not r["chain"] or r["chain"] in visible]
 
     async def last_transactions(self, request: Request) -> Response:
         n = _path_int(request, "n")
@@ -466,7 +482,8 @@ class NodeApi:
             "ON b.number = t.block_number ORDER BY t.seq DESC LIMIT ?",
             min(n, LIST_CAP),
         )
-        return JsonBody([self._tx_json(r, r["block_ts"]) for r in rows])
+        seen = self._visible_rows(request, rows)
+        return JsonBody([self._tx_json(r, r["block_ts"]) for r in seen])
 
     async def accounts(self, request: Request) -> Response:
         q = request.query_params
@@ -666,6 +683,8 @@ class NodeApi:
         body = await self.json_body(request)
         if not isinstance(body, list) or not body or len(body) > 100:
             raise bad_request("body must be an array of 1-100 chain creation objects")
+        for b in body:  # all or nothing: check every body before creating any chain
+            self.ledger.validate_chain(name, b)
         ids = [await self.ledger.create_chain(name, sender, b) for b in body]
         return JsonBody(ids)
 
@@ -893,8 +912,8 @@ class NodeApi:
                     {
                         "path": r.path,
                         "methods": sorted((r.methods or set()) - {"HEAD"}),
-                        "summary": "asset application route",
-                        "public": False,
+                        "summary": "asset application and file storage route",
+                        "public": bool(getattr(r.endpoint, "public", False)),
                         "params": [s[1:-1] for s in r.path.split("/") if s.startswith("{")],
                     }
                 )

@@ -87,8 +87,11 @@ class AppManager:
 
     # ------------------------------------------------------------ creation
 
-    def create(self, username: str, data: Any) -> App:
-        """Deploy an application now (runs its blocks inline); raises DefinitionError/ApiError."""
+    def create(self, username: str, data: Any, *, internal: bool = False) -> App:
+        """Deploy an application now (runs its blocks inline); raises DefinitionError/ApiError.
+
+        ``internal`` marks the node's own demo set-up: its transactions pay no gas.
+        """
         led = self.ledger
         definition = parse_definition(data)
         if definition.name in self.apps:
@@ -103,7 +106,7 @@ class AppManager:
             {"src": src, "contract": definition.name, "args": {}, "metadata": {"VM": "SolidVM"}},
             "app",
         )
-        upload = led._new_sub(username, sender, "CONTRACT", payload, "", None)
+        upload = led._new_sub(username, sender, "CONTRACT", payload, "", None, internal=internal)
         led._record([upload])
         led._run_block([upload])
         res = led.result(upload.hash)
@@ -121,7 +124,13 @@ class AppManager:
             "metadata": {"VM": "SolidVM"},
         }
         genesis = led._new_sub(
-            username, sender, "GENESIS", led.validate_chain(username, realm_body), "", None
+            username,
+            sender,
+            "GENESIS",
+            led.validate_chain(username, realm_body),
+            "",
+            None,
+            internal=internal,
         )
         led._record([genesis])
         led._run_block([genesis])

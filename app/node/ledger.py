@@ -316,7 +316,7 @@ class Ledger:
         self.wakeup.set()
 
     def _load_snapshot(self) -> None:
-        for row in self.store.all("SELECT * FROM chains"):
+        for row in self.store.all("SELECT * FROM chains ORDER BY creation_block, rowid"):
             chain = Chain.from_row(row)
             self.chains[chain.id] = chain
             self.world.add_chain(chain.id, chain.parent)
@@ -741,6 +741,8 @@ class Ledger:
 
     def start(self) -> None:
         self._producer = asyncio.get_running_loop().create_task(self._produce())
+        if self.queue:  # transactions recorded before a crash or shutdown run first
+            self.wakeup.set()
 
     async def stop(self) -> None:
         if self._producer is not None:
@@ -1178,6 +1180,10 @@ class Ledger:
                 raise bad_request("codePtr.account must be '<address>' or '<address>:<chainId>'")
             a, _, c = acct_text.partition(":")
             ptr_chain = "" if c in ("", "main") else norm_chain(c, "codePtr.account chain")
+            if ptr_chain:
+                if ptr_chain not in self.chains:
+                    raise bad_request(f"codePtr: unknown chain {ptr_chain}")
+                self.require_member(username, ptr_chain)
             ptr = self.world.accounts.get((ptr_chain, int(norm_address(a, "codePtr.account"), 16)))
             if ptr is None or ptr.cdef is None:
                 raise bad_request(f"codePtr: no contract at {acct_text}")
@@ -1278,6 +1284,12 @@ class Ledger:
             "contents": {"chainId": cid, "address": GOVERNANCE_HEX, "name": cdef.name},
         }
 
+    def _block_hash(self, number: int) -> str | None:
+        if number == self.head.number + 1:
+            return None  # still being sealed
+        row = self.store.one("SELECT hash FROM blocks WHERE number=?", number)
+        return str(row["hash"]) if row else None
+
     def chain_json(self, chain: Chain) -> dict[str, Any]:
         accounts: list[dict[str, Any]] = [
             {"address": a, "balance": str(self.world.balances.get((chain.id, int(a, 16)), 0))}
@@ -1302,7 +1314,8 @@ class Ledger:
                 "accountInfo": accounts,
                 "codeInfo": [{"code": "", "src": src, "name": chain.governance}],
                 "parentChain": chain.parent or None,
-                "creationBlock": chain.creation_block,
+                "creationBlock": self._block_hash(chain.creation_block),
+                "creationBlockNumber": chain.creation_block,
                 "creationTx": chain.creation_tx,
                 "creator": chain.creator,
                 "nonce": 0,

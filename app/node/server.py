@@ -117,7 +117,7 @@ class Node:
         if self.store.get_meta("demo_app") is None:
             # the demo asset application of DESIGN.md, created by alice on a fresh data dir
             if "CarDemo" not in self.apps.apps and self.ledger.cert_of_user("alice"):
-                self.apps.create("alice", DEMO_APP)
+                self.apps.create("alice", DEMO_APP, internal=True)
             self.store.set_meta("demo_app", "CarDemo")
 
     @contextlib.asynccontextmanager
