@@ -939,10 +939,11 @@ class NodeApi:
 
 
 def _path_int(request: Request, name: str) -> int:
+    """A count in the path; anything above the list cap means the cap."""
     v = request.path_params[name]
-    if not v.isdigit() or len(v) > 9:
+    if not v.isdigit():
         raise bad_request(f"{name} must be a non-negative integer")
-    return int(v)
+    return LIST_CAP if len(v) > 6 else int(v)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

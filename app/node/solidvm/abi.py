@@ -76,6 +76,8 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
             raise _bad(pname, t, v)
         if vm == "EVM" and not t.fits(n):
             raise _bad(pname, t, v, f"out of range for {t.name}")
+        if n < 0 and not t.signed:
+            raise _bad(pname, t, v, "an unsigned integer cannot be negative")
         if n.bit_length() > 8192:
             raise _bad(pname, t, "...", "integer too large")
         return n

@@ -172,3 +172,19 @@ def test_bytes32_argument_length(value: str, ok: bool, deploy: DeployFn, call: C
         with pytest.raises(ArgumentError) as info:
             call(res.address, "f", {"digest": value})
         assert "digest" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("vm", "value", "ok"),
+    [("SolidVM", -1, False), ("SolidVM", 2**300, True), ("EVM", -1, False), ("EVM", 2**256, False)],
+)
+def test_unsigned_arguments_are_never_negative(
+    vm: str, value: int, ok: bool, deploy: DeployFn, call: CallFn
+) -> None:
+    res = deploy(c("    function f(uint n) public pure returns (uint) { return n; }"), "C", vm=vm)
+    if ok:
+        assert values(call(res.address, "f", {"n": str(value)})) == [str(value)]
+        return
+    with pytest.raises(ArgumentError) as info:
+        call(res.address, "f", {"n": value})
+    assert "argument 'n'" in info.value.message
