@@ -7,8 +7,10 @@ says what was wrong: the platform's own texts where clients match on them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -87,6 +89,7 @@ class NodeApi:
         self.max_body = max_body
         self.started = time.time()
         self.key_cache: dict[str, str] = {}
+        self.known_users: set[str] = set()
         self.route_docs: list[dict[str, Any]] = []
         self.extra_routes: list[BaseRoute] = []
 
@@ -130,8 +133,12 @@ class NodeApi:
         except InvalidJwt as exc:
             raise ApiError(403, f"Bearer token is invalid or expired: invalid jwt: {exc}") from None
         name = claims.get("preferred_username") or claims.get("sub")
-        if not isinstance(name, str) or self.users.get(name) is None:
+        if not isinstance(name, str):
             raise ApiError(403, "Bearer token is invalid or expired: invalid jwt: unknown user")
+        if name not in self.known_users:  # users are never deleted: look each up once
+            if self.users.get(name) is None:
+                raise ApiError(403, "Bearer token is invalid or expired: invalid jwt: unknown user")
+            self.known_users.add(name)
         return name
 
     async def json_body(self, request: Request) -> Any:
@@ -706,21 +713,25 @@ class NodeApi:
         self, table: str, q: Query, user: str, want_total: bool = False
     ) -> tuple[list[dict[str, Any]], int | None]:
         """Rows of a Cirrus table as ``user`` may see them (for the asset applications)."""
+        backend = self.ledger.indexer.backend
         try:
-            with self.ledger.store.lock:
-                return self.ledger.indexer.backend.run(
-                    table, q, self.ledger.visible_chains(user), want_total
-                )
+            return backend.run(
+                table, q, self.ledger.visible_chains(user), want_total, backend.reader()
+            )
         except QueryError as exc:
             raise ApiError(exc.status, exc.body) from None
+        except sqlite3.OperationalError:
+            raise ApiError(503, {"message": "the table is being updated; retry"}) from None
 
     async def cirrus(self, request: Request) -> Response:
         if request.method != "GET":
             raise ApiError(403, {"message": "Cirrus is read-only: only GET is allowed"})
         table = request.path_params["table"]
-        status, body, headers = search(
+        # queries read through their own connection in a worker thread: a slow scan does not
+        # hold up block production or other requests
+        status, body, headers = await asyncio.to_thread(
+            search,
             self.ledger.indexer.backend,
-            self.ledger.store.lock,
             table,
             request.query_params.multi_items(),
             {k.lower(): v for k, v in request.headers.items()},

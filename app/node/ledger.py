@@ -206,7 +206,7 @@ class Ledger:
         self._sealed: dict[str, bytes] = {}  # address -> sealed key (b"" when none)
         self.dirty_chains: set[str] = set()
         self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
-        backend = CirrusBackend(store.db)
+        backend = CirrusBackend(store.db, store.path)
         self.indexer = Indexer(backend, self.world, config.index_evm)
 
     # ================================================================ start-up

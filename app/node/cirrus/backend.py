@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .query import Filter, Group, Query, QueryError
@@ -96,10 +98,24 @@ def bad_value(kind: str, value: str) -> QueryError:
 class CirrusBackend:
     """Owns the ``cirrus:*`` tables of the node database."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path | None = None) -> None:
         self.db = db
+        self.path = path
         self.tables: dict[str, Table] = {}
+        self._local = threading.local()
         self.reload()
+
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read-only connection (WAL lets readers run beside the writer)."""
+        if self.path is None:
+            return self.db
+        conn: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if conn is None:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            conn.execute("PRAGMA query_only=ON")
+            conn.create_function("casefold", 1, _casefold, deterministic=True)
+            self._local.db = conn
+        return conn
 
     def reload(self) -> None:
         """(Re)read the schema registry, e.g. after a rolled-back write."""
@@ -206,14 +222,21 @@ class CirrusBackend:
         return t
 
     def run(
-        self, name: str, q: Query, visible: set[str] | None, want_total: bool
+        self,
+        name: str,
+        q: Query,
+        visible: set[str] | None,
+        want_total: bool,
+        db: sqlite3.Connection | None = None,
     ) -> tuple[list[dict[str, Any]], int | None]:
         """Rows of table ``name`` for query ``q``; ``visible`` limits private chains."""
+        db = db or self.db
         t = self.table(name)
         params: list[Any] = []
         where = [self.render_group(t, q.where, params)] if q.where.items else []
         if visible is not None:
-            chain_col = quote(t.chain_column)
+            # unary + keeps SQLite off the chainId index for this always-present clause
+            chain_col = "+" + quote(t.chain_column)
             if visible:
                 marks = ", ".join("?" for _ in visible)
                 where.append(f"({chain_col} = '' OR {chain_col} IN ({marks}))")
@@ -234,9 +257,7 @@ class CirrusBackend:
                         "or be used in an aggregate function",
                     },
                 )
-            (n,) = self.db.execute(
-                f"SELECT count(*) FROM {t.sql_name}{where_sql}", params
-            ).fetchone()
+            (n,) = db.execute(f"SELECT count(*) FROM {t.sql_name}{where_sql}", params).fetchone()
             return [{"count": n}], None
         visible_cols = list(t.columns.values())
         if q.columns is not None:
@@ -263,18 +284,18 @@ class CirrusBackend:
             f"SELECT {', '.join(quote(c.name) for c in visible_cols) or '1'} FROM {t.sql_name}"
             f"{where_sql}{order_sql} LIMIT ? OFFSET ?"
         )
-        cur = self.db.execute(sql, [*params, limit, q.offset])
+        cur = db.execute(sql, [*params, limit, q.offset])
         rows = [
             {c.name: _from_sql(v, c) for c, v in zip(visible_cols, r, strict=True)}
             for r in cur.fetchall()
         ]
         total = None
         if want_total:
-            (total,) = self.db.execute(
+            (total,) = db.execute(
                 f"SELECT count(*) FROM {t.sql_name}{where_sql}", params
             ).fetchone()
         if q.embeds:
-            self.embed(t, q, rows, visible)
+            self.embed(t, q, rows, visible, db)
             for row in rows:
                 for extra in hidden:
                     row.pop(extra.name, None)
@@ -397,7 +418,12 @@ class CirrusBackend:
         return join
 
     def embed(
-        self, t: Table, q: Query, rows: list[dict[str, Any]], visible: set[str] | None
+        self,
+        t: Table,
+        q: Query,
+        rows: list[dict[str, Any]],
+        visible: set[str] | None,
+        db: sqlite3.Connection,
     ) -> None:
         for e in q.embeds:
             join = self.join_column(t, e.table, e.via)
@@ -430,11 +456,11 @@ class CirrusBackend:
                 params: list[Any] = list(chunk)
                 if visible is not None:
                     marks = ", ".join("?" for _ in visible)
-                    sql += " AND (\"chainId\" = ''" + (
-                        f' OR "chainId" IN ({marks}))' if visible else ")"
+                    sql += " AND (+\"chainId\" = ''" + (
+                        f' OR +"chainId" IN ({marks}))' if visible else ")"
                     )
                     params.extend(sorted(visible))
-                for rec in self.db.execute(sql, params):
+                for rec in db.execute(sql, params):
                     found[rec[0]] = {
                         c.name: _from_sql(v, c) for c, v in zip(cols, rec[1:], strict=True)
                     }

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-import threading
+import sqlite3
 from typing import Any
 
-from .backend import CirrusBackend
+from .backend import CirrusBackend, undefined_table
 from .query import QueryError, parse_query
 
 RANGE_RE = re.compile(r"^\s*(\d{1,15})-(\d{0,15})\s*$")
@@ -14,7 +14,6 @@ RANGE_RE = re.compile(r"^\s*(\d{1,15})-(\d{0,15})\s*$")
 
 def search(
     backend: CirrusBackend,
-    lock: threading.RLock,
     table: str,
     params: list[tuple[str, str]],
     headers: dict[str, str],
@@ -53,10 +52,23 @@ def search(
                 n = last - first + 1
                 q.limit = n if q.limit is None else min(q.limit, n)
         want_total = "count=exact" in headers.get("prefer", "").replace(" ", "")
-        with lock:
-            rows, total = backend.run(table, q, visible, want_total and not q.count)
+        rows, total = backend.run(table, q, visible, want_total and not q.count, backend.reader())
     except QueryError as exc:
         return exc.status, exc.body, {}
+    except sqlite3.OperationalError as exc:
+        # a table or column created by the block being committed right now
+        if "no such table" in str(exc):
+            return 404, undefined_table(table).body, {}
+        return (
+            503,
+            {
+                "code": "PGRST000",
+                "message": "the table is being updated; retry",
+                "details": None,
+                "hint": None,
+            },
+            {"Retry-After": "1"},
+        )
     if q.count:
         return 200, rows, {}
     start = q.offset
