@@ -137,6 +137,7 @@ class Sub:
     signature: dict[str, str] = field(default_factory=dict)
     future: asyncio.Future[dict[str, Any]] | None = None
     nonce: int = -1
+    recorded: bool = False  # its row is in the database
 
     def request_json(self) -> str:
         return dumps(
@@ -395,6 +396,7 @@ class Ledger:
             submitted_at=row["submitted_at"],
             internal=bool(req.get("internal")),
             signature=req.get("signature") or {},
+            recorded=True,
         )
 
     # ================================================================ keys
@@ -498,24 +500,29 @@ class Ledger:
 
     def _record(self, subs: list[Sub]) -> None:
         with self.store.transaction() as db:
-            db.executemany(
-                "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
-                "to_address, submitted_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?, ?, ?)",
-                [
-                    (
-                        s.seq,
-                        s.hash,
-                        s.sender,
-                        s.username,
-                        s.type,
-                        s.request_json(),
-                        s.chain,
-                        _to_address(s),
-                        s.submitted_at,
-                    )
-                    for s in subs
-                ],
-            )
+            self._insert_rows(db, subs)
+
+    def _insert_rows(self, db: Any, subs: list[Sub]) -> None:
+        for s in subs:
+            s.recorded = True
+        db.executemany(
+            "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
+            "to_address, submitted_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?, ?, ?)",
+            [
+                (
+                    s.seq,
+                    s.hash,
+                    s.sender,
+                    s.username,
+                    s.type,
+                    s.request_json(),
+                    s.chain,
+                    _to_address(s),
+                    s.submitted_at,
+                )
+                for s in subs
+            ],
+        )
 
     def validate(
         self, username: str, txs: Any, query_chain: str
@@ -672,9 +679,12 @@ class Ledger:
             self._discard_pending_of(username)
         loop = asyncio.get_running_loop()
         if resolve:
+            # Their hashes are only handed out with their results, so their rows can be written
+            # in the block's own commit: one commit per transaction instead of two.
             for s in subs:
                 s.future = loop.create_future()
-        self._record(subs)
+        else:
+            self._record(subs)
         self.queue.extend(subs)
         self.wakeup.set()
         if not resolve:
@@ -685,6 +695,9 @@ class Ledger:
                 asyncio.shield(asyncio.gather(*futures)), timeout=self.config.resolve_timeout
             )
         except TimeoutError:
+            unrecorded = [s for s in subs if not s.recorded and not (s.future and s.future.done())]
+            if unrecorded:
+                self._record(unrecorded)  # the 504 names their hashes: they must survive a crash
             raise ApiError(
                 504,
                 {
@@ -809,6 +822,9 @@ class Ledger:
                 tr["blockHash"] = block_hash
         events = list(self._pending_events)
         with self.store.transaction() as db:
+            fresh = [s for s in batch if not s.recorded]
+            if fresh:
+                self._insert_rows(db, fresh)
             db.execute(
                 "INSERT INTO blocks (number, hash, parent_hash, timestamp, tx_count, gas_used) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
