@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from .. import __version__
-from .cirrus.http import search
+from .cirrus.http import prepare, search
 from .cirrus.query import Query, QueryError
 from .errors import ApiError, bad_request
 from .ledger import HEX, Ledger, norm_address, norm_chain
@@ -727,16 +727,22 @@ class NodeApi:
         if request.method != "GET":
             raise ApiError(403, {"message": "Cirrus is read-only: only GET is allowed"})
         table = request.path_params["table"]
-        # queries read through their own connection in a worker thread: a slow scan does not
-        # hold up block production or other requests
-        status, body, headers = await asyncio.to_thread(
-            search,
-            self.ledger.indexer.backend,
+        backend = self.ledger.indexer.backend
+        params = request.query_params.multi_items()
+        args = (
+            backend,
             table,
-            request.query_params.multi_items(),
+            params,
             {k.lower(): v for k, v in request.headers.items()},
             self.ledger.visible_chains(request.state.user),
         )
+        q = prepare(params)
+        if q is None or backend.is_cheap(table, q):
+            status, body, headers = search(*args)
+        else:
+            # a scan reads through its own connection in a worker thread, so that it holds up
+            # neither block production nor other requests
+            status, body, headers = await asyncio.to_thread(search, *args)
         return JsonBody(body, status, headers=headers)
 
     async def version(self, request: Request) -> Response:

@@ -18,6 +18,8 @@ from .query import Filter, Group, Query, QueryError
 
 PREFIX = "cirrus:"
 MAX_ROWS = 100_000
+INDEXED = ("address", "record_id")
+SMALL_TABLE = 20_000
 
 STANDARD_COLUMNS: list[tuple[str, str]] = [
     ("address", "text"),
@@ -214,6 +216,25 @@ class CirrusBackend:
         )
 
     # ------------------------------------------------------------ queries
+
+    def is_cheap(self, name: str, q: Query) -> bool:
+        """True for queries answered from an index or a small table (fine on the event loop)."""
+        t = self.tables.get(name)
+        if t is None:
+            return True
+        if (
+            any(
+                isinstance(f, Filter) and f.op == "eq" and not f.negate and f.column in INDEXED
+                for f in q.where.items
+            )
+            and not q.order
+        ):
+            return True
+        try:
+            (last,) = self.reader().execute(f"SELECT max(rowid) FROM {t.sql_name}").fetchone()
+        except sqlite3.Error:
+            return False
+        return (last or 0) < SMALL_TABLE
 
     def table(self, name: str) -> Table:
         t = self.tables.get(name)

@@ -12,6 +12,14 @@ from .query import QueryError, parse_query
 RANGE_RE = re.compile(r"^\s*(\d{1,15})-(\d{0,15})\s*$")
 
 
+def prepare(params: list[tuple[str, str]]) -> Any:
+    """The parsed query, or None when it does not parse (``search`` reports the error)."""
+    try:
+        return parse_query(params)
+    except QueryError:
+        return None
+
+
 def search(
     backend: CirrusBackend,
     table: str,
