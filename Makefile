@@ -29,8 +29,12 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
+# SolidVM in-process (seconds), the node over HTTP beside Ganache (~1.5 min),
+# Cirrus on a 1M-row table (~3 min). Each writes benchmarks/results/<name>.json.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solidvm_bench.py
+	$(BIN)/python benchmarks/node_bench.py
+	$(BIN)/python benchmarks/cirrus_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
