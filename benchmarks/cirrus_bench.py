@@ -38,45 +38,49 @@ import json
 import math
 import multiprocessing as mp
 import os
-import platform
 import random
-import re
-import select
 import shutil
-import signal
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module benchlib
+
+from benchlib import (
+    BENCH,
+    ROOT,
+    Node,
+    choose_tool,
+    machine,
+    mark,
+    rounded,
+    running_node,
+    utc_now,
+    write_results,
+    wrk_bench,
+)
+
 sys.path.insert(0, str(ROOT))
 
-from app.node.cirrus.backend import CirrusBackend  # noqa: E402
-from app.node.cirrus.indexer import Indexer  # noqa: E402
-from app.node.cirrus.query import parse_query  # noqa: E402
-from app.node.solidvm import World, compile_source  # noqa: E402
-from app.node.solidvm.compiler import ContractDef  # noqa: E402
-from app.node.solidvm.values import Address  # noqa: E402
-from app.node.solidvm.world import AccountState  # noqa: E402
-from app.node.store import DB_FILE, Store  # noqa: E402
+from app.node.cirrus.backend import CirrusBackend
+from app.node.cirrus.indexer import Indexer
+from app.node.cirrus.query import parse_query
+from app.node.solidvm import World, compile_source
+from app.node.solidvm.compiler import ContractDef
+from app.node.solidvm.values import Address
+from app.node.solidvm.world import AccountState
+from app.node.store import DB_FILE, Store
 
-BENCH = ROOT / "benchmarks"
-RESULTS = BENCH / "results"
 LUA_SCRIPT = BENCH / "lua" / "cirrus_get.lua"
 CAR_SOL = ROOT / "resources" / "contracts" / "CarAsset.sol"
 
-NODE_CMD = (sys.executable, "-m", "app.node")
-LISTENING = "Sandbox node listening on "
 TABLE = "Car"
 SEARCH = f"/cirrus/search/{TABLE}"
 CHAINS_PATH = "/bloc/v2.2/chain"
@@ -402,95 +406,6 @@ def bench_raw(
 # ================================================================ 3. the node over HTTP
 
 
-def read_line(proc: subprocess.Popen[bytes], deadline: float) -> str | None:
-    """The next stdout line of ``proc``, or None when it exits or the deadline passes."""
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    buf = b""
-    while b"\n" not in buf:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
-            continue
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            return None
-        buf += chunk
-    return buf.split(b"\n", 1)[0].decode(errors="replace")
-
-
-def _drain(fd: int) -> None:
-    """Keep reading the node's stdout so that it can never block on a full pipe."""
-    while True:
-        try:
-            if not os.read(fd, 65536):
-                return
-        except OSError:
-            return
-
-
-@dataclass
-class Node:
-    proc: subprocess.Popen[bytes]
-    url: str
-    startup_s: float
-    data_dir: Path
-    log: Path
-
-    @classmethod
-    def start(cls, data_dir: Path, timeout: float = 120.0) -> Node:
-        log = data_dir.parent / f"{data_dir.name}.log"
-        with log.open("ab") as err:
-            t0 = time.perf_counter()
-            proc = subprocess.Popen(
-                [*NODE_CMD, "serve", "--port", "0", "--data-dir", str(data_dir)],
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=err,
-            )
-            line = read_line(proc, time.monotonic() + timeout)
-            startup = time.perf_counter() - t0
-        if line is None or not line.startswith(LISTENING):
-            proc.kill()
-            proc.wait()
-            tail = log.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"the node did not start (stdout: {line!r}); its log:\n{tail}")
-        assert proc.stdout is not None
-        threading.Thread(target=_drain, args=(proc.stdout.fileno(),), daemon=True).start()
-        return cls(proc, line[len(LISTENING) :].strip(), startup, data_dir, log)
-
-    def token(self, user: str = "alice") -> str:
-        out = subprocess.run(
-            [*NODE_CMD, "token", "--data-dir", str(self.data_dir), "--user", user],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        return out.stdout.strip()
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-@contextmanager
-def running_node(data_dir: Path) -> Iterator[Node]:
-    node = Node.start(data_dir)
-    try:
-        yield node
-    finally:
-        node.stop()
-
-
 def http_get(url: str, token: str, path: str) -> tuple[int, Any]:
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=120)
@@ -531,13 +446,7 @@ def run_wrk(url: str, token: str, paths: list[str], connections: int, duration: 
         token,
         *paths,
     ]
-    out = subprocess.run(
-        cmd, check=True, capture_output=True, text=True, timeout=duration + 120
-    ).stdout
-    m = re.search(r"^BENCH (.*)$", out, re.M)
-    if m is None:
-        raise RuntimeError(f"wrk printed no BENCH line:\n{out}")
-    f = {k: int(v) for k, v in (kv.split("=") for kv in m.group(1).split())}
+    f = wrk_bench(cmd, timeout=duration + 120)
     return Load(
         connections=connections,
         requests=f["requests"],
@@ -634,48 +543,9 @@ class Client:
         return run_python_client(url, token, paths, connections, duration)
 
 
-def install_wrk() -> str | None:
-    """Install wrk from Debian; returns why it failed, None when it worked."""
-    if shutil.which("apt-get") is None:
-        return "no apt-get on this machine"
-    prefix: list[str] = []
-    if os.geteuid() != 0:
-        if shutil.which("sudo") is None:
-            return "not root and no sudo"
-        prefix = ["sudo", "-n"]
-    print("wrk is missing: installing it with apt-get ...", flush=True)
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = [*prefix, "apt-get", "install", "-y", "-q", "wrk"]
-    res = subprocess.run(install, capture_output=True, text=True, env=env, check=False)
-    if res.returncode != 0:
-        subprocess.run(
-            [*prefix, "apt-get", "update", "-q"], capture_output=True, env=env, check=False
-        )
-        res = subprocess.run(install, capture_output=True, text=True, env=env, check=False)
-    if res.returncode != 0 or shutil.which("wrk") is None:
-        lines = (res.stderr or res.stdout).strip().splitlines()
-        return lines[-1] if lines else f"apt-get exited with {res.returncode}"
-    return None
-
-
-def wrk_version() -> str:
-    out = subprocess.run(["wrk", "-v"], capture_output=True, text=True, check=False)
-    first = (out.stdout or out.stderr).splitlines()
-    return first[0].split(" Copyright")[0] if first else "wrk"
-
-
 def choose_client(wanted: str) -> Client:
     fallback = "Python http.client keep-alive clients (one process per connection)"
-    if wanted == "python":
-        return Client("python", f"{fallback} (--client python)")
-    if shutil.which("wrk") is None:
-        why = install_wrk()
-        if why is not None:
-            if wanted == "wrk":
-                raise SystemExit(f"wrk is not available and could not be installed: {why}")
-            print(f"wrk could not be installed ({why}): using {fallback}", flush=True)
-            return Client("python", f"{fallback} (wrk unavailable: {why})")
-    return Client("wrk", wrk_version())
+    return Client(*choose_tool(wanted, fallback))
 
 
 @dataclass
@@ -768,28 +638,6 @@ def bench_http(
 # ================================================================ report
 
 
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "platform": platform.platform(),
-        "cpu": cpu,
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "sqlite": sqlite3.sqlite_version,
-    }
-
-
-def mark(ok: bool) -> str:
-    return "ok" if ok else "MISSED"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="100k rows and shorter runs (smoke run)")
@@ -825,7 +673,7 @@ def main() -> None:
     try:
         print(f"indexing {s.rows:,} Car rows into {data_dir} ...", flush=True)
         built = build_table(s, data_dir)
-        with running_node(data_dir) as node:
+        with running_node(data_dir, timeout=120.0) as node:
             startup = node.startup_s
             print(f"node up in {startup:.2f} s at {node.url}", flush=True)
             wait_idle(node.url)
@@ -903,7 +751,7 @@ def main() -> None:
         labels["a2_p50_ms"] = f"(a) HTTP p50 ms, {who}"
         labels["a2_req_per_s"] = f"(a) req/s, {who}"
 
-    m = machine()
+    m = machine(sqlite=sqlite3.sqlite_version)
     m["load_1min_at_start"] = round(load_start, 2)
     m["load_1min_at_end"] = round(os.getloadavg()[0], 2)
     print()
@@ -948,9 +796,8 @@ def main() -> None:
         )
     print(f"  whole run: {total:.0f} s")
 
-    RESULTS.mkdir(parents=True, exist_ok=True)
     result = {
-        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "date": utc_now(),
         "machine": m,
         "quick": s.quick,
         "settings": asdict(s),
@@ -994,13 +841,8 @@ def main() -> None:
         },
         "run_seconds": round(total, 1),
     }
-    path = RESULTS / "cirrus.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    path = write_results("cirrus", result)
     print(f"written to {path.relative_to(ROOT)}")
-
-
-def rounded(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: round(v, 3) if isinstance(v, float) else v for k, v in d.items()}
 
 
 if __name__ == "__main__":

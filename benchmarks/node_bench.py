@@ -28,10 +28,7 @@ import json
 import multiprocessing as mp
 import os
 import platform
-import re
-import select
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -45,9 +42,22 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "benchmarks"
-RESULTS = BENCH / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module benchlib
+
+from benchlib import (
+    BENCH,
+    ROOT,
+    Node,
+    choose_tool,
+    machine,
+    mark,
+    rounded,
+    running_node,
+    utc_now,
+    write_results,
+    wrk_bench,
+)
+
 LUA = BENCH / "lua"
 PEER = BENCH / ".peer"
 GANACHE_VERSION = "7.9.2"
@@ -62,8 +72,6 @@ SUPPLY = 10**30
 WARMUP = 100  # untimed requests before each sequential measurement (same for node and peer)
 TX_PATH = "/svc/v2.3/transaction"
 RESULTS_PATH = "/bloc/v2.2/transactions/results"
-LISTENING = "Sandbox node listening on "
-NODE_CMD = (sys.executable, "-m", "app.node")
 
 # recipients: warm-up, (a) by wrk/the Python client, (b) by the batch clients
 WARM_PREFIX = "a0a0a0a0"
@@ -136,86 +144,7 @@ def free_port() -> int:
         return port
 
 
-# ================================================================ the node process
-
-
-def read_line(proc: subprocess.Popen[bytes], deadline: float) -> str | None:
-    """The next stdout line of ``proc``, or None when it exits or the deadline passes."""
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    buf = b""
-    while b"\n" not in buf:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
-            continue
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            return None
-        buf += chunk
-    return buf.split(b"\n", 1)[0].decode(errors="replace")
-
-
-@dataclass
-class Node:
-    proc: subprocess.Popen[bytes]
-    url: str
-    startup_s: float
-    data_dir: Path
-    log: Path
-
-    @classmethod
-    def start(cls, data_dir: Path, timeout: float = 60.0) -> Node:
-        log = data_dir.parent / f"{data_dir.name}.log"
-        with log.open("ab") as err:
-            t0 = time.perf_counter()
-            proc = subprocess.Popen(
-                [*NODE_CMD, "serve", "--port", "0", "--data-dir", str(data_dir)],
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=err,
-            )
-            line = read_line(proc, time.monotonic() + timeout)
-            startup = time.perf_counter() - t0
-        if line is None or not line.startswith(LISTENING):
-            proc.kill()
-            proc.wait()
-            tail = log.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"the node did not start (stdout: {line!r}); its log:\n{tail}")
-        return cls(proc, line[len(LISTENING) :].strip(), startup, data_dir, log)
-
-    def token(self, user: str = "alice") -> str:
-        out = subprocess.run(
-            [*NODE_CMD, "token", "--data-dir", str(self.data_dir), "--user", user],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        return out.stdout.strip()
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-
-
-@contextmanager
-def running_node(data_dir: Path) -> Iterator[Node]:
-    node = Node.start(data_dir)
-    try:
-        yield node
-    finally:
-        node.stop()
+# ================================================================ the token on the node
 
 
 def deploy_token(api: Http) -> str:
@@ -288,13 +217,7 @@ class SeqRun:
 
 def run_wrk(url: str, script: Path, args: list[str], duration: int) -> SeqRun:
     cmd = ["wrk", "-t1", "-c1", f"-d{duration}s", "--timeout", "30s", "-s", str(script)]
-    out = subprocess.run(
-        [*cmd, url, "--", *args], check=True, capture_output=True, text=True, timeout=duration + 60
-    ).stdout
-    m = re.search(r"^BENCH (.*)$", out, re.M)
-    if m is None:
-        raise RuntimeError(f"wrk printed no BENCH line:\n{out}")
-    f = {k: int(v) for k, v in (kv.split("=") for kv in m.group(1).split())}
+    f = wrk_bench([*cmd, url, "--", *args], timeout=duration + 60)
     return SeqRun(
         rate=f["requests"] / (f["duration_us"] / 1e6),
         completed=f["requests"],
@@ -393,48 +316,10 @@ class Client:
         return run_python_client(kind, url, args, duration)
 
 
-def wrk_version() -> str:
-    out = subprocess.run(["wrk", "-v"], capture_output=True, text=True, check=False)
-    first = (out.stdout or out.stderr).splitlines()
-    return first[0].split(" Copyright")[0] if first else "wrk"
-
-
-def install_wrk() -> str | None:
-    """Install wrk from Debian; returns why it failed, None when it worked."""
-    if shutil.which("apt-get") is None:
-        return "no apt-get on this machine"
-    prefix: list[str] = []
-    if os.geteuid() != 0:
-        if shutil.which("sudo") is None:
-            return "not root and no sudo"
-        prefix = ["sudo", "-n"]
-    print("wrk is missing: installing it with apt-get ...", flush=True)
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = [*prefix, "apt-get", "install", "-y", "-q", "wrk"]
-    res = subprocess.run(install, capture_output=True, text=True, env=env, check=False)
-    if res.returncode != 0:
-        subprocess.run(
-            [*prefix, "apt-get", "update", "-q"], capture_output=True, env=env, check=False
-        )
-        res = subprocess.run(install, capture_output=True, text=True, env=env, check=False)
-    if res.returncode != 0 or shutil.which("wrk") is None:
-        lines = (res.stderr or res.stdout).strip().splitlines()
-        return lines[-1] if lines else f"apt-get exited with {res.returncode}"
-    return None
-
-
 def choose_client(wanted: str) -> Client:
     fallback = "Python http.client keep-alive client in a separate process"
-    if wanted == "python":
-        return Client("python", f"{fallback} (--client python)")
-    if shutil.which("wrk") is None:
-        why = install_wrk()
-        if why is not None:
-            if wanted == "wrk":
-                raise SystemExit(f"wrk is not available and could not be installed: {why}")
-            print(f"wrk could not be installed ({why}): using the {fallback}", flush=True)
-            return Client("python", f"{fallback} (wrk unavailable: {why})")
-    return Client("wrk", f"{wrk_version()} -t1 -c1")
+    name, note = choose_tool(wanted, fallback, using=f"the {fallback}")
+    return Client(name, f"{note} -t1 -c1" if name == "wrk" else note)
 
 
 # ================================================================ (a) sequential, our node
@@ -776,30 +661,12 @@ def bench_sequential(
 # ================================================================ report
 
 
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
+def nodejs_version() -> str:
     with suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    node_version = ""
-    with suppress(OSError):
-        node_version = subprocess.run(
+        return subprocess.run(
             ["node", "--version"], capture_output=True, text=True, check=False
         ).stdout.strip()
-    return {
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu": cpu,
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "nodejs": node_version,
-    }
-
-
-def mark(ok: bool) -> str:
-    return "ok" if ok else "MISSED"
+    return ""
 
 
 def timed(label: str, fn: Callable[[], Any]) -> Any:
@@ -912,10 +779,9 @@ def main() -> None:
     for name, value, note in rows:
         print(f"  {name:<{width}}  {value:>12}  {note}")
 
-    RESULTS.mkdir(parents=True, exist_ok=True)
     out = {
-        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "machine": machine(),
+        "date": utc_now(),
+        "machine": machine(arch=True, nodejs=nodejs_version()),
         "quick": opts.quick,
         "client": {"tool": client.name, "detail": client.note},
         "rounds": s.rounds,
@@ -946,20 +812,8 @@ def main() -> None:
         },
         "wall_seconds": round(time.perf_counter() - t_start, 1),
     }
-    path = RESULTS / "node.json"
-    path.write_text(json.dumps(rounded(out), indent=2) + "\n")
+    path = write_results("node", rounded(out))
     print(f"written to {path.relative_to(ROOT)} ({out['wall_seconds']} s in all)")
-
-
-def rounded(x: Any) -> Any:
-    """``x`` with every float rounded to 3 decimals (for the JSON file)."""
-    if isinstance(x, float):
-        return round(x, 3)
-    if isinstance(x, dict):
-        return {k: rounded(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [rounded(v) for v in x]
-    return x
 
 
 if __name__ == "__main__":

@@ -1,0 +1,773 @@
+"""The desktop client's model of a Cirrus (PostgREST 9) search query.
+
+A :class:`CirrusQuery` is a plain tree of dataclasses that the query builder edits and that
+renders to, and parses from, the query parameters of ``GET /cirrus/search/<table>``:
+
+* ``select=a,b,count,Foreign(x,y)`` -- columns (empty list: all columns, rendered as ``*`` only
+  when embeds need it), ``count`` and embeds of foreign tables (``Foreign(*)`` for every column);
+* ``col=[not.]op.value`` -- one parameter per condition of the top-level AND;
+* ``or=(...)``, ``and=(...)``, ``not.or=(...)``, ``not.and=(...)`` -- top-level groups; inside
+  them conditions are ``col.[not.]op.value`` and groups nest as ``[not.]or(...)``;
+* ``order=col.asc|desc[.nullsfirst|.nullslast],...``, ``limit=N``, ``offset=N``.
+
+Values are written raw in top-level conditions (PostgREST reads everything after ``op.``).
+Inside groups and in ``in.(...)`` lists a value is double-quoted, with ``\\`` and ``"`` escaped by
+a backslash, when it contains ``,``, ``(``, ``)`` or ``"``, has leading or trailing whitespace,
+or (in groups) starts with ``{``; an empty ``in`` member is written ``""``. This canonical form
+is what :meth:`CirrusQuery.to_params` produces, and :meth:`CirrusQuery.from_params` turns it
+back into an equal tree.
+
+Pure Python on purpose: no Qt, no HTTP client, no dependency on the node package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+__all__ = [
+    "HISTORY_PREFIX",
+    "IS_VALUES",
+    "MAX_DEPTH",
+    "OPERATORS",
+    "RESERVED_PARAMS",
+    "CirrusQuery",
+    "CirrusQueryError",
+    "Condition",
+    "Embed",
+    "Group",
+    "GroupOp",
+    "Order",
+    "QueryKind",
+    "event_table",
+    "history_of",
+    "is_valid_name",
+]
+
+OPERATORS: tuple[str, ...] = ("eq", "neq", "lt", "lte", "gt", "gte", "like", "ilike", "in", "is")
+IS_VALUES: tuple[str, ...] = ("null", "true", "false")
+#: Parameter names PostgREST reads itself; a top-level condition on such a column cannot be sent.
+RESERVED_PARAMS = frozenset(
+    {"select", "order", "limit", "offset", "or", "and", "columns", "on_conflict"}
+)
+HISTORY_PREFIX = "history@"
+#: Deepest group nesting the sandbox node accepts (PostgREST itself has no limit).
+MAX_DEPTH = 16
+SEARCH_PREFIX = "/cirrus/search/"
+
+GroupOp = Literal["and", "or"]
+QueryKind = Literal["contract", "history", "event"]
+
+# PostgREST field names: letters, digits, `_`, `$`, and dashes or spaces between them.
+_NAME_RE = re.compile(r"[\w$](?:[\w$ -]*[\w$])?")
+_EVENT_RE = re.compile(r".+\.[A-Za-z_$][A-Za-z0-9_$]*")
+_DIGITS_RE = re.compile(r"[0-9]+")
+_PARSE_DEPTH_LIMIT = 64  # guard against hostile input; far beyond anything the node accepts
+# printable in URLs without confusing any query-string parser
+_URL_SAFE = "(),*!:@$"
+
+
+def is_valid_name(name: str) -> bool:
+    """True for a column or table name that PostgREST's field-name syntax accepts unquoted."""
+    return bool(_NAME_RE.fullmatch(name)) and "->" not in name
+
+
+def history_of(name: str) -> str:
+    """The history table of a contract table: ``history@<name>``."""
+    return HISTORY_PREFIX + name
+
+
+def event_table(contract: str, event: str) -> str:
+    """The table of one event of a contract: ``<contract>.<event>``."""
+    return f"{contract}.{event}"
+
+
+class CirrusQueryError(ValueError):
+    """Malformed query input (or a tree that cannot be rendered).
+
+    ``position`` is the 0-based offset in the offending parameter value (``param``), or None when
+    the problem is not tied to one character.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        position: int | None = None,
+        *,
+        param: str | None = None,
+        text: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+        self.param = param
+        self.text = text
+
+    def __str__(self) -> str:
+        where = f"{self.param}: " if self.param is not None else ""
+        if self.position is None or self.text is None:
+            return where + self.message
+        near = self.text[self.position : self.position + 12]
+        near_desc = repr(near) if near else "end of input"
+        return (
+            f"{where}{self.message} (at position {self.position} of {self.text!r}, "
+            f"near {near_desc})"
+        )
+
+
+@dataclass
+class Condition:
+    """``column op value``; ``value`` is a list for ``in`` and null/true/false for ``is``."""
+
+    column: str
+    op: str
+    value: str | list[str] | None
+    negate: bool = False
+
+
+@dataclass
+class Group:
+    """An AND or OR of conditions and groups, optionally negated as a whole."""
+
+    op: GroupOp
+    items: list[Condition | Group] = field(default_factory=list)
+    negate: bool = False
+
+
+@dataclass
+class Embed:
+    """A foreign table joined through a contract-typed column; ``["*"]`` for all its columns."""
+
+    table: str
+    columns: list[str] = field(default_factory=lambda: ["*"])
+
+
+@dataclass
+class Order:
+    column: str
+    desc: bool = False
+    nulls_first: bool | None = None  # None: the database's default
+
+
+def _new_where() -> Group:
+    return Group("and", [])
+
+
+@dataclass
+class CirrusQuery:
+    """One search of a Cirrus table (contract, ``history@`` or ``Contract.Event`` table)."""
+
+    table: str
+    select: list[str] = field(default_factory=list)  # empty: every column
+    embeds: list[Embed] = field(default_factory=list)
+    count: bool = False
+    where: Group = field(default_factory=_new_where)  # top-level AND
+    order: list[Order] = field(default_factory=list)
+    limit: int | None = None
+    offset: int | None = None
+
+    history_of = staticmethod(history_of)
+    event_table = staticmethod(event_table)
+
+    # -- table --------------------------------------------------------------------------------
+
+    @property
+    def kind(self) -> QueryKind:
+        if self.table.startswith(HISTORY_PREFIX):
+            return "history"
+        if _EVENT_RE.fullmatch(self.table):
+            return "event"
+        return "contract"
+
+    def path(self) -> str:
+        """``/cirrus/search/<table>`` with the table name percent-encoded."""
+        return SEARCH_PREFIX + quote(self.table, safe="@")
+
+    def url(self, base: str = "") -> str:
+        """``base`` + path + query string (no ``?`` when there are no parameters)."""
+        qs = self.to_query_string()
+        return base.rstrip("/") + self.path() + ("?" + qs if qs else "")
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def to_params(self) -> list[tuple[str, str]]:
+        """The query parameters in canonical form: select, filters in tree order, order, limit,
+        offset. Raises :class:`CirrusQueryError` for values of the wrong type (e.g. ``in``
+        without a list); other problems reported by :meth:`validate` are rendered as they are."""
+        params: list[tuple[str, str]] = []
+        select = self._render_select()
+        if select is not None:
+            params.append(("select", select))
+        for item in self.where.items:
+            if isinstance(item, Condition):
+                params.append((item.column, _render_condition_value(item, in_group=False)))
+            else:
+                key = ("not." if item.negate else "") + item.op
+                params.append((key, _render_group_body(item)))
+        if self.order:
+            params.append(("order", ",".join(_render_order(o) for o in self.order)))
+        if self.limit is not None:
+            params.append(("limit", str(self.limit)))
+        if self.offset is not None:
+            params.append(("offset", str(self.offset)))
+        return params
+
+    def to_query_string(self) -> str:
+        """The parameters percent-encoded in order (spaces as ``%20``, never ``+``)."""
+        return urlencode(self.to_params(), quote_via=quote, safe=_URL_SAFE)
+
+    def _render_select(self) -> str | None:
+        parts: list[str] = list(self.select)
+        if not parts and self.embeds:
+            parts.append("*")  # `select=Foreign(*)` alone would drop the table's own columns
+        if self.count:
+            parts.append("count")
+        parts.extend(f"{e.table}({','.join(e.columns)})" for e in self.embeds)
+        return ",".join(parts) if parts else None
+
+    # -- parsing ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_params(cls, table: str, params: Iterable[tuple[str, str]]) -> CirrusQuery:
+        """Parse query parameters (decoded key/value pairs, in order).
+
+        Lenient where PostgREST is (whitespace around list members, group items and select
+        items; ``order=col`` without a direction; ``is.NULL``; unnecessary quotes;
+        ``select=count()``). A select of embeds only (``select=Owner(*)``) cannot be expressed
+        by the model and widens to every column plus the embeds.
+        """
+        q = cls(table)
+        seen: set[str] = set()
+        for key, value in params:
+            if key in ("select", "order", "limit", "offset"):
+                if key in seen:
+                    raise CirrusQueryError(f"{key} is given more than once", None, param=key)
+                seen.add(key)
+            if key == "select":
+                _parse_select(value, q)
+            elif key == "order":
+                q.order = _parse_order(value)
+            elif key in ("limit", "offset"):
+                n = _parse_count(key, value)
+                if key == "limit":
+                    q.limit = n
+                else:
+                    q.offset = n
+            elif key in ("or", "and", "not.or", "not.and"):
+                p = _Parser(value, key)
+                group = p.group_body(_group_op(key.removeprefix("not.")), key.startswith("not."))
+                p.skip_ws()
+                p.expect_end("after the closing ')'")
+                q.where.items.append(group)
+            elif key in RESERVED_PARAMS:
+                raise CirrusQueryError(
+                    f"the {key!r} parameter is not supported in a search", None, param=key
+                )
+            else:
+                q.where.items.append(_parse_top_condition(key, value))
+        return q
+
+    @classmethod
+    def from_query_string(cls, table: str, query: str) -> CirrusQuery:
+        """Parse a percent-encoded query string (without the leading ``?``)."""
+        return cls.from_params(table, parse_qsl(query.lstrip("?"), keep_blank_values=True))
+
+    @classmethod
+    def from_url(cls, url: str) -> CirrusQuery:
+        """Parse a full URL or a path such as ``/cirrus/search/Car?price=gt.5``."""
+        parts = urlsplit(url)
+        at = parts.path.find(SEARCH_PREFIX)
+        if at < 0:
+            raise CirrusQueryError(
+                f"not a Cirrus search URL (the path has no {SEARCH_PREFIX!r})", None, text=url
+            )
+        raw_table = parts.path[at + len(SEARCH_PREFIX) :]
+        if not raw_table or "/" in raw_table:
+            raise CirrusQueryError(
+                f"expected one table name after {SEARCH_PREFIX!r}, got {raw_table!r}", None
+            )
+        return cls.from_query_string(unquote(raw_table), parts.query)
+
+    # -- validation ---------------------------------------------------------------------------
+
+    def validate(self) -> list[str]:
+        """Readable problems that make the query invalid for PostgREST 9 (empty: valid).
+
+        A query without problems renders to parameters that :meth:`from_params` turns back into
+        an equal query.
+        """
+        problems: list[str] = []
+        if not self.table:
+            problems.append("the table name is empty")
+        elif self.table == HISTORY_PREFIX:
+            problems.append("the history table needs a contract name after 'history@'")
+        elif "/" in self.table:
+            problems.append(f"table name {self.table!r} contains '/'")
+        for col in self.select:
+            if col == "count":
+                problems.append("select: a column named 'count' would be read as count")
+            elif not is_valid_name(col):
+                problems.append(f"select: invalid column name {col!r}")
+        for e in self.embeds:
+            if not is_valid_name(e.table):
+                problems.append(f"embed: invalid table name {e.table!r}")
+            if not e.columns:
+                problems.append(f"embed {e.table!r}: no columns (use ['*'] for all)")
+            problems.extend(
+                f"embed {e.table!r}: invalid column name {c!r}"
+                for c in e.columns
+                if c != "*" and not is_valid_name(c)
+            )
+        if self.count:
+            if self.select or self.embeds:
+                problems.append(
+                    "count cannot be combined with columns or embeds (PostgREST 9 refuses it)"
+                )
+            if self.order:
+                problems.append("count cannot be combined with order (PostgREST 9 refuses it)")
+        if self.where.op != "and" or self.where.negate:
+            problems.append("the top level of where must be a plain (not negated) AND group")
+        for item in self.where.items:
+            if isinstance(item, Condition):
+                if item.column in RESERVED_PARAMS:
+                    problems.append(
+                        f"condition on {item.column!r}: the column name is a reserved parameter;"
+                        " put the condition inside an and/or group"
+                    )
+                _validate_condition(item, problems)
+            else:
+                _validate_group(item, 1, problems)
+        for o in self.order:
+            if not is_valid_name(o.column):
+                problems.append(f"order: invalid column name {o.column!r}")
+        if self.limit is not None and self.limit < 0:
+            problems.append(f"limit must not be negative (got {self.limit})")
+        if self.offset is not None and self.offset < 0:
+            problems.append(f"offset must not be negative (got {self.offset})")
+        return problems
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.validate()
+
+
+# -- rendering helpers ------------------------------------------------------------------------
+
+
+def _quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _needs_quotes(value: str) -> bool:
+    return any(c in value for c in ',()"') or value != value.strip()
+
+
+def _render_list(values: list[str]) -> str:
+    return "(" + ",".join(_quote(v) if v == "" or _needs_quotes(v) else v for v in values) + ")"
+
+
+def _render_condition_value(c: Condition, in_group: bool) -> str:
+    prefix = "not." if c.negate else ""
+    if c.op == "in":
+        if not isinstance(c.value, list):
+            raise CirrusQueryError(f"condition on {c.column!r}: 'in' needs a list of values")
+        body = _render_list(c.value)
+    else:
+        if not isinstance(c.value, str):
+            raise CirrusQueryError(f"condition on {c.column!r}: {c.op!r} needs a single text value")
+        body = c.value
+        if in_group and c.op != "is" and (_needs_quotes(body) or body.startswith("{")):
+            body = _quote(body)
+    return f"{prefix}{c.op}.{body}"
+
+
+def _render_item(item: Condition | Group) -> str:
+    if isinstance(item, Condition):
+        return f"{item.column}.{_render_condition_value(item, in_group=True)}"
+    return ("not." if item.negate else "") + item.op + _render_group_body(item)
+
+
+def _render_group_body(group: Group) -> str:
+    return "(" + ",".join(_render_item(i) for i in group.items) + ")"
+
+
+def _render_order(o: Order) -> str:
+    text = o.column + (".desc" if o.desc else ".asc")
+    if o.nulls_first is not None:
+        text += ".nullsfirst" if o.nulls_first else ".nullslast"
+    return text
+
+
+# -- validation helpers -----------------------------------------------------------------------
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _validate_condition(c: Condition, problems: list[str]) -> None:
+    what = f"condition on {c.column!r}"
+    if not c.column:
+        problems.append("condition with an empty column name")
+    elif not is_valid_name(c.column):
+        problems.append(f"{what}: invalid column name")
+    if c.op not in OPERATORS:
+        problems.append(
+            f"{what}: unknown operator {c.op!r} (expected one of {', '.join(OPERATORS)})"
+        )
+        return
+    if c.op == "in":
+        if not isinstance(c.value, list):
+            problems.append(f"{what}: 'in' needs a list of values")
+        elif not c.value:
+            problems.append(f"{what}: 'in' without values")
+        elif not all(isinstance(v, str) and _encodable(v) for v in c.value):
+            problems.append(f"{what}: 'in' values must be text")
+    elif c.value is None:
+        problems.append(f"{what}: missing value")
+    elif not isinstance(c.value, str):
+        problems.append(f"{what}: {c.op!r} takes one value, not a list")
+    elif c.op == "is" and c.value not in IS_VALUES:
+        problems.append(f"{what}: 'is' takes null, true or false (got {c.value!r})")
+    elif not _encodable(c.value):
+        problems.append(f"{what}: the value is not valid text")
+
+
+def _validate_group(g: Group, depth: int, problems: list[str]) -> None:
+    if g.op not in ("and", "or"):
+        problems.append(f"unknown group operator {g.op!r} (expected and or or)")
+    if depth > MAX_DEPTH:
+        problems.append(f"groups nested more than {MAX_DEPTH} levels deep")
+        return
+    if not g.items:
+        problems.append(f"empty {g.op} group")
+    for item in g.items:
+        if isinstance(item, Condition):
+            _validate_condition(item, problems)
+        else:
+            _validate_group(item, depth + 1, problems)
+
+
+# -- parsing helpers --------------------------------------------------------------------------
+
+
+def _group_op(text: str) -> GroupOp:
+    return "and" if text == "and" else "or"
+
+
+def _parse_count(key: str, value: str) -> int:
+    text = value.strip()
+    if not _DIGITS_RE.fullmatch(text):
+        raise CirrusQueryError(f"{key} must be a non-negative integer", 0, param=key, text=value)
+    return int(text)
+
+
+def _split_commas(text: str, param: str) -> list[tuple[int, str]]:
+    """Split on commas outside parentheses; each part with its start offset."""
+    parts: list[tuple[int, str]] = []
+    depth = 0
+    start = 0
+    for i, c in enumerate(text):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                raise CirrusQueryError("')' without a matching '('", i, param=param, text=text)
+        elif c == "," and depth == 0:
+            parts.append((start, text[start:i]))
+            start = i + 1
+    if depth:
+        raise CirrusQueryError("missing ')'", len(text), param=param, text=text)
+    parts.append((start, text[start:]))
+    return parts
+
+
+def _stripped(start: int, part: str) -> tuple[int, str]:
+    lead = len(part) - len(part.lstrip())
+    return start + lead, part.strip()
+
+
+def _parse_select(value: str, q: CirrusQuery) -> None:
+    def err(message: str, pos: int) -> CirrusQueryError:
+        return CirrusQueryError(message, pos, param="select", text=value)
+
+    star = False
+    for start, raw in _split_commas(value, "select"):
+        pos, item = _stripped(start, raw)
+        if not item:
+            raise err("expected a column name", pos)
+        if item == "*":
+            star = True
+        elif item in ("count", "count()"):
+            q.count = True
+        elif "(" in item:
+            name = item[: item.index("(")].strip()
+            if not item.endswith(")"):
+                raise err("expected ')' to close the embed", pos + len(item))
+            if not name:
+                raise err("expected a table name before '('", pos)
+            if not is_valid_name(name):
+                raise err(
+                    f"invalid embed table name {name!r} (aliases and '!' hints are not supported)",
+                    pos,
+                )
+            inner_at = pos + item.index("(") + 1
+            inner = item[item.index("(") + 1 : -1]
+            columns: list[str] = []
+            for istart, iraw in _split_commas(inner, "select"):
+                ipos, col = _stripped(inner_at + istart, iraw)
+                if "(" in col:
+                    raise err("nested embeds are not supported", ipos)
+                if col != "*" and not is_valid_name(col):
+                    raise err(f"expected a column name or * in the embed, got {col!r}", ipos)
+                columns.append(col)
+            q.embeds.append(Embed(name, columns))
+        elif is_valid_name(item):
+            q.select.append(item)
+        else:
+            raise err(
+                f"invalid column name {item!r} (aliases, casts and JSON paths are not supported)",
+                pos,
+            )
+    if star and q.select:
+        raise err("'*' cannot be combined with named columns", value.find("*"))
+
+
+def _parse_order(value: str) -> list[Order]:
+    out: list[Order] = []
+    for start, raw in _split_commas(value, "order"):
+        pos, term = _stripped(start, raw)
+        column, *mods = term.split(".")
+        if not is_valid_name(column):
+            raise CirrusQueryError(
+                f"expected a column name, got {column!r}", pos, param="order", text=value
+            )
+        o = Order(column)
+        at = pos + len(column) + 1
+        if mods and mods[0] in ("asc", "desc"):
+            o.desc = mods.pop(0) == "desc"
+            at += len("desc" if o.desc else "asc") + 1
+        if mods and mods[0] in ("nullsfirst", "nullslast"):
+            o.nulls_first = mods.pop(0) == "nullsfirst"
+            at += len("nullsfirst") + 1
+        if mods:
+            raise CirrusQueryError(
+                f"unexpected {mods[0]!r} (expected asc or desc, then nullsfirst or nullslast)",
+                at,
+                param="order",
+                text=value,
+            )
+        out.append(o)
+    return out
+
+
+def _parse_top_condition(key: str, value: str) -> Condition:
+    if not key:
+        raise CirrusQueryError("a condition with an empty column name", None, param=key)
+    if not is_valid_name(key):
+        raise CirrusQueryError(
+            f"invalid column name {key!r} (filters on embedded tables are not supported)",
+            None,
+            param=key,
+        )
+    p = _Parser(value, key)
+    return p.condition_rest(key, in_group=False)
+
+
+class _Parser:
+    """A cursor over one parameter value (group bodies, operators, ``in`` lists)."""
+
+    def __init__(self, text: str, param: str) -> None:
+        self.text = text
+        self.param = param
+        self.pos = 0
+
+    def error(self, message: str, pos: int | None = None) -> CirrusQueryError:
+        return CirrusQueryError(
+            message, self.pos if pos is None else pos, param=self.param, text=self.text
+        )
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def skip_ws(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def expect(self, char: str, what: str) -> None:
+        if self.peek() != char:
+            raise self.error(f"expected {char!r} {what}")
+        self.pos += 1
+
+    def expect_end(self, what: str) -> None:
+        if self.pos < len(self.text):
+            raise self.error(f"unexpected text {what}")
+
+    def token(self) -> str:
+        """Characters up to the next ``.``, ``,``, ``(``, ``)`` or the end."""
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] not in ".,()":
+            self.pos += 1
+        return self.text[start : self.pos]
+
+    # groups
+
+    def group_body(self, op: GroupOp, negate: bool, depth: int = 1) -> Group:
+        if depth > _PARSE_DEPTH_LIMIT:
+            raise self.error("groups are nested too deeply")
+        self.skip_ws()
+        self.expect("(", f"to open the {op} group")
+        group = Group(op, [], negate)
+        self.skip_ws()
+        if self.peek() == ")":
+            raise self.error(f"the {op} group needs at least one condition")
+        while True:
+            self.skip_ws()
+            group.items.append(self.item(depth))
+            self.skip_ws()
+            c = self.peek()
+            if c == ",":
+                self.pos += 1
+            elif c == ")":
+                self.pos += 1
+                return group
+            elif not c:
+                raise self.error(f"missing ')' to close the {op} group")
+            else:
+                raise self.error("expected ',' or ')' after a condition")
+
+    def item(self, depth: int) -> Condition | Group:
+        rest = self.text[self.pos :]
+        for negate in (False, True):
+            head = rest.removeprefix("not.") if negate else rest
+            for op in ("and", "or"):
+                if head.startswith(op) and head[len(op) :].lstrip().startswith("("):
+                    self.pos += len(rest) - len(head) + len(op)
+                    return self.group_body(_group_op(op), negate, depth + 1)
+        start = self.pos
+        column = self.token().strip()
+        if not column:
+            raise self.error("expected a column name or a nested and(...)/or(...)", start)
+        if self.peek() != ".":
+            raise self.error(f"expected '.' and an operator after {column!r}")
+        if not is_valid_name(column):
+            raise self.error(f"invalid column name {column!r}", start)
+        self.pos += 1
+        return self.condition_rest(column, in_group=True)
+
+    # conditions
+
+    def condition_rest(self, column: str, in_group: bool) -> Condition:
+        """``[not.]op.value`` at the cursor."""
+        negate = False
+        op_at = self.pos
+        op = self.token()
+        if op == "not" and self.peek() == ".":
+            negate = True
+            self.pos += 1
+            op_at = self.pos
+            op = self.token()
+        if op not in OPERATORS:
+            raise self.error(
+                f"unknown operator {op!r} (expected one of {', '.join(OPERATORS)})", op_at
+            )
+        if self.peek() != ".":
+            raise self.error(f"expected '.' and a value after the operator {op!r}")
+        self.pos += 1
+        value: str | list[str]
+        if op == "in":
+            self.skip_ws()
+            if self.peek() != "(":
+                raise self.error("'in' needs a parenthesised list, e.g. in.(a,b)")
+            value = self.list_value()
+            self.skip_ws()
+            if not in_group:
+                self.expect_end("after the 'in' list")
+        elif op == "is":
+            at = self.pos
+            raw = self.rest_value(in_group).strip()
+            value = raw.lower()
+            if value not in IS_VALUES:
+                raise self.error(f"'is' takes null, true or false, not {raw!r}", at)
+        elif in_group:
+            value = self.group_value()
+        else:
+            value = self.text[self.pos :]
+            self.pos = len(self.text)
+        return Condition(column, op, value, negate)
+
+    def rest_value(self, in_group: bool) -> str:
+        if not in_group:
+            value = self.text[self.pos :]
+            self.pos = len(self.text)
+            return value
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] not in ",)":
+            self.pos += 1
+        return self.text[start : self.pos]
+
+    def group_value(self) -> str:
+        self.skip_ws()
+        if self.peek() == '"':
+            return self.quoted()
+        return self.unquoted("value")
+
+    def unquoted(self, what: str) -> str:
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] not in ",)":
+            c = self.text[self.pos]
+            if c in '("':
+                raise self.error(f"a {what} containing {c!r} must be double-quoted")
+            self.pos += 1
+        return self.text[start : self.pos].strip()
+
+    def quoted(self) -> str:
+        start = self.pos
+        self.pos += 1
+        out: list[str] = []
+        while True:
+            if self.pos >= len(self.text):
+                raise self.error("missing closing '\"'", start)
+            c = self.text[self.pos]
+            if c == "\\":
+                if self.pos + 1 >= len(self.text):
+                    raise self.error("missing closing '\"'", start)
+                out.append(self.text[self.pos + 1])
+                self.pos += 2
+            elif c == '"':
+                self.pos += 1
+                break
+            else:
+                out.append(c)
+                self.pos += 1
+        self.skip_ws()
+        if self.peek() not in (",", ")"):
+            raise self.error("expected ',' or ')' after the quoted value")
+        return "".join(out)
+
+    def list_value(self) -> list[str]:
+        self.pos += 1  # "("
+        values: list[str] = []
+        self.skip_ws()
+        if self.peek() == ")":
+            self.pos += 1
+            return values
+        while True:
+            self.skip_ws()
+            values.append(self.quoted() if self.peek() == '"' else self.unquoted("list member"))
+            c = self.peek()
+            if c == ",":
+                self.pos += 1
+            elif c == ")":
+                self.pos += 1
+                return values
+            else:
+                raise self.error("missing ')' to close the 'in' list")

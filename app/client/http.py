@@ -1,0 +1,304 @@
+"""The async STRATO REST client: one ``httpx.AsyncClient`` per connection, no Qt.
+
+Works against the sandbox node and real STRATO nodes alike: the account and explorer routes are
+tried at the seed's spelling (``/svc``, ``/svc-api``) and, on a 404, at the platform's
+(``/strato``, ``/strato-api``); the spelling that answered is kept for the connection. Every
+request has a timeout; only idempotent reads are retried, once, after a network error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .errors import NetworkError, RequestError, StratoError, TransactionFailed, error_for
+from .models import Account, AccountState, Block, Health, Transaction, TxRequest, TxResult
+
+TokenProvider = Callable[[], Awaitable[str]]
+
+SPELLINGS = {
+    "svc": ("/svc/v2.3", "/strato/v2.3"),
+    "eth": ("/svc-api/eth/v1.2", "/strato-api/eth/v1.2"),
+}
+BLOC = "/bloc/v2.2"
+
+
+class StratoClient:
+    """Typed calls of the STRATO API for one node and one identity."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: TokenProvider | None = None,
+        *,
+        timeout: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._token = token
+        self._prefix = {"svc": 0, "eth": 0}
+        self.http = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            transport=transport,
+            event_hooks={k: list(v) for k, v in (event_hooks or {}).items()},
+            follow_redirects=False,
+        )
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def __aenter__(self) -> StratoClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # ------------------------------------------------------------ plumbing
+
+    async def _headers(self, auth: bool) -> dict[str, str]:
+        if not auth or self._token is None:
+            return {}
+        return {"Authorization": f"Bearer {await self._token()}"}
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Any = None,
+        json_body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        auth: bool = True,
+        idempotent: bool | None = None,
+    ) -> httpx.Response:
+        """Send one request; 2xx responses come back, anything else raises a StratoError."""
+        retry = (method == "GET") if idempotent is None else idempotent
+        attempts = 2 if retry else 1
+        for attempt in range(attempts):
+            h = {**(await self._headers(auth)), **(headers or {})}
+            try:
+                resp = await self.http.request(
+                    method, path, params=params, json=json_body, headers=h
+                )
+            except httpx.TimeoutException:
+                err: StratoError = NetworkError(
+                    "the node did not answer in time", method=method, url=path
+                )
+            except httpx.TransportError as exc:
+                err = NetworkError(f"cannot reach the node: {exc}", method=method, url=path)
+            else:
+                if resp.status_code < 300:
+                    return resp
+                raise error_for(resp.status_code, resp.text, method, path)
+            if attempt + 1 == attempts:
+                raise err
+            await asyncio.sleep(0.2)
+        raise AssertionError("unreachable")
+
+    async def json(self, method: str, path: str, **kw: Any) -> Any:
+        resp = await self.request(method, path, **kw)
+        try:
+            return resp.json()
+        except ValueError:
+            raise RequestError(
+                "the node answered with something that is not JSON",
+                status=resp.status_code,
+                method=method,
+                url=path,
+                body=resp.text[:2000],
+            ) from None
+
+    async def _spelled(self, family: str, rest: str, method: str = "GET", **kw: Any) -> Any:
+        """A route that exists at the seed's and at the platform's spelling."""
+        options = SPELLINGS[family]
+        first = self._prefix[family]
+        order = [first, 1 - first]
+        for i, idx in enumerate(order):
+            try:
+                result = await self.json(method, options[idx] + rest, **kw)
+            except RequestError as exc:
+                if exc.status == 404 and i == 0:
+                    continue
+                raise
+            self._prefix[family] = idx
+            return result
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------ node
+
+    async def health(self) -> Health:
+        data = await self.json("GET", "/health", auth=False)
+        if not isinstance(data, dict):
+            raise RequestError("unexpected /health answer", method="GET", url="/health")
+        return Health.from_json(data)
+
+    # ------------------------------------------------------------ keys
+
+    async def get_key(self, username: str | None = None) -> Account | None:
+        """The caller's (or ``username``'s) account; None when it has no key yet."""
+        params = {"username": username} if username else None
+        try:
+            d = await self._spelled("svc", "/key", params=params)
+        except RequestError as exc:
+            if exc.status == 400 and "doesn't exist" in exc.message:
+                return None
+            raise
+        return Account(str(d["address"]), str(d.get("pubkey", "")))
+
+    async def create_key(self) -> Account:
+        d = await self._spelled("svc", "/key", method="POST", idempotent=False)
+        return Account(str(d["address"]), str(d.get("pubkey", "")))
+
+    async def ensure_key(self) -> Account:
+        return await self.get_key() or await self.create_key()
+
+    # ------------------------------------------------------------ transactions
+
+    async def submit(
+        self,
+        txs: Iterable[TxRequest],
+        *,
+        resolve: bool = True,
+        chain_id: str | None = None,
+        tx_params: Mapping[str, int] | None = None,
+    ) -> list[TxResult]:
+        """POST the transactions; a single failing one raises TransactionFailed."""
+        body: dict[str, Any] = {"txs": [t.to_json() for t in txs]}
+        if tx_params:
+            body["txParams"] = dict(tx_params)
+        params: dict[str, str] = {"resolve": "true" if resolve else "false"}
+        if chain_id:
+            params["chainid"] = chain_id
+        data = await self._spelled(
+            "svc",
+            "/transaction",
+            method="POST",
+            params=params,
+            json_body=body,
+            idempotent=False,
+        )
+        if not isinstance(data, list):
+            raise RequestError(
+                "unexpected transaction answer",
+                method="POST",
+                url="/transaction",
+                body=json.dumps(data)[:2000],
+            )
+        return [TxResult.from_json(d) for d in data]
+
+    async def run(self, tx: TxRequest, *, chain_id: str | None = None) -> TxResult:
+        """Submit one transaction with resolve=true; a Failure result raises too."""
+        (res,) = await self.submit([tx], resolve=True, chain_id=chain_id)
+        if res.status == "Failure":
+            raise TransactionFailed(
+                res.message or "the transaction failed", method="POST", url="/transaction"
+            )
+        return res
+
+    async def result(self, tx_hash: str) -> TxResult:
+        d = await self.json("GET", f"{BLOC}/transactions/{tx_hash}/result")
+        return TxResult.from_json(d)
+
+    async def results(self, hashes: list[str]) -> list[TxResult]:
+        if not hashes:
+            return []
+        data = await self.json(
+            "POST", f"{BLOC}/transactions/results", json_body=hashes, idempotent=True
+        )
+        return [TxResult.from_json(d) for d in data]
+
+    async def fill(self, address: str, *, username: str = "user", resolve: bool = True) -> TxResult:
+        d = await self.json(
+            "POST",
+            f"{BLOC}/users/{quote(username, safe='')}/{address}/fill",
+            params={"resolve": "true" if resolve else "false"},
+            idempotent=False,
+        )
+        return TxResult.from_json(d)
+
+    # ------------------------------------------------------------ explorer
+
+    async def account(self, address: str, chain_id: str | None = None) -> AccountState | None:
+        params = {"address": address, **({"chainid": chain_id} if chain_id else {})}
+        data = await self._spelled("eth", "/account", params=params)
+        if isinstance(data, list) and data and isinstance(data[0], dict):
+            return AccountState.from_json(data[0])
+        return None
+
+    async def last_blocks(self, n: int = 15) -> list[Block]:
+        data = await self._spelled("eth", f"/block/last/{n}")
+        return [Block.from_json(b) for b in data if isinstance(b, dict)]
+
+    async def block(self, number: int) -> Block | None:
+        data = await self._spelled("eth", "/block", params={"number": number})
+        return Block.from_json(data[0]) if isinstance(data, list) and data else None
+
+    async def transactions(self, **filters: Any) -> list[Transaction]:
+        data = await self._spelled("eth", "/transaction", params=filters)
+        return [Transaction.from_json(t) for t in data if isinstance(t, dict)]
+
+    async def last_transactions(self, n: int = 15) -> list[Transaction]:
+        data = await self._spelled("eth", f"/transaction/last/{n}")
+        return [Transaction.from_json(t) for t in data if isinstance(t, dict)]
+
+    # ------------------------------------------------------------ contracts
+
+    async def contracts(self, chain_id: str | None = None) -> dict[str, list[dict[str, Any]]]:
+        params = {"chainid": chain_id} if chain_id else None
+        data = await self.json("GET", f"{BLOC}/contracts", params=params)
+        return data if isinstance(data, dict) else {}
+
+    async def state(self, name: str, address: str, chain_id: str | None = None) -> dict[str, Any]:
+        params = {"chainid": chain_id} if chain_id else None
+        data = await self.json(
+            "GET", f"{BLOC}/contracts/{quote(name, safe='')}/{address}/state", params=params
+        )
+        return data if isinstance(data, dict) else {}
+
+    async def details(self, name: str, address: str, chain_id: str | None = None) -> dict[str, Any]:
+        params = {"chainid": chain_id} if chain_id else None
+        data = await self.json(
+            "GET", f"{BLOC}/contracts/{quote(name, safe='')}/{address}", params=params
+        )
+        return data if isinstance(data, dict) else {}
+
+    async def xabi(self, src: str, vm: str = "SolidVM") -> dict[str, Any]:
+        data = await self.json(
+            "POST", f"{BLOC}/contracts/xabi", json_body={"src": src, "vm": vm}, idempotent=True
+        )
+        return dict(data.get("src", {})) if isinstance(data, dict) else {}
+
+    # ------------------------------------------------------------ chains
+
+    async def chains(self, chain_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+        params = [("chainid", c) for c in chain_ids]
+        data = await self._spelled("eth", "/chain", params=params or None)
+        return [c for c in data if isinstance(c, dict)] if isinstance(data, list) else []
+
+    async def create_chain(self, body: Mapping[str, Any]) -> str:
+        data = await self.json("POST", f"{BLOC}/chain", json_body=dict(body), idempotent=False)
+        return str(data)
+
+    # ------------------------------------------------------------ cirrus
+
+    async def cirrus(
+        self, table: str, params: list[tuple[str, str]] | None = None, *, count: bool = False
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Rows of a Cirrus table, and the total when ``count`` (Prefer: count=exact)."""
+        headers = {"Prefer": "count=exact"} if count else None
+        resp = await self.request(
+            "GET", f"/cirrus/search/{quote(table, safe='')}", params=params or None, headers=headers
+        )
+        rows = resp.json()
+        total = None
+        rng = resp.headers.get("content-range", "")
+        if "/" in rng and rng.rsplit("/", 1)[1].isdigit():
+            total = int(rng.rsplit("/", 1)[1])
+        return (rows if isinstance(rows, list) else []), total
