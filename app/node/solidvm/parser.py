@@ -440,9 +440,7 @@ class Parser:
                 constant = True
             elif w == "immutable":
                 immutable = True
-            elif w == "override":
-                pass
-            else:
+            elif w != "override":  # `override` is accepted and has no effect in SolidVM
                 break
             self.i += 1
         name = self.ident("state variable name")
