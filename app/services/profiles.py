@@ -1,0 +1,98 @@
+"""Connection profiles: which node to talk to and how to sign in.
+
+Profiles live in ``profiles.json`` under the platform's config dir, written atomically. They hold
+no secret: passwords, client secrets and tokens go to the secret store under the profile's name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_config_dir
+
+PROFILES_FILE = "profiles.json"
+NAME_RE = re.compile(r"^[^\x00-\x1f/\\]{1,64}$")
+FLOWS = ("password", "client_credentials", "authorization_code", "token")
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be saved or read; the message says why."""
+
+
+def config_dir() -> Path:
+    return Path(user_config_dir("stratoscope", appauthor=False))
+
+
+@dataclass
+class Profile:
+    name: str
+    node_url: str
+    sandbox: bool = False  # the embedded sandbox node (its URL changes with every start)
+    discovery_url: str = ""
+    client_id: str = ""
+    flow: str = "password"
+    username: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def secret_key(self, what: str) -> str:
+        """The secret store key of one of this profile's secrets (password, token ...)."""
+        return f"profile:{self.name}:{what}"
+
+    def check(self) -> None:
+        if not NAME_RE.match(self.name):
+            raise ProfileError("a profile name needs 1-64 characters and no slashes")
+        if not self.sandbox and not re.match(r"^https?://[^\s/]+", self.node_url):
+            raise ProfileError(f"node URL must start with http:// or https://: {self.node_url!r}")
+        if self.flow not in FLOWS:
+            raise ProfileError(f"sign-in flow must be one of {', '.join(FLOWS)}")
+        if self.discovery_url and not re.match(r"^https?://", self.discovery_url):
+            raise ProfileError("the OpenID discovery URL must start with http:// or https://")
+
+
+class ProfileStore:
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or config_dir()
+        self.path = self.directory / PROFILES_FILE
+
+    def load(self) -> list[Profile]:
+        try:
+            raw: Any = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError) as exc:
+            raise ProfileError(f"{self.path} cannot be read: {exc}") from None
+        if not isinstance(raw, dict) or not isinstance(raw.get("profiles"), list):
+            raise ProfileError(f"{self.path} is not a profile file")
+        out = []
+        known = set(Profile.__dataclass_fields__)
+        for item in raw["profiles"]:
+            if isinstance(item, dict) and "name" in item and "node_url" in item:
+                out.append(Profile(**{k: v for k, v in item.items() if k in known}))
+        return out
+
+    def save(self, profiles: list[Profile]) -> None:
+        names = set()
+        for p in profiles:
+            p.check()
+            if p.name in names:
+                raise ProfileError(f"two profiles are named {p.name!r}")
+            names.add(p.name)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(PROFILES_FILE + ".tmp")
+        tmp.write_text(
+            json.dumps({"version": 1, "profiles": [asdict(p) for p in profiles]}, indent=2),
+            encoding="utf-8",
+        )
+        os.replace(tmp, self.path)
+
+    def upsert(self, profile: Profile) -> None:
+        profiles = [p for p in self.load() if p.name != profile.name]
+        self.save([*profiles, profile])
+
+    def remove(self, name: str) -> None:
+        self.save([p for p in self.load() if p.name != name])
