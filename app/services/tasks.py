@@ -1,0 +1,70 @@
+"""Every coroutine the UI starts goes through one registry: tracked, cancellable, reported.
+
+Closing the window calls :meth:`TaskRegistry.shutdown`, which cancels what still runs and waits
+for it, so no request outlives its window. Failures reach the UI through one signal
+(``failed(title, message)``) instead of dialogs opened inside coroutines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.client.errors import StratoError
+
+log = logging.getLogger("stratoscope.services")
+
+
+class TaskRegistry(QObject):
+    failed = Signal(str, str)  # title, message the user can act on
+    busy_changed = Signal(int)  # number of running tasks
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._tasks: dict[asyncio.Task[Any], str] = {}
+
+    @property
+    def running(self) -> int:
+        return len(self._tasks)
+
+    def start(
+        self,
+        title: str,
+        coro: Coroutine[Any, Any, Any],
+        on_done: Callable[[Any], None] | None = None,
+    ) -> asyncio.Task[Any]:
+        """Run ``coro`` on the loop; its result goes to ``on_done``, its error to ``failed``."""
+        task = asyncio.get_event_loop().create_task(coro)
+        self._tasks[task] = title
+        self.busy_changed.emit(len(self._tasks))
+
+        def finished(t: asyncio.Task[Any]) -> None:
+            self._tasks.pop(t, None)
+            self.busy_changed.emit(len(self._tasks))
+            if t.cancelled():
+                return
+            exc = t.exception()
+            if exc is None:
+                if on_done is not None:
+                    on_done(t.result())
+                return
+            if isinstance(exc, StratoError):
+                self.failed.emit(title, str(exc))
+            else:
+                log.error("%s failed", title, exc_info=exc)
+                self.failed.emit(title, f"unexpected error: {type(exc).__name__}: {exc}")
+
+        task.add_done_callback(finished)
+        return task
+
+    async def shutdown(self) -> None:
+        """Cancel every running task and wait until all have finished."""
+        tasks = list(self._tasks)
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)

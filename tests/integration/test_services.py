@@ -1,0 +1,128 @@
+"""Service layer (Qt objects over the client) against a real node, on a qasync loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import qasync
+from pytestqt.qtbot import QtBot
+
+from app.client.errors import NetworkError
+from app.client.http import StratoClient
+from app.client.models import TxRequest, TxResult
+from app.services.inspector import REDACTED, Exchange, InspectorFeed
+from app.services.pending import PendingTracker
+from app.services.tasks import TaskRegistry
+from tests.integration.node_fixture import RunningNode
+
+COUNTER = (
+    "contract Counter { uint public n; function add() public returns (uint) { n += 1; return n; } }"
+)
+
+
+@pytest.fixture
+def loop(qapp: Any) -> Iterator[qasync.QEventLoop]:
+    lp = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(lp)
+    try:
+        yield lp
+    finally:
+        asyncio.set_event_loop(None)
+        lp.close()
+
+
+def client_for(node: RunningNode, user: str, **kw: Any) -> StratoClient:
+    tok = node.token(user)
+
+    async def provide() -> str:
+        return tok
+
+    return StratoClient(node.url, provide, **kw)
+
+
+def test_pending_tracker_reports_each_completion_once(
+    node: RunningNode, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    async def body() -> list[TxResult]:
+        async with client_for(node, "alice") as client:
+            tracker = PendingTracker(client, interval=0.05)
+            completed: list[TxResult] = []
+            counts: list[int] = []
+            tracker.completed.connect(completed.append)
+            tracker.count_changed.connect(counts.append)
+            sent = await client.submit([TxRequest.upload("Counter", COUNTER)] * 3, resolve=False)
+            for r in sent:
+                tracker.track(r.hash, "upload")
+            tracker.track(sent[0].hash)  # tracking twice changes nothing
+            runner = asyncio.ensure_future(tracker.run())
+            for _ in range(200):
+                if len(completed) == 3:
+                    break
+                await asyncio.sleep(0.02)
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+            assert counts[:3] == [1, 2, 3] and counts[-1] == 0
+            assert tracker.hashes == []
+            return completed
+
+    done = loop.run_until_complete(body())
+    assert sorted(r.hash for r in done) == sorted({r.hash for r in done})
+    assert all(r.ok and r.address for r in done)
+
+
+def test_inspector_records_and_redacts(node: RunningNode, loop: qasync.QEventLoop) -> None:
+    feed = InspectorFeed()
+    seen: list[Exchange] = []
+    feed.updated.connect(seen.append)
+
+    async def body() -> None:
+        async with client_for(node, "alice", event_hooks=feed.hooks) as client:
+            await client.get_key()
+            await client.submit([TxRequest.upload("Counter", COUNTER)])
+
+    loop.run_until_complete(body())
+    assert [e.method for e in seen] == ["GET", "POST"]
+    get, post = seen
+    assert get.status == 200 and get.elapsed_ms is not None and get.elapsed_ms > 0
+    assert get.request_headers["authorization"] == REDACTED
+    token = node.token("alice")
+    assert token not in get.curl() and REDACTED in get.curl()
+    assert token in get.curl(reveal=True)
+    assert post.url.endswith("/svc/v2.3/transaction?resolve=true")
+    assert '"contract":"Counter"' in post.request_body.replace(" ", "")
+    assert '"status":"Success"' in post.response_body
+    assert "--data-raw" in post.curl()
+
+
+def test_task_registry_reports_errors_and_cancels(loop: qasync.QEventLoop, qtbot: QtBot) -> None:
+    reg = TaskRegistry()
+    failures: list[tuple[str, str]] = []
+    results: list[Any] = []
+    reg.failed.connect(lambda t, m: failures.append((t, m)))
+
+    async def ok() -> int:
+        return 7
+
+    async def unreachable() -> None:
+        async with StratoClient("http://127.0.0.1:9", None, timeout=1) as c:
+            await c.health()
+
+    async def forever() -> None:
+        await asyncio.sleep(3600)
+
+    async def body() -> None:
+        reg.start("compute", ok(), results.append)
+        reg.start("health", unreachable())
+        long = reg.start("wait", forever())
+        await asyncio.sleep(0.3)
+        assert reg.running == 1
+        await reg.shutdown()
+        assert long.cancelled() and reg.running == 0
+
+    loop.run_until_complete(body())
+    assert results == [7]
+    assert failures and failures[0][0] == "health" and "cannot reach the node" in failures[0][1]
+    assert issubclass(NetworkError, Exception)
