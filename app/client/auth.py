@@ -206,7 +206,9 @@ class OidcSession:
                 if (ok or "error" in query) and not got.done():
                     got.set_result(query)
             except (TimeoutError, OSError, IndexError):
-                pass
+                # a stray or broken connection to the loopback port: ignore it and keep waiting
+                # for the browser's real redirect
+                return
             finally:
                 writer.close()
 

@@ -204,6 +204,7 @@ class Ledger:
         self._block_touched: dict[tuple[str, int], tuple[str, str]] = {}
         self.halted: str | None = None
         self.chains: dict[str, Chain] = {}
+        self._chain_seq = 0  # makes chain ids unique within a nanosecond
         self._sealed: dict[str, bytes] = {}  # address -> sealed key (b"" when none)
         self.dirty_chains: set[str] = set()
         self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
@@ -1218,9 +1219,9 @@ class Ledger:
             },
             "chain",
         )
-        self._seq_chain = getattr(self, "_seq_chain", 0) + 1
+        self._chain_seq += 1
         chain_id = keccak256(
-            dumps([username, label, parent, time.time_ns(), self._seq_chain]).encode()
+            dumps([username, label, parent, time.time_ns(), self._chain_seq]).encode()
         ).hex()
         payload.update(
             {

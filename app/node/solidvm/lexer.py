@@ -202,8 +202,9 @@ def tokenize(src: str) -> list[Token]:
         kind = m.lastgroup
         text = m.group()
         if kind in {"ws", "lcomment"}:
-            pass
-        elif kind == "nl":
+            pos = m.end()  # whitespace and line comments produce no token
+            continue
+        if kind == "nl":
             line += 1
             line_start = m.end()
         elif kind == "bcomment":
