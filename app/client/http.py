@@ -39,9 +39,11 @@ class StratoClient:
         timeout: float = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
         event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+        error_hook: Callable[[httpx.Request, str], None] | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._token = token
+        self._error_hook = error_hook  # told about requests that got no response
         self._prefix = {"svc": 0, "eth": 0}
         self.http = httpx.AsyncClient(
             base_url=self.base_url,
@@ -53,6 +55,10 @@ class StratoClient:
 
     async def aclose(self) -> None:
         await self.http.aclose()
+
+    def set_token_provider(self, token: TokenProvider | None) -> None:
+        """Act as another identity on the same connection (the next request uses it)."""
+        self._token = token
 
     async def __aenter__(self) -> StratoClient:
         return self
@@ -87,12 +93,14 @@ class StratoClient:
                 resp = await self.http.request(
                     method, path, params=params, json=json_body, headers=h
                 )
-            except httpx.TimeoutException:
+            except httpx.TimeoutException as exc:
                 err: StratoError = NetworkError(
                     "the node did not answer in time", method=method, url=path
                 )
+                self._report(exc, err)
             except httpx.TransportError as exc:
                 err = NetworkError(f"cannot reach the node: {exc}", method=method, url=path)
+                self._report(exc, err)
             else:
                 if resp.status_code < 300:
                     return resp
@@ -101,6 +109,15 @@ class StratoClient:
                 raise err
             await asyncio.sleep(0.2)
         raise AssertionError("unreachable")
+
+    def _report(self, exc: httpx.TransportError, err: StratoError) -> None:
+        if self._error_hook is None:
+            return
+        try:
+            request = exc.request
+        except RuntimeError:  # raised before a request existed
+            return
+        self._error_hook(request, err.message)
 
     async def json(self, method: str, path: str, **kw: Any) -> Any:
         resp = await self.request(method, path, **kw)

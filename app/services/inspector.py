@@ -94,6 +94,15 @@ class InspectorFeed(QObject):
         self.exchanges.append(ex)
         self.added.emit(ex)
 
+    def on_error(self, request: httpx.Request, message: str) -> None:
+        """The request got no response (refused, reset, timed out)."""
+        ex = request.extensions.get("stratoscope.exchange")
+        if not isinstance(ex, Exchange):
+            return
+        ex.error = message
+        ex.elapsed_ms = (time.perf_counter() - ex.started) * 1000
+        self.updated.emit(ex)
+
     async def _on_response(self, response: httpx.Response) -> None:
         ex = response.request.extensions.get("stratoscope.exchange")
         if not isinstance(ex, Exchange):

@@ -96,3 +96,27 @@ class ProfileStore:
 
     def remove(self, name: str) -> None:
         self.save([p for p in self.load() if p.name != name])
+
+
+SETTINGS_FILE = "settings.json"
+
+
+class AppSettings:
+    """Small UI state (last profile, last user per profile): JSON beside the profiles."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or config_dir()
+        self.path = self.directory / SETTINGS_FILE
+
+    def load(self) -> dict[str, Any]:
+        try:
+            raw: Any = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return raw if isinstance(raw, dict) else {}
+
+    def save(self, data: dict[str, Any]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(SETTINGS_FILE + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        os.replace(tmp, self.path)

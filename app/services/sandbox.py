@@ -73,6 +73,31 @@ class SandboxSupervisor(QObject):
             proc.waitForFinished(2000)
         self._set("stopped")
 
+    async def stop_async(self, timeout: float = 10.0) -> None:
+        """Like :meth:`stop` without blocking the event loop while the node shuts down."""
+        import asyncio
+
+        proc = self._proc
+        if proc is None or proc.state() == QProcess.ProcessState.NotRunning:
+            self._set("stopped")
+            return
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def finished(*_args: object) -> None:
+            if not done.done():
+                done.set_result(None)
+
+        proc.finished.connect(finished)
+        self._stopping = True
+        proc.terminate()
+        try:
+            await asyncio.wait_for(done, timeout)
+        except TimeoutError:
+            proc.kill()
+            proc.waitForFinished(2000)
+        self._set("stopped")
+
     def restart(self) -> None:
         self.stop()
         self.start()

@@ -16,6 +16,12 @@ from PySide6.QtCore import QObject, Signal
 
 from app.client.errors import StratoError
 
+from .profiles import ProfileError
+from .secrets import SecretStoreError
+
+# errors whose message is written for the user; anything else is a bug and is logged in full
+USER_ERRORS = (StratoError, ProfileError, SecretStoreError)
+
 log = logging.getLogger("stratoscope.services")
 
 
@@ -36,8 +42,10 @@ class TaskRegistry(QObject):
         title: str,
         coro: Coroutine[Any, Any, Any],
         on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
     ) -> asyncio.Task[Any]:
-        """Run ``coro`` on the loop; its result goes to ``on_done``, its error to ``failed``."""
+        """Run ``coro`` on the loop; its result goes to ``on_done``, its error (as a sentence)
+        to ``on_error`` when given (a dialog showing it in place), else to ``failed``."""
         task = asyncio.get_event_loop().create_task(coro)
         self._tasks[task] = title
         self.busy_changed.emit(len(self._tasks))
@@ -52,11 +60,15 @@ class TaskRegistry(QObject):
                 if on_done is not None:
                     on_done(t.result())
                 return
-            if isinstance(exc, StratoError):
-                self.failed.emit(title, str(exc))
+            if isinstance(exc, USER_ERRORS):
+                text = str(exc)
             else:
                 log.error("%s failed", title, exc_info=exc)
-                self.failed.emit(title, f"unexpected error: {type(exc).__name__}: {exc}")
+                text = f"unexpected error: {type(exc).__name__}: {exc}"
+            if on_error is not None:
+                on_error(text)
+            else:
+                self.failed.emit(title, text)
 
         task.add_done_callback(finished)
         return task

@@ -1,0 +1,192 @@
+"""The signed-in user's account: key, balance, identity certificate, faucet, recent transactions.
+
+Refreshes are coalesced: a new block while a refresh runs schedules exactly one more, so a busy
+node never stacks requests. Everything here goes through the session's client.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.client.errors import AuthError, RequestError, StratoError
+from app.client.models import Transaction, TxResult
+
+from .session import Session
+from .tasks import TaskRegistry
+
+log = logging.getLogger("stratoscope.services")
+
+RECENT_LIMIT = 100
+CERT_FIELDS = ("commonName", "organization", "organizationalUnit", "country", "isValid")
+UNITS_PER_TOKEN = 10**18
+
+
+def format_balance(units: int) -> str:
+    """Balance units as tokens (1 token = 1e18 units), trailing zeros dropped."""
+    whole, frac = divmod(abs(units), UNITS_PER_TOKEN)
+    sign = "-" if units < 0 else ""
+    text = f"{sign}{whole:,}"
+    if frac:
+        text += "." + f"{frac:018d}".rstrip("0")
+    return text
+
+
+@dataclass(frozen=True)
+class AccountView:
+    """What the account panel shows. ``identity`` is None when the user has no certificate;
+    ``identity_error`` says why it could not be read (then ``identity`` means nothing)."""
+
+    username: str
+    address: str | None = None
+    pubkey: str = ""
+    balance: int | None = None
+    nonce: int | None = None
+    identity: dict[str, Any] | None = None
+    identity_error: str = ""
+    loaded: bool = False
+    transactions: list[Transaction] = field(default_factory=list)
+
+    @property
+    def has_identity(self) -> bool:
+        return self.identity is not None and str(self.identity.get("isValid", "true")) != "False"
+
+
+class AccountService(QObject):
+    """Signals:
+    changed(object): a new ``AccountView``.
+    faucet_finished(object): the faucet's ``TxResult``.
+    busy_changed(str): what runs now ("" when idle): "refresh", "create-key", "faucet".
+    """
+
+    changed = Signal(object)
+    faucet_finished = Signal(object)
+    busy_changed = Signal(str)
+
+    def __init__(
+        self, session: Session, tasks: TaskRegistry, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.tasks = tasks
+        self.view = AccountView("")
+        self._refreshing = False
+        self._again = False
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(150)
+        self._debounce.timeout.connect(self.request_refresh)
+        session.user_changed.connect(self._on_user)
+        session.block_changed.connect(lambda _n: self._debounce.start())
+
+    def _emit(self, view: AccountView) -> None:
+        self.view = view
+        self.changed.emit(view)
+
+    def _on_user(self, name: str) -> None:
+        self._emit(AccountView(name))
+        self.request_refresh()
+
+    def request_refresh(self) -> None:
+        """Refresh soon; coalesced with a refresh already running."""
+        if self.session.client is None:
+            return
+        if self._refreshing:
+            self._again = True
+            return
+        self.tasks.start("Refreshing the account", self.refresh())
+
+    async def refresh(self) -> AccountView:
+        self._refreshing = True
+        self.busy_changed.emit("refresh")
+        try:
+            while True:
+                self._again = False
+                view = await self._load()
+                self._emit(view)
+                if not self._again:
+                    return view
+        finally:
+            self._refreshing = False
+            self.busy_changed.emit("")
+
+    async def _load(self) -> AccountView:
+        client = self.session.client
+        if client is None:
+            raise AuthError("not connected")
+        name = self.session.username
+        acct = await client.get_key()
+        if acct is None:
+            return AccountView(name, loaded=True)
+        state = await client.account(acct.address)
+        identity, identity_error = await self._identity(acct.address)
+        txs = await self._recent(acct.address)
+        return AccountView(
+            name,
+            acct.address,
+            acct.pubkey,
+            state.balance if state else 0,
+            state.nonce if state else 0,
+            identity,
+            identity_error,
+            True,
+            txs,
+        )
+
+    async def _identity(self, address: str) -> tuple[dict[str, Any] | None, str]:
+        client = self.session.client
+        assert client is not None
+        try:
+            rows, _ = await client.cirrus(
+                "Certificate", [("userAddress", f"eq.{address}"), ("limit", "1")]
+            )
+        except RequestError as exc:
+            return None, f"the certificate registry cannot be read: {exc.message}"
+        if not rows:
+            return None, ""
+        row = rows[0]
+        return {k: row.get(k, "") for k in CERT_FIELDS} | {
+            "certificateString": row.get("certificateString", "")
+        }, ""
+
+    async def _recent(self, address: str) -> list[Transaction]:
+        client = self.session.client
+        assert client is not None
+        try:
+            txs = await client.transactions(address=address)
+        except RequestError as exc:
+            log.info("recent transactions unavailable: %s", exc)
+            return []
+        txs.sort(key=lambda t: (t.block_number, t.timestamp), reverse=True)
+        return txs[:RECENT_LIMIT]
+
+    async def create_key(self) -> AccountView:
+        client = self.session.client
+        if client is None:
+            raise AuthError("not connected")
+        self.busy_changed.emit("create-key")
+        try:
+            await client.ensure_key()
+        finally:
+            self.busy_changed.emit("")
+        return await self.refresh()
+
+    async def faucet(self) -> TxResult:
+        """Ask the node's faucet for tokens; waits for the result (resolve=true)."""
+        client = self.session.client
+        address = self.view.address
+        if client is None or not address:
+            raise AuthError("create the account's key first")
+        self.busy_changed.emit("faucet")
+        try:
+            result = await client.fill(address, username=self.session.username or "user")
+        finally:
+            self.busy_changed.emit("")
+        self.faucet_finished.emit(result)
+        if result.status == "Failure":
+            raise StratoError(f"the faucet transaction failed: {result.message or 'no reason'}")
+        self.request_refresh()
+        return result

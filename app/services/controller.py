@@ -1,0 +1,291 @@
+"""The app's service root: profiles, secrets, the embedded sandbox, the session and the account.
+
+The window holds one ``AppController``. ``start`` picks the last used profile, or on a first run
+starts the embedded sandbox and signs in as ``alice``. Everything the UI asks for goes through
+here as a coroutine started on the task registry, so closing the window cancels it cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+
+from app.client.errors import AuthError, NetworkError, StratoError
+
+from .account import AccountService
+from .inspector import InspectorFeed
+from .pending import PendingTracker
+from .profiles import AppSettings, Profile, ProfileError, ProfileStore, config_dir
+from .sandbox import SandboxSupervisor
+from .secret_service import SecretService
+from .session import Credentials, Session
+from .tasks import TaskRegistry
+
+log = logging.getLogger("stratoscope.services")
+
+SANDBOX_PROFILE = "Sandbox"
+DEMO_USERS = ("alice", "bob", "carol", "dave", "admin")
+SANDBOX_START_TIMEOUT = 60.0
+
+
+class SandboxError(StratoError):
+    """The embedded sandbox node did not start; the message holds the end of its log."""
+
+
+def sandbox_profile() -> Profile:
+    return Profile(SANDBOX_PROFILE, "http://127.0.0.1", sandbox=True, username="alice")
+
+
+class AppController(QObject):
+    """Signals:
+    message(str, str, str): level (``error``/``warning``/``info``), title, text: the one bridge
+        through which services tell the user something.
+    profiles_changed(list): the saved profiles.
+    users_changed(list): user names the switcher offers on this node.
+    """
+
+    message = Signal(str, str, str)
+    profiles_changed = Signal(list)
+    users_changed = Signal(list)
+
+    def __init__(
+        self,
+        *,
+        config_directory: Path | None = None,
+        sandbox_dir: Path | None = None,
+        secrets: SecretService | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        cfg = config_directory or config_dir()
+        self.tasks = TaskRegistry(self)
+        self.feed = InspectorFeed(parent=self)
+        self.profiles = ProfileStore(cfg)
+        self.settings = AppSettings(cfg)
+        self.secrets = secrets or SecretService(cfg, parent=self)
+        self.sandbox = SandboxSupervisor(sandbox_dir, self)
+        self.session = Session(self.feed, self)
+        self.account = AccountService(self.session, self.tasks, self)
+        self.pending: PendingTracker | None = None
+        self.saved_profiles: list[Profile] = []
+        self._watch: asyncio.Task[Any] | None = None
+        self._pending_task: asyncio.Task[Any] | None = None
+        self._settings: dict[str, Any] = {}
+        self.tasks.failed.connect(lambda title, text: self.message.emit("error", title, text))
+        self.sandbox.state_changed.connect(self._on_sandbox_state)
+
+    # ------------------------------------------------------------ start-up
+
+    async def start(self) -> None:
+        """Connect to the last used profile, or to the embedded sandbox as alice."""
+        self._settings = await asyncio.to_thread(self.settings.load)
+        try:
+            self.saved_profiles = await asyncio.to_thread(self.profiles.load)
+        except ProfileError as exc:
+            self.message.emit("warning", "Connection profiles", str(exc))
+            self.saved_profiles = []
+        self.profiles_changed.emit(list(self.saved_profiles))
+        last = self._settings.get("last_profile")
+        profile = next((p for p in self.saved_profiles if p.name == last), None)
+        if profile is None or profile.sandbox:
+            profile = sandbox_profile()
+        user = str(self._settings.get("last_user", {}).get(profile.name) or profile.username)
+        if profile.flow == "password" and not user:
+            user = "alice"
+        creds = await self.stored_credentials(profile, user)
+        await self.connect_profile(profile, creds)
+
+    async def stored_credentials(self, profile: Profile, user: str) -> Credentials:
+        """What is remembered for signing in with ``profile`` (sandbox demo users need nothing)."""
+        password = await self.secrets_get(profile.secret_key(f"password:{user}"))
+        if password is None and profile.sandbox:
+            password = user  # demo users' default password on a sandbox node (see README)
+        secret = await self.secrets_get(profile.secret_key("client_secret")) or ""
+        token = await self.secrets_get(profile.secret_key("token")) or ""
+        return Credentials(user, password or "", secret, token)
+
+    async def secrets_get(self, key: str) -> str | None:
+        try:
+            return await self.secrets.get(key)
+        except Exception as exc:  # a broken keyring must not stop the app from starting
+            log.warning("secret store unavailable: %s", exc)
+            return None
+
+    # ------------------------------------------------------------ sandbox
+
+    async def ensure_sandbox(self) -> str:
+        """The embedded node's URL, starting it first if needed."""
+        sb = self.sandbox
+        if sb.state == "running" and sb.url:
+            return sb.url
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[str] = loop.create_future()
+
+        def on_ready(url: str) -> None:
+            if not fut.done():
+                fut.set_result(url)
+
+        def on_state(state: str) -> None:
+            if state == "crashed" and not fut.done():
+                tail = "\n".join(list(sb.log)[-8:])
+                fut.set_exception(SandboxError(f"the sandbox node did not start:\n{tail}"))
+
+        sb.ready.connect(on_ready)
+        sb.state_changed.connect(on_state)
+        try:
+            if sb.state != "starting":
+                sb.start()
+            return await asyncio.wait_for(fut, SANDBOX_START_TIMEOUT)
+        except TimeoutError:
+            sb.stop()
+            raise SandboxError("the sandbox node did not start within a minute") from None
+        finally:
+            sb.ready.disconnect(on_ready)
+            sb.state_changed.disconnect(on_state)
+
+    def _on_sandbox_state(self, state: str) -> None:
+        if state == "crashed" and self.session.profile and self.session.profile.sandbox:
+            self.message.emit(
+                "error",
+                "Sandbox node stopped",
+                "The embedded sandbox node exited. Its log is under View > Sandbox log; "
+                "Restart brings it back with its data.",
+            )
+
+    async def restart_sandbox(self) -> None:
+        await self.sandbox.stop_async()
+        profile = self.session.profile or sandbox_profile()
+        user = self.session.username or profile.username or "alice"
+        await self.connect_profile(
+            profile if profile.sandbox else sandbox_profile(),
+            await self.stored_credentials(sandbox_profile(), user),
+        )
+
+    # ------------------------------------------------------------ connect / switch
+
+    async def connect_profile(
+        self, profile: Profile, creds: Credentials, *, remember: bool = False
+    ) -> None:
+        """Sign in with ``profile``; on success it becomes the last used profile."""
+        if profile.sandbox:
+            url = await self.ensure_sandbox()
+            profile = replace(profile, node_url=url)
+        await self.session.open(profile, creds, open_browser=_open_browser)
+        if not profile.sandbox and self.sandbox.state in ("running", "starting"):
+            await self.sandbox.stop_async()
+        self._restart_watchers()
+        if remember:
+            await self._remember(profile, creds)
+        await self._remember_last(profile.name, self.session.username)
+        await self.refresh_users()
+
+    async def switch_user(
+        self, username: str, password: str | None = None, *, remember: bool = False
+    ) -> None:
+        """Act as ``username`` on the same node; a stored or (sandbox) default password is used
+        when none is given. Raises AuthError when the password is wrong."""
+        profile = self.session.profile
+        if profile is None:
+            raise AuthError("not connected")
+        if password is None:
+            password = (await self.stored_credentials(profile, username)).password
+        creds = Credentials(username, password)
+        await self.session.switch_user(creds)
+        if remember:
+            await self.secrets.set(profile.secret_key(f"password:{username}"), password)
+        await self._remember_last(profile.name, self.session.username)
+
+    async def test_connection(self, profile: Profile, creds: Credentials) -> str:
+        """Try ``profile`` without touching the current session; a sentence saying what worked."""
+        if profile.sandbox:
+            url = await self.ensure_sandbox()
+            profile = replace(profile, node_url=url)
+        probe = Session(None)
+        try:
+            await probe.open(profile, creds, open_browser=_open_browser)
+            health = probe.health
+            block = health.last_block if health else None
+            return (
+                f"Connected to {profile.node_url} as {probe.username}"
+                + (f"; latest block {block}" if block is not None else "")
+                + (f"; node version {health.version}" if health and health.version else "")
+            )
+        finally:
+            await probe.close()
+
+    async def save_profile(self, profile: Profile, creds: Credentials, remember: bool) -> None:
+        profile.check()
+        await asyncio.to_thread(self.profiles.upsert, profile)
+        self.saved_profiles = await asyncio.to_thread(self.profiles.load)
+        self.profiles_changed.emit(list(self.saved_profiles))
+        if remember:
+            await self._remember(profile, creds)
+
+    async def _remember(self, profile: Profile, creds: Credentials) -> None:
+        if creds.password and creds.username:
+            await self.secrets.set(profile.secret_key(f"password:{creds.username}"), creds.password)
+        if creds.client_secret:
+            await self.secrets.set(profile.secret_key("client_secret"), creds.client_secret)
+        if creds.token:
+            await self.secrets.set(profile.secret_key("token"), creds.token)
+
+    async def _remember_last(self, profile_name: str, user: str) -> None:
+        self._settings["last_profile"] = profile_name
+        self._settings.setdefault("last_user", {})[profile_name] = user
+        data = dict(self._settings)
+        try:
+            await asyncio.to_thread(self.settings.save, data)
+        except OSError as exc:
+            self.message.emit("warning", "Settings", f"cannot save settings: {exc}")
+
+    async def refresh_users(self) -> list[str]:
+        """Users to offer in the switcher: those with a certificate, plus the sandbox's demo
+        users (dave has no certificate on purpose)."""
+        names: list[str] = []
+        client = self.session.client
+        profile = self.session.profile
+        if client is not None:
+            try:
+                rows, _ = await client.cirrus(
+                    "Certificate", [("select", "commonName"), ("limit", "200")]
+                )
+                names = sorted({str(r.get("commonName")) for r in rows if r.get("commonName")})
+            except StratoError as exc:
+                log.info("cannot list users: %s", exc)
+        if profile is not None and profile.sandbox:
+            names = sorted(set(names) | set(DEMO_USERS))
+        if self.session.username and self.session.username not in names:
+            names.append(self.session.username)
+        self.users_changed.emit(names)
+        return names
+
+    # ------------------------------------------------------------ background loops
+
+    def _restart_watchers(self) -> None:
+        for t in (self._watch, self._pending_task):
+            if t is not None:
+                t.cancel()
+        client = self.session.client
+        assert client is not None
+        self.pending = PendingTracker(client, parent=self)
+        self._watch = self.tasks.start("Watching the node", self.session.watch())
+        self._pending_task = self.tasks.start("Tracking transactions", self.pending.run())
+
+    # ------------------------------------------------------------ shutdown
+
+    async def shutdown(self) -> None:
+        """Cancel everything, close the connection, stop the sandbox."""
+        await self.tasks.shutdown()
+        await self.session.close()
+        await self.sandbox.stop_async()
+
+
+def _open_browser(url: str) -> None:
+    if not QDesktopServices.openUrl(QUrl(url)):
+        raise NetworkError(f"cannot open a browser; open this address by hand: {url}")

@@ -1,0 +1,411 @@
+"""The main window: navigation, panels, status bar, user switcher, message bar, docks."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDockWidget,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.client.errors import AuthError
+from app.client.models import Health
+from app.services.controller import AppController
+
+from .account_panel import AccountPanel
+from .connection_dialog import ConnectionDialog
+from .inspector_dock import InspectorDock
+from .password_dialog import PasswordDialog
+from .widgets import name_widget
+
+MAX_MESSAGES = 200
+
+
+class MessageBar(QFrame):
+    """The one place errors and notices appear: non-modal, latest message, with an action."""
+
+    action_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageBar")
+        self.setAccessibleName("Messages")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self._pending_action = ""
+        self.text = QLabel(self)
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        name_widget(self.text, "messageText", "Message")
+        self.action = QPushButton(self)
+        name_widget(self.action, "messageAction", "Message action")
+        self.action.clicked.connect(lambda: self.action_requested.emit(self._pending_action))
+        self.close_button = QPushButton("Dismiss", self)
+        name_widget(self.close_button, "messageDismiss", "Dismiss the message")
+        self.close_button.clicked.connect(self.hide)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 8, 4)
+        lay.addWidget(self.text, 1)
+        lay.addWidget(self.action)
+        lay.addWidget(self.close_button)
+        self.history: deque[tuple[str, str, str]] = deque(maxlen=MAX_MESSAGES)
+        self.hide()
+
+    def show_message(self, level: str, title: str, text: str, action: str = "") -> None:
+        self.history.append((level, title, text))
+        icon = {"error": "✘", "warning": "⚠", "info": "i"}.get(level, "")
+        self.text.setText(f"{icon} <b>{_esc(title)}</b>: {_esc(text)}")
+        self.setProperty("level", level)
+        colour = {"error": "#c0392b", "warning": "#b7791f"}.get(level, "#2b6cb0")
+        self.setStyleSheet(f"#messageBar {{ border: 1px solid {colour}; border-radius: 4px; }}")
+        self._pending_action = action
+        self.action.setVisible(bool(action))
+        self.action.setText({"sign-in": "Sign in…", "restart": "Restart sandbox"}.get(action, ""))
+        self.show()
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", "<br>")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.setAccessibleName("Stratoscope")
+        self.setWindowTitle("Stratoscope")
+        self.controller = controller
+        self._closing = False
+        self._closed = False
+        self._switching = False
+
+        # -- panels and navigation
+        self.panels: list[QWidget] = [AccountPanel(controller, self)]
+        self.nav = QListWidget(self)
+        name_widget(self.nav, "navigation", "Panels")
+        self.stack = QStackedWidget(self)
+        self.stack.setObjectName("panelStack")
+        for panel in self.panels:
+            self.nav.addItem(str(getattr(panel, "title", panel.objectName())))
+            self.stack.addWidget(panel)
+        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.nav.setCurrentRow(0)
+        self.nav.setMaximumWidth(180)
+
+        self.message_bar = MessageBar(self)
+        self.message_bar.action_requested.connect(self._on_message_action)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.nav)
+        split.addWidget(self.stack)
+        split.setStretchFactor(1, 1)
+        central = QWidget(self)
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addWidget(self.message_bar)
+        lay.addWidget(split, 1)
+        self.setCentralWidget(central)
+
+        # -- docks
+        self.inspector = InspectorDock(controller.feed, self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.inspector)
+        self.inspector.hide()
+        self.sandbox_log = QDockWidget("Sandbox log", self)
+        self.sandbox_log.setObjectName("sandboxLogDock")
+        self.sandbox_log_view = QPlainTextEdit(self.sandbox_log)
+        self.sandbox_log_view.setReadOnly(True)
+        self.sandbox_log_view.setMaximumBlockCount(2000)
+        name_widget(self.sandbox_log_view, "sandboxLog", "Sandbox node log")
+        self.sandbox_log.setWidget(self.sandbox_log_view)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.sandbox_log)
+        self.tabifyDockWidget(self.inspector, self.sandbox_log)
+        self.sandbox_log.hide()
+        for line in controller.sandbox.log:
+            self.sandbox_log_view.appendPlainText(line)
+        controller.sandbox.log_line.connect(self.sandbox_log_view.appendPlainText)
+
+        # -- toolbar and actions
+        bar = QToolBar("Main", self)
+        bar.setObjectName("mainToolbar")
+        bar.setMovable(False)
+        self.addToolBar(bar)
+        self.connect_action = self._action("Connection…", "actionConnection", "Ctrl+Shift+O")
+        self.connect_action.triggered.connect(self.open_connection_dialog)
+        bar.addAction(self.connect_action)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" Act as ", self))
+        self.user_switcher = QComboBox(self)
+        name_widget(self.user_switcher, "userSwitcher", "Act as user")
+        self.user_switcher.setToolTip("Act as another user of this node (Ctrl+U)")
+        self.user_switcher.setMinimumContentsLength(10)
+        self.user_switcher.activated.connect(self._on_user_chosen)
+        bar.addWidget(self.user_switcher)
+        self.refresh_action = self._action("Refresh", "actionRefresh", "F5")
+        self.refresh_action.triggered.connect(self.refresh)
+        bar.addAction(self.refresh_action)
+        self.inspector_action = self.inspector.toggleViewAction()
+        self.inspector_action.setText("HTTP inspector")
+        self.inspector_action.setObjectName("actionInspector")
+        self.inspector_action.setShortcut(QKeySequence("Ctrl+I"))
+        bar.addAction(self.inspector_action)
+        self.log_action = self.sandbox_log.toggleViewAction()
+        self.log_action.setText("Sandbox log")
+        self.log_action.setObjectName("actionSandboxLog")
+        self.log_action.setShortcut(QKeySequence("Ctrl+L"))
+        bar.addAction(self.log_action)
+        focus_user = self._action("Switch user", "actionSwitchUser", "Ctrl+U")
+        focus_user.triggered.connect(self._focus_switcher)
+        self.addAction(focus_user)
+        for i in range(len(self.panels)):
+            act = self._action(f"Go to panel {i + 1}", f"actionPanel{i + 1}", f"Ctrl+{i + 1}")
+            act.triggered.connect(lambda _c=False, row=i: self.nav.setCurrentRow(row))
+            self.addAction(act)
+        self.addAction(self.connect_action)
+        self.addAction(self.refresh_action)
+
+        # -- status bar
+        sb = self.statusBar()
+        self.status_node = self._status_label("statusNode", "Node", "Not connected")
+        self.status_block = self._status_label("statusBlock", "Latest block", "Block —")
+        self.status_user = self._status_label("statusUser", "Current user", "No user")
+        self.status_pending = self._status_label("statusPending", "Pending transactions", "")
+        self.status_sandbox = self._status_label("statusSandbox", "Sandbox node", "")
+        self.restart_button = QPushButton("Restart sandbox", self)
+        name_widget(self.restart_button, "sandboxRestart", "Restart the sandbox node")
+        self.restart_button.clicked.connect(self.restart_sandbox)
+        self.restart_button.hide()
+        for w in (self.status_node, self.status_block, self.status_user, self.status_pending):
+            sb.addWidget(w)
+        sb.addPermanentWidget(self.status_sandbox)
+        sb.addPermanentWidget(self.restart_button)
+
+        # -- wiring
+        s = controller.session
+        s.state_changed.connect(lambda _st: self._update_node())
+        s.health_changed.connect(self._on_health)
+        s.block_changed.connect(lambda n: self.status_block.setText(f"Block {n}"))
+        s.user_changed.connect(self._on_user_changed)
+        controller.account.changed.connect(lambda _v: self._update_user())
+        controller.users_changed.connect(self._on_users)
+        controller.message.connect(self._on_message)
+        controller.sandbox.state_changed.connect(self._on_sandbox_state)
+        controller.tasks.busy_changed.connect(lambda _n: self._update_pending())
+        self._pending_hooked: object = None
+        self._update_node()
+        self.resize(1100, 760)
+
+    def _action(self, text: str, name: str, shortcut: str) -> QAction:
+        act = QAction(text, self)
+        act.setObjectName(name)
+        act.setShortcut(QKeySequence(shortcut))
+        act.setToolTip(f"{text} ({shortcut})")
+        return act
+
+    def _status_label(self, name: str, accessible: str, text: str) -> QLabel:
+        label = QLabel(text, self)
+        name_widget(label, name, accessible)
+        return label
+
+    # ------------------------------------------------------------ status
+
+    def _update_node(self) -> None:
+        s = self.controller.session
+        state = s.state
+        url = s.node_url or "—"
+        where = "sandbox " if s.profile and s.profile.sandbox else ""
+        text = {
+            "connected": f"● {where}{url}",
+            "connecting": f"… connecting to {where}{url}",
+            "unreachable": f"✘ {where}{url} not answering",
+            "disconnected": "○ not connected",
+        }.get(state, state)
+        self.status_node.setText(text)
+        self.status_node.setToolTip(f"Node {url}: {state}")
+        self.setWindowTitle(f"Stratoscope — {s.username or 'not signed in'} @ {url}")
+        self._hook_pending()
+
+    def _on_health(self, health: Health | None) -> None:
+        if health is None:
+            self.status_node.setToolTip("The node does not answer /health")
+            return
+        ok = "healthy" if health.healthy else "NOT healthy"
+        self.status_node.setToolTip(
+            f"{self.controller.session.node_url}: {ok}, version {health.version or '?'}, "
+            f"up {health.uptime} s"
+        )
+
+    def _on_user_changed(self, name: str) -> None:
+        idx = self.user_switcher.findText(name)
+        if idx < 0:
+            self.user_switcher.addItem(name)
+            idx = self.user_switcher.findText(name)
+        self.user_switcher.setCurrentIndex(idx)
+        self._update_user()
+        self._update_node()
+
+    def _update_user(self) -> None:
+        s = self.controller.session
+        view = self.controller.account.view
+        org = ""
+        if view.identity:
+            org = f" · {view.identity.get('organization', '')}"
+            unit = view.identity.get("organizationalUnit")
+            org += f" / {unit}" if unit else ""
+        elif view.loaded and view.address:
+            org = " · no identity"
+        self.status_user.setText(f"User {s.username or '—'}{org}")
+
+    def _hook_pending(self) -> None:
+        tracker = self.controller.pending
+        if tracker is not None and tracker is not self._pending_hooked:
+            tracker.count_changed.connect(lambda _n: self._update_pending())
+            self._pending_hooked = tracker
+        self._update_pending()
+
+    def _update_pending(self) -> None:
+        tracker = self.controller.pending
+        n = len(tracker.hashes) if tracker is not None else 0
+        self.status_pending.setText(f"{n} pending" if n else "no pending tx")
+
+    def _on_users(self, names: list[str]) -> None:
+        current = self.controller.session.username
+        self.user_switcher.blockSignals(True)
+        self.user_switcher.clear()
+        self.user_switcher.addItems(names)
+        self.user_switcher.setCurrentIndex(max(self.user_switcher.findText(current), 0))
+        self.user_switcher.blockSignals(False)
+
+    def _on_sandbox_state(self, state: str) -> None:
+        labels = {
+            "starting": "sandbox starting…",
+            "running": "sandbox running",
+            "crashed": "✘ sandbox stopped",
+            "stopped": "",
+        }
+        self.status_sandbox.setText(labels.get(state, state))
+        self.restart_button.setVisible(state == "crashed")
+
+    def _on_message(self, level: str, title: str, text: str) -> None:
+        action = ""
+        low = text.lower()
+        if "invalid jwt" in low or "sign in" in low or "401" in low[:5] or "403" in low[:5]:
+            action = "sign-in"
+        elif title == "Sandbox node stopped":
+            action = "restart"
+        self.message_bar.show_message(level, title, text, action)
+
+    def _on_message_action(self, action: str) -> None:
+        if action == "sign-in":
+            self.open_connection_dialog()
+        elif action == "restart":
+            self.restart_sandbox()
+        self.message_bar.hide()
+
+    # ------------------------------------------------------------ actions
+
+    def refresh(self) -> None:
+        self.controller.account.request_refresh()
+
+    def restart_sandbox(self) -> None:
+        self.restart_button.setEnabled(False)
+
+        def failed(text: str) -> None:
+            self.restart_button.setEnabled(True)
+            self._on_message("error", "Restarting the sandbox", text)
+
+        self.controller.tasks.start(
+            "Restarting the sandbox",
+            self.controller.restart_sandbox(),
+            on_done=lambda _r: self.restart_button.setEnabled(True),
+            on_error=failed,
+        )
+
+    def open_connection_dialog(self) -> ConnectionDialog:
+        dialog = ConnectionDialog(self.controller, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def _focus_switcher(self) -> None:
+        self.user_switcher.setFocus()
+        self.user_switcher.showPopup()
+
+    def _on_user_chosen(self, index: int) -> None:
+        name = self.user_switcher.itemText(index)
+        if not name or name == self.controller.session.username or self._switching:
+            return
+        self.switch_user(name)
+
+    def switch_user(self, name: str, password: str | None = None, remember: bool = False) -> None:
+        self._switching = True
+
+        async def run() -> AuthError | None:
+            try:
+                await self.controller.switch_user(name, password, remember=remember)
+            except AuthError as exc:
+                return exc
+            return None
+
+        def done(err: AuthError | None) -> None:
+            self._switching = False
+            if err is not None:
+                self._restore_switcher()
+                self.ask_password(name, str(err.message))
+
+        def failed(text: str) -> None:
+            self._switching = False
+            self._restore_switcher()
+            self._on_message("error", f"Switching to {name}", text)
+
+        self.controller.tasks.start(f"Switching to {name}", run(), on_done=done, on_error=failed)
+
+    def _restore_switcher(self) -> None:
+        idx = self.user_switcher.findText(self.controller.session.username)
+        self.user_switcher.setCurrentIndex(max(idx, 0))
+
+    def ask_password(self, name: str, reason: str) -> PasswordDialog:
+        dialog = PasswordDialog(name, reason, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def finished(code: int) -> None:
+            if code == QDialog.DialogCode.Accepted:
+                self.switch_user(name, dialog.password(), dialog.remember())
+
+        dialog.finished.connect(finished)
+        dialog.open()
+        return dialog
+
+    # ------------------------------------------------------------ closing
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Cancel and await every task, close the connection and stop the sandbox, then close."""
+        if self._closed:
+            event.accept()
+            return
+        event.ignore()
+        if self._closing:
+            return
+        self._closing = True
+
+        def finish(_r: object = None) -> None:
+            self._closed = True
+            self.close()
+
+        import asyncio
+
+        task = asyncio.get_event_loop().create_task(self.controller.shutdown())
+        task.add_done_callback(lambda _t: finish())

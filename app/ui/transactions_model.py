@@ -1,0 +1,82 @@
+"""A table model of transactions (the account's recent ones), newest first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from app.client.models import Transaction
+from app.services.account import format_balance
+
+Index = QModelIndex | QPersistentModelIndex
+COLUMNS = ("Block", "Type", "Direction", "Counterparty", "Value", "Status", "Hash", "Time")
+
+
+class TransactionsModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Transaction] = []
+        self.address = ""
+
+    def set_transactions(self, address: str, txs: list[Transaction]) -> None:
+        """Replace the rows; a same-content update emits nothing, so views keep selection."""
+        if address == self.address and txs == self._rows:
+            return
+        self.beginResetModel()
+        self.address = address
+        self._rows = list(txs)
+        self.endResetModel()
+
+    def transaction(self, row: int) -> Transaction | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(COLUMNS)
+        ):
+            return COLUMNS[section]
+        return None
+
+    def _direction(self, tx: Transaction) -> str:
+        mine = self.address.lower()
+        if tx.sender.lower() == mine and (tx.to or "").lower() == mine:
+            return "self"
+        return "out" if tx.sender.lower() == mine else "in"
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        tx = self._rows[index.row()]
+        col = index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            direction = self._direction(tx)
+            other = tx.sender if direction == "in" else (tx.to or "(new contract)")
+            values: tuple[str, ...] = (
+                str(tx.block_number) if tx.block_number >= 0 else "",
+                tx.kind,
+                direction,
+                other,
+                format_balance(tx.value),
+                tx.status or "",
+                tx.hash,
+                tx.timestamp,
+            )
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return values[col] if col in (3, 6) else None
+            return values[col]
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 4):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:
+            return tx
+        return None
