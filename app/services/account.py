@@ -177,9 +177,14 @@ class AccountService(QObject):
     async def faucet(self) -> TxResult:
         """Ask the node's faucet for tokens; waits for the result (resolve=true)."""
         client = self.session.client
+        if client is None:
+            raise AuthError("not connected")
         address = self.view.address
-        if client is None or not address:
-            raise AuthError("create the account's key first")
+        if not address:
+            acct = await client.get_key()
+            if acct is None:
+                raise StratoError(f"{self.session.username} has no key yet: create it first")
+            address = acct.address
         self.busy_changed.emit("faucet")
         try:
             result = await client.fill(address, username=self.session.username or "user")

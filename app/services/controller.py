@@ -119,9 +119,24 @@ class AppController(QObject):
 
     # ------------------------------------------------------------ sandbox
 
+    @property
+    def sandbox_gas(self) -> bool:
+        """Whether the embedded sandbox charges gas (then the faucet funds accounts)."""
+        return bool(self._settings.get("sandbox_gas", False))
+
+    async def set_sandbox_gas(self, gas: bool) -> None:
+        """Remember the choice; a running sandbox restarts with it (its data stays)."""
+        if gas == self.sandbox_gas:
+            return
+        self._settings["sandbox_gas"] = gas
+        await asyncio.to_thread(self.settings.save, dict(self._settings))
+        if self.sandbox.state in ("running", "starting"):
+            await self.sandbox.stop_async()
+
     async def ensure_sandbox(self) -> str:
         """The embedded node's URL, starting it first if needed."""
         sb = self.sandbox
+        sb.extra_args = ["--gas"] if self.sandbox_gas else []
         if sb.state == "running" and sb.url:
             return sb.url
         loop = asyncio.get_running_loop()

@@ -32,6 +32,7 @@ class SandboxSupervisor(QObject):
         self.url: str | None = None
         self.state = "stopped"
         self.log: deque[str] = deque(maxlen=2000)
+        self.extra_args: list[str] = []  # more ``serve`` options (``--gas``)
         self._proc: QProcess | None = None
         self._stopping = False
         self._out = b""
@@ -48,7 +49,16 @@ class SandboxSupervisor(QObject):
         proc = QProcess(self)
         proc.setProgram(sys.executable)
         proc.setArguments(
-            ["-m", "app.node", "serve", "--port", "0", "--data-dir", str(self.data_dir)]
+            [
+                "-m",
+                "app.node",
+                "serve",
+                "--port",
+                "0",
+                "--data-dir",
+                str(self.data_dir),
+                *self.extra_args,
+            ]
         )
         proc.readyReadStandardOutput.connect(self._on_stdout)
         proc.readyReadStandardError.connect(self._on_stderr)

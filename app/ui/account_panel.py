@@ -37,6 +37,10 @@ NO_KEY = (
     "<b>{user} has no key on this node yet.</b> Create one to get an address: the node keeps "
     "the private key in its vault and signs transactions for you."
 )
+GAS_OFF = (
+    "gas is off on this node, so transactions are free and the faucet adds nothing "
+    "(the sandbox charges gas when started with --gas: Connection… > Charge gas)."
+)
 CERT_ROWS = (
     ("commonName", "Common name"),
     ("organization", "Organization"),
@@ -110,16 +114,20 @@ class AccountPanel(QWidget):
         self.identity_status.setWordWrap(True)
         name_widget(self.identity_status, "accountIdentityStatus", "Identity status")
         self.cert_labels: dict[str, QLabel] = {}
-        cert_form = QFormLayout()
+        self.cert_fields = QWidget(self.identity_box)
+        self.cert_fields.setObjectName("accountCertificateFields")
+        cert_form = QFormLayout(self.cert_fields)
+        cert_form.setContentsMargins(0, 0, 0, 0)
         for key, label in CERT_ROWS:
-            value = QLabel("—", self.identity_box)
+            value = QLabel("—", self.cert_fields)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             name_widget(value, f"cert_{key}", label)
             self.cert_labels[key] = value
             cert_form.addRow(label, value)
         ib = QVBoxLayout(self.identity_box)
         ib.addWidget(self.identity_status)
-        ib.addLayout(cert_form)
+        ib.addWidget(self.cert_fields)
+        ib.addStretch(1)
 
         # -- faucet
         self.faucet_box = QGroupBox("Faucet", self)
@@ -174,11 +182,16 @@ class AccountPanel(QWidget):
         self.account.changed.connect(self.show_view)
         self.account.busy_changed.connect(self._on_busy)
         self.account.faucet_finished.connect(self._on_faucet_result)
+        controller.session.health_changed.connect(lambda _h: self._gas_note())
         self.show_view(self.account.view)
 
     # ------------------------------------------------------------ view
 
     def show_view(self, view: AccountView) -> None:
+        if view.username != self.view.username:  # another user: the last faucet was not theirs
+            self.faucet_hash.set_value("")
+            self.faucet_status.setText("")
+            self._gas_note()
         self.view = view
         user = view.username or "—"
         self.heading.setText(f"Account of {user}")
@@ -218,6 +231,7 @@ class AccountPanel(QWidget):
         else:
             text = f"✘ {user}'s certificate was revoked: transactions are refused."
         self.identity_status.setText(text)
+        self.cert_fields.setVisible(view.identity is not None)
         ident: dict[str, Any] = view.identity or {}
         for key, label in self.cert_labels.items():
             value = ident.get(key)
@@ -241,9 +255,24 @@ class AccountPanel(QWidget):
         self.faucet_hash.set_value("")
         self.controller.tasks.start("Faucet", self.account.faucet())
 
+    def _gas_note(self) -> None:
+        health = self.controller.session.health
+        if health is None:
+            return
+        if health.gas is False:
+            self.faucet_box.setToolTip(GAS_OFF)
+            if not self.faucet_status.text():
+                self.faucet_status.setText(GAS_OFF)
+        elif self.faucet_status.text() == GAS_OFF:
+            self.faucet_box.setToolTip("")
+            self.faucet_status.setText("")
+
     def _on_faucet_result(self, result: TxResult) -> None:
-        self.faucet_hash.set_value(result.hash)
-        if result.ok:
+        zero = bool(result.hash) and set(result.hash) == {"0"}
+        self.faucet_hash.set_value("" if zero else result.hash)
+        if zero:
+            self.faucet_status.setText(f"✔ Nothing to do: {GAS_OFF}")
+        elif result.ok:
             self.faucet_status.setText("✔ The faucet sent tokens to this account.")
         elif result.pending:
             self.faucet_status.setText("The faucet transaction is still pending.")

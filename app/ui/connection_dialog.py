@@ -51,6 +51,13 @@ class ConnectionDialog(QDialog):
         name_widget(self.sandbox_radio, "connSandbox", "Embedded sandbox node")
         self.remote_radio = QRadioButton("A STRATO node", self)
         name_widget(self.remote_radio, "connRemote", "A STRATO node")
+        self.gas = QCheckBox("Charge gas on the sandbox (the faucet then funds accounts)", self)
+        name_widget(self.gas, "connSandboxGas", "Charge gas on the sandbox")
+        self.gas.setChecked(controller.sandbox_gas)
+        self.gas.setToolTip(
+            "With gas off (the default) transactions are free and the faucet does nothing; "
+            "changing this restarts the sandbox, its data stays"
+        )
         self.mode = QButtonGroup(self)
         self.mode.addButton(self.sandbox_radio)
         self.mode.addButton(self.remote_radio)
@@ -133,6 +140,7 @@ class ConnectionDialog(QDialog):
 
         lay = QVBoxLayout(self)
         lay.addWidget(self.sandbox_radio)
+        lay.addWidget(self.gas)
         lay.addWidget(self.remote_radio)
         lay.addWidget(self.node_box)
         lay.addWidget(self.signin_box)
@@ -178,6 +186,7 @@ class ConnectionDialog(QDialog):
     def _update_fields(self) -> None:
         sandbox = self.sandbox_radio.isChecked()
         self.node_box.setVisible(not sandbox)
+        self.gas.setEnabled(sandbox)
         flow = "password" if sandbox else str(self.flow.currentData())
         form = self.signin_form
         form.setRowVisible(self.flow, not sandbox)
@@ -267,6 +276,8 @@ class ConnectionDialog(QDialog):
             kind = await self.controller.secrets.probe()
             if kind == "file-locked":
                 await self.controller.secrets.unlock(self.passphrase.text())
+        if profile.sandbox:
+            await self.controller.set_sandbox_gas(self.gas.isChecked())
         await self.controller.connect_profile(profile, creds, remember=remember)
         if not profile.sandbox:
             await self.controller.save_profile(profile, creds, remember=False)

@@ -1,0 +1,104 @@
+"""Save PNG screenshots of the app's window and panels, rendered offscreen (no display needed).
+
+    python tools/screenshot.py [--out docs/screenshots] [--theme light|dark]
+
+Starts a throw-away embedded sandbox, signs in as alice, asks the faucet for tokens, opens the
+HTTP inspector, and grabs each part with ``QWidget.grab()``. The README shows these files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+async def settle(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+
+
+async def shoot(out: Path, theme: str) -> list[Path]:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from app.services.controller import AppController
+    from app.ui.main_window import MainWindow
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    tmp = Path(tempfile.mkdtemp(prefix="stratoscope-shots-"))
+    controller = AppController(config_directory=tmp / "config", sandbox_dir=tmp / "sandbox")
+    window = MainWindow(controller)
+    window.resize(1180, 820)
+    window.show()
+    saved: list[Path] = []
+
+    def save(widget: QWidget, name: str) -> None:
+        path = out / f"{name}-{theme}.png"
+        widget.grab().save(str(path))
+        saved.append(path)
+
+    try:
+        await controller.set_sandbox_gas(True)  # so that the faucet has something to do
+        await controller.start()
+        await controller.account.faucet()
+        await controller.account.refresh()
+        await settle(0.3)
+        save(window, "main-window")
+        save(window.panels[0], "account-panel")
+        window.inspector.show()
+        window.resizeDocks([window.inspector], [260], Qt.Orientation.Vertical)
+        await settle(0.3)
+        table = window.inspector.table
+        table.selectRow(table.model().rowCount() - 1)
+        await settle(0.2)
+        save(window, "main-window-inspector")
+        dialog = window.open_connection_dialog()
+        await settle(0.2)
+        save(dialog, "connection-dialog")
+        dialog.close()
+        await controller.switch_user("dave")
+        await controller.account.refresh()
+        await settle(0.2)
+        save(window.panels[0], "account-panel-no-identity")
+    finally:
+        await controller.shutdown()
+        window.deleteLater()
+    return saved
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    p.add_argument("--theme", choices=("light", "dark"), default="light")
+    args = p.parse_args()
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.theme import apply_theme
+
+    app = QApplication([sys.argv[0]])
+    apply_theme(app, args.theme)
+    args.out.mkdir(parents=True, exist_ok=True)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        saved = loop.run_until_complete(shoot(args.out, args.theme))
+    for path in saved:
+        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    del app
+    import gc
+
+    gc.collect()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
