@@ -182,7 +182,7 @@ class AccountPanel(QWidget):
         self.account.changed.connect(self.show_view)
         self.account.busy_changed.connect(self._on_busy)
         self.account.faucet_finished.connect(self._on_faucet_result)
-        controller.session.health_changed.connect(lambda _h: self._gas_note())
+        controller.session.health_changed.connect(self._on_health)
         self.show_view(self.account.view)
 
     # ------------------------------------------------------------ view
@@ -254,6 +254,9 @@ class AccountPanel(QWidget):
     def _faucet(self) -> None:
         self.faucet_hash.set_value("")
         self.controller.tasks.start("Faucet", self.account.faucet())
+
+    def _on_health(self, _health: object) -> None:
+        self._gas_note()
 
     def _gas_note(self) -> None:
         health = self.controller.session.health

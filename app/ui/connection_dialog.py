@@ -28,7 +28,7 @@ from app.services.controller import DEMO_USERS, SANDBOX_PROFILE, AppController, 
 from app.services.profiles import Profile, ProfileError
 from app.services.session import Credentials
 
-from .widgets import name_widget
+from .widgets import name_widget, while_alive
 
 FLOW_LABELS = (
     ("password", "User name and password"),
@@ -253,8 +253,8 @@ class ConnectionDialog(QDialog):
         self.controller.tasks.start(
             "Testing the connection",
             self.controller.test_connection(*form),
-            on_done=lambda text: self._set_busy(False, f"✔ {text}"),
-            on_error=lambda text: self._set_busy(False, f"✘ {text}"),
+            on_done=while_alive(self, self._tested),
+            on_error=while_alive(self, self._failed),
         )
 
     def connect_now(self) -> None:
@@ -266,8 +266,8 @@ class ConnectionDialog(QDialog):
         self.controller.tasks.start(
             "Connecting",
             self._connect(profile, creds),
-            on_done=lambda _r: self._connected(),
-            on_error=lambda text: self._set_busy(False, f"✘ {text}"),
+            on_done=while_alive(self, self._connected),
+            on_error=while_alive(self, self._failed),
         )
 
     async def _connect(self, profile: Profile, creds: Credentials) -> None:
@@ -282,6 +282,12 @@ class ConnectionDialog(QDialog):
         if not profile.sandbox:
             await self.controller.save_profile(profile, creds, remember=False)
 
-    def _connected(self) -> None:
+    def _tested(self, text: str) -> None:
+        self._set_busy(False, f"✔ {text}")
+
+    def _failed(self, text: str) -> None:
+        self._set_busy(False, f"✘ {text}")
+
+    def _connected(self, _result: object = None) -> None:
         self._set_busy(False, "✔ Connected")
         self.accept()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
+
+import shiboken6
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -32,7 +35,7 @@ from .account_panel import AccountPanel
 from .connection_dialog import ConnectionDialog
 from .inspector_dock import InspectorDock
 from .password_dialog import PasswordDialog
-from .widgets import name_widget
+from .widgets import name_widget, while_alive
 
 MAX_MESSAGES = 200
 
@@ -167,12 +170,17 @@ class MainWindow(QMainWindow):
         self.log_action.setObjectName("actionSandboxLog")
         self.log_action.setShortcut(QKeySequence("Ctrl+L"))
         bar.addAction(self.log_action)
+        for act in bar.actions():  # the buttons the toolbar made for our actions
+            button = bar.widgetForAction(act)
+            if act.objectName() and button is not None:
+                name_widget(button, act.objectName() + "Button", act.text().rstrip("…"))
         focus_user = self._action("Switch user", "actionSwitchUser", "Ctrl+U")
         focus_user.triggered.connect(self._focus_switcher)
         self.addAction(focus_user)
         for i in range(len(self.panels)):
             act = self._action(f"Go to panel {i + 1}", f"actionPanel{i + 1}", f"Ctrl+{i + 1}")
-            act.triggered.connect(lambda _c=False, row=i: self.nav.setCurrentRow(row))
+            act.setData(i)
+            act.triggered.connect(self._on_panel_action)
             self.addAction(act)
         self.addAction(self.connect_action)
         self.addAction(self.refresh_action)
@@ -195,15 +203,15 @@ class MainWindow(QMainWindow):
 
         # -- wiring
         s = controller.session
-        s.state_changed.connect(lambda _st: self._update_node())
+        s.state_changed.connect(self._on_session_state)
         s.health_changed.connect(self._on_health)
-        s.block_changed.connect(lambda n: self.status_block.setText(f"Block {n}"))
+        s.block_changed.connect(self._on_block)
         s.user_changed.connect(self._on_user_changed)
-        controller.account.changed.connect(lambda _v: self._update_user())
+        controller.account.changed.connect(self._on_account)
         controller.users_changed.connect(self._on_users)
         controller.message.connect(self._on_message)
         controller.sandbox.state_changed.connect(self._on_sandbox_state)
-        controller.tasks.busy_changed.connect(lambda _n: self._update_pending())
+        controller.tasks.busy_changed.connect(self._on_count)
         self._pending_hooked: object = None
         self._update_node()
         self.resize(1100, 760)
@@ -221,6 +229,23 @@ class MainWindow(QMainWindow):
         return label
 
     # ------------------------------------------------------------ status
+
+    def _on_session_state(self, _state: str) -> None:
+        self._update_node()
+
+    def _on_block(self, number: int) -> None:
+        self.status_block.setText(f"Block {number}")
+
+    def _on_account(self, _view: object) -> None:
+        self._update_user()
+
+    def _on_count(self, _n: int) -> None:
+        self._update_pending()
+
+    def _on_panel_action(self) -> None:
+        act = self.sender()
+        if isinstance(act, QAction):
+            self.nav.setCurrentRow(int(act.data()))
 
     def _update_node(self) -> None:
         s = self.controller.session
@@ -272,7 +297,7 @@ class MainWindow(QMainWindow):
     def _hook_pending(self) -> None:
         tracker = self.controller.pending
         if tracker is not None and tracker is not self._pending_hooked:
-            tracker.count_changed.connect(lambda _n: self._update_pending())
+            tracker.count_changed.connect(self._on_count)
             self._pending_hooked = tracker
         self._update_pending()
 
@@ -330,9 +355,12 @@ class MainWindow(QMainWindow):
         self.controller.tasks.start(
             "Restarting the sandbox",
             self.controller.restart_sandbox(),
-            on_done=lambda _r: self.restart_button.setEnabled(True),
-            on_error=failed,
+            on_done=while_alive(self, self._restarted),
+            on_error=while_alive(self, failed),
         )
+
+    def _restarted(self, _result: object) -> None:
+        self.restart_button.setEnabled(True)
 
     def open_connection_dialog(self) -> ConnectionDialog:
         dialog = ConnectionDialog(self.controller, self)
@@ -371,7 +399,12 @@ class MainWindow(QMainWindow):
             self._restore_switcher()
             self._on_message("error", f"Switching to {name}", text)
 
-        self.controller.tasks.start(f"Switching to {name}", run(), on_done=done, on_error=failed)
+        self.controller.tasks.start(
+            f"Switching to {name}",
+            run(),
+            on_done=while_alive(self, done),
+            on_error=while_alive(self, failed),
+        )
 
     def _restore_switcher(self) -> None:
         idx = self.user_switcher.findText(self.controller.session.username)
@@ -391,6 +424,10 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ closing
 
+    @property
+    def is_closed(self) -> bool:
+        return self._closed
+
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel and await every task, close the connection and stop the sandbox, then close."""
         if self._closed:
@@ -401,11 +438,10 @@ class MainWindow(QMainWindow):
             return
         self._closing = True
 
-        def finish(_r: object = None) -> None:
-            self._closed = True
-            self.close()
-
-        import asyncio
+        def finish(_task: object) -> None:
+            if shiboken6.isValid(self):  # deleted meanwhile: nothing left to close
+                self._closed = True
+                self.close()
 
         task = asyncio.get_event_loop().create_task(self.controller.shutdown())
-        task.add_done_callback(lambda _t: finish())
+        task.add_done_callback(finish)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+import shiboken6
+
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
@@ -12,6 +17,18 @@ from PySide6.QtWidgets import (
     QToolTip,
     QWidget,
 )
+
+T = TypeVar("T")
+
+
+def while_alive(widget: QWidget, fn: Callable[[T], None]) -> Callable[[T], None]:
+    """``fn``, skipped once ``widget`` is deleted (a task may finish after its dialog closed)."""
+
+    def call(arg: T) -> None:
+        if shiboken6.isValid(widget):
+            fn(arg)
+
+    return call
 
 
 def copy_text(text: str, source: QWidget | None = None, what: str = "Value") -> None:

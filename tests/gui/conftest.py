@@ -1,0 +1,120 @@
+"""GUI test fixtures: a qasync loop on pytest-qt's QApplication, controllers and windows wired to
+a real sandbox node (one per module), config and secrets in temp dirs.
+
+Async flows are driven with ``loop.run_until_complete`` (DESIGN.md): pytest-qt's waiters spin Qt
+but not asyncio. ``drive`` runs the loop until a condition holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from pytestqt.qtbot import QtBot
+
+from app.services.controller import AppController
+from app.services.profiles import Profile
+from app.services.secret_service import SecretService
+from app.services.session import Credentials
+from app.ui.main_window import MainWindow
+from tests.integration.conftest import make_node
+from tests.integration.node_fixture import RunningNode
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
+    n = make_node(tmp_path_factory)
+    try:
+        yield n
+    finally:
+        n.stop()
+
+
+class AlwaysRunningLoop(qasync.QEventLoop):
+    """A qasync loop that asyncio sees as running between ``run_until_complete`` calls too.
+
+    In the app the loop runs for the whole session. In tests, pytest-qt and QTest process Qt
+    events between our ``run_until_complete`` calls, and qasync then steps pending tasks while
+    asyncio believes no loop runs (httpx fails with "no running event loop"). Keeping the loop
+    marked as running restores the app's situation.
+    """
+
+    def run_forever(self) -> Any:
+        try:
+            return super().run_forever()
+        finally:
+            asyncio.events._set_running_loop(self)
+
+
+@pytest.fixture
+def loop(qapp: Any) -> Iterator[qasync.QEventLoop]:
+    qapp.setQuitOnLastWindowClosed(False)  # closing a test's window must not stop the loop
+    lp = AlwaysRunningLoop(qapp)
+    asyncio.set_event_loop(lp)
+    asyncio.events._set_running_loop(lp)
+    try:
+        yield lp
+    finally:
+        asyncio.events._set_running_loop(None)
+        asyncio.set_event_loop(None)
+        lp.close()
+
+
+def drive(loop: qasync.QEventLoop, condition: Callable[[], object], timeout: float = 15.0) -> None:
+    """Run the event loop until ``condition()`` is true (fails after ``timeout`` seconds)."""
+
+    async def wait() -> None:
+        deadline = loop.time() + timeout
+        while not condition():
+            if loop.time() > deadline:
+                raise AssertionError("condition not met in time")
+            await asyncio.sleep(0.02)
+
+    loop.run_until_complete(wait())
+
+
+def node_profile(node: RunningNode, name: str = "Test node", **kw: Any) -> Profile:
+    """A profile for a node started by the test (not the embedded one): its own issuer."""
+    return Profile(name, node.url, client_id="stratoscope-desktop", **kw)
+
+
+def make_controller(tmp_path: Path, **kw: Any) -> AppController:
+    secrets = SecretService(tmp_path / "config", use_keyring=lambda: False)
+    return AppController(
+        config_directory=tmp_path / "config",
+        sandbox_dir=tmp_path / "sandbox",
+        secrets=secrets,
+        **kw,
+    )
+
+
+@pytest.fixture
+def controller(tmp_path: Path, loop: qasync.QEventLoop, qtbot: QtBot) -> Iterator[AppController]:
+    c = make_controller(tmp_path)
+    try:
+        yield c
+    finally:
+        loop.run_until_complete(c.shutdown())
+
+
+@pytest.fixture
+def window(
+    controller: AppController, loop: qasync.QEventLoop, qtbot: QtBot
+) -> Iterator[MainWindow]:
+    w = MainWindow(controller)  # not qtbot.addWidget: its close would run before this teardown
+    w.show()
+    yield w
+    w.close()  # the window's own shutdown: cancel tasks, close the session, stop the sandbox
+    drive(loop, lambda: w.is_closed)
+    assert controller.tasks.running == 0
+    w.deleteLater()
+
+
+def connect(
+    loop: qasync.QEventLoop, controller: AppController, node: RunningNode, user: str = "alice"
+) -> None:
+    loop.run_until_complete(controller.connect_profile(node_profile(node), Credentials(user, user)))
