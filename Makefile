@@ -21,8 +21,8 @@ run: $(STAMP)
 	$(BIN)/python -m app
 
 lint: $(STAMP)
-	$(BIN)/ruff check app tests benchmarks
-	$(BIN)/ruff format --check app tests benchmarks
+	$(BIN)/ruff check app tests benchmarks tools
+	$(BIN)/ruff format --check app tests benchmarks tools
 	$(BIN)/mypy
 
 test: $(STAMP)

@@ -106,6 +106,8 @@ class AccountService(QObject):
             while True:
                 self._again = False
                 view = await self._load()
+                if view.username != self.session.username:
+                    continue  # the user switched while this one loaded: load the new one
                 self._emit(view)
                 if not self._again:
                     return view

@@ -77,6 +77,8 @@ class AppController(QObject):
         self._watch: asyncio.Task[Any] | None = None
         self._pending_task: asyncio.Task[Any] | None = None
         self._settings: dict[str, Any] = {}
+        # passwords that signed in during this run, in memory only: switching back needs none
+        self._recent_passwords: dict[tuple[str, str], str] = {}
         self.tasks.failed.connect(lambda title, text: self.message.emit("error", title, text))
         self.sandbox.state_changed.connect(self._on_sandbox_state)
 
@@ -103,7 +105,9 @@ class AppController(QObject):
 
     async def stored_credentials(self, profile: Profile, user: str) -> Credentials:
         """What is remembered for signing in with ``profile`` (sandbox demo users need nothing)."""
-        password = await self.secrets_get(profile.secret_key(f"password:{user}"))
+        password = self._recent_passwords.get((profile.name, user))
+        if password is None:
+            password = await self.secrets_get(profile.secret_key(f"password:{user}"))
         if password is None and profile.sandbox:
             password = user  # demo users' default password on a sandbox node (see README)
         secret = await self.secrets_get(profile.secret_key("client_secret")) or ""
@@ -192,6 +196,8 @@ class AppController(QObject):
             url = await self.ensure_sandbox()
             profile = replace(profile, node_url=url)
         await self.session.open(profile, creds, open_browser=_open_browser)
+        if profile.flow == "password" and creds.password:
+            self._recent_passwords[(profile.name, self.session.username)] = creds.password
         if not profile.sandbox and self.sandbox.state in ("running", "starting"):
             await self.sandbox.stop_async()
         self._restart_watchers()
@@ -210,8 +216,11 @@ class AppController(QObject):
             raise AuthError("not connected")
         if password is None:
             password = (await self.stored_credentials(profile, username)).password
+            if not password:
+                raise AuthError(f"no password of {username} is stored: enter it")
         creds = Credentials(username, password)
         await self.session.switch_user(creds)
+        self._recent_passwords[(profile.name, self.session.username)] = password
         if remember:
             await self.secrets.set(profile.secret_key(f"password:{username}"), password)
         await self._remember_last(profile.name, self.session.username)

@@ -45,7 +45,12 @@ class SandboxSupervisor(QObject):
     def start(self) -> None:
         if self._proc is not None and self._proc.state() != QProcess.ProcessState.NotRunning:
             return
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self._remember(f"the sandbox node could not start: {self.data_dir}: {exc.strerror}")
+            self._set("crashed")
+            return
         proc = QProcess(self)
         proc.setProgram(sys.executable)
         proc.setArguments(

@@ -7,6 +7,8 @@ never ``exec()``, so the event loop (and every coroutine) keeps running.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -207,7 +209,7 @@ class ConnectionDialog(QDialog):
             p.username = self.user.currentText().strip()
             return p
         p = Profile(
-            name=self.name.text().strip() or self.url.text().strip(),
+            name=self.name.text().strip() or urlsplit(self.url.text().strip()).netloc,
             node_url=self.url.text().strip().rstrip("/"),
             discovery_url=self.discovery.text().strip(),
             client_id=self.client_id.text().strip(),

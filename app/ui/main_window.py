@@ -6,7 +6,6 @@ import asyncio
 from collections import deque
 
 import shiboken6
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (

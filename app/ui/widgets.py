@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import shiboken6
-
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent
 from PySide6.QtWidgets import (

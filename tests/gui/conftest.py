@@ -34,7 +34,7 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
         n.stop()
 
 
-class AlwaysRunningLoop(qasync.QEventLoop):
+class AlwaysRunningLoop(qasync.QEventLoop):  # type: ignore[misc]
     """A qasync loop that asyncio sees as running between ``run_until_complete`` calls too.
 
     In the app the loop runs for the whole session. In tests, pytest-qt and QTest process Qt

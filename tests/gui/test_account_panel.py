@@ -7,8 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 import qasync
-from pytestqt.modeltest import ModelTester
-from pytestqt.qtbot import QtBot
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
@@ -19,11 +17,13 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QWidget,
 )
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
 
 from app.services.account import format_balance
 from app.services.controller import AppController
-from app.ui.main_window import MainWindow
 from app.services.session import Credentials
+from app.ui.main_window import MainWindow
 from tests.gui.conftest import connect, drive, node_profile
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
@@ -141,7 +141,7 @@ def test_faucet_shows_progress_hash_and_new_balance(
     # the faucet transfer is in the recent transactions, and the model passes the model tester
     drive(loop, lambda: any(t.kind == "Transfer" for t in controller.account.view.transactions))
     model = panel.tx_model  # type: ignore[attr-defined]
-    ModelTester(None).check(model)  # type: ignore[arg-type]
+    ModelTester(None).check(model)
     row = next(r for r in range(model.rowCount()) if model.transaction(r).kind == "Transfer")
     assert model.index(row, 2).data() == "in"
     assert model.index(row, 4).data() == "2,000"
