@@ -67,11 +67,10 @@ def test_tour_tells_the_story() -> None:
     assert "alice 750, bob 250" in text
 
 
-def test_launcher_prints_intro_and_next_steps(capsys: pytest.CaptureFixture[str]) -> None:
-    assert app_main() == 0
+def test_launcher_tour_option_runs_the_tour(capsys: pytest.CaptureFixture[str]) -> None:
+    assert app_main(["--tour"]) == 0
     out = capsys.readouterr().out
-    assert "Stratoscope 0.1.0" in out
-    assert "stratoscope-node check FILE.sol" in out
+    assert "alice 750, bob 250" in out
 
 
 def test_console_script_module_runs() -> None:
