@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/solidvm_bench.py
 	$(BIN)/python benchmarks/node_bench.py
 	$(BIN)/python benchmarks/cirrus_bench.py
+	$(BIN)/python benchmarks/gui_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

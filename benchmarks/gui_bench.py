@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import ROOT, machine, mark, rounded, utc_now, write_results  # noqa: E402
+from benchlib import ROOT, machine, mark, rounded, utc_now, write_results
 
 TARGETS = {"window_s": 1.0, "ready_s": 3.0, "stall_ms": 50.0}
 
@@ -83,7 +83,8 @@ def main() -> int:
             fresh = base / f"first-{i}"
             results["first"].append(one_run(fresh / "config", fresh / "sandbox"))
             results["warm"].append(one_run(base / "warm-config", warm_sandbox))
-            print(f"run {i + 1}/{args.runs}: first {results['first'][-1]}, warm {results['warm'][-1]}")
+            first, warm = results["first"][-1], results["warm"][-1]
+            print(f"run {i + 1}/{args.runs}: first {rounded(first)}, warm {rounded(warm)}")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

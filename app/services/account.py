@@ -193,6 +193,7 @@ class AccountService(QObject):
         finally:
             self.busy_changed.emit("")
         self.faucet_finished.emit(result)
+        await self.session.poll_health()  # the status bar shows the new block at once
         if result.status == "Failure":
             raise StratoError(f"the faucet transaction failed: {result.message or 'no reason'}")
         self.request_refresh()

@@ -10,6 +10,7 @@ from PySide6.QtCore import (
     QItemSelection,
     QModelIndex,
     QPersistentModelIndex,
+    QSortFilterProxyModel,
     Qt,
 )
 from PySide6.QtGui import QFont, QFontDatabase
@@ -136,6 +137,25 @@ def describe(ex: Exchange) -> tuple[str, str]:
     return "\n".join(req), "\n".join(resp)
 
 
+class HidePollsProxy(QSortFilterProxyModel):
+    """Hides the once-a-second ``/health`` polls unless the user wants to see them."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.show_polls = False
+
+    def set_show_polls(self, show: bool) -> None:
+        self.show_polls = show
+        self.invalidate()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        if self.show_polls:
+            return True
+        model = self.sourceModel()
+        ex = model.exchange(source_row) if isinstance(model, InspectorModel) else None
+        return ex is None or not (ex.method == "GET" and ex.url.endswith("/health"))
+
+
 class InspectorDock(QDockWidget):
     def __init__(self, feed: InspectorFeed, parent: QWidget | None = None) -> None:
         super().__init__("HTTP inspector", parent)
@@ -145,7 +165,9 @@ class InspectorDock(QDockWidget):
         body = QWidget(self)
         self.table = QTableView(body)
         name_widget(self.table, "inspectorTable", "Requests")
-        self.table.setModel(self.model)
+        self.proxy = HidePollsProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
@@ -173,6 +195,10 @@ class InspectorDock(QDockWidget):
         name_widget(self.copy_curl, "inspectorCopyCurl", "Copy as curl")
         self.copy_response = QPushButton("Copy response", body)
         name_widget(self.copy_response, "inspectorCopyResponse", "Copy response")
+        self.show_polls = QCheckBox("Show health polls", body)
+        self.show_polls.setToolTip("The status bar asks the node for /health every second")
+        name_widget(self.show_polls, "inspectorShowPolls", "Show health polls")
+        self.show_polls.toggled.connect(self.proxy.set_show_polls)
         self.clear_button = QPushButton("Clear", body)
         name_widget(self.clear_button, "inspectorClear", "Clear the request list")
         self.copy_curl.clicked.connect(self._copy_curl)
@@ -183,6 +209,7 @@ class InspectorDock(QDockWidget):
         for w in (self.copy_curl, self.reveal, self.copy_response):
             buttons.addWidget(w)
         buttons.addStretch(1)
+        buttons.addWidget(self.show_polls)
         buttons.addWidget(self.clear_button)
         split = QSplitter(Qt.Orientation.Horizontal, body)
         split.addWidget(self.table)
@@ -206,7 +233,9 @@ class InspectorDock(QDockWidget):
 
     def selected(self) -> Exchange | None:
         rows = self.table.selectionModel().selectedRows()
-        return self.model.exchange(rows[0].row()) if rows else None
+        if not rows:
+            return None
+        return self.model.exchange(self.proxy.mapToSource(rows[0]).row())
 
     def _follow(self) -> None:
         """Keep the newest request in view unless the user scrolled up to read an older one."""
@@ -216,6 +245,24 @@ class InspectorDock(QDockWidget):
 
     def _on_selection(self, _sel: QItemSelection, _desel: QItemSelection) -> None:
         self._show(self.selected())
+
+    def visible_exchanges(self) -> list[Exchange]:
+        """The exchanges the table shows, top to bottom."""
+        out = []
+        for row in range(self.proxy.rowCount()):
+            ex = self.model.exchange(self.proxy.mapToSource(self.proxy.index(row, 0)).row())
+            if ex is not None:
+                out.append(ex)
+        return out
+
+    def select_exchange(self, ex: Exchange) -> bool:
+        for row in range(self.model.rowCount()):
+            if self.model.exchange(row) is ex:
+                index = self.proxy.mapFromSource(self.model.index(row, 0))
+                if index.isValid():
+                    self.table.selectRow(index.row())
+                    return True
+        return False
 
     def _on_changed(self, top: QModelIndex, _bottom: QModelIndex) -> None:
         ex = self.selected()

@@ -378,12 +378,8 @@ def test_inspector_model_copy_as_curl_and_response(
     ModelTester(None).check(model)
     rows = model.rowCount()
     assert rows >= 4
-    key_row = next(
-        r
-        for r in range(rows)
-        if (model.exchange(r) or None) and model.exchange(r).url.endswith("/key")  # type: ignore[union-attr]
-    )
-    dock.table.selectRow(key_row)
+    key_ex = next(ex for ex in dock.visible_exchanges() if ex.url.endswith("/key"))
+    assert dock.select_exchange(key_ex)
     assert dock.request_view.toPlainText().startswith("GET ")
     assert "Bearer ***" in dock.request_view.toPlainText()
     assert '"address"' in dock.response_view.toPlainText()
@@ -399,6 +395,12 @@ def test_inspector_model_copy_as_curl_and_response(
     dock.copy_response.click()
     copied = json.loads(QGuiApplication.clipboard().text())
     assert copied["address"] == node.address("alice")
+    # the health polls are hidden until asked for
+    controller.session.health_interval = 0.05
+    drive(loop, lambda: any(ex.url.endswith("/health") for ex in model.feed.exchanges))
+    assert not any(ex.url.endswith("/health") for ex in dock.visible_exchanges())
+    dock.show_polls.setChecked(True)
+    assert any(ex.url.endswith("/health") for ex in dock.visible_exchanges())
     # new requests are appended live; clearing empties the model
     before = model.rowCount()
     window.refresh()
