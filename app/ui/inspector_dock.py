@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QItemSelection,
     QModelIndex,
     QPersistentModelIndex,
@@ -30,14 +29,17 @@ from PySide6.QtWidgets import (
 
 from app.services.inspector import Exchange, InspectorFeed
 
+from .table_model import RowsTableModel
 from .widgets import copy_text, name_widget
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("#", "Method", "URL", "Status", "Time (ms)")
 
 
-class InspectorModel(QAbstractTableModel):
+class InspectorModel(RowsTableModel):
     """Rows mirror the feed's bounded deque (oldest first); updates touch one row."""
+
+    COLUMNS = COLUMNS
 
     def __init__(self, feed: InspectorFeed, parent: Any = None) -> None:
         super().__init__(parent)
@@ -46,23 +48,6 @@ class InspectorModel(QAbstractTableModel):
         self._limit = feed.exchanges.maxlen or 2000
         feed.added.connect(self._on_added)
         feed.updated.connect(self._on_updated)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(COLUMNS)
-        ):
-            return COLUMNS[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
@@ -89,7 +74,8 @@ class InspectorModel(QAbstractTableModel):
         return None
 
     def exchange(self, row: int) -> Exchange | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        ex = self.row_object(row)
+        return ex if isinstance(ex, Exchange) else None
 
     def clear(self) -> None:
         self.beginResetModel()

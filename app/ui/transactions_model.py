@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from app.client.models import Transaction
 from app.services.account import format_balance
+
+from .table_model import RowsTableModel
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("Block", "Type", "Direction", "Counterparty", "Value", "Status", "Hash", "Time")
 
 
-class TransactionsModel(QAbstractTableModel):
+class TransactionsModel(RowsTableModel):
+    COLUMNS = COLUMNS
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[Transaction] = []
@@ -29,24 +33,8 @@ class TransactionsModel(QAbstractTableModel):
         self.endResetModel()
 
     def transaction(self, row: int) -> Transaction | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(COLUMNS)
-        ):
-            return COLUMNS[section]
-        return None
+        tx = self.row_object(row)
+        return tx if isinstance(tx, Transaction) else None
 
     def _direction(self, tx: Transaction) -> str:
         mine = self.address.lower()
