@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,7 @@ class AppController(QObject):
         self._watch: asyncio.Task[Any] | None = None
         self._pending_task: asyncio.Task[Any] | None = None
         self._settings: dict[str, Any] = {}
+        self.open_browser: Callable[[str], object] = _open_browser  # browser sign-in opens this
         # passwords that signed in during this run, in memory only: switching back needs none
         self._recent_passwords: dict[tuple[str, str], str] = {}
         self.tasks.failed.connect(lambda title, text: self.message.emit("error", title, text))
@@ -195,7 +197,7 @@ class AppController(QObject):
         if profile.sandbox:
             url = await self.ensure_sandbox()
             profile = replace(profile, node_url=url)
-        await self.session.open(profile, creds, open_browser=_open_browser)
+        await self.session.open(profile, creds, open_browser=self.open_browser)
         if profile.flow == "password" and creds.password:
             self._recent_passwords[(profile.name, self.session.username)] = creds.password
         if not profile.sandbox and self.sandbox.state in ("running", "starting"):
@@ -232,7 +234,7 @@ class AppController(QObject):
             profile = replace(profile, node_url=url)
         probe = Session(None)
         try:
-            await probe.open(profile, creds, open_browser=_open_browser)
+            await probe.open(profile, creds, open_browser=self.open_browser)
             health = probe.health
             block = health.last_block if health else None
             return (

@@ -3,7 +3,10 @@ user switching (and a wrong password), the connection dialog, failure paths, the
 
 from __future__ import annotations
 
+import asyncio
+import html
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -11,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import jwt
 import pytest
 import qasync
@@ -426,3 +430,48 @@ def test_controller_without_window_shuts_down_cleanly(
     assert c.tasks.running >= 2  # the health watcher and the pending tracker
     loop.run_until_complete(c.shutdown())
     assert c.tasks.running == 0 and c.session.client is None
+
+
+def test_browser_sign_in_and_client_credentials_from_the_dialog(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+) -> None:
+    """The authorization-code flow with PKCE: the "browser" is a real HTTP client that fills in
+    the node's login page and follows the redirect to the app's loopback listener."""
+    browser = httpx.AsyncClient(follow_redirects=False, timeout=10)
+    visits: list[asyncio.Task[None]] = []
+
+    async def sign_in(url: str) -> None:
+        page = await browser.get(url)
+        hidden = dict(re.findall(r'type="hidden" name="([^"]+)" value="([^"]*)"', page.text))
+        form = {k: html.unescape(v) for k, v in hidden.items()}
+        post = await browser.post(url, data={**form, "username": "carol", "password": "carol"})
+        await browser.get(post.headers["location"])
+
+    controller.open_browser = lambda url: visits.append(loop.create_task(sign_in(url)))
+    try:
+        dialog = window.open_connection_dialog()
+        dialog.remote_radio.setChecked(True)
+        dialog.url.setText(node.url)
+        dialog.client_id.setText("stratoscope-desktop")
+        dialog.flow.setCurrentIndex(dialog.flow.findData("authorization_code"))
+        assert not dialog.password.isVisible()
+        dialog.test_button.click()
+        drive(loop, lambda: dialog.result_label.text()[:1] in ("✔", "✘"), 30)
+        assert dialog.result_label.text().startswith(f"✔ Connected to {node.url} as carol")
+        assert len(visits) == 1
+        # client credentials: the node's own confidential client acts as its operator, admin
+        client_id, secret = node.oauth_client()
+        dialog.flow.setCurrentIndex(dialog.flow.findData("client_credentials"))
+        dialog.client_id.setText(client_id)
+        dialog.client_secret.setText(secret)
+        dialog.connect_now()
+        drive(loop, lambda: controller.session.state == "connected", 30)
+        assert controller.session.username == "admin"
+        drive(loop, lambda: controller.account.view.loaded and controller.account.view.identity)
+        assert "BlockApps" in window.status_user.text()
+    finally:
+        loop.run_until_complete(asyncio.gather(*visits, return_exceptions=True))
+        loop.run_until_complete(browser.aclose())
