@@ -13,6 +13,7 @@ import asyncio
 import os
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +89,7 @@ def main() -> int:
     apply_theme(app, args.theme)
     args.out.mkdir(parents=True, exist_ok=True)
     loop = qasync.QEventLoop(app)
+    loop.set_default_executor(ThreadPoolExecutor(2))  # as the app does: no QThread pool
     asyncio.set_event_loop(loop)
     with loop:
         saved = loop.run_until_complete(shoot(args.out, args.theme))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +55,24 @@ class AlwaysRunningLoop(qasync.QEventLoop):  # type: ignore[misc]
 def loop(qapp: Any) -> Iterator[qasync.QEventLoop]:
     qapp.setQuitOnLastWindowClosed(False)  # closing a test's window must not stop the loop
     lp = AlwaysRunningLoop(qapp)
+    # as in the app: plain worker threads, not qasync's QThread pool (QThread objects freed by
+    # the garbage collector at a random moment can crash the process)
+    executor = ThreadPoolExecutor(2, thread_name_prefix="test-io")
+    lp.set_default_executor(executor)
     asyncio.set_event_loop(lp)
     asyncio.events._set_running_loop(lp)
     try:
         yield lp
     finally:
+        pending = [t for t in asyncio.all_tasks(lp) if not t.done()]
+        for t in pending:
+            t.cancel()
+        if pending:
+            lp.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         asyncio.events._set_running_loop(None)
         asyncio.set_event_loop(None)
         lp.close()
+        executor.shutdown(wait=True)
 
 
 def drive(loop: qasync.QEventLoop, condition: Callable[[], object], timeout: float = 15.0) -> None:
@@ -99,6 +110,8 @@ def controller(tmp_path: Path, loop: qasync.QEventLoop, qtbot: QtBot) -> Iterato
         yield c
     finally:
         loop.run_until_complete(c.shutdown())
+        c.deleteLater()
+        loop.run_until_complete(asyncio.sleep(0.01))  # deferred deletes run inside the loop
 
 
 @pytest.fixture
