@@ -31,7 +31,7 @@ class AbiTypeError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AbiType:
     kind: str  # int bool address account contract string bytes enum array struct mapping
     name: str = ""  # struct/enum/contract name
@@ -98,6 +98,9 @@ class AbiType:
         return cls("string", extra={"unknown": tag})
 
     # ------------------------------------------------------------ describing
+
+    def __repr__(self) -> str:
+        return f"AbiType({self.describe()})"
 
     def describe(self) -> str:
         """The Solidity spelling: ``uint256``, ``bytes32``, ``Color``, ``uint256[2][]`` ..."""
