@@ -56,6 +56,10 @@ class StratoClient:
     async def aclose(self) -> None:
         await self.http.aclose()
 
+    def svc_prefix(self) -> str:
+        """The account/transaction route prefix this node answers to (seed or platform)."""
+        return SPELLINGS["svc"][self._prefix["svc"]]
+
     def set_token_provider(self, token: TokenProvider | None) -> None:
         """Act as another identity on the same connection (the next request uses it)."""
         self._token = token

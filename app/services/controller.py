@@ -20,6 +20,7 @@ from PySide6.QtGui import QDesktopServices
 from app.client.errors import AuthError, NetworkError, StratoError
 
 from .account import AccountService
+from .composer import ComposerService
 from .inspector import InspectorFeed
 from .pending import PendingTracker
 from .profiles import AppSettings, Profile, ProfileError, ProfileStore, config_dir
@@ -73,6 +74,7 @@ class AppController(QObject):
         self.sandbox = SandboxSupervisor(sandbox_dir, self)
         self.session = Session(self.feed, self)
         self.account = AccountService(self.session, self.tasks, self)
+        self.composer = ComposerService(self.session, self)
         self.pending: PendingTracker | None = None
         self.saved_profiles: list[Profile] = []
         self._watch: asyncio.Task[Any] | None = None

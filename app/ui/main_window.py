@@ -31,6 +31,7 @@ from app.client.models import Health
 from app.services.controller import AppController
 
 from .account_panel import AccountPanel
+from .composer_panel import ComposerPanel
 from .connection_dialog import ConnectionDialog
 from .inspector_dock import InspectorDock
 from .password_dialog import PasswordDialog
@@ -97,7 +98,10 @@ class MainWindow(QMainWindow):
         self._switching = False
 
         # -- panels and navigation
-        self.panels: list[QWidget] = [AccountPanel(controller, self)]
+        self.panels: list[QWidget] = [
+            AccountPanel(controller, self),
+            ComposerPanel(controller, self),
+        ]
         self.nav = QListWidget(self)
         name_widget(self.nav, "navigation", "Panels")
         self.stack = QStackedWidget(self)

@@ -1,0 +1,121 @@
+"""The composer's service: compile sources to typed specs, build, preview and send transactions.
+
+``preview`` gives the exact HTTP request a send will make (method, URL, JSON body, as curl), so
+the confirmation sheet shows what goes on the wire. Pending results go to the pending tracker;
+every completed result is announced with ``result``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from PySide6.QtCore import QObject, Signal
+
+from app.client.abi_types import ContractSpec
+from app.client.errors import AuthError, RequestError
+from app.client.models import TxRequest, TxResult
+
+from .session import Session
+
+
+@dataclass
+class Draft:
+    """Transactions about to be sent, with everything the confirmation sheet shows."""
+
+    txs: list[TxRequest]
+    descriptions: list[str]
+    resolve: bool = True
+    chain_id: str | None = None
+    tx_params: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Preview:
+    method: str
+    url: str
+    body: dict[str, Any]
+    signer: str
+    chain: str
+
+    def curl(self) -> str:
+        body = json.dumps(self.body, separators=(",", ":"))
+        return (
+            f"curl -X {self.method} {shlex.quote(self.url)} "
+            "-H 'Authorization: Bearer ***' -H 'Content-Type: application/json' "
+            f"--data-raw {shlex.quote(body)}"
+        )
+
+
+class ComposerService(QObject):
+    """Signals: result(object): a ``TxResult`` the composer sent, once it is final or pending."""
+
+    result = Signal(object)
+
+    def __init__(self, session: Session, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+
+    def _client(self) -> Any:
+        if self.session.client is None:
+            raise AuthError("not connected")
+        return self.session.client
+
+    async def compile(self, src: str, vm: str = "SolidVM") -> dict[str, ContractSpec]:
+        """The contracts of ``src`` with their typed functions (the node's xabi)."""
+        xabi = await self._client().xabi(src, vm)
+        return {
+            name: ContractSpec.from_xabi(name, x) for name, x in xabi.items() if isinstance(x, dict)
+        }
+
+    async def deployed(self, name: str, address: str, chain_id: str | None = None) -> ContractSpec:
+        """The typed functions of a deployed contract."""
+        details = await self._client().details(name, address, chain_id)
+        x = details.get("xabi")
+        if not isinstance(x, dict):
+            raise RequestError(f"the node has no interface for {name} at {address}")
+        return ContractSpec.from_xabi(str(details.get("name") or name), x)
+
+    async def contracts(self, chain_id: str | None = None) -> list[tuple[str, str, str]]:
+        """(name, address, chain id) of the contracts the node lists, newest first."""
+        data = await self._client().contracts(chain_id)
+        rows: list[tuple[float, str, str, str]] = []
+        for name, entries in data.items():
+            for e in entries if isinstance(entries, list) else []:
+                if isinstance(e, dict) and e.get("address"):
+                    rows.append(
+                        (
+                            float(e.get("createdAt") or 0),
+                            str(name),
+                            str(e["address"]),
+                            str(e.get("chainId") or ""),
+                        )
+                    )
+        rows.sort(reverse=True)
+        return [(n, a, c) for _, n, a, c in rows]
+
+    def preview(self, draft: Draft) -> Preview:
+        params: dict[str, str] = {"resolve": "true" if draft.resolve else "false"}
+        if draft.chain_id:
+            params["chainid"] = draft.chain_id
+        body: dict[str, Any] = {"txs": [t.to_json() for t in draft.txs]}
+        if draft.tx_params:
+            body["txParams"] = dict(draft.tx_params)
+        client = self._client()
+        prefix = client.svc_prefix()
+        url = f"{client.base_url}{prefix}/transaction?{urlencode(params)}"
+        return Preview("POST", url, body, self.session.username, draft.chain_id or "main chain")
+
+    async def send(self, draft: Draft) -> list[TxResult]:
+        results: list[TxResult] = await self._client().submit(
+            draft.txs,
+            resolve=draft.resolve,
+            chain_id=draft.chain_id,
+            tx_params=draft.tx_params or None,
+        )
+        for r in results:
+            self.result.emit(r)
+        return results

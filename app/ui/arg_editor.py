@@ -1,0 +1,444 @@
+"""Typed argument editors generated from declared SolidVM types, with a raw-JSON view.
+
+Every editor holds the value of one ``AbiType`` (see ``app.client.abi_types``): numbers take
+unbounded integers (``1e18`` and ``0x..`` too), bools are check boxes, enums drop-downs, arrays
+editable lists (fixed arrays keep their length), structs grouped members, mappings key/value
+rows. ``ArgumentsEditor`` puts one editor per parameter beside a raw-JSON page of the whole
+``args`` object; switching pages converts both ways, and problems are listed per field before
+anything is sent.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.client.abi_types import AbiType, AbiTypeError, FunctionSpec, parse_int
+
+from .widgets import name_widget
+
+PLACEHOLDER = {
+    "int": "whole number: 42, 1e18, 0x2a",
+    "address": "40 hex digits",
+    "contract": "contract address (40 hex digits)",
+    "account": "address, or address:chainId",
+    "bytes": "hex digits",
+    "string": "text",
+}
+
+
+class ValueEditor(QWidget):
+    """Base: ``value()``/``set_value()``; ``changed`` fires on every edit."""
+
+    changed = Signal()
+
+    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.type = t
+        self.path = path
+
+    def value(self) -> Any:
+        raise NotImplementedError
+
+    def set_value(self, v: Any) -> None:
+        raise NotImplementedError
+
+
+def editor_for(t: AbiType, path: str, parent: QWidget | None = None) -> ValueEditor:
+    if t.kind == "bool":
+        return BoolEditor(t, path, parent)
+    if t.kind == "enum":
+        return EnumEditor(t, path, parent)
+    if t.kind == "array":
+        return ArrayEditor(t, path, parent)
+    if t.kind == "struct":
+        return StructEditor(t, path, parent)
+    if t.kind == "mapping":
+        return MappingEditor(t, path, parent)
+    return TextEditor(t, path, parent)
+
+
+def _object_name(path: str) -> str:
+    return "arg_" + "".join(c if c.isalnum() else "_" for c in path)
+
+
+class TextEditor(ValueEditor):
+    """Numbers, addresses, accounts, strings and bytes: a line edit checked as you type."""
+
+    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(t, path, parent)
+        self.edit = QLineEdit(self)
+        self.edit.setPlaceholderText(PLACEHOLDER.get(t.kind, t.describe()))
+        name_widget(self.edit, _object_name(path), f"{path} ({t.describe()})")
+        self.edit.textChanged.connect(self._edited)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.edit)
+        self.set_value(t.default())
+
+    def _edited(self) -> None:
+        problems = self.type.problems(self.value(), "SolidVM", self.path)
+        self.edit.setToolTip(problems[0].message if problems else "")
+        self.edit.setStyleSheet("QLineEdit { border: 1px solid #c0392b; }" if problems else "")
+        self.changed.emit()
+
+    def value(self) -> Any:
+        text = self.edit.text()
+        if self.type.kind == "int":
+            n = parse_int(text)
+            return n if n is not None else text
+        return text
+
+    def set_value(self, v: Any) -> None:
+        self.edit.setText("" if v is None else str(v))
+
+
+class BoolEditor(ValueEditor):
+    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(t, path, parent)
+        self.box = QCheckBox("true", self)
+        name_widget(self.box, _object_name(path), f"{path} (bool)")
+        self.box.toggled.connect(self._toggled)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.box)
+
+    def _toggled(self, on: bool) -> None:
+        self.box.setText("true" if on else "false")
+        self.changed.emit()
+
+    def value(self) -> Any:
+        return self.box.isChecked()
+
+    def set_value(self, v: Any) -> None:
+        self.box.setChecked(bool(v))
+        self.box.setText("true" if v else "false")
+
+
+class EnumEditor(ValueEditor):
+    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(t, path, parent)
+        self.combo = QComboBox(self)
+        self.combo.addItems(list(t.names))
+        name_widget(self.combo, _object_name(path), f"{path} ({t.describe()})")
+        self.combo.currentIndexChanged.connect(self._index)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.combo)
+
+    def _index(self, _i: int) -> None:
+        self.changed.emit()
+
+    def value(self) -> Any:
+        return self.combo.currentText()
+
+    def set_value(self, v: Any) -> None:
+        i = self.combo.findText(str(v))
+        self.combo.setCurrentIndex(max(i, 0))
+
+
+class _Rows(ValueEditor):
+    """Shared by arrays and mappings: rows with a remove button and an Add button."""
+
+    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(t, path, parent)
+        self.box = QGroupBox(t.describe(), self)
+        self.rows_layout = QVBoxLayout()
+        self.add_button = QPushButton("Add", self.box)
+        name_widget(self.add_button, _object_name(path) + "_add", f"Add to {path}")
+        self.add_button.clicked.connect(self._add_clicked)
+        inner = QVBoxLayout(self.box)
+        inner.addLayout(self.rows_layout)
+        inner.addWidget(self.add_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.box)
+        self.rows: list[tuple[QWidget, list[ValueEditor]]] = []
+
+    def _add_clicked(self) -> None:
+        self.add_row()
+        self.changed.emit()
+
+    def add_row(self, value: Any = None) -> list[ValueEditor]:
+        raise NotImplementedError
+
+    def _row_frame(self, editors: list[ValueEditor], removable: bool) -> QWidget:
+        frame = QFrame(self.box)
+        row = QHBoxLayout(frame)
+        row.setContentsMargins(0, 0, 0, 0)
+        for ed in editors:
+            row.addWidget(ed, 1)
+            ed.changed.connect(self.changed)
+        if removable:
+            remove = QPushButton("Remove", frame)
+            n = len(self.rows)
+            name_widget(remove, f"{_object_name(self.path)}_{n}_remove", f"Remove {self.path}[{n}]")
+            remove.clicked.connect(lambda _c=False, f=frame: self._remove(f))
+            row.addWidget(remove)
+        self.rows_layout.addWidget(frame)
+        self.rows.append((frame, editors))
+        return frame
+
+    def _remove(self, frame: QWidget) -> None:
+        self.rows = [(f, e) for f, e in self.rows if f is not frame]
+        frame.setParent(None)
+        frame.deleteLater()
+        self.changed.emit()
+
+    def clear_rows(self) -> None:
+        for frame, _ in self.rows:
+            frame.setParent(None)
+            frame.deleteLater()
+        self.rows = []
+
+
+class ArrayEditor(_Rows):
+    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(t, path, parent)
+        self.add_button.setVisible(t.length is None)
+        self.set_value(t.default())
+
+    def add_row(self, value: Any = None) -> list[ValueEditor]:
+        assert self.type.entry is not None
+        ed = editor_for(self.type.entry, f"{self.path}[{len(self.rows)}]", self.box)
+        if value is not None:
+            ed.set_value(value)
+        self._row_frame([ed], removable=self.type.length is None)
+        return [ed]
+
+    def value(self) -> Any:
+        return [eds[0].value() for _, eds in self.rows]
+
+    def set_value(self, v: Any) -> None:
+        self.clear_rows()
+        for x in v if isinstance(v, list) else []:
+            self.add_row(x)
+
+
+class MappingEditor(_Rows):
+    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(t, path, parent)
+        self.add_button.setText("Add key")
+
+    def add_row(self, value: Any = None) -> list[ValueEditor]:
+        assert self.type.key is not None and self.type.value is not None
+        n = len(self.rows)
+        key = editor_for(self.type.key, f"{self.path}[{n}].key", self.box)
+        val = editor_for(self.type.value, f"{self.path}[{n}].value", self.box)
+        if value is not None:
+            key.set_value(value[0])
+            val.set_value(value[1])
+        self._row_frame([key, val], removable=True)
+        return [key, val]
+
+    def value(self) -> Any:
+        return [(eds[0].value(), eds[1].value()) for _, eds in self.rows]
+
+    def set_value(self, v: Any) -> None:
+        self.clear_rows()
+        for pair in v if isinstance(v, list) else []:
+            self.add_row(pair)
+
+
+class StructEditor(ValueEditor):
+    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(t, path, parent)
+        box = QGroupBox(t.describe(), self)
+        form = QFormLayout(box)
+        self.members: dict[str, ValueEditor] = {}
+        for member, mtype in t.fields:
+            ed = editor_for(mtype, f"{path}.{member}", box)
+            ed.changed.connect(self.changed)
+            self.members[member] = ed
+            form.addRow(f"{member} ({mtype.describe()})", ed)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(box)
+
+    def value(self) -> Any:
+        return {m: ed.value() for m, ed in self.members.items()}
+
+    def set_value(self, v: Any) -> None:
+        if isinstance(v, dict):
+            for m, ed in self.members.items():
+                if m in v:
+                    ed.set_value(v[m])
+
+
+class ArgumentsEditor(QWidget):
+    """All parameters of one function: structured editors or the raw JSON ``args`` object.
+
+    Signals: changed(): any edit (the problems list is up to date when it fires).
+    """
+
+    changed = Signal()
+
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.spec: FunctionSpec | None = None
+        self.vm = "SolidVM"
+        self.editors: dict[str, ValueEditor] = {}
+        self.raw_toggle = QCheckBox("Raw JSON", self)
+        name_widget(self.raw_toggle, f"{name}RawToggle", "Edit the arguments as raw JSON")
+        self.raw_toggle.toggled.connect(self._toggle_raw)
+        self.stack = QStackedWidget(self)
+        self.form_page = QWidget(self.stack)
+        self.form = QFormLayout(self.form_page)
+        self.raw = QPlainTextEdit(self.stack)
+        name_widget(self.raw, f"{name}Raw", "Arguments as JSON")
+        self.raw.textChanged.connect(self._raw_edited)
+        self.stack.addWidget(self.form_page)
+        self.stack.addWidget(self.raw)
+        self.problems_label = QLabel("", self)
+        self.problems_label.setWordWrap(True)
+        name_widget(self.problems_label, f"{name}Problems", "Problems with the arguments")
+        self.problems_label.setStyleSheet("color: #c0392b;")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.raw_toggle)
+        lay.addWidget(self.stack)
+        lay.addWidget(self.problems_label)
+        self._raw_error = ""
+
+    def set_function(self, spec: FunctionSpec | None, vm: str = "SolidVM") -> None:
+        self.spec, self.vm = spec, vm
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.editors = {}
+        self.raw_toggle.blockSignals(True)
+        self.raw_toggle.setChecked(False)
+        self.raw_toggle.blockSignals(False)
+        self.stack.setCurrentIndex(0)
+        if spec is None:
+            self._update_problems()
+            return
+        if not spec.params:
+            self.form.addRow(QLabel("(no arguments)", self.form_page))
+        for p in spec.params:
+            ed = editor_for(p.type, p.name, self.form_page)
+            ed.changed.connect(self._structured_edited)
+            self.editors[p.name] = ed
+            self.form.addRow(f"{p.name} ({p.type.describe()})", ed)
+        self._update_problems()
+
+    # ------------------------------------------------------------ values
+
+    def values(self) -> dict[str, Any]:
+        """Editor values of every parameter (raises AbiTypeError when the raw JSON is bad)."""
+        if self.raw_toggle.isChecked():
+            return self._parse_raw()
+        return {n: ed.value() for n, ed in self.editors.items()}
+
+    def set_values(self, values: dict[str, Any]) -> None:
+        for n, ed in self.editors.items():
+            if n in values:
+                ed.set_value(values[n])
+        if self.raw_toggle.isChecked():
+            self._write_raw(values)
+        self._update_problems()
+
+    def problems(self) -> list[str]:
+        if self.spec is None:
+            return []
+        try:
+            values = self.values()
+        except AbiTypeError as exc:
+            return [str(exc)]
+        return [str(p) for p in self.spec.problems(values, self.vm)]
+
+    def wire_args(self) -> dict[str, Any]:
+        """The ``args`` object to send; raises AbiTypeError listing the first problem."""
+        if self.spec is None:
+            return {}
+        values = self.values()
+        found = self.spec.problems(values, self.vm)
+        if found:
+            raise found[0]
+        return self.spec.to_wire(values)
+
+    # ------------------------------------------------------------ raw JSON
+
+    def _parse_raw(self) -> dict[str, Any]:
+        assert self.spec is not None
+        text = self.raw.toPlainText().strip() or "{}"
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise AbiTypeError("", f"not valid JSON: {exc}") from None
+        return self.spec.from_wire(data)
+
+    def _write_raw(self, values: dict[str, Any]) -> None:
+        assert self.spec is not None
+        wire = (
+            self.spec.to_wire(values)
+            if not self.spec.problems(values, self.vm)
+            else {n: _loose_wire(self.spec, n, v) for n, v in values.items()}
+        )
+        self.raw.blockSignals(True)
+        self.raw.setPlainText(json.dumps(wire, indent=2))
+        self.raw.blockSignals(False)
+
+    def _toggle_raw(self, raw: bool) -> None:
+        if self.spec is None:
+            return
+        if raw:
+            self._write_raw({n: ed.value() for n, ed in self.editors.items()})
+            self.stack.setCurrentIndex(1)
+        else:
+            try:
+                values = self._parse_raw()
+            except AbiTypeError as exc:
+                # stay on the raw page: switching would lose what was typed
+                self.raw_toggle.blockSignals(True)
+                self.raw_toggle.setChecked(True)
+                self.raw_toggle.blockSignals(False)
+                self.problems_label.setText(f"Fix the JSON first: {exc}")
+                return
+            for n, ed in self.editors.items():
+                ed.set_value(values[n])
+            self.stack.setCurrentIndex(0)
+        self._update_problems()
+
+    def _raw_edited(self) -> None:
+        self._update_problems()
+
+    def _structured_edited(self) -> None:
+        self._update_problems()
+
+    def _update_problems(self) -> None:
+        found = self.problems()
+        self.problems_label.setText("\n".join(found[:8]) + ("\n…" if len(found) > 8 else ""))
+        self.changed.emit()
+
+
+def _loose_wire(spec: FunctionSpec, name: str, value: Any) -> Any:
+    """Best-effort JSON of a value that does not validate yet (so the raw page shows it)."""
+    p = next((p for p in spec.params if p.name == name), None)
+    if p is None:
+        return value
+    try:
+        if not p.type.problems(value):
+            return p.type.to_wire(value)
+    except (TypeError, ValueError, KeyError):
+        pass
+    if isinstance(value, list):
+        return [list(x) if isinstance(x, tuple) else x for x in value]
+    return value
