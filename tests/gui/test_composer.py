@@ -1,0 +1,276 @@
+"""The composer against a real sandbox node: samples, compile errors, typed editors for every
+argument kind, raw JSON, confirmation sheet, results, require failures, batches, pending."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import qasync
+import shiboken6
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
+
+from app.services.controller import AppController
+from app.ui.arg_editor import ArrayEditor, MappingEditor, StructEditor
+from app.ui.composer_panel import SAMPLES, ComposerPanel
+from app.ui.confirm_dialog import ConfirmDialog
+from app.ui.main_window import MainWindow
+from tests.gui.conftest import connect, drive
+from tests.integration.node_fixture import RunningNode
+
+KINDS = """
+contract Kinds {
+    enum Color { Red, Green, Blue }
+    struct Point { uint x; string label; }
+    uint public total;
+    string public summary;
+
+    constructor(uint start) public { total = start; }
+
+    function everything(uint[] nums, uint[2][] pairs, Point p, mapping(string => uint) scores,
+                        bool flag, Color c, bytes4 tag, string note, account who)
+        public returns (uint sum, string text) {
+        uint s = 0;
+        for (uint i = 0; i < nums.length; i++) { s += nums[i]; }
+        for (uint j = 0; j < pairs.length; j++) { s += pairs[j][0] * pairs[j][1]; }
+        s += p.x + scores["alice"] + scores["bob"];
+        if (flag) { s += 1000; }
+        total = s;
+        summary = p.label + "/" + note;
+        return (s, summary);
+    }
+
+    function mustBePositive(int v) public returns (int) {
+        require(v > 0, "v must be positive");
+        return v;
+    }
+
+    function peek() public view returns (uint) { return total; }
+}
+"""
+
+
+def panel_of(window: MainWindow) -> ComposerPanel:
+    panel = window.panels[1]
+    assert isinstance(panel, ComposerPanel)
+    window.nav.setCurrentRow(1)
+    return panel
+
+
+def compile_source(loop: qasync.QEventLoop, panel: ComposerPanel, src: str) -> None:
+    panel.editor.setPlainText(src)
+    panel.compile_button.click()
+    drive(loop, lambda: panel.compile_button.isEnabled())
+
+
+def confirm(loop: qasync.QEventLoop, panel: ComposerPanel, dialog: ConfirmDialog | None) -> str:
+    """Press Send on the sheet; returns the request text it showed."""
+    assert dialog is not None and dialog.isVisible()
+    shown = dialog.request.toPlainText()
+    before = panel.result.toPlainText()
+    dialog.send_button.click()
+    drive(loop, lambda: panel.result.toPlainText() not in (before, "Sending…"), 30)
+    return shown
+
+
+def test_sample_compiles_deploys_and_calls(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    index = panel.samples.findText("Token")
+    assert index > 0
+    panel.samples.activated.emit(index)
+    drive(loop, lambda: "contract" in panel.editor.toPlainText())
+    assert panel.editor.toPlainText() == (SAMPLES / "Token.sol").read_text()
+    panel.compile_button.click()
+    drive(loop, lambda: panel.compile_button.isEnabled())
+    assert panel.source_status.text().startswith("✔")
+    panel.contract.setCurrentText("Token")
+    ctor = panel.deploy_args
+    assert set(ctor.editors) == {"_name", "_symbol", "_supply"}
+    ctor.editors["_name"].set_value("Demo")
+    ctor.editors["_symbol"].set_value("DMO")
+    ctor.editors["_supply"].set_value("1e6")
+    assert ctor.problems() == [] and panel.deploy_button.isEnabled()
+    request = confirm(loop, panel, panel.deploy())
+    assert request.startswith(f"POST {node.url}/svc/v2.3/transaction?resolve=true")
+    body = json.loads(request.split("\n\n", 1)[1])
+    assert body["txs"][0]["payload"]["args"] == {
+        "_name": "Demo",
+        "_symbol": "DMO",
+        "_supply": 10**6,
+    }
+    text = panel.result.toPlainText()
+    assert "Success" in text and "created Token at" in text
+    # the call form now holds the new contract with its functions, view ones marked
+    address = panel.call_address.text()
+    assert len(address) == 40 and panel.call_name.text() == "Token"
+    labels = [panel.function.itemText(i) for i in range(panel.function.count())]
+    assert "balanceOf(address who)  [view]" in labels
+    panel.function.setCurrentIndex(panel.function.findData("balanceOf"))
+    panel.call_args.editors["who"].set_value(node.address("alice"))
+    confirm(loop, panel, panel.call())
+    assert "who" not in panel.result.toPlainText()
+    assert "#0 (uint256) = 1000000" in panel.result.toPlainText()
+
+
+def test_every_argument_kind_through_the_editors(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "bob")
+    panel = panel_of(window)
+    compile_source(loop, panel, KINDS)
+    panel.deploy_args.editors["start"].set_value(5)
+    confirm(loop, panel, panel.deploy())
+    assert "created Kinds" in panel.result.toPlainText()
+    panel.function.setCurrentIndex(panel.function.findData("everything"))
+    eds = panel.call_args.editors
+    nums = eds["nums"]
+    assert isinstance(nums, ArrayEditor)
+    nums.add_button.click()
+    nums.add_button.click()
+    nums.rows[0][1][0].set_value(1)
+    nums.rows[1][1][0].set_value("0x10")  # 16
+    pairs = eds["pairs"]
+    assert isinstance(pairs, ArrayEditor)
+    pairs.add_button.click()
+    inner = pairs.rows[0][1][0]
+    assert isinstance(inner, ArrayEditor) and len(inner.rows) == 2  # uint[2]: fixed length
+    assert not inner.add_button.isVisible()
+    inner.rows[0][1][0].set_value(3)
+    inner.rows[1][1][0].set_value(4)
+    point = eds["p"]
+    assert isinstance(point, StructEditor)
+    point.members["x"].set_value(100)
+    point.members["label"].set_value("pt")
+    scores = eds["scores"]
+    assert isinstance(scores, MappingEditor)
+    scores.add_button.click()
+    scores.add_button.click()
+    scores.rows[0][1][0].set_value("alice")
+    scores.rows[0][1][1].set_value(20)
+    scores.rows[1][1][0].set_value("bob")
+    scores.rows[1][1][1].set_value(30)
+    flag = eds["flag"].findChild(QCheckBox)
+    assert flag is not None
+    flag.setChecked(True)
+    color = eds["c"].findChild(QComboBox)
+    assert color is not None and [color.itemText(i) for i in range(3)] == ["Red", "Green", "Blue"]
+    color.setCurrentText("Blue")
+    eds["tag"].set_value("zz")
+    assert any("tag" in p and "hex" in p for p in panel.call_args.problems())
+    assert not panel.call_button.isEnabled()  # nothing is sent while a field is wrong
+    eds["tag"].set_value("0xdeadbeef")
+    eds["note"].set_value("hi")
+    eds["who"].set_value(node.address("alice") + ":main")
+    assert panel.call_args.problems() == []
+    request = confirm(loop, panel, panel.call())
+    args = json.loads(request.split("\n\n", 1)[1])["txs"][0]["payload"]["args"]
+    assert args["scores"] == {"'alice'": 20, "'bob'": 30}
+    assert args["pairs"] == [[3, 4]] and args["c"] == "Blue" and args["tag"] == "deadbeef"
+    text = panel.result.toPlainText()
+    # 1 + 16 + 3*4 + 100 + 20 + 30 + 1000
+    assert "sum (uint256) = 1179" in text and "text (string) = pt/hi" in text
+
+
+def test_raw_json_round_trips_with_the_editors(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, KINDS)
+    confirm(loop, panel, panel.deploy())
+    panel.function.setCurrentIndex(panel.function.findData("everything"))
+    args = panel.call_args
+    args.editors["p"].set_value({"x": 7, "label": "seven"})
+    args.editors["scores"].set_value([("carol", 3)])
+    args.raw_toggle.setChecked(True)
+    raw = json.loads(args.raw.toPlainText())
+    assert raw["p"] == {"x": 7, "label": "seven"} and raw["scores"] == {"'carol'": 3}
+    raw["nums"] = [5, 6]
+    raw["c"] = "Green"
+    args.raw.setPlainText(json.dumps(raw))
+    args.raw_toggle.setChecked(False)
+    assert args.editors["nums"].value() == [5, 6]
+    assert args.editors["c"].value() == "Green"
+    assert args.editors["scores"].value() == [("carol", 3)]
+    # broken JSON keeps the raw page and says why
+    args.raw_toggle.setChecked(True)
+    args.raw.setPlainText("{not json")
+    args.raw_toggle.setChecked(False)
+    assert args.raw_toggle.isChecked()
+    assert "not valid JSON" in args.problems_label.text()
+    args.raw.setPlainText(json.dumps({**raw, "scores": {"carol": 1}}))
+    assert "single quotes" in args.problems_label.text()
+
+
+def test_compile_error_is_marked_and_require_failure_shown(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, "contract Broken {\n  uint x = ;\n}\n")
+    assert panel.source_status.text().startswith("✘") and "line 2" in panel.source_status.text()
+    assert panel.editor.error_line == 2
+    assert not panel.deploy_button.isEnabled()
+    compile_source(loop, panel, KINDS)
+    assert panel.editor.error_line is None
+    confirm(loop, panel, panel.deploy())
+    panel.function.setCurrentIndex(panel.function.findData("mustBePositive"))
+    panel.call_args.editors["v"].set_value(-3)
+    confirm(loop, panel, panel.call())
+    text = panel.result.toPlainText()
+    assert "Failure" in text and "v must be positive" in text
+    # an invalid number never leaves the form
+    panel.call_args.editors["v"].set_value("12abc")
+    assert not panel.call_button.isEnabled()
+    assert "whole number" in panel.call_args.problems_label.text()
+    line = panel.call_args.findChild(QLineEdit, "arg_v")
+    assert line is not None and "whole number" in line.toolTip()
+
+
+def test_batch_and_pending(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "carol")
+    panel = panel_of(window)
+    compile_source(loop, panel, KINDS)
+    for start in (1, 2, 3):
+        panel.deploy_args.editors["start"].set_value(start)
+        panel.deploy_batch.click()
+    assert panel.batch_list.count() == 3
+    panel.resolve.setChecked(False)
+    dialog = panel.send_batch_now()
+    assert dialog is not None and dialog.windowTitle() == "Send these 3 transactions?"
+    request = confirm(loop, panel, dialog)
+    assert "resolve=false" in request and len(json.loads(request.split("\n\n", 1)[1])["txs"]) == 3
+    assert panel.batch_list.count() == 0  # sent: the batch is empty again
+    results = panel.last_results
+    assert len(results) == 3 and all(r.hash for r in results)
+    # the pending ones are tracked until they complete: the status bar comes back to none
+    drive(loop, lambda: window.status_pending.text() == "no pending tx", 30)
+    assert controller.pending is not None and controller.pending.hashes == []
+
+
+def test_open_and_save_files(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    panel.editor.setPlainText(KINDS)
+    target = tmp_path / "kinds.sol"
+    panel.save_to(str(target))
+    drive(loop, target.exists)
+    assert target.read_text() == KINDS
+    panel.editor.setPlainText("")
+    dialog = panel.open_file()
+    assert dialog.isVisible()
+    dialog.fileSelected.emit(str(target))
+    drive(loop, lambda: panel.editor.toPlainText() == KINDS)
+    dialog.close()
+    assert not shiboken6.isValid(dialog) or not dialog.isVisible()
