@@ -60,7 +60,7 @@ def panel_of(window: MainWindow) -> ComposerPanel:
 def compile_source(loop: qasync.QEventLoop, panel: ComposerPanel, src: str) -> None:
     panel.editor.setPlainText(src)
     panel.compile_button.click()
-    drive(loop, lambda: panel.compile_button.isEnabled())
+    drive(loop, panel.compile_button.isEnabled)
 
 
 def confirm(loop: qasync.QEventLoop, panel: ComposerPanel, dialog: ConfirmDialog | None) -> str:
@@ -84,7 +84,7 @@ def test_sample_compiles_deploys_and_calls(
     drive(loop, lambda: "contract" in panel.editor.toPlainText())
     assert panel.editor.toPlainText() == (SAMPLES / "Token.sol").read_text()
     panel.compile_button.click()
-    drive(loop, lambda: panel.compile_button.isEnabled())
+    drive(loop, panel.compile_button.isEnabled)
     assert panel.source_status.text().startswith("✔")
     panel.contract.setCurrentText("Token")
     ctor = panel.deploy_args
