@@ -15,9 +15,9 @@ from urllib.parse import urlencode
 
 from PySide6.QtCore import QObject, Signal
 
-from app.client.abi_types import ContractSpec
-from app.client.errors import AuthError, RequestError
-from app.client.models import TxRequest, TxResult
+from app.client.abi_types import ContractSpec, FunctionSpec
+from app.client.errors import AuthError, RequestError, StratoError
+from app.client.models import Transaction, TxRequest, TxResult
 
 from .session import Session
 
@@ -119,3 +119,60 @@ class ComposerService(QObject):
         for r in results:
             self.result.emit(r)
         return results
+
+
+@dataclass
+class TxDetails:
+    """Everything the transaction inspector shows about one hash."""
+
+    hash: str
+    result: TxResult
+    tx: Transaction | None = None
+    contract_name: str = ""
+    function: FunctionSpec | None = None  # the called function, for typed return values
+    created: ContractSpec | None = None  # the interface of an uploaded contract
+
+    @property
+    def time_ms(self) -> float | None:
+        t = (self.result.raw.get("txResult") or {}).get("time")
+        return float(t) * 1000 if isinstance(t, (int, float)) else None
+
+    @property
+    def call_args(self) -> Any:
+        args = (self.tx.metadata if self.tx else {}).get("args")
+        if isinstance(args, str):
+            try:
+                return json.loads(args)
+            except ValueError:
+                return args
+        return args
+
+
+async def inspect_transaction(composer: ComposerService, tx_hash: str) -> TxDetails:
+    """Result, transaction and decoding context of ``tx_hash`` (64 hex digits)."""
+    h = tx_hash.strip().lower().removeprefix("0x")
+    if len(h) != 64 or any(c not in "0123456789abcdef" for c in h):
+        raise RequestError("a transaction hash is 64 hex digits")
+    client = composer._client()
+    result: TxResult = await client.result(h)
+    txs = await client.transactions(hash=h)
+    tx = txs[0] if txs else None
+    details = TxDetails(h, result, tx)
+    if result.tag == "Upload" and isinstance(result.contents, dict):
+        x = result.contents.get("xabi")
+        name = str(result.contents.get("name") or "")
+        details.contract_name = name
+        if isinstance(x, dict):
+            details.created = ContractSpec.from_xabi(name, x)
+    elif tx is not None and tx.to and tx.kind == "FunctionCall":
+        names = {a: n for n, a, _c in await composer.contracts(tx.chain_id)}
+        name = names.get(tx.to, "")
+        details.contract_name = name
+        func = str(tx.metadata.get("funcName") or "")
+        if name and func:
+            try:
+                spec = await composer.deployed(name, tx.to, tx.chain_id)
+            except StratoError:
+                spec = None
+            details.function = spec.function(func) if spec else None
+    return details

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -25,7 +25,7 @@ from app.services.account import AccountView, format_balance
 from app.services.controller import AppController
 
 from .transactions_model import TransactionsModel
-from .widgets import CopyField, QrCodeView, copy_text, name_widget
+from .widgets import CopyField, QrCodeView, name_widget
 
 NO_IDENTITY = (
     "<b>{user} has no registered identity.</b> STRATO (from platform version 8.0) accepts "
@@ -51,7 +51,10 @@ CERT_ROWS = (
 
 
 class AccountPanel(QWidget):
+    """Signals: transaction_requested(str): the user wants to inspect a transaction."""
+
     title = "Account"
+    transaction_requested = Signal(str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -161,8 +164,8 @@ class AccountPanel(QWidget):
             QHeaderView.ResizeMode.ResizeToContents
         )
         self.tx_table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
-        self.tx_table.setToolTip("Double-click a row to copy its hash")
-        self.tx_table.doubleClicked.connect(self._copy_hash)
+        self.tx_table.setToolTip("Double-click a row to inspect the transaction")
+        self.tx_table.doubleClicked.connect(self._open_tx)
         self.tx_title = QLabel("Recent transactions", self)
 
         top = QHBoxLayout()
@@ -284,7 +287,7 @@ class AccountPanel(QWidget):
         else:
             self.faucet_status.setText(f"✘ {result.status}: {result.message or 'no reason given'}")
 
-    def _copy_hash(self, index: QModelIndex) -> None:
+    def _open_tx(self, index: QModelIndex) -> None:
         tx = self.tx_model.transaction(index.row())
         if tx is not None:
-            copy_text(tx.hash, self.tx_table, "Transaction hash")
+            self.transaction_requested.emit(tx.hash)

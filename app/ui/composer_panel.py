@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -47,7 +47,10 @@ MAIN_CHAIN = "Main chain"
 
 
 class ComposerPanel(QWidget):
+    """Signals: transaction_requested(str): the user wants to inspect a transaction."""
+
     title = "Composer"
+    transaction_requested = Signal(str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -197,6 +200,8 @@ class ComposerPanel(QWidget):
         self.clear_batch = self._button("Clear", "composerClearBatch", "Clear the batch")
         self.clear_batch.clicked.connect(self._clear_batch)
         self.result = QTextBrowser(self)
+        self.result.setOpenLinks(False)
+        self.result.anchorClicked.connect(self._link)
         name_widget(self.result, "composerResult", "Result")
         right = QWidget(self)
         rl = QVBoxLayout(right)
@@ -456,7 +461,7 @@ class ComposerPanel(QWidget):
         )
         rows = [f'<b style="color:{colour}">{r.status}</b>']
         if r.hash:
-            rows.append(f"hash <code>{r.hash}</code>")
+            rows.append(f'hash <a href="tx:{r.hash}"><code>{r.hash}</code></a>')
         if r.message and r.status != "Success":
             rows.append(f'<span style="color:#c0392b"><b>{_esc(r.message)}</b></span>')
         if r.gas_used:
@@ -482,6 +487,11 @@ class ComposerPanel(QWidget):
             label = f"{ret.name} ({ret.type.describe()})" if ret else f"#{i}"
             out.append(f"{_esc(label)} = <code>{_esc(str(v))}</code>")
         return ", ".join(out)
+
+    def _link(self, url: QUrl) -> None:
+        text = url.toString()
+        if text.startswith("tx:"):
+            self.transaction_requested.emit(text[3:])
 
     def _show_error(self, text: str) -> None:
         self.result.setHtml(f'<b style="color:#c0392b">✘ {_esc(text)}</b>')

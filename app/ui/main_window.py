@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QMainWindow,
     QPlainTextEdit,
@@ -35,6 +36,7 @@ from .composer_panel import ComposerPanel
 from .connection_dialog import ConnectionDialog
 from .inspector_dock import InspectorDock
 from .password_dialog import PasswordDialog
+from .tx_inspector import TxInspectorDialog
 from .widgets import name_widget, while_alive
 
 MAX_MESSAGES = 200
@@ -110,6 +112,10 @@ class MainWindow(QMainWindow):
             self.nav.addItem(str(getattr(panel, "title", panel.objectName())))
             self.stack.addWidget(panel)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        for panel in self.panels:
+            signal = getattr(panel, "transaction_requested", None)
+            if signal is not None:
+                signal.connect(self.open_transaction)
         self.nav.setCurrentRow(0)
         self.nav.setMaximumWidth(180)
 
@@ -160,6 +166,11 @@ class MainWindow(QMainWindow):
         self.user_switcher.setMinimumContentsLength(10)
         self.user_switcher.activated.connect(self._on_user_chosen)
         bar.addWidget(self.user_switcher)
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Go to transaction (hash)…")
+        self.search.setMaximumWidth(280)
+        name_widget(self.search, "searchTransaction", "Go to a transaction by hash")
+        self.search.returnPressed.connect(self._search)
         self.refresh_action = self._action("Refresh", "actionRefresh", "F5")
         self.refresh_action.triggered.connect(self.refresh)
         bar.addAction(self.refresh_action)
@@ -177,6 +188,11 @@ class MainWindow(QMainWindow):
             button = bar.widgetForAction(act)
             if act.objectName() and button is not None:
                 name_widget(button, act.objectName() + "Button", act.text().rstrip("…"))
+        bar.addSeparator()
+        bar.addWidget(self.search)
+        find = self._action("Go to transaction", "actionGoToTransaction", "Ctrl+G")
+        find.triggered.connect(self.search.setFocus)
+        self.addAction(find)
         focus_user = self._action("Switch user", "actionSwitchUser", "Ctrl+U")
         focus_user.triggered.connect(self._focus_switcher)
         self.addAction(focus_user)
@@ -361,6 +377,17 @@ class MainWindow(QMainWindow):
             on_done=while_alive(self, self._restarted),
             on_error=while_alive(self, failed),
         )
+
+    def open_transaction(self, tx_hash: str) -> TxInspectorDialog:
+        dialog = TxInspectorDialog(self.controller, tx_hash, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def _search(self) -> None:
+        text = self.search.text().strip()
+        if text:
+            self.open_transaction(text)
 
     def _restarted(self, _result: object) -> None:
         self.restart_button.setEnabled(True)

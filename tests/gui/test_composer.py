@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import qasync
 import shiboken6
+from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
 from app.services.controller import AppController
@@ -15,7 +17,9 @@ from app.ui.arg_editor import ArrayEditor, MappingEditor, StructEditor
 from app.ui.composer_panel import SAMPLES, ComposerPanel
 from app.ui.confirm_dialog import ConfirmDialog
 from app.ui.main_window import MainWindow
+from app.ui.tx_inspector import TxInspectorDialog
 from tests.gui.conftest import connect, drive
+from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
 
 KINDS = """
@@ -274,3 +278,91 @@ def test_open_and_save_files(
     drive(loop, lambda: panel.editor.toPlainText() == KINDS)
     dialog.close()
     assert not shiboken6.isValid(dialog) or not dialog.isVisible()
+
+
+def test_transaction_inspector_from_results_search_and_account(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, KINDS)
+    panel.deploy_args.editors["start"].set_value(9)
+    confirm(loop, panel, panel.deploy())
+    upload = panel.last_results[0]
+    # the hash in the result is a link to the inspector
+    opened: list[str] = []
+    panel.transaction_requested.connect(opened.append)
+    panel.result.anchorClicked.emit(QUrl(f"tx:{upload.hash}"))
+    assert opened == [upload.hash]
+    dialog = window.open_transaction(upload.hash)
+    drive(loop, lambda: dialog.details is not None and not dialog.progress.isVisible())
+    text = dialog.view.toPlainText()
+    assert "Success" in text and "Upload" in text and "Kinds at" in text
+    assert "everything(uint256[] nums" in text and "peek()" in text
+    dialog.close()
+
+    # a call: returned values with their declared names, and the call itself
+    panel.function.setCurrentIndex(panel.function.findData("mustBePositive"))
+    panel.call_args.editors["v"].set_value(4)
+    confirm(loop, panel, panel.call())
+    call = panel.last_results[0]
+    window.search.setText(call.hash)
+    window.search.returnPressed.emit()
+    found = window.findChildren(TxInspectorDialog)[-1]
+    drive(loop, lambda: found.details is not None and found.load_button.isEnabled())
+    text = found.view.toPlainText()
+    assert "Kinds.mustBePositive" in text and '"v": 4' in text
+    assert "#0 (int256) = 4" in text
+    assert "FunctionCall" in text and node.address("alice") in text
+    found.close()
+
+    # a failed one, sent without waiting: the hash exists and the VM's message is shown
+    panel.call_args.editors["v"].set_value(-1)
+    panel.resolve.setChecked(False)
+    confirm(loop, panel, panel.call())
+    failed = panel.last_results[0]
+    bad = window.open_transaction(failed.hash)
+    drive(loop, lambda: bad.details is not None and not bad.details.result.pending, 30)
+    drive(loop, bad.load_button.isEnabled)
+    assert "Failure" in bad.view.toPlainText()
+    assert "v must be positive" in bad.view.toPlainText()
+    bad.close()
+
+    # nonsense is refused before any request
+    nonsense = window.open_transaction("xyz")
+    drive(loop, nonsense.load_button.isEnabled)
+    assert "64 hex digits" in nonsense.view.toPlainText()
+    nonsense.close()
+
+    # from the account panel: double-click a transaction
+    account = window.panels[0]
+    drive(loop, lambda: controller.account.view.transactions)
+    before = len(window.findChildren(TxInspectorDialog))
+    table = account.tx_table  # type: ignore[attr-defined]
+    table.doubleClicked.emit(table.model().index(0, 0))
+    assert len(window.findChildren(TxInspectorDialog)) == before + 1
+
+
+def test_inspector_follows_a_pending_transaction(
+    tmp_path_factory: pytest.TempPathFactory,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+) -> None:
+    slow = make_node(tmp_path_factory, "--block-time", "1.5", name="slow")
+    try:
+        connect(loop, controller, slow, "alice")
+        panel = panel_of(window)
+        compile_source(loop, panel, KINDS)
+        panel.resolve.setChecked(False)
+        confirm(loop, panel, panel.deploy())
+        sent = panel.last_results[0]
+        assert sent.pending
+        dialog = window.open_transaction(sent.hash)
+        drive(loop, dialog.progress.isVisible, 10)
+        assert "Pending" in dialog.view.toPlainText()
+        drive(loop, lambda: not dialog.progress.isVisible(), 30)
+        assert "Success" in dialog.view.toPlainText()
+        dialog.close()
+    finally:
+        slow.stop()

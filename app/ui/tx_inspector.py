@@ -1,0 +1,185 @@
+"""The transaction inspector: any hash, its status (live while Pending), result and decoding."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.account import format_balance
+from app.services.composer import TxDetails, inspect_transaction
+from app.services.controller import AppController
+
+from .widgets import name_widget, while_alive
+
+POLL_INTERVAL = 0.5
+STATUS_COLOURS = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}
+
+
+class TxInspectorDialog(QDialog):
+    """Non-modal: several can be open side by side."""
+
+    def __init__(
+        self, controller: AppController, tx_hash: str = "", parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("txInspector")
+        self.setAccessibleName("Transaction inspector")
+        self.setWindowTitle("Transaction")
+        self.controller = controller
+        self.details: TxDetails | None = None
+        self.hash_edit = QLineEdit(tx_hash, self)
+        self.hash_edit.setPlaceholderText("transaction hash (64 hex digits)")
+        name_widget(self.hash_edit, "txHash", "Transaction hash")
+        self.hash_edit.returnPressed.connect(self.load)
+        self.load_button = QPushButton("Show", self)
+        name_widget(self.load_button, "txLoad", "Show the transaction")
+        self.load_button.clicked.connect(self.load)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(False)
+        name_widget(self.progress, "txProgress", "Waiting for the transaction")
+        self.view = QTextBrowser(self)
+        name_widget(self.view, "txDetails", "Transaction details")
+        top = QHBoxLayout()
+        top.addWidget(self.hash_edit, 1)
+        top.addWidget(self.load_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.view, 1)
+        self.resize(720, 520)
+        if tx_hash:
+            self.load()
+
+    def load(self) -> None:
+        self.load_button.setEnabled(False)
+        self.view.setHtml("<i>Loading…</i>")
+        self.controller.tasks.start(
+            "Inspecting a transaction",
+            self._follow(self.hash_edit.text(), while_alive(self, self._still_pending)),
+            on_done=while_alive(self, self._loaded),
+            on_error=while_alive(self, self._failed),
+        )
+
+    async def _follow(self, tx_hash: str, pending: Callable[[TxDetails], None]) -> TxDetails:
+        """Load; while the result is Pending, show it and poll again."""
+        composer = self.controller.composer
+        while True:
+            details = await inspect_transaction(composer, tx_hash)
+            if not details.result.pending:
+                return details
+            pending(details)
+            await asyncio.sleep(POLL_INTERVAL)
+
+    def _still_pending(self, details: TxDetails) -> None:
+        self.progress.setVisible(True)
+        self._show(details)
+
+    def _loaded(self, details: TxDetails) -> None:
+        self.load_button.setEnabled(True)
+        self.progress.setVisible(False)
+        self._show(details)
+
+    def _failed(self, text: str) -> None:
+        self.load_button.setEnabled(True)
+        self.progress.setVisible(False)
+        self.view.setHtml(f'<b style="color:#c0392b">✘ {_esc(text)}</b>')
+
+    def _show(self, d: TxDetails) -> None:
+        self.details = d
+        self.setWindowTitle(f"Transaction {d.hash[:10]}…")
+        self.view.setHtml(render(d))
+
+
+def render(d: TxDetails) -> str:
+    r = d.result
+    colour = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}.get(
+        r.status, "#555"
+    )
+    rows: list[tuple[str, str]] = [
+        ("Status", f'<b style="color:{colour}">{_esc(r.status)}</b>'),
+        ("Hash", f"<code>{d.hash}</code>"),
+    ]
+    if r.message and (r.status != "Success" or r.message != "Success!"):
+        style = "color:#c0392b;font-weight:bold" if r.status == "Failure" else ""
+        rows.append(("Message", f'<span style="{style}">{_esc(r.message)}</span>'))
+    tx = d.tx
+    if tx is not None:
+        rows += [
+            ("Type", _esc(tx.kind)),
+            ("Block", f"{tx.block_number} · {_esc(tx.timestamp)}"),
+            ("From", f"<code>{tx.sender}</code>"),
+            ("To", f"<code>{tx.to}</code>" if tx.to else "(new contract)"),
+            ("Value", f"{format_balance(tx.value)} tokens" if tx.value else "0"),
+        ]
+        if tx.chain_id:
+            rows.append(("Chain", f"<code>{tx.chain_id}</code>"))
+    if r.gas_used:
+        rows.append(("Gas used", f"{r.gas_used:,}"))
+    if d.time_ms is not None:
+        rows.append(("Run time", f"{d.time_ms:.2f} ms"))
+    if r.block_hash:
+        rows.append(("Block hash", f"<code>{r.block_hash}</code>"))
+    if r.contracts_created:
+        rows.append(
+            ("Contracts created", "<br>".join(f"<code>{a}</code>" for a in r.contracts_created))
+        )
+    if tx is not None and tx.metadata.get("funcName"):
+        call = f"{_esc(d.contract_name or '?')}.{_esc(str(tx.metadata['funcName']))}"
+        rows.append(("Called", f"{call}({_esc(json.dumps(d.call_args))})"))
+    html = "<table cellpadding=3>" + "".join(
+        f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows
+    )
+    html += "</table>"
+    html += _data_html(d)
+    return html
+
+
+def _data_html(d: TxDetails) -> str:
+    r = d.result
+    if r.tag == "Upload" and isinstance(r.contents, dict):
+        c: dict[str, Any] = r.contents
+        code = c.get("codeHash")
+        digest = code.get("digest") if isinstance(code, dict) else code
+        out = (
+            f"<h3>Upload</h3><p><b>{_esc(str(c.get('name', '')))}</b> at "
+            f"<code>{c.get('address')}</code><br>code hash <code>{_esc(str(digest))}</code></p>"
+        )
+        if d.created is not None:
+            funcs = [d.created.constructor, *d.created.functions]
+            lines = "".join(
+                f"<li><code>{_esc(f.signature())}</code>{' <i>view</i>' if f.is_view else ''}</li>"
+                for f in funcs
+            )
+            out += f"<p>Interface</p><ul>{lines}</ul>"
+        return out
+    if r.tag == "Call":
+        values = r.values
+        if not values:
+            return "<h3>Call</h3><p>returned nothing</p>"
+        returned = []
+        for i, v in enumerate(values):
+            ret = d.function.returns[i] if d.function and i < len(d.function.returns) else None
+            label = f"{ret.name} ({ret.type.describe()})" if ret else f"#{i}"
+            returned.append(f"<li>{_esc(label)} = <code>{_esc(str(v))}</code></li>")
+        return "<h3>Call</h3><p>returned</p><ul>" + "".join(returned) + "</ul>"
+    if r.tag:
+        return f"<h3>{_esc(r.tag)}</h3><pre>{_esc(json.dumps(r.contents, indent=2))}</pre>"
+    return ""
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
