@@ -88,6 +88,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         block_time=opts.block_time,
         allow_remote=opts.allow_remote,
         max_upload=int(opts.max_upload_mb * 1024 * 1024),
+        exit_with_parent=opts.exit_with_parent,
     )
     try:
         return serve(config)
@@ -296,6 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow listening on a non-loopback address"
+    )
+    serve.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="shut down cleanly when the parent process dies (the desktop app's sandbox)",
     )
     serve.add_argument(
         "--max-upload-mb",

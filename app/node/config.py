@@ -25,6 +25,7 @@ class NodeConfig:
     allow_remote: bool = False
     max_body: int = 4 * 1024 * 1024
     max_upload: int = 50 * 1024 * 1024
+    exit_with_parent: bool = False  # stop when the process that started us goes away
 
 
 def is_loopback(host: str) -> bool:

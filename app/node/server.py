@@ -149,6 +149,14 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+async def _watch_parent(server: uvicorn.Server, parent: int) -> None:
+    """Shut down like on SIGTERM once the parent dies (we are then re-parented)."""
+    while os.getppid() == parent:
+        await asyncio.sleep(0.5)
+    logging.getLogger("stratoscope.node").warning("parent process %d is gone: stopping", parent)
+    server.should_exit = True
+
+
 async def _serve(node: Node, sock: socket.socket) -> None:
     host, port = sock.getsockname()[:2]
     url = url_for(node.config.host if node.config.host != "0.0.0.0" else host, port)
@@ -173,9 +181,16 @@ async def _serve(node: Node, sock: socket.socket) -> None:
     state_path = node.config.data_dir / STATE_FILE
     state_path.write_text(json.dumps(state))
     print(f"Sandbox node listening on {url}", flush=True)
+    watcher = (
+        asyncio.create_task(_watch_parent(server, os.getppid()))
+        if node.config.exit_with_parent
+        else None
+    )
     try:
         await task
     finally:
+        if watcher is not None:
+            watcher.cancel()
         with contextlib.suppress(OSError):
             data = read_state(node.config.data_dir)
             data.pop("pid", None)

@@ -97,6 +97,18 @@ class ComposerService(QObject):
         rows.sort(reverse=True)
         return [(n, a, c) for _, n, a, c in rows]
 
+    async def users(self) -> list[tuple[str, str]]:
+        """(common name, address) of the users with a certificate, by name."""
+        rows, _ = await self._client().cirrus(
+            "Certificate", [("select", "commonName,userAddress"), ("limit", "500")]
+        )
+        out = {
+            str(r["commonName"]): str(r["userAddress"])
+            for r in rows
+            if r.get("commonName") and r.get("userAddress")
+        }
+        return sorted(out.items())
+
     def preview(self, draft: Draft) -> Preview:
         params: dict[str, str] = {"resolve": "true" if draft.resolve else "false"}
         if draft.chain_id:

@@ -75,7 +75,8 @@ class AppController(QObject):
         self.session = Session(self.feed, self)
         self.account = AccountService(self.session, self.tasks, self)
         self.composer = ComposerService(self.session, self)
-        self.pending: PendingTracker | None = None
+        # one tracker for the app's life: a new connection gives it the new client
+        self.pending = PendingTracker(None, parent=self)
         self.saved_profiles: list[Profile] = []
         self._watch: asyncio.Task[Any] | None = None
         self._pending_task: asyncio.Task[Any] | None = None
@@ -301,7 +302,7 @@ class AppController(QObject):
                 t.cancel()
         client = self.session.client
         assert client is not None
-        self.pending = PendingTracker(client, parent=self)
+        self.pending.client = client
         self._watch = self.tasks.start("Watching the node", self.session.watch())
         self._pending_task = self.tasks.start("Tracking transactions", self.pending.run())
 

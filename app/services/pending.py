@@ -19,7 +19,7 @@ class PendingTracker(QObject):
     count_changed = Signal(int)
 
     def __init__(
-        self, client: StratoClient, interval: float = 0.5, parent: QObject | None = None
+        self, client: StratoClient | None, interval: float = 0.5, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self.client = client
@@ -40,7 +40,7 @@ class PendingTracker(QObject):
     async def tick(self) -> list[TxResult]:
         """Poll once; returns the results that completed in this tick."""
         hashes = list(self._pending)
-        if not hashes:
+        if not hashes or self.client is None:
             return []
         results = await self.client.results(hashes)
         done = [r for r in results if not r.pending and r.hash in self._pending]

@@ -62,6 +62,7 @@ class SandboxSupervisor(QObject):
                 "0",
                 "--data-dir",
                 str(self.data_dir),
+                "--exit-with-parent",  # no orphan node if the app is killed
                 *self.extra_args,
             ]
         )

@@ -282,8 +282,7 @@ class AccountPanel(QWidget):
             self.faucet_status.setText("✔ The faucet sent tokens to this account.")
         elif result.pending:
             self.faucet_status.setText("The faucet transaction is still pending.")
-            if self.controller.pending is not None:
-                self.controller.pending.track(result.hash, "faucet")
+            self.controller.pending.track(result.hash, "faucet")
         else:
             self.faucet_status.setText(f"✘ {result.status}: {result.message or 'no reason given'}")
 

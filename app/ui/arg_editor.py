@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -23,9 +24,11 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QStackedWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -44,15 +47,25 @@ PLACEHOLDER = {
 }
 
 
+class AddressBook:
+    """Known addresses offered beside address fields: users of the node, recent contracts."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, str]] = []  # (label, address)
+
+
 class ValueEditor(QWidget):
     """Base: ``value()``/``set_value()``; ``changed`` fires on every edit."""
 
     changed = Signal()
 
-    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
         super().__init__(parent)
         self.type = t
         self.path = path
+        self.book = book
 
     def value(self) -> Any:
         raise NotImplementedError
@@ -61,18 +74,17 @@ class ValueEditor(QWidget):
         raise NotImplementedError
 
 
-def editor_for(t: AbiType, path: str, parent: QWidget | None = None) -> ValueEditor:
-    if t.kind == "bool":
-        return BoolEditor(t, path, parent)
-    if t.kind == "enum":
-        return EnumEditor(t, path, parent)
-    if t.kind == "array":
-        return ArrayEditor(t, path, parent)
-    if t.kind == "struct":
-        return StructEditor(t, path, parent)
-    if t.kind == "mapping":
-        return MappingEditor(t, path, parent)
-    return TextEditor(t, path, parent)
+def editor_for(
+    t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+) -> ValueEditor:
+    kinds: dict[str, type[ValueEditor]] = {
+        "bool": BoolEditor,
+        "enum": EnumEditor,
+        "array": ArrayEditor,
+        "struct": StructEditor,
+        "mapping": MappingEditor,
+    }
+    return kinds.get(t.kind, TextEditor)(t, path, parent, book)
 
 
 def _object_name(path: str) -> str:
@@ -82,8 +94,10 @@ def _object_name(path: str) -> str:
 class TextEditor(ValueEditor):
     """Numbers, addresses, accounts, strings and bytes: a line edit checked as you type."""
 
-    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
-        super().__init__(t, path, parent)
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
         self.edit = QLineEdit(self)
         self.edit.setPlaceholderText(PLACEHOLDER.get(t.kind, t.describe()))
         name_widget(self.edit, _object_name(path), f"{path} ({t.describe()})")
@@ -91,7 +105,34 @@ class TextEditor(ValueEditor):
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.edit)
+        self.pick: QToolButton | None = None
+        if t.kind in ("address", "account", "contract") and book is not None:
+            self.pick = QToolButton(self)
+            self.pick.setText("…")
+            self.pick.setToolTip("Pick a known address")
+            name_widget(self.pick, _object_name(path) + "_pick", f"Pick an address for {path}")
+            menu = QMenu(self.pick)
+            menu.aboutToShow.connect(self._fill_menu)
+            self.pick.setMenu(menu)
+            self.pick.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+            lay.addWidget(self.pick)
         self.set_value(t.default())
+
+    def _fill_menu(self) -> None:
+        assert self.pick is not None and self.book is not None
+        menu = self.pick.menu()
+        menu.clear()
+        for label, address in self.book.entries:
+            act = menu.addAction(f"{label}  {address[:10]}…")
+            act.setData(address)
+            act.triggered.connect(self._picked)
+        if not self.book.entries:
+            menu.addAction("(no known addresses)").setEnabled(False)
+
+    def _picked(self) -> None:
+        act = self.sender()
+        if isinstance(act, QAction):
+            self.set_value(str(act.data()))
 
     def _edited(self) -> None:
         problems = self.type.problems(self.value(), "SolidVM", self.path)
@@ -111,8 +152,10 @@ class TextEditor(ValueEditor):
 
 
 class BoolEditor(ValueEditor):
-    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
-        super().__init__(t, path, parent)
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
         self.box = QCheckBox("true", self)
         name_widget(self.box, _object_name(path), f"{path} (bool)")
         self.box.toggled.connect(self._toggled)
@@ -133,8 +176,10 @@ class BoolEditor(ValueEditor):
 
 
 class EnumEditor(ValueEditor):
-    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
-        super().__init__(t, path, parent)
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
         self.combo = QComboBox(self)
         self.combo.addItems(list(t.names))
         name_widget(self.combo, _object_name(path), f"{path} ({t.describe()})")
@@ -157,8 +202,10 @@ class EnumEditor(ValueEditor):
 class _Rows(ValueEditor):
     """Shared by arrays and mappings: rows with a remove button and an Add button."""
 
-    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
-        super().__init__(t, path, parent)
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
         self.box = QGroupBox(t.describe(), self)
         self.rows_layout = QVBoxLayout()
         self.add_button = QPushButton("Add", self.box)
@@ -210,14 +257,16 @@ class _Rows(ValueEditor):
 
 
 class ArrayEditor(_Rows):
-    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
-        super().__init__(t, path, parent)
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
         self.add_button.setVisible(t.length is None)
         self.set_value(t.default())
 
     def add_row(self, value: Any = None) -> list[ValueEditor]:
         assert self.type.entry is not None
-        ed = editor_for(self.type.entry, f"{self.path}[{len(self.rows)}]", self.box)
+        ed = editor_for(self.type.entry, f"{self.path}[{len(self.rows)}]", self.box, self.book)
         if value is not None:
             ed.set_value(value)
         self._row_frame([ed], removable=self.type.length is None)
@@ -233,15 +282,17 @@ class ArrayEditor(_Rows):
 
 
 class MappingEditor(_Rows):
-    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
-        super().__init__(t, path, parent)
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
         self.add_button.setText("Add key")
 
     def add_row(self, value: Any = None) -> list[ValueEditor]:
         assert self.type.key is not None and self.type.value is not None
         n = len(self.rows)
-        key = editor_for(self.type.key, f"{self.path}[{n}].key", self.box)
-        val = editor_for(self.type.value, f"{self.path}[{n}].value", self.box)
+        key = editor_for(self.type.key, f"{self.path}[{n}].key", self.box, self.book)
+        val = editor_for(self.type.value, f"{self.path}[{n}].value", self.box, self.book)
         if value is not None:
             key.set_value(value[0])
             val.set_value(value[1])
@@ -258,13 +309,15 @@ class MappingEditor(_Rows):
 
 
 class StructEditor(ValueEditor):
-    def __init__(self, t: AbiType, path: str, parent: QWidget | None = None) -> None:
-        super().__init__(t, path, parent)
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
         box = QGroupBox(t.describe(), self)
         form = QFormLayout(box)
         self.members: dict[str, ValueEditor] = {}
         for member, mtype in t.fields:
-            ed = editor_for(mtype, f"{path}.{member}", box)
+            ed = editor_for(mtype, f"{path}.{member}", box, book)
             ed.changed.connect(self.changed)
             self.members[member] = ed
             form.addRow(f"{member} ({mtype.describe()})", ed)
@@ -290,9 +343,12 @@ class ArgumentsEditor(QWidget):
 
     changed = Signal()
 
-    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, name: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName(name)
+        self.book = book
         self.spec: FunctionSpec | None = None
         self.vm = "SolidVM"
         self.editors: dict[str, ValueEditor] = {}
@@ -333,7 +389,7 @@ class ArgumentsEditor(QWidget):
         if not spec.params:
             self.form.addRow(QLabel("(no arguments)", self.form_page))
         for p in spec.params:
-            ed = editor_for(p.type, p.name, self.form_page)
+            ed = editor_for(p.type, p.name, self.form_page, self.book)
             ed.changed.connect(self._structured_edited)
             self.editors[p.name] = ed
             self.form.addRow(f"{p.name} ({p.type.describe()})", ed)

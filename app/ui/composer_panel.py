@@ -36,7 +36,7 @@ from app.client.models import TxRequest, TxResult
 from app.services.composer import Draft
 from app.services.controller import AppController
 
-from .arg_editor import ArgumentsEditor
+from .arg_editor import AddressBook, ArgumentsEditor
 from .confirm_dialog import ConfirmDialog
 from .source_editor import SourceEditor
 from .theme import scheme_is_dark
@@ -62,6 +62,8 @@ class ComposerPanel(QWidget):
         self.compiled_source = ""
         self.call_spec: ContractSpec | None = None
         self.batch: list[tuple[TxRequest, str]] = []
+        self.user_rows: list[tuple[str, str]] = []
+        self.contract_rows: list[tuple[str, str, str]] = []
         self.last_results: list[TxResult] = []
 
         # -- source side
@@ -104,7 +106,8 @@ class ComposerPanel(QWidget):
         self.vm.currentIndexChanged.connect(self._contract_chosen)
         self.history = QCheckBox("Keep history tables in Cirrus", self)
         name_widget(self.history, "deployHistory", "Keep history")
-        self.deploy_args = ArgumentsEditor("deployArgs", self)
+        self.book = AddressBook()
+        self.deploy_args = ArgumentsEditor("deployArgs", self, self.book)
         self.deploy_args.changed.connect(self._update_buttons)
         self.deploy_button = self._button("Deploy…", "deployButton", "Deploy the contract")
         self.deploy_button.clicked.connect(self.deploy)
@@ -139,7 +142,7 @@ class ComposerPanel(QWidget):
         self.function = QComboBox(self)
         name_widget(self.function, "callFunction", "Function")
         self.function.currentIndexChanged.connect(self._function_chosen)
-        self.call_args = ArgumentsEditor("callArgs", self)
+        self.call_args = ArgumentsEditor("callArgs", self, self.book)
         self.call_args.changed.connect(self._update_buttons)
         self.value = QLineEdit(self)
         self.value.setPlaceholderText("0 (units sent with the call)")
@@ -444,7 +447,7 @@ class ComposerPanel(QWidget):
         self.result.setHtml("<hr>".join(parts))
         tracker = self.controller.pending
         for r in results:
-            if r.pending and r.hash and tracker is not None:
+            if r.pending and r.hash:
                 tracker.track(r.hash, "composer")
         uploaded = [r for r in results if r.ok and r.address]
         if uploaded and len(results) == 1:
@@ -499,11 +502,14 @@ class ComposerPanel(QWidget):
     # ------------------------------------------------------------ call side
 
     def _on_user(self, _name: str) -> None:
+        self.reload_users()
         self.reload_contracts()
         self.reload_chains()
 
     def reload_contracts(self) -> None:
         def done(rows: list[tuple[str, str, str]]) -> None:
+            self.contract_rows = rows
+            self._refill_book()
             self.known.clear()
             self.known.addItem("Choose a contract…", None)
             for name, address, chain in rows[:500]:
@@ -512,6 +518,20 @@ class ComposerPanel(QWidget):
 
         self.controller.tasks.start(
             "Listing contracts", self.composer.contracts(), on_done=while_alive(self, done)
+        )
+
+    def _refill_book(self) -> None:
+        users = [(f"user {name}", addr) for name, addr in self.user_rows]
+        contracts = [(f"{n} contract", a) for n, a, c in self.contract_rows[:50] if not c]
+        self.book.entries = users + contracts
+
+    def reload_users(self) -> None:
+        def done(rows: list[tuple[str, str]]) -> None:
+            self.user_rows = rows
+            self._refill_book()
+
+        self.controller.tasks.start(
+            "Listing users", self.composer.users(), on_done=while_alive(self, done)
         )
 
     def reload_chains(self) -> None:

@@ -231,7 +231,7 @@ class MainWindow(QMainWindow):
         controller.message.connect(self._on_message)
         controller.sandbox.state_changed.connect(self._on_sandbox_state)
         controller.tasks.busy_changed.connect(self._on_count)
-        self._pending_hooked: object = None
+        controller.pending.count_changed.connect(self._on_count)
         self._update_node()
         self.resize(1100, 760)
 
@@ -280,7 +280,7 @@ class MainWindow(QMainWindow):
         self.status_node.setText(text)
         self.status_node.setToolTip(f"Node {url}: {state}")
         self.setWindowTitle(f"Stratoscope — {s.username or 'not signed in'} @ {url}")
-        self._hook_pending()
+        self._update_pending()
 
     def _on_health(self, health: Health | None) -> None:
         if health is None:
@@ -313,16 +313,8 @@ class MainWindow(QMainWindow):
             org = " · no identity"
         self.status_user.setText(f"User {s.username or '—'}{org}")
 
-    def _hook_pending(self) -> None:
-        tracker = self.controller.pending
-        if tracker is not None and tracker is not self._pending_hooked:
-            tracker.count_changed.connect(self._on_count)
-            self._pending_hooked = tracker
-        self._update_pending()
-
     def _update_pending(self) -> None:
-        tracker = self.controller.pending
-        n = len(tracker.hashes) if tracker is not None else 0
+        n = len(self.controller.pending.hashes)
         self.status_pending.setText(f"{n} pending" if n else "no pending tx")
 
     def _on_users(self, names: list[str]) -> None:

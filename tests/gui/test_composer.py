@@ -10,7 +10,7 @@ import pytest
 import qasync
 import shiboken6
 from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QToolButton
 
 from app.services.controller import AppController
 from app.ui.arg_editor import ArrayEditor, MappingEditor, StructEditor
@@ -167,6 +167,15 @@ def test_every_argument_kind_through_the_editors(
     assert not panel.call_button.isEnabled()  # nothing is sent while a field is wrong
     eds["tag"].set_value("0xdeadbeef")
     eds["note"].set_value("hi")
+    # the picker beside address fields offers the node's users and recent contracts
+    drive(loop, lambda: ("alice", node.address("alice")) in panel.user_rows)
+    pick = eds["who"].findChild(QToolButton, "arg_who_pick")
+    assert pick is not None
+    pick.menu().aboutToShow.emit()
+    labels = {a.text().split()[1]: a for a in pick.menu().actions() if a.text().startswith("user")}
+    assert {"alice", "bob", "carol"} <= set(labels)
+    labels["alice"].trigger()
+    assert eds["who"].value() == node.address("alice")
     eds["who"].set_value(node.address("alice") + ":main")
     assert panel.call_args.problems() == []
     request = confirm(loop, panel, panel.call())
@@ -254,7 +263,7 @@ def test_batch_and_pending(
     assert len(results) == 3 and all(r.hash for r in results)
     # the pending ones are tracked until they complete: the status bar comes back to none
     drive(loop, lambda: window.status_pending.text() == "no pending tx", 30)
-    assert controller.pending is not None and controller.pending.hashes == []
+    assert controller.pending.hashes == []
 
 
 def test_open_and_save_files(
@@ -365,4 +374,5 @@ def test_inspector_follows_a_pending_transaction(
         assert "Success" in dialog.view.toPlainText()
         dialog.close()
     finally:
+        loop.run_until_complete(controller.shutdown())  # disconnect before the node goes
         slow.stop()

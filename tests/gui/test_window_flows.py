@@ -362,6 +362,7 @@ def test_node_killed_mid_request(
         own.restart()
         drive(loop, lambda: controller.session.state == "connected", 30)
     finally:
+        loop.run_until_complete(controller.shutdown())  # disconnect before the node goes
         own.stop()
 
 

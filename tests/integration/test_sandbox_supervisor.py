@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import httpx
 from pytestqt.qtbot import QtBot
 
 from app.services.sandbox import SandboxSupervisor
+from tests.integration.node_fixture import ROOT
 
 
 def test_start_crash_restart_stop(tmp_path: Path, qtbot: QtBot) -> None:
@@ -46,3 +51,46 @@ def test_stop_before_start_is_harmless(tmp_path: Path) -> None:
     sup = SandboxSupervisor(tmp_path / "sandbox")
     sup.stop()
     assert sup.state == "stopped"
+
+
+def test_node_started_with_exit_with_parent_stops_when_the_app_is_killed(tmp_path: Path) -> None:
+    """The app starts its sandbox with --exit-with-parent: a killed app leaves no node behind."""
+    data = tmp_path / "data"
+    launcher = (
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-m', 'app.node', 'serve', '--port', '0',\n"
+        f"    '--data-dir', {str(data)!r}, '--exit-with-parent'], stdout=subprocess.PIPE)\n"
+        "print(p.pid, flush=True)\n"
+        "print(p.stdout.readline().decode().strip(), flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", launcher], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert parent.stdout is not None
+        pid = int(parent.stdout.readline())
+        assert parent.stdout.readline().startswith("Sandbox node listening on ")
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.1)
+        assert not _alive(pid), "the node outlived the process that started it"
+        # it stopped cleanly: the data dir is free for the next start
+        state = json.loads((data / "node.json").read_text())
+        assert "pid" not in state
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        if parent.stdout is not None:
+            parent.stdout.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has exited; only reaping is left
