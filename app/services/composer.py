@@ -16,8 +16,9 @@ from urllib.parse import urlencode
 from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec, FunctionSpec
-from app.client.errors import AuthError, RequestError, StratoError
+from app.client.errors import AuthError, RequestError, StratoError, TransactionFailed
 from app.client.models import Transaction, TxRequest, TxResult
+from app.client.scenario import Player, Recorder, ReplayStep, Scenario, ScenarioError
 
 from .session import Session
 
@@ -51,13 +52,20 @@ class Preview:
 
 
 class ComposerService(QObject):
-    """Signals: result(object): a ``TxResult`` the composer sent, once it is final or pending."""
+    """Signals:
+    result(object): a ``TxResult`` the composer sent, once it is final or pending.
+    recording_changed(bool): the recorder started or stopped.
+    replay_progress(int, int): steps replayed so far, of how many.
+    """
 
     result = Signal(object)
+    recording_changed = Signal(bool)
+    replay_progress = Signal(int, int)
 
     def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self.recorder: Recorder | None = None
 
     def _client(self) -> Any:
         if self.session.client is None:
@@ -128,9 +136,52 @@ class ComposerService(QObject):
             chain_id=draft.chain_id,
             tx_params=draft.tx_params or None,
         )
+        if self.recorder is not None:
+            self.recorder.record(
+                draft.txs,
+                results,
+                resolve=draft.resolve,
+                chain_id=draft.chain_id,
+                tx_params=draft.tx_params,
+                note="; ".join(draft.descriptions),
+            )
         for r in results:
             self.result.emit(r)
         return results
+
+    # ------------------------------------------------------------ scenarios
+
+    async def start_recording(self) -> None:
+        users = dict(await self.users())
+        self.recorder = Recorder(users)
+        self.recorder.scenario.recorded_by = self.session.username
+        self.recorder.scenario.node = self.session.node_url
+        self.recording_changed.emit(True)
+
+    def stop_recording(self) -> Scenario:
+        if self.recorder is None:
+            raise ScenarioError("nothing is being recorded")
+        scenario = self.recorder.scenario
+        self.recorder = None
+        self.recording_changed.emit(False)
+        return scenario
+
+    async def replay(self, scenario: Scenario) -> list[ReplayStep]:
+        """Run every step in order, waiting for each; stops at the first failed transaction."""
+        player = Player(self._client(), dict(await self.users()))
+        done: list[ReplayStep] = []
+        total = len(scenario.steps)
+        self.replay_progress.emit(0, total)
+        for i, step in enumerate(scenario.steps):
+            try:
+                played = await player.play_step(step)
+            except TransactionFailed as exc:
+                played = ReplayStep(step, [TxResult("Failure", "", message=exc.message)])
+            done.append(played)
+            self.replay_progress.emit(i + 1, total)
+            if any(r.status == "Failure" for r in played.results):
+                break
+        return done
 
 
 @dataclass

@@ -15,12 +15,13 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.client.errors import StratoError
+from app.client.scenario import ScenarioError
 
 from .profiles import ProfileError
 from .secrets import SecretStoreError
 
 # errors whose message is written for the user; anything else is a bug and is logged in full
-USER_ERRORS = (StratoError, ProfileError, SecretStoreError)
+USER_ERRORS = (StratoError, ProfileError, SecretStoreError, ScenarioError)
 
 log = logging.getLogger("stratoscope.services")
 

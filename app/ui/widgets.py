@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 T = TypeVar("T")
 
 
-def while_alive(widget: QWidget, fn: Callable[[T], None]) -> Callable[[T], None]:
+def while_alive(widget: QWidget, fn: Callable[[T], object]) -> Callable[[T], None]:
     """``fn``, skipped once ``widget`` is deleted (a task may finish after its dialog closed)."""
 
     def call(arg: T) -> None:

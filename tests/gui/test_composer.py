@@ -10,7 +10,7 @@ import pytest
 import qasync
 import shiboken6
 from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QToolButton
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QToolButton
 
 from app.services.controller import AppController
 from app.ui.arg_editor import ArrayEditor, MappingEditor, StructEditor
@@ -376,3 +376,74 @@ def test_inspector_follows_a_pending_transaction(
     finally:
         loop.run_until_complete(controller.shutdown())  # disconnect before the node goes
         slow.stop()
+
+
+def test_record_a_scenario_and_replay_it_on_a_fresh_node(
+    node: RunningNode,
+    tmp_path_factory: pytest.TempPathFactory,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    panel.record_button.setChecked(True)
+    drive(loop, lambda: controller.composer.recorder is not None)
+    compile_source(loop, panel, (SAMPLES / "Token.sol").read_text())
+    panel.contract.setCurrentText("Token")
+    for name, value in (("_name", "Rec"), ("_symbol", "REC"), ("_supply", 500)):
+        panel.deploy_args.editors[name].set_value(value)
+    confirm(loop, panel, panel.deploy())
+    panel.function.setCurrentIndex(panel.function.findData("transfer"))
+    panel.call_args.editors["to"].set_value(node.address("bob"))
+    panel.call_args.editors["amount"].set_value(120)
+    confirm(loop, panel, panel.call())
+    assert "Recording: 2 step(s)" in panel.scenario_status.text()
+    panel.record_button.setChecked(False)
+    assert panel.scenario is not None and panel.save_scenario_button.isEnabled()
+    file = tmp_path / "demo.json"
+    panel.save_scenario_to(str(file))
+    drive(loop, file.exists)
+    saved = file.read_text()
+    assert "${created:1}" in saved and "${user:bob}" in saved
+    assert node.address("bob") not in saved
+
+    other = make_node(tmp_path_factory, name="replay")
+    try:
+        loop.run_until_complete(controller.shutdown())
+        connect(loop, controller, other, "carol")
+        panel.replay_file(str(file))
+        drive(loop, lambda: window.findChild(ConfirmDialog) is not None)
+        sheet = window.findChild(ConfirmDialog)
+        assert sheet is not None and sheet.windowTitle() == "Replay 2 step(s)?"
+        signer = sheet.findChild(QLabel, "confirmSigner")
+        assert signer is not None and "carol" in signer.text()
+        sheet.send_button.click()
+        drive(loop, lambda: panel.scenario_status.text().startswith("Replayed"), 30)
+        assert panel.scenario_status.text() == "Replayed 2 of 2 step(s)"
+        results = panel.last_results
+        assert [r.status for r in results] == ["Success", "Success"]
+        token = results[0].address
+        assert token is not None
+        # on the new node, bob got the tokens from carol's fresh contract
+        balance = other.client("bob").post(
+            "/svc/v2.3/transaction?resolve=true",
+            json={
+                "txs": [
+                    {
+                        "type": "FUNCTION",
+                        "payload": {
+                            "contractName": "Token",
+                            "contractAddress": token,
+                            "method": "balanceOf",
+                            "args": {"who": other.address("bob")},
+                        },
+                    }
+                ]
+            },
+        )
+        assert balance.json()[0]["data"]["contents"] == ["120"]
+    finally:
+        loop.run_until_complete(controller.shutdown())
+        other.stop()
