@@ -447,3 +447,34 @@ def test_record_a_scenario_and_replay_it_on_a_fresh_node(
     finally:
         loop.run_until_complete(controller.shutdown())
         other.stop()
+
+
+def test_source_editor_colours_with_tree_sitter(qapp: object) -> None:
+    from PySide6.QtGui import QColor
+
+    from app.ui.source_editor import SourceEditor
+
+    editor = SourceEditor()
+    assert editor.highlighter.tree is not None  # the tree-sitter grammar loaded
+    editor.setPlainText(
+        'contract Demo {\n  // note\n  account a;\n  function f() public { emit E("x", 42); }\n}\n'
+    )
+    editor.highlighter.reparse()
+    spans = editor.highlighter.line_spans
+    assert (0, 8, "keyword") in spans[0] and (9, 13, "type") in spans[0]
+    assert any(name == "comment" for _, _, name in spans[1])
+    assert any(name == "function" for _, _, name in spans[3])
+    assert any(name == "string" for _, _, name in spans[3])
+    assert any(name == "number" for _, _, name in spans[3])
+
+    def colour_at(line: int, column: int) -> QColor:
+        block = editor.document().findBlockByNumber(line)
+        for r in block.layout().formats():
+            if r.start <= column < r.start + r.length:
+                return r.format.foreground().color()
+        return QColor()
+
+    keyword = editor.highlighter.capture_formats["keyword"].foreground().color()
+    assert colour_at(0, 2) == keyword
+    assert colour_at(2, 3) == keyword  # "account", a SolidVM word the grammar does not know
+    editor.deleteLater()
