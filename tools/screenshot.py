@@ -65,6 +65,37 @@ async def shoot(out: Path, theme: str) -> list[Path]:
         await settle(0.2)
         save(dialog, "connection-dialog")
         dialog.close()
+        # the composer: a sample compiled and deployed, a call being prepared
+        composer = window.panels[1]
+        window.nav.setCurrentRow(1)
+        window.inspector.hide()
+        src = (ROOT / "resources" / "contracts" / "Token.sol").read_text()
+        composer.editor.setPlainText(src)  # type: ignore[attr-defined]
+        composer.compile()  # type: ignore[attr-defined]
+        await settle(0.5)
+        composer.contract.setCurrentText("Token")  # type: ignore[attr-defined]
+        args = composer.deploy_args.editors  # type: ignore[attr-defined]
+        args["_name"].set_value("Demo token")
+        args["_symbol"].set_value("DMO")
+        args["_supply"].set_value("1e6")
+        sheet = composer.deploy()  # type: ignore[attr-defined]
+        await settle(0.3)
+        save(sheet, "confirmation-sheet")
+        sheet.send_button.click()
+        await settle(0.8)
+        fn = composer.function  # type: ignore[attr-defined]
+        fn.setCurrentIndex(fn.findData("transfer"))
+        call = composer.call_args.editors  # type: ignore[attr-defined]
+        call["to"].set_value(await bob_address(controller))
+        call["amount"].set_value(250)
+        await settle(0.3)
+        save(window, "composer")
+        tx = composer.last_results[0].hash  # type: ignore[attr-defined]
+        inspector = window.open_transaction(tx)
+        await settle(0.8)
+        save(inspector, "transaction-inspector")
+        inspector.close()
+        window.nav.setCurrentRow(0)
         await controller.switch_user("dave")
         await controller.account.refresh()
         await settle(0.2)
@@ -73,6 +104,14 @@ async def shoot(out: Path, theme: str) -> list[Path]:
         await controller.shutdown()
         window.deleteLater()
     return saved
+
+
+async def bob_address(controller: object) -> str:
+    from app.services.controller import AppController
+
+    assert isinstance(controller, AppController)
+    users = dict(await controller.composer.users())
+    return users["bob"]
 
 
 def main() -> int:

@@ -149,6 +149,7 @@ class TextEditor(ValueEditor):
 
     def set_value(self, v: Any) -> None:
         self.edit.setText("" if v is None else str(v))
+        self.edit.setCursorPosition(0)  # long addresses show their start
 
 
 class BoolEditor(ValueEditor):
