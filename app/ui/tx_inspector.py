@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -40,6 +41,7 @@ class TxInspectorDialog(QDialog):
         self.setWindowTitle("Transaction")
         self.controller = controller
         self.details: TxDetails | None = None
+        self._task: asyncio.Task[Any] | None = None
         self.hash_edit = QLineEdit(tx_hash, self)
         self.hash_edit.setPlaceholderText("transaction hash (64 hex digits)")
         name_widget(self.hash_edit, "txHash", "Transaction hash")
@@ -67,7 +69,9 @@ class TxInspectorDialog(QDialog):
     def load(self) -> None:
         self.load_button.setEnabled(False)
         self.view.setHtml("<i>Loading…</i>")
-        self.controller.tasks.start(
+        if self._task is not None:
+            self._task.cancel()
+        self._task = self.controller.tasks.start(
             "Inspecting a transaction",
             self._follow(self.hash_edit.text(), while_alive(self, self._still_pending)),
             on_done=while_alive(self, self._loaded),
@@ -87,6 +91,19 @@ class TxInspectorDialog(QDialog):
     def _still_pending(self, details: TxDetails) -> None:
         self.progress.setVisible(True)
         self._show(details)
+
+    def done(self, result: int) -> None:
+        """Closing the inspector stops following its transaction."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        super().done(result)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        super().closeEvent(event)
 
     def _loaded(self, details: TxDetails) -> None:
         self.load_button.setEnabled(True)

@@ -373,6 +373,14 @@ def test_inspector_follows_a_pending_transaction(
         drive(loop, lambda: not dialog.progress.isVisible(), 30)
         assert "Success" in dialog.view.toPlainText()
         dialog.close()
+        # closing an inspector stops following its transaction
+        confirm(loop, panel, panel.deploy())
+        second = window.open_transaction(panel.last_results[0].hash)
+        following = second._task
+        assert following is not None
+        second.close()
+        drive(loop, following.done)
+        assert following.cancelled()
     finally:
         loop.run_until_complete(controller.shutdown())  # disconnect before the node goes
         slow.stop()
