@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -64,6 +65,7 @@ class ComposerPanel(QWidget):
         self.call_spec: ContractSpec | None = None
         self.batch: list[tuple[TxRequest, str]] = []
         self.user_rows: list[tuple[str, str]] = []
+        self._stale = False
         self.contract_rows: list[tuple[str, str, str]] = []
         self.last_results: list[TxResult] = []
 
@@ -529,6 +531,18 @@ class ComposerPanel(QWidget):
     # ------------------------------------------------------------ call side
 
     def _on_user(self, _name: str) -> None:
+        # the lists are read when the panel is on screen, not while the app starts
+        self._stale = True
+        if self.isVisible():
+            self._reload_lists()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._reload_lists()
+
+    def _reload_lists(self) -> None:
+        self._stale = False
         self.reload_users()
         self.reload_contracts()
         self.reload_chains()

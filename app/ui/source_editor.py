@@ -230,17 +230,24 @@ class SourceEditor(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
         self.highlighter = SolidityHighlighter(self.document(), dark)
-        self.highlighter.use_tree_sitter(tree_sitter_or_none())
+        self._tree_loaded = False  # the grammar loads with the first text (~15 ms), not at start
         self._reparse = QTimer(self)
         self._reparse.setSingleShot(True)
         self._reparse.setInterval(120)
-        self._reparse.timeout.connect(self.highlighter.reparse)
+        self._reparse.timeout.connect(self._reparse_now)
         self.document().contentsChanged.connect(self._reparse.start)
         self.gutter = _Gutter(self)
         self.error_line: int | None = None
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._scroll_gutter)
         self._update_margin()
+
+    def _reparse_now(self) -> None:
+        if not self._tree_loaded:
+            self._tree_loaded = True
+            self.highlighter.use_tree_sitter(tree_sitter_or_none())
+        else:
+            self.highlighter.reparse()
 
     def gutter_width(self) -> int:
         digits = max(3, len(str(self.blockCount())))
