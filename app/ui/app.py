@@ -28,7 +28,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-WARM_IMPORTS = ("anyio._backends._asyncio", "httpcore", "h11", "jwt", "segno")
+WARM_IMPORTS = ("anyio._backends._asyncio", "httpcore", "h11", "segno", "segno.encoder")
 
 
 def _warm_imports() -> None:
@@ -42,11 +42,15 @@ def _warm_imports() -> None:
             importlib.import_module(name)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+def _start_warm_imports() -> None:
     import threading
 
     threading.Thread(target=_warm_imports, name="stratoscope-warm", daemon=True).start()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    _start_warm_imports()
     import qasync
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -71,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     bench = BenchProbe(os.environ.get(BENCH_ENV), controller, window)
     window.show()
     QTimer.singleShot(0, bench.shown)
+
     done = asyncio.Event()
     app.aboutToQuit.connect(done.set)
     controller.tasks.start("Connecting", controller.start())
