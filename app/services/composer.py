@@ -194,6 +194,8 @@ class TxDetails:
     contract_name: str = ""
     function: FunctionSpec | None = None  # the called function, for typed return values
     created: ContractSpec | None = None  # the interface of an uploaded contract
+    state_diff: list[tuple[str, Any, Any]] | None = None  # (variable, before, after)
+    state_note: str = ""  # why there is no state diff
 
     @property
     def time_ms(self) -> float | None:
@@ -238,4 +240,54 @@ async def inspect_transaction(composer: ComposerService, tx_hash: str) -> TxDeta
             except StratoError:
                 spec = None
             details.function = spec.function(func) if spec else None
+    target = result.address if result.tag == "Upload" else (tx.to if tx is not None else None)
+    if details.contract_name and target and result.ok:
+        details.state_diff, details.state_note = await state_diff(
+            composer, details.contract_name, target, h
+        )
     return details
+
+
+HISTORY_META = {
+    "address",
+    "chainId",
+    "record_id",
+    "block_hash",
+    "block_timestamp",
+    "block_number",
+    "transaction_hash",
+    "transaction_sender",
+}
+
+
+async def state_diff(
+    composer: ComposerService, contract: str, address: str, tx_hash: str
+) -> tuple[list[tuple[str, Any, Any]] | None, str]:
+    """What the transaction changed in the contract's state variables, from its Cirrus history
+    table (``history@<Contract>``: one row per transaction, when history was enabled at deploy
+    time, on the sandbox and on STRATO alike)."""
+    client = composer._client()
+    no_history = (
+        f"no state diff: this {contract} keeps no history (deploy it with history enabled to "
+        "see what each transaction changed)"
+    )
+    try:
+        rows, _ = await client.cirrus(
+            f"history@{contract}",
+            [("address", f"eq.{address}"), ("order", "block_number.desc"), ("limit", "200")],
+        )
+    except RequestError as exc:
+        if exc.status in (400, 404):
+            return None, no_history
+        raise
+    index = next((i for i, r in enumerate(rows) if r.get("transaction_hash") == tx_hash), None)
+    if index is None:
+        return None, no_history
+    after = rows[index]
+    before = rows[index + 1] if index + 1 < len(rows) else {}
+    diff = [
+        (k, before.get(k), v)
+        for k, v in after.items()
+        if k not in HISTORY_META and before.get(k) != v
+    ]
+    return diff, "" if diff else "the transaction changed no state variable"

@@ -162,7 +162,26 @@ def render(d: TxDetails) -> str:
     )
     html += "</table>"
     html += _data_html(d)
+    html += _diff_html(d)
     return html
+
+
+def _diff_html(d: TxDetails) -> str:
+    if d.state_diff is None:
+        return f"<p><i>{_esc(d.state_note)}</i></p>" if d.state_note else ""
+    if not d.state_diff:
+        return f"<h3>State</h3><p>{_esc(d.state_note)}</p>"
+    rows = "".join(
+        f"<tr><td><code>{_esc(k)}</code></td><td>{_value(b)}</td><td>→</td><td>{_value(a)}</td></tr>"
+        for k, b, a in d.state_diff
+    )
+    return f"<h3>State changed</h3><table cellpadding=3>{rows}</table>"
+
+
+def _value(v: Any) -> str:
+    if v is None:
+        return "<i>(new)</i>"
+    return f"<code>{_esc(json.dumps(v) if not isinstance(v, str) else v)}</code>"
 
 
 def _data_html(d: TxDetails) -> str:

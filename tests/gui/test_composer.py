@@ -515,3 +515,53 @@ def test_every_sample_contract_deploys(
         confirm(loop, panel, panel.deploy())
         text = panel.result.toPlainText()
         assert "Success" in text and f"created {name} at" in text, (path.name, text)
+
+
+COUNTER = """
+contract Tally {
+    uint public count;
+    string public last;
+    constructor(uint start) public { count = start; }
+    function add(uint n, string who) public returns (uint) { count += n; last = who; return count; }
+}
+"""
+
+
+def test_inspector_shows_the_state_diff_from_history(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, COUNTER)
+    panel.history.setChecked(True)
+    panel.deploy_args.editors["start"].set_value(10)
+    confirm(loop, panel, panel.deploy())
+    deploy_hash = panel.last_results[0].hash
+    panel.function.setCurrentIndex(panel.function.findData("add"))
+    panel.call_args.editors["n"].set_value(5)
+    panel.call_args.editors["who"].set_value("bob")
+    confirm(loop, panel, panel.call())
+    call_hash = panel.last_results[0].hash
+
+    dialog = window.open_transaction(call_hash)
+    drive(loop, lambda: dialog.details is not None and dialog.load_button.isEnabled())
+    assert dialog.details is not None
+    assert dialog.details.state_diff == [("count", 10, 15), ("last", "", "bob")]
+    text = dialog.view.toPlainText()
+    assert "State changed" in text and "count" in text and "15" in text
+    dialog.close()
+
+    created = window.open_transaction(deploy_hash)
+    drive(loop, lambda: created.details is not None and created.load_button.isEnabled())
+    assert created.details is not None
+    assert ("count", None, 10) in (created.details.state_diff or [])
+    created.close()
+
+    # without history there is no diff, and the inspector says how to get one
+    panel.history.setChecked(False)
+    confirm(loop, panel, panel.deploy())
+    plain = window.open_transaction(panel.last_results[0].hash)
+    drive(loop, lambda: plain.details is not None and plain.load_button.isEnabled())
+    assert plain.details is not None and plain.details.state_diff is None
+    assert "keeps no history" in plain.view.toPlainText()
+    plain.close()
