@@ -423,6 +423,7 @@ class ContractSpec:
     name: str
     constructor: FunctionSpec
     functions: tuple[FunctionSpec, ...]
+    events: tuple[Param, ...] = ()  # name and, as a struct type, the logged fields
 
     @classmethod
     def from_xabi(cls, name: str, x: dict[str, Any]) -> ContractSpec:
@@ -442,10 +443,23 @@ class ContractSpec:
 
         funcs = x.get("funcs") if isinstance(x.get("funcs"), dict) else {}
         assert isinstance(funcs, dict)
+        events = x.get("events") if isinstance(x.get("events"), dict) else {}
+        assert isinstance(events, dict)
+
+        def event(ename: str, e: Any) -> Param:
+            logs = e.get("logs") if isinstance(e, dict) else None
+            fields = tuple(
+                (str(f[0]), AbiType.from_xabi(f[1], types))
+                for f in logs or []
+                if isinstance(f, (list, tuple)) and len(f) == 2
+            )
+            return Param(ename, AbiType("struct", name=ename, fields=fields))
+
         return cls(
             name,
             spec("constructor", x.get("constr")),
             tuple(spec(n, f) for n, f in sorted(funcs.items())),
+            tuple(event(n, e) for n, e in sorted(events.items())),
         )
 
     def function(self, name: str) -> FunctionSpec | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         allow_remote=opts.allow_remote,
         max_upload=int(opts.max_upload_mb * 1024 * 1024),
         exit_with_parent=opts.exit_with_parent,
+        parent_pid=os.getppid(),
     )
     try:
         return serve(config)

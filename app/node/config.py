@@ -26,6 +26,7 @@ class NodeConfig:
     max_body: int = 4 * 1024 * 1024
     max_upload: int = 50 * 1024 * 1024
     exit_with_parent: bool = False  # stop when the process that started us goes away
+    parent_pid: int = 0  # that process, read at start (it may die before we listen)
 
 
 def is_loopback(host: str) -> bool:

@@ -200,6 +200,7 @@ class Ledger:
         self._seq = 0
         self.root_address = ""
         self._pending_events: list[tuple[str, str, str, str, str, str]] = []
+        self._event_senders: dict[str, str] = {}  # tx hash -> sender, for the event rows
         self.watchers: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
         self._block_touched: dict[tuple[str, int], tuple[str, str]] = {}
         self.halted: str | None = None
@@ -379,6 +380,7 @@ class Ledger:
             self.blocks_since_snapshot += 1
         # events and Cirrus rows of these blocks were committed with them the first time
         self._pending_events.clear()
+        self._event_senders.clear()
         self._block_touched.clear()
         self._pending_history.clear()
 
@@ -906,10 +908,10 @@ class Ledger:
             hist.setdefault(table, (cdef, []))[1].append(row)
         for table, (cdef, rows) in hist.items():
             ix.write_history(table, cdef, rows)
-        evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]]]]] = {}
-        event_rows: list[tuple[str, str, list[tuple[str, str]]]]
+        evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]], str, str]]] = {}
+        event_rows: list[tuple[str, str, list[tuple[str, str]], str, str]]
         params: dict[tuple[str, str], list[str]] = {}
-        for _tx, chain, address, _contract, name, args_json in self._pending_events:
+        for tx_hash, chain, address, _contract, name, args_json in self._pending_events:
             k2 = (chain, int(address, 16))
             meta = self.meta.get(k2)
             acct = self.world.accounts.get(k2)
@@ -917,10 +919,14 @@ class Ledger:
                 continue
             args = [(str(a[0]), str(a[1])) for a in json.loads(args_json)]
             key = (meta.table, name)
-            evs.setdefault(key, []).append((chain, address, args))
+            sender = self._event_senders.get(tx_hash, "")
+            evs.setdefault(key, []).append((chain, address, args, tx_hash, sender))
             params[key] = [a[0] for a in args]
         for (table, name), event_rows in evs.items():
-            ix.write_events(table, name, params[(table, name)], event_rows)
+            ix.write_events(
+                table, name, params[(table, name)], event_rows, (number, block_hash, ts)
+            )
+        self._event_senders.clear()
         self._block_touched.clear()
         self._pending_history.clear()
         self._pending_events.clear()
@@ -1427,6 +1433,7 @@ class Ledger:
             self._pending_events.append(
                 (sub.hash, ev.chain_id, ev.address, ev.contract, ev.name, dumps(ev.args))
             )
+            self._event_senders[sub.hash] = sub.sender
         if registry_touched:
             self._sync_identities()
 

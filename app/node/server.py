@@ -182,7 +182,7 @@ async def _serve(node: Node, sock: socket.socket) -> None:
     state_path.write_text(json.dumps(state))
     print(f"Sandbox node listening on {url}", flush=True)
     watcher = (
-        asyncio.create_task(_watch_parent(server, os.getppid()))
+        asyncio.create_task(_watch_parent(server, node.config.parent_pid))
         if node.config.exit_with_parent
         else None
     )

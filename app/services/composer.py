@@ -196,6 +196,9 @@ class TxDetails:
     created: ContractSpec | None = None  # the interface of an uploaded contract
     state_diff: list[tuple[str, Any, Any]] | None = None  # (variable, before, after)
     state_note: str = ""  # why there is no state diff
+    called: ContractSpec | None = None  # the interface of the called contract
+    events: list[tuple[str, dict[str, Any]]] | None = None  # (event name, logged values)
+    events_note: str = ""  # why events could not be listed
 
     @property
     def time_ms(self) -> float | None:
@@ -240,12 +243,45 @@ async def inspect_transaction(composer: ComposerService, tx_hash: str) -> TxDeta
             except StratoError:
                 spec = None
             details.function = spec.function(func) if spec else None
+            details.called = spec
     target = result.address if result.tag == "Upload" else (tx.to if tx is not None else None)
     if details.contract_name and target and result.ok:
         details.state_diff, details.state_note = await state_diff(
             composer, details.contract_name, target, h
         )
+    spec = details.created or details.called
+    if spec is not None and result.ok:
+        details.events, details.events_note = await emitted_events(composer, spec, h)
     return details
+
+
+async def emitted_events(
+    composer: ComposerService, spec: ContractSpec, tx_hash: str
+) -> tuple[list[tuple[str, dict[str, Any]]] | None, str]:
+    """The events the contract logged in this transaction, from its Cirrus event tables
+    (``<Contract>.<Event>``, found by ``transaction_hash`` as on STRATO 10 and the sandbox)."""
+    client = composer._client()
+    found: list[tuple[int, str, dict[str, Any]]] = []
+    for ev in spec.events:
+        try:
+            rows, _ = await client.cirrus(
+                f"{spec.name}.{ev.name}", [("transaction_hash", f"eq.{tx_hash}"), ("order", "id")]
+            )
+        except RequestError as exc:
+            if exc.status == 404:
+                continue  # never emitted anywhere: no table
+            if exc.status == 400 and "transaction_hash" in exc.message:
+                return None, (
+                    "this node's event tables do not record transactions (STRATO before 10): "
+                    "the events cannot be matched to it"
+                )
+            raise
+        names = [f for f, _ in ev.type.fields]
+        for r in rows:
+            logged = {n: r.get(n, r.get(f"{n}_")) for n in names}
+            found.append((int(r.get("id") or 0), ev.name, logged))
+    found.sort(key=lambda e: (e[1], e[0]))
+    return [(name, logged) for _, name, logged in found], ""
 
 
 HISTORY_META = {

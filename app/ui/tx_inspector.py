@@ -162,8 +162,23 @@ def render(d: TxDetails) -> str:
     )
     html += "</table>"
     html += _data_html(d)
+    html += _events_html(d)
     html += _diff_html(d)
     return html
+
+
+def _events_html(d: TxDetails) -> str:
+    if d.events is None:
+        return f"<p><i>{_esc(d.events_note)}</i></p>" if d.events_note else ""
+    if not d.events:
+        return "<h3>Events</h3><p>none emitted</p>"
+    items = "".join(
+        f"<li><b>{_esc(name)}</b>("
+        + ", ".join(f"{_esc(k)}: <code>{_esc(str(v))}</code>" for k, v in logged.items())
+        + ")</li>"
+        for name, logged in d.events
+    )
+    return f"<h3>Events</h3><ul>{items}</ul>"
 
 
 def _diff_html(d: TxDetails) -> str:

@@ -521,8 +521,16 @@ COUNTER = """
 contract Tally {
     uint public count;
     string public last;
+    event Added(uint n, string who);
+    event Passed(uint total);
     constructor(uint start) public { count = start; }
-    function add(uint n, string who) public returns (uint) { count += n; last = who; return count; }
+    function add(uint n, string who) public returns (uint) {
+        count += n;
+        last = who;
+        emit Added(n, who);
+        if (count > 12) { emit Passed(count); }
+        return count;
+    }
 }
 """
 
@@ -547,6 +555,11 @@ def test_inspector_shows_the_state_diff_from_history(
     drive(loop, lambda: dialog.details is not None and dialog.load_button.isEnabled())
     assert dialog.details is not None
     assert dialog.details.state_diff == [("count", 10, 15), ("last", "", "bob")]
+    assert dialog.details.events == [
+        ("Added", {"n": "5", "who": "bob"}),
+        ("Passed", {"total": "15"}),
+    ]
+    assert "Added(n: 5, who: bob)" in dialog.view.toPlainText()
     text = dialog.view.toPlainText()
     assert "State changed" in text and "count" in text and "15" in text
     dialog.close()
@@ -555,6 +568,7 @@ def test_inspector_shows_the_state_diff_from_history(
     drive(loop, lambda: created.details is not None and created.load_button.isEnabled())
     assert created.details is not None
     assert ("count", None, 10) in (created.details.state_diff or [])
+    assert created.details.events == []  # the constructor emitted nothing
     created.close()
 
     # without history there is no diff, and the inspector says how to get one

@@ -45,6 +45,16 @@ def column_for(name: str, t: Type) -> Column | None:
     return Column(name, "text")
 
 
+EVENT_TX_COLUMNS: list[tuple[str, str]] = [
+    ("block_hash", "text"),
+    ("block_timestamp", "text"),
+    ("block_number", "int"),
+    ("transaction_hash", "text"),
+    ("transaction_sender", "text"),
+]
+EVENT_RESERVED = {"id", "address", "_chain"} | {n for n, _ in EVENT_TX_COLUMNS}
+
+
 def cirrus_timestamp(ts: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ts))
 
@@ -143,17 +153,35 @@ class Indexer:
         table: str,
         event: str,
         params: list[str],
-        rows: list[tuple[str, str, list[tuple[str, str]]]],
+        rows: list[tuple[str, str, list[tuple[str, str]], str, str]],
+        block: tuple[int, str, int],
     ) -> None:
-        """rows: (chain, address, [(arg name, text)])"""
-        names = [p if p not in ("id", "address", "_chain") else f"{p}_" for p in params]
-        cols = [Column("address", "text")] + [Column(n, "text") for n in names]
+        """rows: (chain, address, [(arg name, text)], tx hash, tx sender);
+        block: (number, hash, timestamp).
+
+        Besides ``id``, ``address`` and the arguments (the seed's columns), rows carry the
+        block and transaction columns STRATO 10 added to event tables, so that the events of
+        one transaction can be found (``transaction_hash=eq.<hash>``)."""
+        names = [p if p not in EVENT_RESERVED else f"{p}_" for p in params]
+        cols = (
+            [Column("address", "text")]
+            + [Column(n, "text") for n in names]
+            + [Column(n, k) for n, k in EVENT_TX_COLUMNS]
+        )
         t = self.backend.ensure_table(f"{table}.{event}", "event", cols)
+        number, block_hash, ts = block
         out = []
-        for chain, address, args in rows:
+        for chain, address, args, tx_hash, sender in rows:
             r: dict[str, Any] = {"_chain": chain, "address": address}
             for n, (_, v) in zip(names, args, strict=False):
                 r[n] = v
+            r |= {
+                "block_hash": block_hash,
+                "block_timestamp": cirrus_timestamp(ts),
+                "block_number": number,
+                "transaction_hash": tx_hash,
+                "transaction_sender": sender,
+            }
             out.append(r)
         if out:
             # rows of one event table may differ in argument count only if declarations differ
