@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from PySide6.QtCore import (
@@ -11,6 +12,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    Signal,
 )
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -142,7 +144,27 @@ class HidePollsProxy(QSortFilterProxyModel):
         return ex is None or not (ex.method == "GET" and ex.url.endswith("/health"))
 
 
+HASH_IN_URL = re.compile(r"/transactions?/([0-9a-f]{64})(?:/|$|\?)")
+HASH_IN_BODY = re.compile(r'"(?:hash|transactionHash)"\s*:\s*"([0-9a-f]{64})"')
+
+
+def transaction_hash_of(ex: Exchange) -> str | None:
+    """The transaction an exchange is about: in its URL, else the first hash its response names
+    (a submitted transaction's result)."""
+    m = HASH_IN_URL.search(ex.url)
+    if m:
+        return m.group(1)
+    m = HASH_IN_BODY.search(ex.response_body or "")
+    if m and set(m.group(1)) != {"0"}:
+        return m.group(1)
+    return None
+
+
 class InspectorDock(QDockWidget):
+    """Signals: transaction_requested(str): open the transaction inspector on a hash."""
+
+    transaction_requested = Signal(str)
+
     def __init__(self, feed: InspectorFeed, parent: QWidget | None = None) -> None:
         super().__init__("HTTP inspector", parent)
         self.setObjectName("inspectorDock")
@@ -185,6 +207,10 @@ class InspectorDock(QDockWidget):
         self.show_polls.setToolTip("The status bar asks the node for /health every second")
         name_widget(self.show_polls, "inspectorShowPolls", "Show health polls")
         self.show_polls.toggled.connect(self.proxy.set_show_polls)
+        self.open_tx = QPushButton("Open transaction", body)
+        self.open_tx.setToolTip("Inspect the transaction this request is about")
+        name_widget(self.open_tx, "inspectorOpenTransaction", "Open the transaction")
+        self.open_tx.clicked.connect(self._open_transaction)
         self.clear_button = QPushButton("Clear", body)
         name_widget(self.clear_button, "inspectorClear", "Clear the request list")
         self.copy_curl.clicked.connect(self._copy_curl)
@@ -192,7 +218,7 @@ class InspectorDock(QDockWidget):
         self.clear_button.clicked.connect(self._clear)
 
         buttons = QHBoxLayout()
-        for w in (self.copy_curl, self.reveal, self.copy_response):
+        for w in (self.copy_curl, self.reveal, self.copy_response, self.open_tx):
             buttons.addWidget(w)
         buttons.addStretch(1)
         buttons.addWidget(self.show_polls)
@@ -269,6 +295,7 @@ class InspectorDock(QDockWidget):
         ex = self.selected()
         self.copy_curl.setEnabled(ex is not None)
         self.copy_response.setEnabled(ex is not None and ex.status is not None)
+        self.open_tx.setEnabled(ex is not None and transaction_hash_of(ex) is not None)
 
     def _copy_curl(self) -> None:
         ex = self.selected()
@@ -279,6 +306,12 @@ class InspectorDock(QDockWidget):
         ex = self.selected()
         if ex is not None and ex.status is not None:
             copy_text(_pretty(ex.response_body), self.copy_response, "Response")
+
+    def _open_transaction(self) -> None:
+        ex = self.selected()
+        tx = transaction_hash_of(ex) if ex is not None else None
+        if tx:
+            self.transaction_requested.emit(tx)
 
     def _clear(self) -> None:
         self.model.clear()

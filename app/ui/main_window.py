@@ -134,6 +134,7 @@ class MainWindow(QMainWindow):
 
         # -- docks
         self.inspector = InspectorDock(controller.feed, self)
+        self.inspector.transaction_requested.connect(self.open_transaction)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.inspector)
         self.inspector.hide()
         self.sandbox_log = QDockWidget("Sandbox log", self)

@@ -343,6 +343,21 @@ def test_transaction_inspector_from_results_search_and_account(
     assert "64 hex digits" in nonsense.view.toPlainText()
     nonsense.close()
 
+    # from the HTTP inspector: the request that submitted the call names its transaction
+    dock = window.inspector
+    post = next(
+        ex
+        for ex in reversed(dock.visible_exchanges())
+        if ex.method == "POST" and "/transaction?" in ex.url and call.hash in ex.response_body
+    )
+    assert dock.select_exchange(post) and dock.open_tx.isEnabled()
+    count = len(window.findChildren(TxInspectorDialog))
+    dock.open_tx.click()
+    opened_dialogs = window.findChildren(TxInspectorDialog)
+    assert len(opened_dialogs) == count + 1
+    assert opened_dialogs[-1].hash_edit.text() == call.hash
+    opened_dialogs[-1].close()
+
     # from the account panel: double-click a transaction
     account = window.panels[0]
     drive(loop, lambda: controller.account.view.transactions)
