@@ -23,7 +23,14 @@ from .account import AccountService
 from .composer import ComposerService
 from .inspector import InspectorFeed
 from .pending import PendingTracker
-from .profiles import AppSettings, Profile, ProfileError, ProfileStore, config_dir
+from .profiles import (
+    AppSettings,
+    ContactStore,
+    Profile,
+    ProfileError,
+    ProfileStore,
+    config_dir,
+)
 from .sandbox import SandboxSupervisor
 from .secret_service import SecretService
 from .session import Credentials, Session
@@ -50,11 +57,13 @@ class AppController(QObject):
         through which services tell the user something.
     profiles_changed(list): the saved profiles.
     users_changed(list): user names the switcher offers on this node.
+    contacts_changed(dict): the address book (name -> address).
     """
 
     message = Signal(str, str, str)
     profiles_changed = Signal(list)
     users_changed = Signal(list)
+    contacts_changed = Signal(dict)
 
     def __init__(
         self,
@@ -70,6 +79,8 @@ class AppController(QObject):
         self.feed = InspectorFeed(parent=self)
         self.profiles = ProfileStore(cfg)
         self.settings = AppSettings(cfg)
+        self.contact_store = ContactStore(cfg)
+        self.contacts: dict[str, str] = {}
         self.secrets = secrets or SecretService(cfg, parent=self)
         self.sandbox = SandboxSupervisor(sandbox_dir, self)
         self.session = Session(self.feed, self)
@@ -92,6 +103,8 @@ class AppController(QObject):
     async def start(self) -> None:
         """Connect to the last used profile, or to the embedded sandbox as alice."""
         self._settings = await asyncio.to_thread(self.settings.load)
+        self.contacts = await asyncio.to_thread(self.contact_store.load)
+        self.contacts_changed.emit(dict(self.contacts))
         try:
             self.saved_profiles = await asyncio.to_thread(self.profiles.load)
         except ProfileError as exc:
@@ -255,6 +268,10 @@ class AppController(QObject):
         self.profiles_changed.emit(list(self.saved_profiles))
         if remember:
             await self._remember(profile, creds)
+
+    async def add_contact(self, name: str, address: str) -> None:
+        self.contacts = await asyncio.to_thread(self.contact_store.add, name, address)
+        self.contacts_changed.emit(dict(self.contacts))
 
     async def _remember(self, profile: Profile, creds: Credentials) -> None:
         if creds.password and creds.username:

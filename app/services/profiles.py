@@ -120,3 +120,43 @@ class AppSettings:
         tmp = self.path.with_name(SETTINGS_FILE + ".tmp")
         tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
         os.replace(tmp, self.path)
+
+
+CONTACTS_FILE = "contacts.json"
+ADDRESS_RE = re.compile(r"^(0x)?[0-9a-fA-F]{40}$")
+
+
+class ContactStore:
+    """Names for other people's addresses (an address book), beside the profiles."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or config_dir()
+        self.path = self.directory / CONTACTS_FILE
+
+    def load(self) -> dict[str, str]:
+        try:
+            raw: Any = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        items = raw.get("contacts") if isinstance(raw, dict) else None
+        if not isinstance(items, dict):
+            return {}
+        return {
+            str(n): str(a).lower().removeprefix("0x")
+            for n, a in items.items()
+            if isinstance(a, str) and ADDRESS_RE.match(a)
+        }
+
+    def add(self, name: str, address: str) -> dict[str, str]:
+        name = name.strip()
+        if not NAME_RE.match(name):
+            raise ProfileError("a contact's name needs 1-64 characters and no slashes")
+        if not ADDRESS_RE.match(address.strip()):
+            raise ProfileError("a contact's address is 40 hex digits")
+        contacts = self.load()
+        contacts[name] = address.strip().lower().removeprefix("0x")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(CONTACTS_FILE + ".tmp")
+        tmp.write_text(json.dumps({"version": 1, "contacts": contacts}, indent=2), "utf-8")
+        os.replace(tmp, self.path)
+        return contacts

@@ -11,6 +11,7 @@ anything is sent.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -48,10 +49,12 @@ PLACEHOLDER = {
 
 
 class AddressBook:
-    """Known addresses offered beside address fields: users of the node, recent contracts."""
+    """Known addresses offered beside address fields: contacts, users of the node, recent
+    contracts. ``save_contact`` (when set) stores a typed address under a name."""
 
     def __init__(self) -> None:
         self.entries: list[tuple[str, str]] = []  # (label, address)
+        self.save_contact: Callable[[str, QWidget], object] | None = None
 
 
 class ValueEditor(QWidget):
@@ -128,6 +131,15 @@ class TextEditor(ValueEditor):
             act.triggered.connect(self._picked)
         if not self.book.entries:
             menu.addAction("(no known addresses)").setEnabled(False)
+        address = str(self.value()).partition(":")[0]
+        if self.book.save_contact is not None and len(address.removeprefix("0x")) == 40:
+            menu.addSeparator()
+            save = menu.addAction("Save this address as a contact…")
+            save.triggered.connect(self._save_contact)
+
+    def _save_contact(self) -> None:
+        assert self.book is not None and self.book.save_contact is not None
+        self.book.save_contact(str(self.value()).partition(":")[0], self)
 
     def _picked(self) -> None:
         act = self.sender()

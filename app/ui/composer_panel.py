@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -110,6 +111,7 @@ class ComposerPanel(QWidget):
         self.history = QCheckBox("Keep history tables in Cirrus", self)
         name_widget(self.history, "deployHistory", "Keep history")
         self.book = AddressBook()
+        self.book.save_contact = self.ask_contact_name
         self.deploy_args = ArgumentsEditor("deployArgs", self, self.book)
         self.deploy_args.changed.connect(self._update_buttons)
         self.deploy_button = self._button("Deploy…", "deployButton", "Deploy the contract")
@@ -258,6 +260,7 @@ class ComposerPanel(QWidget):
         lay.addWidget(split)
 
         controller.session.user_changed.connect(self._on_user)
+        controller.contacts_changed.connect(self._refill_book)
         self._update_buttons()
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
@@ -561,10 +564,30 @@ class ComposerPanel(QWidget):
             "Listing contracts", self.composer.contracts(), on_done=while_alive(self, done)
         )
 
-    def _refill_book(self) -> None:
+    def _refill_book(self, _contacts: object = None) -> None:
+        contacts = [(f"contact {n}", a) for n, a in sorted(self.controller.contacts.items())]
         users = [(f"user {name}", addr) for name, addr in self.user_rows]
-        contracts = [(f"{n} contract", a) for n, a, c in self.contract_rows[:50] if not c]
-        self.book.entries = users + contracts
+        recent = [(f"{n} contract", a) for n, a, c in self.contract_rows[:50] if not c]
+        self.book.entries = contacts + users + recent
+
+    def ask_contact_name(self, address: str, near: QWidget) -> QInputDialog:
+        """Ask for a name and store ``address`` under it in the contacts (non-blocking)."""
+        dialog = QInputDialog(near)
+        dialog.setObjectName("contactNameDialog")
+        dialog.setWindowTitle("Save as contact")
+        dialog.setLabelText(f"Name for {address}:")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def save(name: str) -> None:
+            self.controller.tasks.start(
+                "Saving a contact",
+                self.controller.add_contact(name, address),
+                on_error=while_alive(self, self._show_error),
+            )
+
+        dialog.textValueSelected.connect(save)
+        dialog.open()
+        return dialog
 
     def reload_users(self) -> None:
         def done(rows: list[tuple[str, str]]) -> None:

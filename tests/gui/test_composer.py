@@ -10,7 +10,14 @@ import pytest
 import qasync
 import shiboken6
 from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QToolButton
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QToolButton,
+)
 
 from app.services.controller import AppController
 from app.ui.arg_editor import ArrayEditor, MappingEditor, StructEditor
@@ -176,6 +183,18 @@ def test_every_argument_kind_through_the_editors(
     assert {"alice", "bob", "carol"} <= set(labels)
     labels["alice"].trigger()
     assert eds["who"].value() == node.address("alice")
+    # an address can be kept as a contact, offered first from then on
+    pick.menu().aboutToShow.emit()
+    save = next(a for a in pick.menu().actions() if a.text().startswith("Save this address"))
+    save.trigger()
+    ask = window.findChild(QInputDialog, "contactNameDialog")
+    assert ask is not None and node.address("alice") in ask.labelText()
+    ask.setTextValue("Alice desk")
+    ask.accept()
+    drive(loop, lambda: "Alice desk" in controller.contacts)
+    assert controller.contacts["Alice desk"] == node.address("alice")
+    pick.menu().aboutToShow.emit()
+    assert pick.menu().actions()[0].text().startswith("contact Alice desk")
     eds["who"].set_value(node.address("alice") + ":main")
     assert panel.call_args.problems() == []
     request = confirm(loop, panel, panel.call())

@@ -144,3 +144,18 @@ def test_duplicate_names_and_damaged_file(tmp_path: Path) -> None:
     (tmp_path / "profiles.json").write_text("[]")
     with pytest.raises(ProfileError, match="not a profile file"):
         store.load()
+
+
+def test_contacts_are_validated_and_kept(tmp_path: Path) -> None:
+    from app.services.profiles import ContactStore, ProfileError
+
+    store = ContactStore(tmp_path)
+    assert store.load() == {}
+    assert store.add(" Bob ", "0x" + "AB" * 20) == {"Bob": "ab" * 20}
+    assert ContactStore(tmp_path).load() == {"Bob": "ab" * 20}
+    with pytest.raises(ProfileError, match="40 hex digits"):
+        store.add("Eve", "12345")
+    with pytest.raises(ProfileError, match="1-64 characters"):
+        store.add("a/b", "ab" * 20)
+    (tmp_path / "contacts.json").write_text("{broken")
+    assert store.load() == {}  # a damaged file reads as empty, it does not stop the app
