@@ -67,6 +67,7 @@ def test_node_started_with_exit_with_parent_stops_when_the_app_is_killed(tmp_pat
     parent = subprocess.Popen(
         [sys.executable, "-c", launcher], stdout=subprocess.PIPE, text=True, cwd=ROOT
     )
+    pid = 0
     try:
         assert parent.stdout is not None
         pid = int(parent.stdout.readline())
@@ -86,6 +87,8 @@ def test_node_started_with_exit_with_parent_stops_when_the_app_is_killed(tmp_pat
             parent.wait()
         if parent.stdout is not None:
             parent.stdout.close()
+        if pid and _alive(pid):  # a failed run must not leave a node behind
+            os.kill(pid, signal.SIGKILL)
 
 
 def _alive(pid: int) -> bool:
