@@ -101,6 +101,23 @@ class ProfileStore:
 SETTINGS_FILE = "settings.json"
 
 
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``; None when it is missing, unreadable or not an object."""
+    try:
+        raw: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return raw if isinstance(raw, dict) else None
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Write through a temporary file and a rename: a crash leaves the old file or the new."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
 class AppSettings:
     """Small UI state (last profile, last user per profile): JSON beside the profiles."""
 
@@ -109,17 +126,11 @@ class AppSettings:
         self.path = self.directory / SETTINGS_FILE
 
     def load(self) -> dict[str, Any]:
-        try:
-            raw: Any = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return raw if isinstance(raw, dict) else {}
+        raw = read_json_object(self.path)
+        return raw if raw is not None else {}
 
     def save(self, data: dict[str, Any]) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(SETTINGS_FILE + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_json_atomic(self.path, data)
 
 
 CONTACTS_FILE = "contacts.json"
@@ -134,11 +145,8 @@ class ContactStore:
         self.path = self.directory / CONTACTS_FILE
 
     def load(self) -> dict[str, str]:
-        try:
-            raw: Any = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        items = raw.get("contacts") if isinstance(raw, dict) else None
+        raw = read_json_object(self.path)
+        items = raw.get("contacts") if raw is not None else None
         if not isinstance(items, dict):
             return {}
         return {
@@ -155,8 +163,5 @@ class ContactStore:
             raise ProfileError("a contact's address is 40 hex digits")
         contacts = self.load()
         contacts[name] = address.strip().lower().removeprefix("0x")
-        self.directory.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(CONTACTS_FILE + ".tmp")
-        tmp.write_text(json.dumps({"version": 1, "contacts": contacts}, indent=2), "utf-8")
-        os.replace(tmp, self.path)
+        write_json_atomic(self.path, {"version": 1, "contacts": contacts})
         return contacts
