@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import shiboken6
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 T = TypeVar("T")
 
 
-def while_alive(widget: QWidget, fn: Callable[[T], object]) -> Callable[[T], None]:
+def while_alive(widget: QObject, fn: Callable[[T], object]) -> Callable[[T], None]:
     """``fn``, skipped once ``widget`` is deleted (a task may finish after its dialog closed)."""
 
     def call(arg: T) -> None:
