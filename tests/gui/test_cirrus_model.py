@@ -3,12 +3,18 @@ a bounded page cache, and errors in words (groundwork of issue 8's table viewer)
 
 from __future__ import annotations
 
+import asyncio
+import json
+from pathlib import Path
+
 import pytest
 import qasync
 from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 
-from app.client.cirrus_query import CirrusQuery, Condition, Group
+from app.client.cirrus_query import CirrusQuery, Condition, Group, Order
+from app.services import cirrus as cirrus_service
+from app.services.cirrus import CirrusExporter
 from app.services.controller import AppController
 from app.ui import cirrus_model
 from app.ui.cirrus_model import LOADING, CirrusTableModel
@@ -105,3 +111,49 @@ def test_page_cache_is_bounded(
             drive(loop, arrived)
         assert len(model.pages) <= 5
     assert model.data(model.index(ROWS - 1, 0)) != LOADING
+
+
+def test_export_csv_json_and_cancel(
+    seeded: RunningNode,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setattr(cirrus_service, "EXPORT_PAGE", 100)
+    connect(loop, controller, seeded, "alice")
+    exporter = CirrusExporter(controller.cirrus)
+    progress: list[tuple[int, int]] = []
+    exporter.progress.connect(lambda done, total: progress.append((done, total)))
+    # the filtered, ordered view to CSV
+    where = Group("and", [Condition("v", "gte", "600")])
+    query = CirrusQuery("Row", select=["v", "address"], where=where, order=[Order("v")])
+    target = tmp_path / "rows.csv"
+    assert loop.run_until_complete(exporter.export(query, target)) == 50
+    lines = target.read_text().splitlines()
+    assert lines[0] == "v,address" and [int(x.split(",")[0]) for x in lines[1:]] == list(
+        range(600, 650)
+    )
+    # every row, page by page, to JSON
+    progress.clear()
+    everything = tmp_path / "rows.json"
+    n = loop.run_until_complete(exporter.export(CirrusQuery("Row", order=[Order("v")]), everything))
+    data = json.loads(everything.read_text())
+    assert n == ROWS and len(data) == ROWS and data[0]["v"] == 0 and "address" in data[0]
+    assert progress[-1] == (ROWS, ROWS) and len(progress) == 7
+    # cancelled half-way: no file, no leftovers
+    cancelled = tmp_path / "cancelled.json"
+
+    async def cancel_after_first_page() -> None:
+        task = asyncio.ensure_future(exporter.export(CirrusQuery("Row"), cancelled))
+        while not progress or progress[-1][0] < 100 or task.done():
+            if task.done():
+                break
+            await asyncio.sleep(0.001)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    progress.clear()
+    loop.run_until_complete(cancel_after_first_page())
+    assert not cancelled.exists()
+    assert list(tmp_path.glob(".*.part")) == []
