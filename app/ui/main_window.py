@@ -36,6 +36,7 @@ from .composer_panel import ComposerPanel
 from .connection_dialog import ConnectionDialog
 from .inspector_dock import InspectorDock
 from .password_dialog import PasswordDialog
+from .tables_panel import TablesPanel
 from .tx_inspector import TxInspectorDialog
 from .widgets import name_widget, while_alive
 
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.panels: list[QWidget] = [
             AccountPanel(controller, self),
             ComposerPanel(controller, self),
+            TablesPanel(controller, self),
         ]
         self.nav = QListWidget(self)
         name_widget(self.nav, "navigation", "Panels")
