@@ -95,6 +95,18 @@ async def shoot(out: Path, theme: str) -> list[Path]:
         await settle(0.8)
         save(inspector, "transaction-inspector")
         inspector.close()
+        # the Tables panel on the identity registry's certificates
+        tables = window.panels[2]
+        window.nav.setCurrentRow(2)
+        tables.table_name.setEditText("Certificate")  # type: ignore[attr-defined]
+        tables.filters.setText(  # type: ignore[attr-defined]
+            "select=commonName,organization,organizationalUnit,userAddress&order=commonName"
+        )
+        tables.apply()  # type: ignore[attr-defined]
+        await settle(0.8)
+        tables.view.clicked.emit(tables.model.index(0, 0))  # type: ignore[attr-defined]
+        await settle(0.2)
+        save(window, "tables")
         window.nav.setCurrentRow(0)
         await controller.switch_user("dave")
         await controller.account.refresh()
