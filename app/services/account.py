@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.client.errors import AuthError, RequestError, StratoError
-from app.client.models import Transaction, TxResult
+from app.client.models import Account, Transaction, TxResult
 
 from .session import Session
 from .tasks import TaskRegistry
@@ -120,7 +120,12 @@ class AccountService(QObject):
         if client is None:
             raise AuthError("not connected")
         name = self.session.username
-        acct = await client.get_key()
+        acct: Account | None
+        if self.view.username == name and self.view.address:
+            # a key never changes: only the first load (after each sign-in) asks for it
+            acct = Account(self.view.address, self.view.pubkey)
+        else:
+            acct = await client.get_key()
         if acct is None:
             return AccountView(name, loaded=True)
         state = await client.account(acct.address)

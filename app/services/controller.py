@@ -54,14 +54,15 @@ def sandbox_profile() -> Profile:
 
 class AppController(QObject):
     """Signals:
-    message(str, str, str): level (``error``/``warning``/``info``), title, text: the one bridge
-        through which services tell the user something.
+    message(str, str, str, str): level (``error``/``warning``/``info``), title, text and the
+        action that helps (``sign-in``, ``restart`` or ""): the one bridge through which services
+        tell the user something.
     profiles_changed(list): the saved profiles.
     users_changed(list): user names the switcher offers on this node.
     contacts_changed(dict): the address book (name -> address).
     """
 
-    message = Signal(str, str, str)
+    message = Signal(str, str, str, str)
     profiles_changed = Signal(list)
     users_changed = Signal(list)
     contacts_changed = Signal(dict)
@@ -97,7 +98,7 @@ class AppController(QObject):
         self.open_browser: Callable[[str], object] = _open_browser  # browser sign-in opens this
         # passwords that signed in during this run, in memory only: switching back needs none
         self._recent_passwords: dict[tuple[str, str], str] = {}
-        self.tasks.failed.connect(lambda title, text: self.message.emit("error", title, text))
+        self.tasks.failed.connect(self._on_task_failed)
         self.sandbox.state_changed.connect(self._on_sandbox_state)
 
     # ------------------------------------------------------------ start-up
@@ -110,7 +111,7 @@ class AppController(QObject):
         try:
             self.saved_profiles = await asyncio.to_thread(self.profiles.load)
         except ProfileError as exc:
-            self.message.emit("warning", "Connection profiles", str(exc))
+            self.message.emit("warning", "Connection profiles", str(exc), "")
             self.saved_profiles = []
         self.profiles_changed.emit(list(self.saved_profiles))
         last = self._settings.get("last_profile")
@@ -140,6 +141,9 @@ class AppController(QObject):
         except Exception as exc:  # a broken keyring must not stop the app from starting
             log.warning("secret store unavailable: %s", exc)
             return None
+
+    def _on_task_failed(self, title: str, text: str, kind: str) -> None:
+        self.message.emit("error", title, text, "sign-in" if kind == "auth" else "")
 
     # ------------------------------------------------------------ sandbox
 
@@ -193,8 +197,9 @@ class AppController(QObject):
             self.message.emit(
                 "error",
                 "Sandbox node stopped",
-                "The embedded sandbox node exited. Its log is under View > Sandbox log; "
+                "The embedded sandbox node exited. Its log is under Sandbox log (Ctrl+L); "
                 "Restart brings it back with its data.",
+                "restart",
             )
 
     async def restart_sandbox(self) -> None:
@@ -290,22 +295,17 @@ class AppController(QObject):
         try:
             await asyncio.to_thread(self.settings.save, data)
         except OSError as exc:
-            self.message.emit("warning", "Settings", f"cannot save settings: {exc}")
+            self.message.emit("warning", "Settings", f"cannot save settings: {exc}", "")
 
     async def refresh_users(self) -> list[str]:
         """Users to offer in the switcher: those with a certificate, plus the sandbox's demo
         users (dave has no certificate on purpose)."""
         names: list[str] = []
-        client = self.session.client
         profile = self.session.profile
-        if client is not None:
-            try:
-                rows, _ = await client.cirrus(
-                    "Certificate", [("select", "commonName"), ("limit", "200")]
-                )
-                names = sorted({str(r.get("commonName")) for r in rows if r.get("commonName")})
-            except StratoError as exc:
-                log.info("cannot list users: %s", exc)
+        try:
+            names = [name for name, _address in await self.composer.users()]
+        except StratoError as exc:
+            log.info("cannot list users: %s", exc)
         if profile is not None and profile.sandbox:
             names = sorted(set(names) | set(DEMO_USERS))
         if self.session.username and self.session.username not in names:

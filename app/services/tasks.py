@@ -2,7 +2,7 @@
 
 Closing the window calls :meth:`TaskRegistry.shutdown`, which cancels what still runs and waits
 for it, so no request outlives its window. Failures reach the UI through one signal
-(``failed(title, message)``) instead of dialogs opened inside coroutines.
+(``failed(title, message, kind)``) instead of dialogs opened inside coroutines.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.client.errors import StratoError
+from app.client.errors import AuthError, StratoError
 from app.client.scenario import ScenarioError
 
 from .profiles import ProfileError
@@ -27,7 +27,8 @@ log = logging.getLogger("stratoscope.services")
 
 
 class TaskRegistry(QObject):
-    failed = Signal(str, str)  # title, message the user can act on
+    # title, message the user can act on, kind: "auth" (sign in again) or "error"
+    failed = Signal(str, str, str)
     busy_changed = Signal(int)  # number of running tasks
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -69,7 +70,7 @@ class TaskRegistry(QObject):
             if on_error is not None:
                 on_error(text)
             else:
-                self.failed.emit(title, text)
+                self.failed.emit(title, text, "auth" if isinstance(exc, AuthError) else "error")
 
         task.add_done_callback(finished)
         return task

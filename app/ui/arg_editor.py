@@ -70,11 +70,12 @@ class ValueEditor(QWidget):
         self.path = path
         self.book = book
 
+    # Every editor class below overrides both (QWidget's metaclass rules out abc.ABC here).
     def value(self) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError(type(self).__name__)
 
     def set_value(self, v: Any) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(type(self).__name__)
 
 
 def editor_for(
@@ -237,7 +238,8 @@ class _Rows(ValueEditor):
         self.changed.emit()
 
     def add_row(self, value: Any = None) -> list[ValueEditor]:
-        raise NotImplementedError
+        """Append a row of editors (ArrayEditor and MappingEditor override this)."""
+        raise NotImplementedError(type(self).__name__)
 
     def _row_frame(self, editors: list[ValueEditor], removable: bool) -> QWidget:
         frame = QFrame(self.box)
@@ -373,7 +375,7 @@ class ArgumentsEditor(QWidget):
         self.form = QFormLayout(self.form_page)
         self.raw = QPlainTextEdit(self.stack)
         name_widget(self.raw, f"{name}Raw", "Arguments as JSON")
-        self.raw.textChanged.connect(self._raw_edited)
+        self.raw.textChanged.connect(self._update_problems)
         self.stack.addWidget(self.form_page)
         self.stack.addWidget(self.raw)
         self.problems_label = QLabel("", self)
@@ -403,7 +405,7 @@ class ArgumentsEditor(QWidget):
             self.form.addRow(QLabel("(no arguments)", self.form_page))
         for p in spec.params:
             ed = editor_for(p.type, p.name, self.form_page, self.book)
-            ed.changed.connect(self._structured_edited)
+            ed.changed.connect(self._update_problems)
             self.editors[p.name] = ed
             self.form.addRow(f"{p.name} ({p.type.describe()})", ed)
         self._update_problems()
@@ -486,12 +488,6 @@ class ArgumentsEditor(QWidget):
             self.stack.setCurrentIndex(0)
         self._update_problems()
 
-    def _raw_edited(self) -> None:
-        self._update_problems()
-
-    def _structured_edited(self) -> None:
-        self._update_problems()
-
     def _update_problems(self) -> None:
         found = self.problems()
         self.problems_label.setText("\n".join(found[:8]) + ("\n…" if len(found) > 8 else ""))
@@ -503,11 +499,8 @@ def _loose_wire(spec: FunctionSpec, name: str, value: Any) -> Any:
     p = next((p for p in spec.params if p.name == name), None)
     if p is None:
         return value
-    try:
-        if not p.type.problems(value):
-            return p.type.to_wire(value)
-    except (TypeError, ValueError, KeyError):
-        pass
+    if not p.type.problems(value):  # problems() accepts any shape; to_wire needs a valid one
+        return p.type.to_wire(value)
     if isinstance(value, list):
         return [list(x) if isinstance(x, tuple) else x for x in value]
     return value

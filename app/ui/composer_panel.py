@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,8 @@ from .arg_editor import AddressBook, ArgumentsEditor
 from .confirm_dialog import ConfirmDialog
 from .source_editor import SourceEditor
 from .theme import scheme_is_dark
-from .widgets import name_widget, while_alive
+from .tx_render import returned_items, status_colour
+from .widgets import file_dialog, name_widget, while_alive
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "contracts"
 MAIN_CHAIN = "Main chain"
@@ -288,21 +290,18 @@ class ComposerPanel(QWidget):
         )
 
     def open_file(self) -> QFileDialog:
-        dialog = QFileDialog(self, "Open a contract", str(SAMPLES), "Solidity (*.sol);;All (*)")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(lambda f: self.load_path(Path(f)))
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
+        return file_dialog(
+            self,
+            "Open a contract",
+            "Solidity (*.sol);;All (*)",
+            lambda f: self.load_path(Path(f)),
+            directory=str(SAMPLES),
+        )
 
     def save_file(self) -> QFileDialog:
-        dialog = QFileDialog(self, "Save the contract", "", "Solidity (*.sol)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setDefaultSuffix("sol")
-        dialog.fileSelected.connect(self.save_to)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
+        return file_dialog(
+            self, "Save the contract", "Solidity (*.sol)", self.save_to, save_suffix="sol"
+        )
 
     def save_to(self, name: str) -> None:
         text = self.editor.toPlainText()
@@ -491,37 +490,24 @@ class ComposerPanel(QWidget):
                 self._set_call_spec(self.specs[name])
 
     def _result_html(self, r: TxResult) -> str:
-        colour = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}.get(
-            r.status, "#555"
-        )
-        rows = [f'<b style="color:{colour}">{r.status}</b>']
+        rows = [f'<b style="color:{status_colour(r.status)}">{r.status}</b>']
         if r.hash:
             rows.append(f'hash <a href="tx:{r.hash}"><code>{r.hash}</code></a>')
         if r.message and r.status != "Success":
-            rows.append(f'<span style="color:#c0392b"><b>{_esc(r.message)}</b></span>')
+            rows.append(f'<span style="color:#c0392b"><b>{escape(r.message)}</b></span>')
         if r.gas_used:
             rows.append(f"gas used {r.gas_used:,}")
         if r.tag == "Upload" and isinstance(r.contents, dict):
-            c = r.contents
-            rows.append(
-                f"created <b>{_esc(str(c.get('name', '')))}</b> at <code>{c.get('address')}</code>"
-            )
+            name = escape(str(r.contents.get("name", "")))
+            rows.append(f"created <b>{name}</b> at <code>{r.contents.get('address')}</code>")
         elif r.tag == "Call":
             rows.append("returned " + self._returned_html(r.values))
         elif r.tag:
-            rows.append(f"{r.tag}: {_esc(json.dumps(r.contents))}")
+            rows.append(f"{r.tag}: {escape(json.dumps(r.contents))}")
         return "<br>".join(rows)
 
     def _returned_html(self, values: list[Any]) -> str:
-        fn = self._function()
-        if not values:
-            return "nothing"
-        out = []
-        for i, v in enumerate(values):
-            ret = fn.returns[i] if fn is not None and i < len(fn.returns) else None
-            label = f"{ret.name} ({ret.type.describe()})" if ret else f"#{i}"
-            out.append(f"{_esc(label)} = <code>{_esc(str(v))}</code>")
-        return ", ".join(out)
+        return ", ".join(returned_items(values, self._function())) or "nothing"
 
     def _link(self, url: QUrl) -> None:
         text = url.toString()
@@ -529,7 +515,7 @@ class ComposerPanel(QWidget):
             self.transaction_requested.emit(text[3:])
 
     def _show_error(self, text: str) -> None:
-        self.result.setHtml(f'<b style="color:#c0392b">✘ {_esc(text)}</b>')
+        self.result.setHtml(f'<b style="color:#c0392b">✘ {escape(text)}</b>')
 
     # ------------------------------------------------------------ call side
 
@@ -695,13 +681,13 @@ class ComposerPanel(QWidget):
     def save_scenario(self) -> QFileDialog | None:
         if self.scenario is None:
             return None
-        dialog = QFileDialog(self, "Save the scenario", "", "Scenario (*.json)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setDefaultSuffix("json")
-        dialog.fileSelected.connect(self.save_scenario_to)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
+        return file_dialog(
+            self,
+            "Save the scenario",
+            "Scenario (*.json)",
+            self.save_scenario_to,
+            save_suffix="json",
+        )
 
     def save_scenario_to(self, name: str) -> None:
         if self.scenario is None:
@@ -716,12 +702,9 @@ class ComposerPanel(QWidget):
         )
 
     def open_scenario(self) -> QFileDialog:
-        dialog = QFileDialog(self, "Replay a scenario", "", "Scenario (*.json);;All (*)")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(self.replay_file)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
+        return file_dialog(
+            self, "Replay a scenario", "Scenario (*.json);;All (*)", self.replay_file
+        )
 
     def replay_file(self, name: str) -> None:
         path = Path(name)
@@ -818,7 +801,3 @@ class ComposerPanel(QWidget):
 def _args_text(args: dict[str, Any]) -> str:
     text = ", ".join(f"{k}: {json.dumps(v)}" for k, v in args.items())
     return text if len(text) < 300 else text[:297] + "…"
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

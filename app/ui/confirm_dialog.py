@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from html import escape
 
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -39,7 +40,7 @@ class ConfirmDialog(QDialog):
         resolve = "wait for the result" if "resolve=true" in preview.url else "return at once"
         mode = QLabel(resolve, self)
         name_widget(mode, "confirmResolve", "Resolve mode")
-        what = QLabel("<br>".join(_esc(d) for d in descriptions), self)
+        what = QLabel("<br>".join(escape(d) for d in descriptions), self)
         what.setWordWrap(True)
         name_widget(what, "confirmWhat", "What is sent")
         form.addRow("Signer", signer)
@@ -73,7 +74,3 @@ class ConfirmDialog(QDialog):
 
     def _copy(self) -> None:
         copy_text(self.preview.curl(), self.copy_curl, "curl command")
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from html import escape
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
@@ -86,7 +87,7 @@ class MessageBar(QFrame):
 
 
 def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", "<br>")
+    return escape(s, quote=False).replace("\n", "<br>")
 
 
 class MainWindow(QMainWindow):
@@ -338,13 +339,7 @@ class MainWindow(QMainWindow):
         self.status_sandbox.setText(labels.get(state, state))
         self.restart_button.setVisible(state == "crashed")
 
-    def _on_message(self, level: str, title: str, text: str) -> None:
-        action = ""
-        low = text.lower()
-        if "invalid jwt" in low or "sign in" in low or "401" in low[:5] or "403" in low[:5]:
-            action = "sign-in"
-        elif title == "Sandbox node stopped":
-            action = "restart"
+    def _on_message(self, level: str, title: str, text: str, action: str = "") -> None:
         self.message_bar.show_message(level, title, text, action)
 
     def _on_message_action(self, action: str) -> None:

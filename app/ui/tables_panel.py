@@ -7,6 +7,7 @@ URL) and applied on Enter; the exact query is shown as it will be sent.
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from app.services.cirrus import CirrusExporter
 from app.services.controller import AppController
 
 from .cirrus_model import CirrusTableModel
-from .widgets import name_widget, while_alive
+from .widgets import file_dialog, name_widget, while_alive
 
 
 class TablesPanel(QWidget):
@@ -203,7 +204,7 @@ class TablesPanel(QWidget):
         if row is None:
             return
         items = "".join(
-            f"<tr><td><b>{_esc(k)}</b></td><td><code>{_esc(str(v))}</code></td></tr>"
+            f"<tr><td><b>{escape(k)}</b></td><td><code>{escape(str(v))}</code></td></tr>"
             for k, v in row.items()
         )
         self.detail.setHtml(f"<table cellpadding=2>{items}</table>")
@@ -217,13 +218,13 @@ class TablesPanel(QWidget):
         self.export_json.setEnabled(ready and not running)
 
     def ask_export(self, fmt: str) -> QFileDialog:
-        dialog = QFileDialog(self, f"Export as {fmt.upper()}", "", f"{fmt.upper()} (*.{fmt})")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setDefaultSuffix(fmt)
-        dialog.fileSelected.connect(lambda name: self.export_to(Path(name), fmt))
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
+        return file_dialog(
+            self,
+            f"Export as {fmt.upper()}",
+            f"{fmt.upper()} (*.{fmt})",
+            lambda name: self.export_to(Path(name), fmt),
+            save_suffix=fmt,
+        )
 
     def export_to(self, path: Path, fmt: str) -> None:
         query = self.model.query
@@ -265,7 +266,3 @@ class TablesPanel(QWidget):
         self.cancel_export.setVisible(False)
         self.status.setText(text)
         self._update_export()
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

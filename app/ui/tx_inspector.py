@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from html import escape
 from typing import Any
 
 from PySide6.QtGui import QCloseEvent
@@ -23,10 +24,10 @@ from app.services.account import format_balance
 from app.services.composer import TxDetails, inspect_transaction
 from app.services.controller import AppController
 
+from .tx_render import returned_items
 from .widgets import name_widget, while_alive
 
 POLL_INTERVAL = 0.5
-STATUS_COLOURS = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}
 
 
 class TxInspectorDialog(QDialog):
@@ -113,7 +114,7 @@ class TxInspectorDialog(QDialog):
     def _failed(self, text: str) -> None:
         self.load_button.setEnabled(True)
         self.progress.setVisible(False)
-        self.view.setHtml(f'<b style="color:#c0392b">✘ {_esc(text)}</b>')
+        self.view.setHtml(f'<b style="color:#c0392b">✘ {escape(text)}</b>')
 
     def _show(self, d: TxDetails) -> None:
         self.details = d
@@ -127,17 +128,17 @@ def render(d: TxDetails) -> str:
         r.status, "#555"
     )
     rows: list[tuple[str, str]] = [
-        ("Status", f'<b style="color:{colour}">{_esc(r.status)}</b>'),
+        ("Status", f'<b style="color:{colour}">{escape(r.status)}</b>'),
         ("Hash", f"<code>{d.hash}</code>"),
     ]
     if r.message and (r.status != "Success" or r.message != "Success!"):
         style = "color:#c0392b;font-weight:bold" if r.status == "Failure" else ""
-        rows.append(("Message", f'<span style="{style}">{_esc(r.message)}</span>'))
+        rows.append(("Message", f'<span style="{style}">{escape(r.message)}</span>'))
     tx = d.tx
     if tx is not None:
         rows += [
-            ("Type", _esc(tx.kind)),
-            ("Block", f"{tx.block_number} · {_esc(tx.timestamp)}"),
+            ("Type", escape(tx.kind)),
+            ("Block", f"{tx.block_number} · {escape(tx.timestamp)}"),
             ("From", f"<code>{tx.sender}</code>"),
             ("To", f"<code>{tx.to}</code>" if tx.to else "(new contract)"),
             ("Value", f"{format_balance(tx.value)} tokens" if tx.value else "0"),
@@ -155,8 +156,8 @@ def render(d: TxDetails) -> str:
             ("Contracts created", "<br>".join(f"<code>{a}</code>" for a in r.contracts_created))
         )
     if tx is not None and tx.metadata.get("funcName"):
-        call = f"{_esc(d.contract_name or '?')}.{_esc(str(tx.metadata['funcName']))}"
-        rows.append(("Called", f"{call}({_esc(json.dumps(d.call_args))})"))
+        call = f"{escape(d.contract_name or '?')}.{escape(str(tx.metadata['funcName']))}"
+        rows.append(("Called", f"{call}({escape(json.dumps(d.call_args))})"))
     html = "<table cellpadding=3>" + "".join(
         f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows
     )
@@ -169,12 +170,12 @@ def render(d: TxDetails) -> str:
 
 def _events_html(d: TxDetails) -> str:
     if d.events is None:
-        return f"<p><i>{_esc(d.events_note)}</i></p>" if d.events_note else ""
+        return f"<p><i>{escape(d.events_note)}</i></p>" if d.events_note else ""
     if not d.events:
         return "<h3>Events</h3><p>none emitted</p>"
     items = "".join(
-        f"<li><b>{_esc(name)}</b>("
-        + ", ".join(f"{_esc(k)}: <code>{_esc(str(v))}</code>" for k, v in logged.items())
+        f"<li><b>{escape(name)}</b>("
+        + ", ".join(f"{escape(k)}: <code>{escape(str(v))}</code>" for k, v in logged.items())
         + ")</li>"
         for name, logged in d.events
     )
@@ -183,11 +184,11 @@ def _events_html(d: TxDetails) -> str:
 
 def _diff_html(d: TxDetails) -> str:
     if d.state_diff is None:
-        return f"<p><i>{_esc(d.state_note)}</i></p>" if d.state_note else ""
+        return f"<p><i>{escape(d.state_note)}</i></p>" if d.state_note else ""
     if not d.state_diff:
-        return f"<h3>State</h3><p>{_esc(d.state_note)}</p>"
+        return f"<h3>State</h3><p>{escape(d.state_note)}</p>"
     rows = "".join(
-        f"<tr><td><code>{_esc(k)}</code></td><td>{_value(b)}</td><td>→</td><td>{_value(a)}</td></tr>"
+        f"<tr><td><code>{escape(k)}</code></td><td>{_value(b)}</td><td>→</td><td>{_value(a)}</td></tr>"
         for k, b, a in d.state_diff
     )
     return f"<h3>State changed</h3><table cellpadding=3>{rows}</table>"
@@ -196,7 +197,7 @@ def _diff_html(d: TxDetails) -> str:
 def _value(v: Any) -> str:
     if v is None:
         return "<i>(new)</i>"
-    return f"<code>{_esc(json.dumps(v) if not isinstance(v, str) else v)}</code>"
+    return f"<code>{escape(json.dumps(v) if not isinstance(v, str) else v)}</code>"
 
 
 def _data_html(d: TxDetails) -> str:
@@ -206,31 +207,24 @@ def _data_html(d: TxDetails) -> str:
         code = c.get("codeHash")
         digest = code.get("digest") if isinstance(code, dict) else code
         out = (
-            f"<h3>Upload</h3><p><b>{_esc(str(c.get('name', '')))}</b> at "
-            f"<code>{c.get('address')}</code><br>code hash <code>{_esc(str(digest))}</code></p>"
+            f"<h3>Upload</h3><p><b>{escape(str(c.get('name', '')))}</b> at "
+            f"<code>{c.get('address')}</code><br>code hash <code>{escape(str(digest))}</code></p>"
         )
         if d.created is not None:
             funcs = [d.created.constructor, *d.created.functions]
             lines = "".join(
-                f"<li><code>{_esc(f.signature())}</code>{' <i>view</i>' if f.is_view else ''}</li>"
+                f"<li><code>{escape(f.signature())}</code>{' <i>view</i>' * f.is_view}</li>"
                 for f in funcs
             )
             out += f"<p>Interface</p><ul>{lines}</ul>"
         return out
     if r.tag == "Call":
-        values = r.values
-        if not values:
+        items = returned_items(r.values, d.function)
+        if not items:
             return "<h3>Call</h3><p>returned nothing</p>"
-        returned = []
-        for i, v in enumerate(values):
-            ret = d.function.returns[i] if d.function and i < len(d.function.returns) else None
-            label = f"{ret.name} ({ret.type.describe()})" if ret else f"#{i}"
-            returned.append(f"<li>{_esc(label)} = <code>{_esc(str(v))}</code></li>")
-        return "<h3>Call</h3><p>returned</p><ul>" + "".join(returned) + "</ul>"
+        return (
+            "<h3>Call</h3><p>returned</p><ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
+        )
     if r.tag:
-        return f"<h3>{_esc(r.tag)}</h3><pre>{_esc(json.dumps(r.contents, indent=2))}</pre>"
+        return f"<h3>{escape(r.tag)}</h3><pre>{escape(json.dumps(r.contents, indent=2))}</pre>"
     return ""
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

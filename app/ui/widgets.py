@@ -9,6 +9,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QLineEdit,
     QSizePolicy,
@@ -28,6 +29,29 @@ def while_alive(widget: QObject, fn: Callable[[T], object]) -> Callable[[T], Non
             fn(arg)
 
     return call
+
+
+def file_dialog(
+    parent: QWidget,
+    title: str,
+    name_filter: str,
+    on_selected: Callable[[str], object],
+    *,
+    save_suffix: str = "",
+    directory: str = "",
+) -> QFileDialog:
+    """A file dialog opened with ``open()`` (never ``exec()``): choosing a file calls
+    ``on_selected``; with ``save_suffix`` it asks where to save, else for an existing file."""
+    dialog = QFileDialog(parent, title, directory, name_filter)
+    if save_suffix:
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix(save_suffix)
+    else:
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    dialog.fileSelected.connect(on_selected)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    return dialog
 
 
 def copy_text(text: str, source: QWidget | None = None, what: str = "Value") -> None:

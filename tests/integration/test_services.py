@@ -101,7 +101,7 @@ def test_task_registry_reports_errors_and_cancels(loop: qasync.QEventLoop, qtbot
     reg = TaskRegistry()
     failures: list[tuple[str, str]] = []
     results: list[Any] = []
-    reg.failed.connect(lambda t, m: failures.append((t, m)))
+    reg.failed.connect(lambda t, m, _kind: failures.append((t, m)))
 
     async def ok() -> int:
         return 7
