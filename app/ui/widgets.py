@@ -120,6 +120,8 @@ class QrCodeView(QWidget):
         return QSize(168, 168)
 
     def set_text(self, text: str | None) -> None:
+        if (text or "") == self.text and (self._modules or not self.text):
+            return  # the panel refreshes on every block; the code only changes with the address
         self.text = text or ""
         if self.text:
             import segno  # ~3 ms per address; loaded on first use
