@@ -298,8 +298,13 @@ class StratoClient:
 
     # ------------------------------------------------------------ chains
 
-    async def chains(self, chain_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+    async def chains(
+        self, chain_ids: Iterable[str] = (), *, limit: int | None = None, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        """Chains by ID, or every chain the caller can access (one page of ``limit``)."""
         params = [("chainid", c) for c in chain_ids]
+        if limit is not None:
+            params += [("limit", str(limit)), ("offset", str(offset))]
         data = await self._spelled("eth", "/chain", params=params or None)
         return [c for c in data if isinstance(c, dict)] if isinstance(data, list) else []
 

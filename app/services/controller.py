@@ -20,6 +20,7 @@ from PySide6.QtGui import QDesktopServices
 from app.client.errors import AuthError, NetworkError, StratoError
 
 from .account import AccountService
+from .chains import ChainService
 from .cirrus import CirrusService
 from .composer import ComposerService
 from .inspector import InspectorFeed
@@ -89,6 +90,7 @@ class AppController(QObject):
         self.account = AccountService(self.session, self.tasks, self)
         self.composer = ComposerService(self.session, self)
         self.cirrus = CirrusService(self.session, self)
+        self.chains = ChainService(self.session, self)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)
         self.saved_profiles: list[Profile] = []

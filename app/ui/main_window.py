@@ -33,6 +33,7 @@ from app.client.models import Health
 from app.services.controller import AppController
 
 from .account_panel import AccountPanel
+from .chains_panel import ChainsPanel
 from .composer_panel import ComposerPanel
 from .connection_dialog import ConnectionDialog
 from .inspector_dock import InspectorDock
@@ -106,6 +107,7 @@ class MainWindow(QMainWindow):
             AccountPanel(controller, self),
             ComposerPanel(controller, self),
             TablesPanel(controller, self),
+            ChainsPanel(controller, self),
         ]
         self.nav = QListWidget(self)
         name_widget(self.nav, "navigation", "Panels")
