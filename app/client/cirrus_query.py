@@ -139,10 +139,18 @@ class Group:
 
 @dataclass
 class Embed:
-    """A foreign table joined through a contract-typed column; ``["*"]`` for all its columns."""
+    """A foreign table joined through a contract-typed column; ``["*"]`` for all its columns.
+
+    ``via`` names the column to join through (``Receipt!right(*)``) when the table has more than
+    one column referring to ``table``; PostgREST refuses the ambiguous form with 300."""
 
     table: str
     columns: list[str] = field(default_factory=lambda: ["*"])
+    via: str = ""
+
+    def render(self) -> str:
+        hint = f"!{self.via}" if self.via else ""
+        return f"{self.table}{hint}({','.join(self.columns)})"
 
 
 @dataclass
@@ -225,7 +233,7 @@ class CirrusQuery:
             parts.append("*")  # `select=Foreign(*)` alone would drop the table's own columns
         if self.count:
             parts.append("count")
-        parts.extend(f"{e.table}({','.join(e.columns)})" for e in self.embeds)
+        parts.extend(e.render() for e in self.embeds)
         return ",".join(parts) if parts else None
 
     # -- parsing ------------------------------------------------------------------------------
@@ -314,6 +322,8 @@ class CirrusQuery:
         for e in self.embeds:
             if not is_valid_name(e.table):
                 problems.append(f"embed: invalid table name {e.table!r}")
+            if e.via and not is_valid_name(e.via):
+                problems.append(f"embed {e.table!r}: invalid column name {e.via!r} after '!'")
             if not e.columns:
                 problems.append(f"embed {e.table!r}: no columns (use ['*'] for all)")
             problems.extend(
@@ -514,9 +524,12 @@ def _parse_select(value: str, q: CirrusQuery) -> None:
                 raise err("expected ')' to close the embed", pos + len(item))
             if not name:
                 raise err("expected a table name before '('", pos)
-            if not is_valid_name(name):
+            name, _, via = name.partition("!")
+            name, via = name.strip(), via.strip()
+            if not is_valid_name(name) or (via and not is_valid_name(via)) or (_ and not via):
                 raise err(
-                    f"invalid embed table name {name!r} (aliases and '!' hints are not supported)",
+                    f"invalid embed {item[: item.index('(')].strip()!r} (expected Table or "
+                    "Table!column; aliases are not supported)",
                     pos,
                 )
             inner_at = pos + item.index("(") + 1
@@ -529,7 +542,7 @@ def _parse_select(value: str, q: CirrusQuery) -> None:
                 if col != "*" and not is_valid_name(col):
                     raise err(f"expected a column name or * in the embed, got {col!r}", ipos)
                 columns.append(col)
-            q.embeds.append(Embed(name, columns))
+            q.embeds.append(Embed(name, columns, via))
         elif is_valid_name(item):
             q.select.append(item)
         else:

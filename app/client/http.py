@@ -314,6 +314,15 @@ class StratoClient:
 
     # ------------------------------------------------------------ cirrus
 
+    async def cirrus_schema(self) -> dict[str, Any]:
+        """PostgREST's root document (every table and its columns); {} when the node serves
+        none (a proxy in front of Cirrus may not pass the root through)."""
+        try:
+            data = await self.json("GET", "/cirrus/search/")
+        except RequestError:  # refused, missing, or not JSON: no schema to read
+            return {}
+        return data if isinstance(data, dict) else {}
+
     async def cirrus(
         self, table: str, params: list[tuple[str, str]] | None = None, *, count: bool = False
     ) -> tuple[list[dict[str, Any]], int | None]:

@@ -723,6 +723,9 @@ class NodeApi:
         except sqlite3.OperationalError:
             raise ApiError(503, {"message": "the table is being updated; retry"}) from None
 
+    async def cirrus_schema(self, request: Request) -> Response:
+        return JsonBody(self.ledger.indexer.backend.openapi())
+
     async def cirrus(self, request: Request) -> Response:
         if request.method != "GET":
             raise ApiError(403, {"message": "Cirrus is read-only: only GET is allowed"})
@@ -889,6 +892,13 @@ class NodeApi:
                 ["GET"],
                 self.get_chains,
                 "Chains the caller can access (?chainid repeatable)",
+                False,
+            ),
+            (
+                ["/cirrus/search/", "/cirrus/search"],
+                ["GET"],
+                self.cirrus_schema,
+                "Tables and their columns (PostgREST's OpenAPI root document)",
                 False,
             ),
             (

@@ -31,6 +31,7 @@ from .profiles import (
     Profile,
     ProfileError,
     ProfileStore,
+    SavedQueryStore,
     config_dir,
 )
 from .sandbox import SandboxSupervisor
@@ -89,7 +90,7 @@ class AppController(QObject):
         self.session = Session(self.feed, self)
         self.account = AccountService(self.session, self.tasks, self)
         self.composer = ComposerService(self.session, self)
-        self.cirrus = CirrusService(self.session, self)
+        self.cirrus = CirrusService(self.session, self, saved=SavedQueryStore(cfg))
         self.chains = ChainService(self.session, self)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)

@@ -165,3 +165,51 @@ class ContactStore:
         contacts[name] = address.strip().lower().removeprefix("0x")
         write_json_atomic(self.path, {"version": 1, "contacts": contacts})
         return contacts
+
+
+SAVED_QUERIES_FILE = "saved_queries.json"
+
+
+class SavedQueryStore:
+    """Named Cirrus queries per connection profile: ``{profile: {name: "/cirrus/search/T?..."}}``.
+
+    A query is kept as its path and query string, the form a user can paste anywhere; entries
+    that do not read back as a Cirrus URL are dropped on load rather than breaking the list.
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or config_dir()
+        self.path = self.directory / SAVED_QUERIES_FILE
+
+    def _all(self) -> dict[str, dict[str, str]]:
+        raw = read_json_object(self.path)
+        profiles = raw.get("profiles") if raw is not None else None
+        if not isinstance(profiles, dict):
+            return {}
+        return {
+            str(p): {str(n): u for n, u in q.items() if isinstance(u, str)}
+            for p, q in profiles.items()
+            if isinstance(q, dict)
+        }
+
+    def load(self, profile: str) -> dict[str, str]:
+        return {
+            n: u for n, u in self._all().get(profile, {}).items() if u.startswith("/cirrus/search/")
+        }
+
+    def save(self, profile: str, name: str, url: str) -> dict[str, str]:
+        name = name.strip()
+        if not NAME_RE.match(name):
+            raise ProfileError("a saved query's name needs 1-64 characters and no slashes")
+        if not url.startswith("/cirrus/search/"):
+            raise ProfileError("a saved query is a /cirrus/search/... path")
+        data = self._all()
+        data.setdefault(profile, {})[name] = url
+        write_json_atomic(self.path, {"version": 1, "profiles": data})
+        return self.load(profile)
+
+    def remove(self, profile: str, name: str) -> dict[str, str]:
+        data = self._all()
+        if data.get(profile, {}).pop(name, None) is not None:
+            write_json_atomic(self.path, {"version": 1, "profiles": data})
+        return self.load(profile)

@@ -25,6 +25,19 @@ PAGE_SIZE = 200
 MAX_PAGES = 60  # 12,000 rows kept at most
 MAX_IN_FLIGHT = 4
 LOADING = "…"
+# columns every contract row has: a joined row's summary shows its own fields first
+STANDARD = frozenset(
+    {
+        "address",
+        "chainId",
+        "record_id",
+        "block_hash",
+        "block_timestamp",
+        "block_number",
+        "transaction_hash",
+        "transaction_sender",
+    }
+)
 
 
 class CirrusTableModel(QAbstractTableModel):
@@ -49,6 +62,7 @@ class CirrusTableModel(QAbstractTableModel):
         self._in_flight: set[int] = set()
         self._wanted: list[int] = []
         self._generation = 0  # answers for an older query are dropped
+        self.expanded: set[str] = set()  # joined tables shown as one column per field
 
     # ------------------------------------------------------------ query
 
@@ -57,6 +71,8 @@ class CirrusTableModel(QAbstractTableModel):
         self._generation += 1
         self.query = query
         self.columns = list(query.select) if query.select else []
+        joined = {e.table for e in query.embeds}
+        self.expanded &= joined
         self.total = None
         self.pages.clear()
         self._in_flight.clear()
@@ -121,7 +137,9 @@ class CirrusTableModel(QAbstractTableModel):
         if gen != self._generation:
             return
         self._in_flight.discard(page)
-        new_columns = [k for r in rows for k in r if k not in self.columns]
+        new_columns = [
+            k for r in rows for k in r if k not in self.columns and k not in self.expanded
+        ]
         if new_columns:
             first = len(self.columns)
             unique = list(dict.fromkeys(new_columns))
@@ -186,13 +204,77 @@ class CirrusTableModel(QAbstractTableModel):
         r = self.row(index.row())
         if r is None:
             return LOADING
-        v = r.get(self.columns[index.column()])
-        if v is None:
-            return ""
-        return v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+        v = self.value(r, self.columns[index.column()])
+        if isinstance(v, dict):  # a joined row, folded into one cell until expanded
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return "\n".join(f"{k}: {text(x)}" for k, x in v.items())
+            own = [k for k in v if k not in STANDARD] + [k for k in v if k in STANDARD]
+            return "▸ " + ", ".join(f"{k}={text(v[k])}" for k in own[:4])
+        return text(v)
+
+    def value(self, row: dict[str, Any], column: str) -> Any:
+        """A row's value in a column; ``Table.col`` reads a field of an expanded join."""
+        if column in row or "." not in column:
+            return row.get(column)
+        table, _, field = column.rpartition(".")
+        joined = row.get(table) if table in self.expanded else None
+        return joined.get(field) if isinstance(joined, dict) else None
+
+    def is_join(self, column: int) -> bool:
+        """True when the column holds a joined row (a nested cell that can be expanded)."""
+        if not 0 <= column < len(self.columns) or self.query is None:
+            return False
+        return self.columns[column] in {e.table for e in self.query.embeds}
+
+    def expand(self, column: int) -> None:
+        """Show a joined table's fields as columns ``Table.field`` in place of its cell."""
+        if not self.is_join(column):
+            return
+        table = self.columns[column]
+        fields: list[str] = []
+        for page in self.pages.values():
+            for r in page:
+                joined = r.get(table)
+                if isinstance(joined, dict):
+                    fields.extend(k for k in joined if k not in fields)
+        if not fields:
+            return
+        self.beginRemoveColumns(QModelIndex(), column, column)
+        del self.columns[column]
+        self.endRemoveColumns()
+        self.expanded.add(table)
+        names = [f"{table}.{f}" for f in fields]
+        self.beginInsertColumns(QModelIndex(), column, column + len(names) - 1)
+        self.columns[column:column] = names
+        self.endInsertColumns()
+
+    def collapse(self, table: str) -> None:
+        """Fold an expanded join back into one nested cell."""
+        if table not in self.expanded:
+            return
+        cols = [i for i, c in enumerate(self.columns) if c.startswith(table + ".")]
+        self.expanded.discard(table)
+        if not cols:
+            return
+        first = cols[0]
+        self.beginRemoveColumns(QModelIndex(), first, cols[-1])
+        del self.columns[first : cols[-1] + 1]
+        self.endRemoveColumns()
+        self.beginInsertColumns(QModelIndex(), first, first)
+        self.columns.insert(first, table)
+        self.endInsertColumns()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if self.query is None or not 0 <= column < len(self.columns):
             return
         desc = order == Qt.SortOrder.DescendingOrder
         self.set_query(replace(self.query, order=[Order(self.columns[column], desc)]))
+
+
+def text(v: Any) -> str:
+    """A cell's text: JSON's spelling of booleans, nothing for null."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return str(v).lower()
+    return v if isinstance(v, str) else str(v)

@@ -614,6 +614,15 @@ class ComposerPanel(QWidget):
         self.chain.setCurrentIndex(max(self.chain.findData(chain or None), 0))
         self.load_contract()
 
+    def open_contract(self, name: str, address: str, chain_id: str = "") -> None:
+        """Load a deployed contract's functions into the Call page (a link from elsewhere)."""
+        self.call_name.setText(name)
+        self.call_address.setText(address)
+        if chain_id and self.chain.findData(chain_id) < 0:
+            self.chain.addItem(f"chain {chain_id[:8]}…", chain_id)
+        self.chain.setCurrentIndex(max(self.chain.findData(chain_id or None), 0))
+        self.load_contract()
+
     def load_contract(self) -> None:
         name = self.call_name.text().strip()
         address = self.call_address.text().strip().lower().removeprefix("0x")

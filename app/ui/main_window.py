@@ -121,6 +121,9 @@ class MainWindow(QMainWindow):
             signal = getattr(panel, "transaction_requested", None)
             if signal is not None:
                 signal.connect(self.open_transaction)
+            contract = getattr(panel, "contract_requested", None)
+            if contract is not None:
+                contract.connect(self.open_contract)
         self.nav.setCurrentRow(0)
         self.nav.setMaximumWidth(180)
 
@@ -352,6 +355,12 @@ class MainWindow(QMainWindow):
         self.message_bar.hide()
 
     # ------------------------------------------------------------ actions
+
+    def open_contract(self, name: str, address: str, chain_id: str) -> None:
+        """Show a contract in the composer's Call page (from a table row, a chain ...)."""
+        composer = next(p for p in self.panels if isinstance(p, ComposerPanel))
+        self.nav.setCurrentRow(self.panels.index(composer))
+        composer.open_contract(name, address, chain_id)
 
     def refresh(self) -> None:
         self.controller.account.request_refresh()

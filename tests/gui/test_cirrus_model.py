@@ -18,8 +18,6 @@ from app.services.cirrus import CirrusExporter
 from app.services.controller import AppController
 from app.ui import cirrus_model
 from app.ui.cirrus_model import LOADING, CirrusTableModel
-from app.ui.main_window import MainWindow
-from app.ui.tables_panel import TablesPanel
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode
 
@@ -159,47 +157,3 @@ def test_export_csv_json_and_cancel(
     loop.run_until_complete(cancel_after_first_page())
     assert not cancelled.exists()
     assert list(tmp_path.glob(".*.part")) == []
-
-
-def test_tables_panel_query_sort_detail_and_export(
-    seeded: RunningNode,
-    controller: AppController,
-    window: MainWindow,
-    loop: qasync.QEventLoop,
-    tmp_path: Path,
-) -> None:
-    connect(loop, controller, seeded, "alice")
-    panel = window.panels[2]
-    assert isinstance(panel, TablesPanel)
-    window.nav.setCurrentRow(2)
-    drive(loop, lambda: panel.table_name.findText("Row") >= 0)
-    panel.table_name.setEditText("Row")
-    panel.filters.setText("select=v,address&v=gte.640&order=v.desc")
-    panel.apply_button.click()
-    drive(loop, lambda: panel.status.text() == "10 row(s)")
-    assert panel.preview.text() == "GET /cirrus/search/Row?select=v,address&v=gte.640&order=v.desc"
-    drive(loop, lambda: panel.model.data(panel.model.index(0, 0)) == str(ROWS - 1))
-    # a click on the v header sorts ascending on the server
-    panel.view.horizontalHeader().sectionClicked.emit(0)
-    panel.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-    drive(loop, lambda: panel.model.data(panel.model.index(0, 0)) == "640")
-    # the row detail lists every column
-    panel.view.clicked.emit(panel.model.index(0, 0))
-    assert "address" in panel.detail.toPlainText() and "640" in panel.detail.toPlainText()
-    # a pasted URL rebuilds the form
-    panel.filters.setText(f"{seeded.url}/cirrus/search/Row?v=lt.3&order=v")
-    panel.apply()
-    assert panel.table_name.currentText() == "Row" and panel.filters.text() == "v=lt.3&order=v.asc"
-    drive(loop, lambda: panel.status.text() == "3 row(s)")
-    # mistakes are said in words, and nothing is sent
-    panel.filters.setText("v=zz.1")
-    panel.apply()
-    assert panel.status.text().startswith("✘") and "zz" in panel.status.text()
-    # export of the current result
-    panel.filters.setText("v=lt.3&order=v")
-    panel.apply()
-    drive(loop, panel.export_csv.isEnabled)
-    target = tmp_path / "three.csv"
-    panel.export_to(target, "csv")
-    drive(loop, lambda: panel.status.text().startswith("Exported"))
-    assert target.read_text().splitlines()[1:] and len(target.read_text().splitlines()) == 4

@@ -984,3 +984,35 @@ def test_readme_example_count_with_filter(alice: httpx.Client) -> None:
     r = alice.get("/cirrus/search/Certificate?select=count&organization=eq.Acme")
     assert r.status_code == 200
     assert r.json() == [{"count": 2}]
+
+
+# ---------------------------------------------------------------------------- schema document
+
+
+def test_root_document_describes_tables_columns_and_joins(
+    alice: httpx.Client, kinds: Kinds, counter: Counter
+) -> None:
+    """PostgREST serves an OpenAPI description at its root; clients read table names, column
+    types and foreign keys (join targets) from it (reference § 4)."""
+    for path in (f"{SEARCH}/", SEARCH):
+        r = alice.get(path)
+        assert r.status_code == 200, r.text
+    doc = r.json()
+    assert doc["swagger"] == "2.0"
+    defs = doc["definitions"]
+    assert {"Kinds", "Receipt", "history@Counter", "Counter", "Counter.Bumped"} <= set(defs)
+    assert "history@Kinds" not in defs
+    kinds_cols = defs["Kinds"]["properties"]
+    assert kinds_cols["count"] == {"type": "number", "format": "numeric"}
+    assert kinds_cols["active"] == {"type": "boolean", "format": "boolean"}
+    assert kinds_cols["label"] == {"type": "string", "format": "text"}
+    assert "<fk table='Receipt' column='record_id'/>" in kinds_cols["receipt"]["description"]
+    assert "<pk/>" in kinds_cols["record_id"]["description"]
+    assert "description" not in kinds_cols["acct"]  # generic accounts cannot be joined
+    assert defs["Counter.Bumped"]["properties"]["id"]["format"] == "integer"
+    assert "/Kinds" in doc["paths"]
+
+
+def test_root_document_needs_a_token(node: RunningNode) -> None:
+    r = httpx.get(f"{node.url}{SEARCH}/")
+    assert r.status_code == 401

@@ -32,6 +32,13 @@ STANDARD_COLUMNS: list[tuple[str, str]] = [
     ("transaction_sender", "text"),
 ]
 STANDARD_NAMES = {n for n, _ in STANDARD_COLUMNS}
+# column kind -> (OpenAPI type, PostgreSQL format) as PostgREST describes such columns
+_OPENAPI_TYPES = {
+    "text": ("string", "text"),
+    "int": ("number", "numeric"),
+    "bool": ("boolean", "boolean"),
+    "serial": ("integer", "integer"),
+}
 
 
 @dataclass
@@ -235,6 +242,40 @@ class CirrusBackend:
         except sqlite3.Error:
             return False
         return (last or 0) < SMALL_TABLE
+
+    def openapi(self) -> dict[str, Any]:
+        """The schema document PostgREST 9 serves at its root (Swagger 2.0): one definition per
+        table with each column's type and format, primary and foreign keys noted in the
+        column's description as PostgREST writes them. Clients read table names, column types
+        and join targets from it; rows stay private, table shapes are not."""
+        definitions: dict[str, Any] = {}
+        paths: dict[str, Any] = {"/": {"get": {"summary": "OpenAPI description (this document)"}}}
+        for name in sorted(self.tables):
+            t = self.tables[name]
+            props: dict[str, Any] = {}
+            for c in list(t.columns.values()):
+                typ, fmt = _OPENAPI_TYPES.get(c.kind, ("string", "text"))
+                prop: dict[str, Any] = {"type": typ, "format": fmt}
+                if c.ref:
+                    prop["description"] = (
+                        f"Note:\nThis is a Foreign Key to `{c.ref}.record_id`."
+                        f"<fk table='{c.ref}' column='record_id'/>"
+                    )
+                elif (c.name == "record_id" and t.kind == "contract") or c.kind == "serial":
+                    prop["description"] = "Note:\nThis is a Primary Key.<pk/>"
+                props[c.name] = prop
+            definitions[name] = {"type": "object", "properties": props}
+            paths["/" + name] = {"get": {"tags": [name]}}
+        return {
+            "swagger": "2.0",
+            "info": {"title": "Cirrus (stratoscope sandbox)", "version": "9.0.0"},
+            "basePath": "/",
+            "schemes": ["http"],
+            "consumes": ["application/json"],
+            "produces": ["application/json", "application/openapi+json"],
+            "paths": paths,
+            "definitions": definitions,
+        }
 
     def table(self, name: str) -> Table:
         t = self.tables.get(name)

@@ -425,6 +425,17 @@ def test_parse_count_forms() -> None:
     assert parse(("select", "*")) == CirrusQuery("Car")
 
 
+def test_join_through_a_named_column() -> None:
+    # two columns refer to Receipt: the embed names the one to join through (reference § 4)
+    q = CirrusQuery("Pair", select=["left"], embeds=[Embed("Receipt", ["memo"], via="right")])
+    assert q.to_params() == [("select", "left,Receipt!right(memo)")]
+    assert CirrusQuery.from_params("Pair", q.to_params()) == q
+    assert parse(("select", "*, Receipt ! left (*)")).embeds == [Embed("Receipt", ["*"], "left")]
+    assert "invalid column name" in " ".join(
+        CirrusQuery("Pair", embeds=[Embed("Receipt", via="a.b")]).validate()
+    )
+
+
 def test_select_of_embeds_only_widens_to_all_columns() -> None:
     q = parse(("select", "Owner(*)"))
     assert q == CirrusQuery("Car", embeds=[Embed("Owner", ["*"])])
@@ -531,7 +542,9 @@ def test_canonical_parameter_lists_survive_parse_and_render(params: Params) -> N
         ([("select", "Owner(")], "missing ')'", 6),
         ([("select", "a)")], "')' without a matching '('", 1),
         ([("select", "Owner()")], "expected a column name or * in the embed", 6),
-        ([("select", "o:Owner(*)")], "aliases and '!' hints are not supported", 0),
+        ([("select", "o:Owner(*)")], "aliases are not supported", 0),
+        ([("select", "Owner!(*)")], "expected Table or Table!column", 0),
+        ([("select", "Owner!a b!c(*)")], "expected Table or Table!column", 0),
         ([("select", "Owner(a,Dealer(*))")], "nested embeds are not supported", 8),
         ([("select", "a::text")], "casts and JSON paths are not supported", 0),
         ([("select", "a,*")], "'*' cannot be combined with named columns", 2),

@@ -1,0 +1,522 @@
+"""The Tables panel against a real node with seeded data (issue 8): every operator through the
+filter builder, nested and negated groups, URL paste round trip, the chain shortcut, header
+sorting, count, limit/offset, joins as nested and expanded cells, history and event tables,
+row detail links, saved queries, export of the filtered result, and errors in words."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import QModelIndex, QUrl
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.client.cirrus_query import CirrusQuery, Condition, Group
+from app.services.controller import AppController
+from app.ui.cirrus_model import LOADING
+from app.ui.filter_builder import FilterBuilder, join_list, split_list
+from app.ui.main_window import MainWindow
+from app.ui.tables_panel import TablesPanel, contract_of
+from tests.gui.conftest import connect, drive
+from tests.integration.node_fixture import RunningNode
+
+SRC = """
+contract Maker {
+    string public city;
+    constructor(string _city) public { city = _city; }
+}
+
+contract Car {
+    string public model;
+    string public color;
+    uint public price;
+    bool public sold;
+    Maker public maker;
+    event Sold(string buyer, uint price);
+
+    constructor(string _model, string _color, uint _price, address _maker) public {
+        model = _model;
+        color = _color;
+        price = _price;
+        maker = Maker(_maker);
+    }
+
+    function sell(string _buyer) public {
+        sold = true;
+        emit Sold(_buyer, price);
+    }
+}
+"""
+MODELS = ["Focus", "Fiesta", "Punto", "Panda", "Mustang"]
+COLORS = ["red", "blue", "Red", "green"]
+N = 30
+
+
+@dataclass
+class SeedCar:
+    address: str
+    model: str
+    color: str
+    price: int
+    sold: bool
+
+
+@dataclass
+class Seeded:
+    node: RunningNode
+    cars: list[SeedCar]
+    makers: dict[str, str]  # city -> address
+    chain: str  # a private chain of Acme whose governance contract is a Maker
+
+
+def _upload(client: Any, txs: list[dict[str, Any]], history: str = "") -> list[str]:
+    for t in txs:
+        t["payload"]["metadata"] = {"VM": "SolidVM", **({"history": history} if history else {})}
+    r = client.post("/svc/v2.3/transaction?resolve=true", json={"txs": txs})
+    assert r.status_code == 200, r.text
+    return [res["data"]["contents"]["address"] for res in r.json()]
+
+
+def _contract(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "CONTRACT", "payload": {"contract": name, "src": SRC, "args": args}}
+
+
+@pytest.fixture(scope="module")
+def seeded(node: RunningNode) -> Seeded:
+    alice = node.client("alice")
+    detroit, turin = _upload(
+        alice, [_contract("Maker", {"_city": "Detroit"}), _contract("Maker", {"_city": "Turin"})]
+    )
+    specs = []
+    for i in range(N):
+        model = MODELS[i % 5]
+        maker = detroit if model in ("Focus", "Fiesta", "Mustang") else turin
+        specs.append((model, COLORS[i % 4], 1000 + 100 * i, maker))
+    addresses = _upload(
+        alice,
+        [
+            _contract("Car", {"_model": m, "_color": c, "_price": p, "_maker": mk})
+            for m, c, p, mk in specs
+        ],
+        history="Car",
+    )
+    cars = [
+        SeedCar(a, m, c, p, i % 5 == 0)
+        for i, (a, (m, c, p, _mk)) in enumerate(zip(addresses, specs, strict=True))
+    ]
+    sells = [
+        {
+            "type": "FUNCTION",
+            "payload": {"contractAddress": c.address, "method": "sell", "args": {"_buyer": "bob"}},
+        }
+        for c in cars
+        if c.sold
+    ]
+    r = alice.post("/svc/v2.3/transaction?resolve=true", json={"txs": sells})
+    assert r.status_code == 200 and all(x["status"] == "Success" for x in r.json()), r.text
+    body = {
+        "label": "Secret makers",
+        "contract": "Maker",
+        "src": SRC,
+        "args": {"_city": "Secret"},
+        "members": [{"orgName": "Acme", "orgUnit": "", "commonName": "", "access": True}],
+        "balances": [{"address": node.address("alice"), "balance": 1000}],
+    }
+    r = alice.post("/bloc/v2.2/chain", json=body)
+    assert r.status_code == 200, r.text
+    chain = r.json()
+    return Seeded(node, cars, {"Detroit": detroit, "Turin": turin}, chain)
+
+
+@pytest.fixture
+def panel(
+    seeded: Seeded, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> TablesPanel:
+    connect(loop, controller, seeded.node, "alice")
+    p = window.panels[2]
+    assert isinstance(p, TablesPanel)
+    window.nav.setCurrentRow(2)
+    drive(loop, lambda: p.table_name.findText("Car") >= 0)
+    return p
+
+
+def open_car(panel: TablesPanel, loop: qasync.QEventLoop, table: str = "Car") -> None:
+    panel.table_name.setEditText(table)
+    panel.apply()
+    drive(loop, lambda: panel.builder.info.columns and panel.model.total is not None)
+
+
+def rows_shown(panel: TablesPanel, loop: qasync.QEventLoop, column: str) -> list[str]:
+    """Every value of a column in the view, waiting for the pages."""
+    if panel.model.rowCount() == 0:
+        return []
+    drive(loop, lambda: column in panel.model.columns)
+    col = panel.model.columns.index(column)
+    out = []
+    for r in range(panel.model.rowCount()):
+        index = panel.model.index(r, col)
+        if panel.model.data(index) == LOADING:
+
+            def loaded(index: QModelIndex = index) -> bool:
+                return bool(panel.model.data(index) != LOADING)
+
+            drive(loop, loaded)
+        out.append(str(panel.model.data(index)))
+    return out
+
+
+def wait_total(panel: TablesPanel, loop: qasync.QEventLoop, n: int) -> None:
+    drive(loop, lambda: panel.model.total == n and panel.status.text() == f"{n:,} row(s)")
+
+
+def set_condition(
+    qtbot: QtBot, builder: FilterBuilder, column: str, op: str, value: str, negate: bool = False
+) -> None:
+    """Fill the selected condition through its editor, as a user would."""
+    builder.column.setEditText(column)
+    i = builder.op.findData(op)
+    assert i >= 0, f"{op} is not offered for {column}"
+    builder.op.setCurrentIndex(i)
+    builder.negate.setChecked(negate)
+    if builder.value_choice.isVisibleTo(builder):
+        j = builder.value_choice.findText(value)
+        assert j >= 0
+        builder.value_choice.setCurrentIndex(j)
+        builder.value_choice.activated.emit(j)
+    else:
+        builder.value.clear()
+        qtbot.keyClicks(builder.value, value)
+
+
+CarTest = Callable[[SeedCar], bool]
+OPERATOR_CASES: list[tuple[str, str, str, CarTest]] = [
+    ("color", "eq", "red", lambda c: c.color == "red"),
+    ("color", "neq", "red", lambda c: c.color != "red"),
+    ("price", "lt", "1500", lambda c: c.price < 1500),
+    ("price", "lte", "1500", lambda c: c.price <= 1500),
+    ("price", "gt", "3500", lambda c: c.price > 3500),
+    ("price", "gte", "3500", lambda c: c.price >= 3500),
+    ("color", "like", "R*", lambda c: c.color.startswith("R")),
+    ("color", "ilike", "*E*", lambda c: "e" in c.color.lower()),
+    ("model", "in", "Punto, Panda", lambda c: c.model in ("Punto", "Panda")),
+    ("sold", "is", "true", lambda c: c.sold),
+    ("sold", "eq", "false", lambda c: not c.sold),
+]
+
+
+def test_every_operator_through_the_builder(
+    panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    open_car(panel, loop)
+    b = panel.builder
+    assert b.info.column("price") is not None and b.info.column("price").type == "number"  # type: ignore[union-attr]
+    # operators follow the column's type: no like on numbers, fixed values on booleans
+    b.add_condition()
+    set_condition(qtbot, b, "price", "gt", "1")
+    assert b.op.findData("ilike") < 0 and b.op.findData("gte") >= 0
+    b.column.setEditText("sold")
+    assert [b.op.itemData(i) for i in range(b.op.count())] == ["is", "eq", "neq"]
+    for column, op, value, test in OPERATOR_CASES:
+        for negate in (False, True):
+            set_condition(qtbot, b, column, op, value, negate)
+            assert not b.problems.text(), b.problems.text()
+            b.apply_button.click()
+            expected = [c for c in seeded.cars if test(c) != negate]
+            wait_total(panel, loop, len(expected))
+            wire = f"{column}={'not.' if negate else ''}{op}."
+            assert wire in b.preview.text(), b.preview.text()
+            shown = sorted(rows_shown(panel, loop, "address"))
+            assert shown == sorted(c.address for c in expected), (column, op, negate)
+
+
+def test_nested_groups_negation_and_url_round_trip(
+    panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    open_car(panel, loop)
+    b = panel.builder
+    # or( color = blue, not and( price >= 3000, model <> Mustang ) )
+    group = b.add_group("or")
+    set_condition(qtbot, b, "color", "eq", "blue")
+    b.tree.setCurrentIndex(b.model.index_of(group))
+    inner = b.add_group("and")
+    set_condition(qtbot, b, "price", "gte", "3000")
+    b.tree.setCurrentIndex(b.model.index_of(inner))
+    b.add_condition()
+    set_condition(qtbot, b, "model", "eq", "Mustang", negate=True)
+    b.tree.setCurrentIndex(b.model.index_of(inner))
+    assert b.editor.currentIndex() == 2  # the group editor
+    b.group_negate.setChecked(True)
+    expected_qs = "or=(color.eq.blue,not.and(price.gte.3000,model.not.eq.Mustang))"
+    assert b.preview.text() == f"GET /cirrus/search/Car?{expected_qs}"
+    ModelTester(None).check(b.model)
+    b.apply()
+
+    def test(c: SeedCar) -> bool:
+        return c.color == "blue" or not (c.price >= 3000 and c.model != "Mustang")
+
+    expected = [c for c in seeded.cars if test(c)]
+    wait_total(panel, loop, len(expected))
+    assert sorted(rows_shown(panel, loop, "address")) == sorted(c.address for c in expected)
+    # the tree shows the structure: one OR at the top, with a condition and a NOT AND inside
+    top = b.model.index(0, 0)
+    assert b.model.data(top) == "OR: any of" and b.model.rowCount(top) == 2
+    assert b.model.data(b.model.index(1, 0, top)) == "NOT AND: all of"
+    # a pasted URL rebuilds the same tree, with order
+    b.set_table(b.info)
+    assert b.model.rowCount() == 0
+    b.query_text.setText(f"{seeded.node.url}/cirrus/search/Car?{expected_qs}&order=price.desc")
+    b.query_text.returnPressed.emit()
+    assert b.draft.where.items == [
+        Group(
+            "or",
+            [
+                Condition("color", "eq", "blue"),
+                Group(
+                    "and",
+                    [Condition("price", "gte", "3000"), Condition("model", "eq", "Mustang", True)],
+                    negate=True,
+                ),
+            ],
+        )
+    ]
+    assert b.order.text() == "price.desc" and b.model.rowCount(b.model.index(0, 0)) == 2
+    wait_total(panel, loop, len(expected))
+    prices = rows_shown(panel, loop, "price")
+    assert prices == [str(p) for p in sorted((c.price for c in expected), reverse=True)]
+    # removing the group clears the filter (as a draft until applied)
+    b.tree.setCurrentIndex(b.model.index(0, 0))
+    b.remove_button.click()
+    assert b.preview.text() == "GET /cirrus/search/Car?order=price.desc"
+    assert panel.model.total == len(expected)  # not applied yet
+    b.apply_button.click()
+    wait_total(panel, loop, N)
+
+
+def test_sorting_count_window_and_chain_shortcut(
+    panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop
+) -> None:
+    open_car(panel, loop)
+    header = panel.view.horizontalHeader()
+    price = panel.model.columns.index("price")
+    header.sectionClicked.emit(price)
+    drive(loop, lambda: panel.model.query is not None and panel.model.query.order != [])
+    assert panel.builder.order.text() == "price"
+    drive(loop, lambda: panel.model.data(panel.model.index(0, price)) == "1000")
+    header.sectionClicked.emit(price)  # again: the other way
+    drive(loop, lambda: panel.model.data(panel.model.index(0, price)) == str(1000 + 100 * (N - 1)))
+    assert panel.builder.order.text() == "price.desc"
+    assert "order=price.desc" in panel.builder.preview.text()
+    # limit and offset are a window on the result
+    panel.builder.limit.setValue(5)
+    panel.builder.offset.setValue(2)
+    panel.builder.apply_button.click()
+    wait_total(panel, loop, 5)
+    assert rows_shown(panel, loop, "price") == [str(1000 + 100 * (N - 1 - i)) for i in range(2, 7)]
+    # the chain shortcut on the Maker table: main chain, one chain, every chain
+    open_car(panel, loop, "Maker")
+    wait_total(panel, loop, 3)  # Detroit, Turin and the chain's governance contract
+    scope = panel.builder.chain_scope
+    drive(loop, lambda: scope.findData(seeded.chain) >= 0)
+    scope.setCurrentIndex(scope.findData(""))
+    scope.activated.emit(scope.currentIndex())
+    assert "chainId=eq." in panel.builder.preview.text()
+    panel.builder.apply()
+    wait_total(panel, loop, 2)
+    scope.setCurrentIndex(scope.findData(seeded.chain))
+    scope.activated.emit(scope.currentIndex())
+    panel.builder.apply()
+    wait_total(panel, loop, 1)
+    assert rows_shown(panel, loop, "city") == ["Secret"]
+    scope.setCurrentIndex(0)
+    scope.activated.emit(0)
+    assert panel.builder.draft.where.items == []
+    panel.builder.apply()
+    wait_total(panel, loop, 3)
+
+
+def test_joins_nested_and_expanded(
+    panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop
+) -> None:
+    open_car(panel, loop)
+    b = panel.builder
+    join = next(a for a in b.columns_menu.actions() if a.objectName() == "join:maker")
+    assert join.text() == "Join Maker through maker"
+    for name in ("column:model", "column:maker"):
+        next(a for a in b.columns_menu.actions() if a.objectName() == name).trigger()
+    join = next(a for a in b.columns_menu.actions() if a.objectName() == "join:maker")
+    join.trigger()  # applied at once
+    assert b.preview.text() == "GET /cirrus/search/Car?select=model,maker,Maker(*)"
+    drive(loop, lambda: "Maker" in panel.model.columns and 0 in panel.model.pages)
+    col = panel.model.columns.index("Maker")
+    assert panel.model.is_join(col)
+    cell = panel.model.data(panel.model.index(0, col))
+    assert cell.startswith("▸ ") and "city=" in cell
+    # expanding shows the joined row's fields as columns
+    panel.model.expand(col)
+    assert "Maker.city" in panel.model.columns and "Maker" not in panel.model.columns
+    cities = rows_shown(panel, loop, "Maker.city")
+    models = rows_shown(panel, loop, "model")
+    for model, city in zip(models, cities, strict=True):
+        assert city == ("Detroit" if model in ("Focus", "Fiesta", "Mustang") else "Turin")
+    ModelTester(None).check(panel.model)
+    panel.model.collapse("Maker")
+    assert "Maker" in panel.model.columns and "Maker.city" not in panel.model.columns
+    # the detail pane shows the nested row with copy links for its fields
+    panel.view.clicked.emit(panel.model.index(0, 0))
+    html = panel.detail.toHtml()
+    assert "copy:Maker.city" in html
+    panel.detail.anchorClicked.emit(QUrl("copy:Maker.city"))
+    assert panel.status.text() == "Copied Maker.city"
+
+
+def test_history_and_event_tables_and_row_links(
+    panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop
+) -> None:
+    names = [panel.table_name.itemText(i) for i in range(panel.table_name.count())]
+    assert {"Car", "Maker", "history@Car", "Car.Sold"} <= set(names)
+    assert names.index("Car") < names.index("history@Car") < names.index("Car.Sold")
+    open_car(panel, loop, "Car.Sold")
+    wait_total(panel, loop, sum(c.sold for c in seeded.cars))
+    assert panel.builder.info.column("buyer") is not None
+    assert set(rows_shown(panel, loop, "buyer")) == {"bob"}
+    assert not panel.builder.chain_scope.isEnabled()  # event tables have no chainId
+    open_car(panel, loop, "history@Car")
+    wait_total(panel, loop, N + sum(c.sold for c in seeded.cars))
+    # a car's row links to its history, its contract and its transactions
+    sold = next(c for c in seeded.cars if c.sold)
+    open_car(panel, loop)
+    panel.builder.query_text.setText(f"address=eq.{sold.address}")
+    panel.builder.query_text.returnPressed.emit()
+    wait_total(panel, loop, 1)
+    drive(loop, lambda: 0 in panel.model.pages)
+    panel.view.clicked.emit(panel.model.index(0, 0))
+    requested: list[Any] = []
+    panel.contract_requested.connect(lambda *a: requested.append(a))
+    panel.transaction_requested.connect(lambda h: requested.append((h,)))
+    panel.detail.anchorClicked.emit(QUrl("contract:"))
+    assert requested[-1] == ("Car", sold.address, "")
+    row = panel.model.row(0)
+    assert row is not None
+    panel.detail.anchorClicked.emit(QUrl(f"tx:{row['transaction_hash']}"))
+    assert requested[-1] == (row["transaction_hash"],)
+    panel.detail.anchorClicked.emit(QUrl("transactions:"))
+    drive(loop, lambda: "Transactions (" in panel.detail.toPlainText())
+    assert "Transactions (2)" in panel.detail.toPlainText()  # created, then sold
+    panel.detail.anchorClicked.emit(QUrl("history:"))
+    assert panel.table_name.currentText() == "history@Car"
+    wait_total(panel, loop, 2)
+    assert rows_shown(panel, loop, "sold") == ["true", "false"]  # newest first
+
+
+def test_errors_are_said_in_words_and_nothing_is_sent(
+    panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    open_car(panel, loop)
+    b = panel.builder
+    b.add_condition()
+    set_condition(qtbot, b, "price", "gt", "cheap")
+    assert "price is a number column: 'cheap' is not a number" in b.problems.text()
+    assert not b.apply_button.isEnabled()
+    # a filter on a column the table lacks: the node's refusal in words
+    b.query_text.setText("nope=eq.1")
+    b.query_text.returnPressed.emit()
+    drive(loop, lambda: panel.status.text().startswith("✘"))
+    assert "table 'Car' has no column 'nope'" in panel.status.text()
+    # text that is no query at all is refused before anything is sent
+    b.query_text.setText("price=zz.1")
+    b.query_text.returnPressed.emit()
+    assert "unknown operator 'zz'" in b.problems.text()
+    # an unknown table
+    panel.table_name.setEditText("Nope")
+    panel.apply()
+    drive(loop, lambda: "there is no table 'Nope'" in panel.status.text())
+
+
+def test_saved_queries_per_profile_and_export(
+    panel: TablesPanel,
+    seeded: Seeded,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+) -> None:
+    open_car(panel, loop)
+    panel.builder.query_text.setText("color=eq.blue&order=price.desc&select=price,color")
+    panel.builder.query_text.returnPressed.emit()
+    blue = sorted((c.price for c in seeded.cars if c.color == "blue"), reverse=True)
+    wait_total(panel, loop, len(blue))
+    panel.save_query("Blue cars")
+    drive(loop, lambda: panel.saved_box.findText("Blue cars") >= 0)
+    stored = json.loads((tmp_path / "config" / "saved_queries.json").read_text())
+    profile = controller.session.profile
+    assert profile is not None
+    assert stored["profiles"][profile.name] == {
+        "Blue cars": "/cirrus/search/Car?select=price,color&color=eq.blue&order=price.desc"
+    }
+    assert controller.cirrus.saved.load("another profile") == {}
+    # choosing it runs it again, from another table
+    open_car(panel, loop, "Maker")
+    i = panel.saved_box.findText("Blue cars")
+    panel.saved_box.setCurrentIndex(i)
+    panel.saved_box.activated.emit(i)
+    assert panel.table_name.currentText() == "Car"
+    wait_total(panel, loop, len(blue))
+    # export writes every row of the filtered, ordered result
+    target = tmp_path / "blue.csv"
+    panel.export_to(target, "csv")
+    drive(loop, lambda: panel.status.text().startswith("Exported"))
+    lines = target.read_text().splitlines()
+    assert lines[0] == "price,color" and lines[1:] == [f"{p},blue" for p in blue]
+    # deleting it
+    panel.saved_box.setCurrentIndex(panel.saved_box.findText("Blue cars"))
+    panel.delete_saved()
+    drive(loop, lambda: panel.saved_box.findText("Blue cars") < 0)
+    assert controller.cirrus.saved.load(profile.name) == {}
+
+
+def test_filter_tree_model_and_list_values(qtbot: QtBot) -> None:
+    b = FilterBuilder()
+    qtbot.addWidget(b)
+    q = CirrusQuery.from_query_string(
+        "Car", "a=eq.1&or=(b.in.(x,%22y,z%22),and(c.is.null,not.or(d.lt.2,e.gt.3)))&f=not.like.Q*"
+    )
+    b.set_draft(q)
+    ModelTester(None).check(b.model)
+    assert b.model.rowCount() == 3
+    top_or = b.model.index(1, 0)
+    assert b.model.rowCount(top_or) == 2
+    in_cond = b.model.index(0, 2, top_or)
+    assert b.model.data(in_cond) == "x, 'y,z'"
+    assert b.model.data(b.model.index(2, 1)) == "not like"
+    # removing and adding keep the model consistent
+    b.tree.setCurrentIndex(b.model.index(1, 0, top_or))
+    b.add_condition(Condition("g", "eq", "5"))
+    ModelTester(None).check(b.model)
+    assert b.draft.to_query_string().startswith(
+        "a=eq.1&or=(b.in.(x,%22y,z%22),and(c.is.null,not.or(d.lt.2,e.gt.3),g.eq.5))"
+    )
+    b.tree.setCurrentIndex(b.model.index(0, 0))
+    b.remove_selected()
+    assert b.model.rowCount() == 2
+    assert split_list('a, "b,c", d') == ["a", "b,c", "d"]
+    assert join_list(["a", "b,c", ""]) == 'a, "b,c", ""'
+    assert split_list(join_list(["x y", 'q"t', " pad "])) == ["x y", 'q"t', "pad"]
+    assert contract_of("history@Acme-Shop-Part") == "Part" and contract_of("Car.Sold") == "Car"
+
+
+def test_main_window_routes_contract_links(
+    panel: TablesPanel, seeded: Seeded, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    car = seeded.cars[0]
+    panel.contract_requested.emit("Car", car.address, "")
+    composer = window.panels[1]
+    assert window.stack.currentWidget() is composer
+    assert composer.call_address.text() == car.address  # type: ignore[attr-defined]
+    drive(loop, lambda: composer.function.count() > 0)  # type: ignore[attr-defined]
+    functions = [composer.function.itemData(i) for i in range(composer.function.count())]  # type: ignore[attr-defined]
+    assert "sell" in functions
