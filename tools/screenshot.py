@@ -95,15 +95,21 @@ async def shoot(out: Path, theme: str) -> list[Path]:
         await settle(0.8)
         save(inspector, "transaction-inspector")
         inspector.close()
-        # the Tables panel on the identity registry's certificates
+        # the Tables panel on the identity registry's certificates, filtered with the builder
         tables = window.panels[2]
         window.nav.setCurrentRow(2)
-        tables.table_name.setEditText("Certificate")  # type: ignore[attr-defined]
-        tables.filters.setText(  # type: ignore[attr-defined]
-            "select=commonName,organization,organizationalUnit,userAddress&order=commonName"
+        await settle(0.5)
+        tables.open_table("Certificate")  # type: ignore[attr-defined]
+        await settle(0.5)
+        builder = tables.builder  # type: ignore[attr-defined]
+        builder.query_text.setText(
+            "select=commonName,organization,organizationalUnit,userAddress"
+            "&or=(organization.eq.Acme,and(organizationalUnit.ilike.*log*,commonName.not.eq.dave))"
+            "&order=organization,commonName"
         )
-        tables.apply()  # type: ignore[attr-defined]
+        builder.apply_text()
         await settle(0.8)
+        builder.tree.setCurrentIndex(builder.model.index(1, 0, builder.model.index(0, 0)))
         tables.view.clicked.emit(tables.model.index(0, 0))  # type: ignore[attr-defined]
         await settle(0.2)
         save(window, "tables")

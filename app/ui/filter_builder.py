@@ -107,6 +107,8 @@ class FilterBuilder(QWidget):
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
         self.tree.setMinimumHeight(110)
+        self.tree.setColumnWidth(0, 240)
+        self.tree.setColumnWidth(1, 110)
         self.tree.selectionModel().currentChanged.connect(lambda cur, _prev: self._on_current(cur))
         self.model.rowsInserted.connect(lambda *_: self.tree.expandAll())
         self.model.modelReset.connect(self.tree.expandAll)

@@ -130,6 +130,7 @@ class TablesPanel(QWidget):
         header.setSortIndicatorShown(True)
         header.setSectionsClickable(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setResizeContentsPrecision(0)  # fit to the rows on screen: no page is fetched
         header.sectionClicked.connect(self._header_clicked)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._header_menu)
@@ -188,6 +189,8 @@ class TablesPanel(QWidget):
         lay.addLayout(bottom)
 
         self.model.total_changed.connect(self._on_total)
+        self.model.page_loaded.connect(self._size_columns)
+        self._sized = False
         self.model.failed.connect(self._on_failed)
         controller.session.user_changed.connect(self._on_user)
         self._fill_saved()
@@ -298,6 +301,11 @@ class TablesPanel(QWidget):
         self.detail.clear()
         self._detail_row = None
         header = self.view.horizontalHeader()
+        shape = self.model.query is None or (self.model.query.table, self.model.query.select) != (
+            q.table,
+            q.select,
+        )
+        self._sized = self._sized and not shape and not q.embeds
         self.model.set_query(q)
         if q.order and q.order[0].column in self.model.columns:
             order = Qt.SortOrder.DescendingOrder if q.order[0].desc else Qt.SortOrder.AscendingOrder
@@ -305,6 +313,16 @@ class TablesPanel(QWidget):
         else:
             header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self._update_export()
+
+    def _size_columns(self, page: int) -> None:
+        """Fit the columns to the first page of a new result (wide values are capped)."""
+        if self._sized or page != 0:
+            return
+        self._sized = True
+        header = self.view.horizontalHeader()
+        for col in range(self.model.columnCount()):
+            self.view.resizeColumnToContents(col)
+            header.resizeSection(col, min(header.sectionSize(col), 280))
 
     def _header_clicked(self, section: int) -> None:
         """Sort on the server: a click sorts by the column (again: the other way); Shift+click
