@@ -520,3 +520,26 @@ def test_main_window_routes_contract_links(
     drive(loop, lambda: composer.function.count() > 0)  # type: ignore[attr-defined]
     functions = [composer.function.itemData(i) for i in range(composer.function.count())]  # type: ignore[attr-defined]
     assert "sell" in functions
+
+
+def test_a_node_without_the_schema_document(
+    seeded: Seeded,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Behind a proxy that does not pass PostgREST's root through, the picker offers the
+    contracts the node lists, and column types are guessed from rows."""
+    from app.client.http import StratoClient
+
+    async def no_schema(self: StratoClient) -> dict[str, Any]:
+        return {}
+
+    monkeypatch.setattr(StratoClient, "cirrus_schema", no_schema)
+    connect(loop, controller, seeded.node, "alice")
+    tables = loop.run_until_complete(controller.cirrus.tables(refresh=True))
+    assert {"Car", "Maker"} <= set(tables) and all(t.inferred for t in tables.values())
+    info = loop.run_until_complete(controller.cirrus.table_info("Car"))
+    types = {c.name: c.type for c in info.columns}
+    assert types["price"] == "number" and types["sold"] == "boolean" and types["model"] == "text"
+    assert info.joins == []  # join targets cannot be guessed from rows
