@@ -140,12 +140,17 @@ class ChainMember:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "access": self.access,
-            "orgName": self.org,
-            "orgUnit": self.unit,
-            "commonName": self.common_name,
-        }
+        """The platform's member forms: empty parts are left out, so ``{access}`` alone means
+        everyone and ``{orgName, access}`` a whole organization (reference 1.6)."""
+        out: dict[str, Any] = {"access": self.access}
+        for key, value in (
+            ("orgName", self.org),
+            ("orgUnit", self.unit),
+            ("commonName", self.common_name),
+        ):
+            if value:
+                out[key] = value
+        return out
 
     def describe(self) -> str:
         if not self.org:
@@ -364,6 +369,8 @@ class ChainDraft:
     def warnings(self) -> list[str]:
         """What the node will probably refuse, said before sending."""
         out: list[str] = []
+        if not self.label.strip():
+            out.append("no label: the chain will be known by its ID alone")
         if not self.members:
             out.append("no members: nodes refuse a chain without members")
         if not any(amount > 0 for _, amount in self.balances):

@@ -11,7 +11,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
 
 from app.client.abi_types import parse_int
 from app.client.models import Transaction
@@ -359,6 +366,36 @@ class ChainTransactionsModel(RowsTableModel):
 
 
 # ---------------------------------------------------------------------------- wizard rows
+
+
+class ChoiceModel(QAbstractListModel):
+    """Items of a combo box that can grow (chains, contracts, identities): label and data
+    (``UserRole``, what ``QComboBox.currentData`` returns), without a QStandardItemModel."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._items: list[tuple[str, Any]] = []
+
+    def set_items(self, items: list[tuple[str, Any]]) -> None:
+        self.beginResetModel()
+        self._items = list(items)
+        self.endResetModel()
+
+    def items(self) -> list[tuple[str, Any]]:
+        return list(self._items)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        label, value = self._items[index.row()]
+        if role in (DISPLAY, Qt.ItemDataRole.EditRole, TOOLTIP):
+            return label
+        if role == Qt.ItemDataRole.UserRole:
+            return value
+        return None
 
 
 class MemberRowsModel(RowsTableModel):

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.client.errors import StratoError
-from app.services.chains import ChainActivity, ChainInfo, Identity
+from app.services.chains import ChainActivity, ChainContract, ChainInfo, Identity
 from app.services.controller import AppController
 
 from .chain_models import (
@@ -53,10 +53,14 @@ TABS = ("Overview", "Members", "Balances", "Governance", "Contracts", "Membershi
 
 
 class ChainsPanel(QWidget):
-    """Signals: transaction_requested(str): the user wants to inspect a transaction."""
+    """Signals:
+    transaction_requested(str): the user wants to inspect a transaction.
+    contract_requested(str, str, str): open a contract (name, address, chain id) in the composer.
+    """
 
     title = "Chains"
     transaction_requested = Signal(str)
+    contract_requested = Signal(str, str, str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -122,9 +126,12 @@ class ChainsPanel(QWidget):
         self.tabs.addTab(self._governance(), TABS[3])
         self.contracts = ContractsModel(self)
         self.contracts_view = self._table(self.contracts, "chainsContracts", "Contracts")
-        self.contracts_view.setToolTip("Double-click copies the address")
-        self.contracts_view.doubleClicked.connect(self._copy_contract)
-        self.tabs.addTab(self.contracts_view, TABS[4])
+        self.contracts_view.setToolTip("Double-click opens the contract in the composer")
+        self.contracts_view.doubleClicked.connect(self._open_contract)
+        self.copy_contract = QPushButton("Copy address", self)
+        name_widget(self.copy_contract, "chainsCopyContract", "Copy the contract's address")
+        self.copy_contract.clicked.connect(self._copy_contract)
+        self.tabs.addTab(self._with_note(self.contracts_view, self.copy_contract), TABS[4])
         self.events = EventsModel(self)
         self.events_view = self._table(self.events, "chainsEvents", "Membership events")
         self.events_view.setToolTip("Double-click opens the transaction")
@@ -173,7 +180,7 @@ class ChainsPanel(QWidget):
         view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         return view
 
-    def _with_note(self, view: QTableView, note: QLabel) -> QWidget:
+    def _with_note(self, view: QTableView, note: QWidget) -> QWidget:
         w = QWidget(self)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -326,6 +333,7 @@ class ChainsPanel(QWidget):
             self.o_label.setText(MAIN_CHAIN)
             self.o_parent.setText("—")
             self.o_parent_id.set_value("")
+            self.o_parent_id.setVisible(False)
             self.o_governance.setText("— (the main chain has no governance contract)")
             self.o_vm.setText("—")
             self.o_members.setText("every user of the node")
@@ -346,6 +354,7 @@ class ChainsPanel(QWidget):
             else:
                 self.o_parent.setText(f"{MAIN_CHAIN} (no parentChain)")
             self.o_parent_id.set_value(chain.parent)
+            self.o_parent_id.setVisible(bool(chain.parent))
             gov = chain.governance or "(not named by the node)"
             self.o_governance.setText(f"{gov} at 0000…0100")
             self.o_vm.setText(
@@ -447,10 +456,19 @@ class ChainsPanel(QWidget):
         if e is not None and e.tx_hash:
             self.transaction_requested.emit(e.tx_hash)
 
-    def _copy_contract(self, index: QModelIndex) -> None:
+    def _contract_at(self, index: QModelIndex) -> ChainContract | None:
         c = self.contracts.data(index.siblingAtColumn(0), Qt.ItemDataRole.UserRole)
+        return c if isinstance(c, ChainContract) else None
+
+    def _open_contract(self, index: QModelIndex) -> None:
+        c = self._contract_at(index)
         if c is not None:
-            copy_text(c.address, self.contracts_view, f"{c.name} address")
+            self.contract_requested.emit(c.name, c.address, c.chain_id)
+
+    def _copy_contract(self) -> None:
+        c = self._contract_at(self.contracts_view.currentIndex())
+        if c is not None:
+            copy_text(c.address, self.copy_contract, f"{c.name} address")
 
     def open_create_dialog(self, parent_chain: str = "") -> CreateChainDialog:
         """The creation wizard (non-blocking); a created chain is selected in the tree."""

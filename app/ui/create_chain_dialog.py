@@ -48,7 +48,7 @@ from app.services.composer import Preview
 from app.services.controller import AppController
 
 from .arg_editor import AddressBook, ArgumentsEditor
-from .chain_models import MAIN_CHAIN, BalanceRowsModel, MemberRowsModel
+from .chain_models import MAIN_CHAIN, BalanceRowsModel, ChoiceModel, MemberRowsModel
 from .source_editor import SourceEditor
 from .theme import scheme_is_dark
 from .widgets import CopyField, copy_text, name_widget, while_alive
@@ -56,6 +56,13 @@ from .widgets import CopyField, copy_text, name_widget, while_alive
 STEPS = ("Governance", "Constructor", "Members", "Balances", "Chain", "Review")
 DEFAULT_BALANCE = "1000"
 ERROR = "color: #c0392b;"
+
+
+def _hint(text: str, parent: QWidget) -> QLabel:
+    """A word-wrapped line of explanation on a page."""
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    return label
 
 
 class CreateChainDialog(QDialog):
@@ -91,7 +98,9 @@ class CreateChainDialog(QDialog):
         self.steps = QListWidget(self)
         name_widget(self.steps, "createChainSteps", "Steps")
         self.steps.addItems([f"{i + 1}. {s}" for i, s in enumerate(STEPS)])
-        self.steps.setMaximumWidth(150)
+        self.steps.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        widest = max(self.steps.fontMetrics().horizontalAdvance(f"9. {s}") for s in STEPS)
+        self.steps.setFixedWidth(widest + 32)
         self.pages = QStackedWidget(self)
         for build in (
             self._governance_page,
@@ -184,18 +193,18 @@ class CreateChainDialog(QDialog):
         code = QWidget(page)
         self.code_chain = QComboBox(code)
         name_widget(self.code_chain, "createChainCodeChain", "Chain of the deployed contract")
-        self.code_chain.addItem(MAIN_CHAIN, "")
-        for c in self.chains:
-            self.code_chain.addItem(f"{c.title()} ({c.id[:8]}…)", c.id)
+        self.code_chain.setModel(ChoiceModel(self.code_chain))
+        self._fill(self.code_chain, [(MAIN_CHAIN, ""), *self._chain_items()])
         self.code_chain.currentIndexChanged.connect(self._load_deployed)
         self.deployed = QComboBox(code)
         name_widget(self.deployed, "createChainDeployed", "Deployed contract")
+        self.deployed.setModel(ChoiceModel(self.deployed))
         self.deployed.currentIndexChanged.connect(self._deployed_chosen)
         cf = QFormLayout(code)
         cf.addRow("Chain", self.code_chain)
         cf.addRow("Contract", self.deployed)
         cf.addRow(
-            QLabel(
+            _hint(
                 "The new chain's governance contract runs this contract's code "
                 "(codePtr: its address, and chain when private).",
                 code,
@@ -241,6 +250,7 @@ class CreateChainDialog(QDialog):
         self.members_view = self._table(page, self.members, "createChainMembers", "Members")
         self.member_pick = QComboBox(page)
         name_widget(self.member_pick, "createChainMemberPick", "Known organizations and users")
+        self.member_pick.setModel(ChoiceModel(self.member_pick))
         self.add_member_button = QPushButton("Add", page)
         name_widget(self.add_member_button, "createChainAddMember", "Add the picked member")
         self.add_member_button.clicked.connect(self.add_picked_member)
@@ -259,7 +269,7 @@ class CreateChainDialog(QDialog):
         pick.addWidget(self.remove_member_button)
         lay = QVBoxLayout(page)
         lay.addWidget(
-            QLabel(
+            _hint(
                 "Who may see and use the chain: a whole organization, one unit of it, or one "
                 "user. Empty parts match anyone; untick Access to list without access.",
                 page,
@@ -279,6 +289,7 @@ class CreateChainDialog(QDialog):
         self.balance_pick = QComboBox(page)
         self.balance_pick.setEditable(True)
         name_widget(self.balance_pick, "createChainBalancePick", "Address to fund")
+        self.balance_pick.setModel(ChoiceModel(self.balance_pick))
         line = self.balance_pick.lineEdit()
         assert line is not None
         line.setPlaceholderText("address (40 hex digits) or pick a user")
@@ -299,7 +310,7 @@ class CreateChainDialog(QDialog):
         pick.addWidget(self.remove_balance_button)
         lay = QVBoxLayout(page)
         lay.addWidget(
-            QLabel(
+            _hint(
                 "Initial balances on the new chain, in units (1000, 1e18, 0x2a). The platform "
                 "wants at least one non-zero balance even when gas is off.",
                 page,
@@ -317,9 +328,10 @@ class CreateChainDialog(QDialog):
         self.label.textChanged.connect(self._changed)
         self.parent_combo = QComboBox(page)
         name_widget(self.parent_combo, "createChainParent", "Parent chain")
-        self.parent_combo.addItem(f"{MAIN_CHAIN} (no parentChain)", "")
-        for c in self.chains:
-            self.parent_combo.addItem(f"{c.title()} ({c.id[:8]}…)", c.id)
+        self.parent_combo.setModel(ChoiceModel(self.parent_combo))
+        self._fill(
+            self.parent_combo, [(f"{MAIN_CHAIN} (no parentChain)", ""), *self._chain_items()]
+        )
         self.parent_combo.currentIndexChanged.connect(self._changed)
         self.history = QLineEdit(page)
         self.history.setPlaceholderText("contract names to keep history tables of, e.g. Governance")
@@ -375,6 +387,17 @@ class CreateChainDialog(QDialog):
         lay.addWidget(self.new_id)
         return page
 
+    def _chain_items(self) -> list[tuple[str, Any]]:
+        return [(f"{c.title()} ({c.id[:8]}…)", c.id) for c in self.chains]
+
+    @staticmethod
+    def _fill(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
+        """Replace a combo's items (its model is a ChoiceModel: lists here can be long)."""
+        model = combo.model()
+        assert isinstance(model, ChoiceModel)
+        model.set_items(items)
+        combo.setCurrentIndex(0 if items else -1)
+
     def _table(self, parent: QWidget, model: Any, name: str, accessible: str) -> QTableView:
         view = QTableView(parent)
         view.setModel(model)
@@ -427,27 +450,28 @@ class CreateChainDialog(QDialog):
 
     def _identities_loaded(self, identities: list[Identity]) -> None:
         self.identities = identities
-        self.member_pick.clear()
+        picks: list[tuple[str, Any]] = []
         for org in sorted({i.organization for i in identities if i.organization}):
-            self.member_pick.addItem(f"Organization {org}", ChainMember(org))
+            picks.append((f"Organization {org}", ChainMember(org)))
         units = sorted({(i.organization, i.unit) for i in identities if i.organization and i.unit})
-        for org, unit in units:
-            self.member_pick.addItem(f"Unit {org} / {unit}", ChainMember(org, unit))
-        for i in identities:
-            if i.organization:
-                self.member_pick.addItem(
-                    f"User {i.common_name} ({i.organization} / {i.unit or '*'})",
-                    ChainMember(i.organization, i.unit, i.common_name),
-                )
-        self.member_pick.addItem("Everyone ({access} only)", ChainMember())
+        picks += [(f"Unit {org} / {unit}", ChainMember(org, unit)) for org, unit in units]
+        picks += [
+            (
+                f"User {i.common_name} ({i.organization} / {i.unit or '*'})",
+                ChainMember(i.organization, i.unit, i.common_name),
+            )
+            for i in identities
+            if i.organization
+        ]
+        picks.append(("Everyone ({access} only)", ChainMember()))
+        self._fill(self.member_pick, picks)
         current = self.balance_pick.currentText()
-        self.balance_pick.clear()
         contacts = sorted(self.controller.contacts.items())
-        for name, address in contacts:
-            self.balance_pick.addItem(f"contact {name}  {address}", address)
-        for i in identities:
-            if i.address:
-                self.balance_pick.addItem(f"user {i.common_name}  {i.address}", i.address)
+        self._fill(
+            self.balance_pick,
+            [(f"contact {name}  {address}", address) for name, address in contacts]
+            + [(f"user {i.common_name}  {i.address}", i.address) for i in identities if i.address],
+        )
         self.balance_pick.setEditText(current)
         self.book.entries = [(f"contact {n}", a) for n, a in contacts] + [
             (f"user {i.common_name}", i.address) for i in identities if i.address
@@ -465,8 +489,7 @@ class CreateChainDialog(QDialog):
 
     def _load_deployed(self, _i: int = 0) -> None:
         chain = str(self.code_chain.currentData() or "")
-        self.deployed.clear()
-        self.deployed.addItem("Loading…", None)
+        self._fill(self.deployed, [("Loading…", None)])
         self.controller.tasks.start(
             "Listing contracts",
             self.service.contracts(chain),
@@ -478,10 +501,10 @@ class CreateChainDialog(QDialog):
         if chain != str(self.code_chain.currentData() or ""):
             return  # the user chose another chain meanwhile
         self.deployed.blockSignals(True)
-        self.deployed.clear()
-        self.deployed.addItem("Choose a contract…", None)
-        for c in rows[:1000]:
-            self.deployed.addItem(f"{c.name}  {c.address}", c)
+        self._fill(
+            self.deployed,
+            [("Choose a contract…", None)] + [(f"{c.name}  {c.address}", c) for c in rows],
+        )
         self.deployed.blockSignals(False)
         if self.from_code.isChecked():
             self._deployed_chosen()
@@ -557,6 +580,8 @@ class CreateChainDialog(QDialog):
         self._set_spec(spec, f"Constructor of {spec.name}" if spec else "")
 
     def _deployed_chosen(self, _i: int = 0) -> None:
+        if not self.from_code.isChecked():
+            return
         c = self.deployed.currentData()
         if not isinstance(c, ChainContract):
             self._set_spec(None, "")

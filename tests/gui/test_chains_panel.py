@@ -204,6 +204,16 @@ def test_tree_nests_chains_and_shows_their_details(
     }
     assert contracts == {("Gov", GOVERNANCE_ADDRESS), ("Note", family["note"])}
     assert panel.tabs.tabText(4) == "Contracts (2)"
+    # a double-click opens a contract in the composer (the window connects the signal)
+    opened: list[tuple[str, str, str]] = []
+    panel.contract_requested.connect(lambda *a: opened.append(a))
+    note_row = next(
+        r
+        for r in range(panel.contracts.rowCount())
+        if panel.contracts.data(panel.contracts.index(r, 0)) == "Note"
+    )
+    panel.contracts_view.doubleClicked.emit(panel.contracts.index(note_row, 1))
+    assert opened == [("Note", family["note"], family["parent"])]
 
     # the child names its parent; the main chain lists main-chain contracts
     assert panel.select(family["child"])
@@ -314,9 +324,9 @@ def test_wizard_from_source_builds_the_exact_request_and_creates_the_chain(
         "src": GOV_SRC,
         "args": {"_quorum": 3, "_motto": "shared ledger", "_admin": family["alice"]},
         "members": [
-            {"access": True, "orgName": "Acme", "orgUnit": "", "commonName": ""},
+            {"access": True, "orgName": "Acme"},
             {"access": True, "orgName": "Globex", "orgUnit": "Logistics", "commonName": "bob"},
-            {"access": False, "orgName": "Initech", "orgUnit": "Research", "commonName": ""},
+            {"access": False, "orgName": "Initech", "orgUnit": "Research"},
         ],
         "balances": [
             {"address": family["alice"], "balance": 1000},
@@ -421,7 +431,15 @@ def test_refused_requests_show_the_nodes_words_and_keep_the_form(
 ) -> None:
     panel = open_panel(loop, controller, node)
     before = len(panel.model.chains())
+    # "New child chain…" starts with the selected chain as the parent
+    assert panel.select(family["child"])
+    panel.new_child_button.click()
+    child_dialog = panel.dialog
+    assert child_dialog is not None
+    assert child_dialog.parent_combo.currentData() == family["child"]
+    child_dialog.close()
     dialog = open_dialog(loop, panel)
+    assert dialog.parent_combo.currentData() == ""  # "New chain…": a child of the main chain
     compile_gov(loop, dialog)
     dialog.args.set_values({"_quorum": 1, "_motto": "refused", "_admin": family["alice"]})
     dialog.label.setText("Never created")
