@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec
 from app.client.errors import AuthError, RequestError, StratoError
@@ -410,6 +410,10 @@ def _is_hex(s: str, n: int) -> bool:
 
 
 class ChainService(QObject):
+    """Signals: created(str): a chain this app created (its ID), whoever asked for it."""
+
+    created = Signal(str)
+
     def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
@@ -633,4 +637,5 @@ class ChainService(QObject):
             raise RequestError(
                 f"the node did not answer with a chain ID: {json.dumps(answer)[:200]}"
             )
+        self.created.emit(cid)
         return cid

@@ -165,6 +165,7 @@ class ChainsPanel(QWidget):
         lay.addWidget(split, 1)
 
         controller.session.user_changed.connect(self._on_user)
+        self.service.created.connect(self._on_created)
         self._show_chain(None, loading=False)
 
     # ------------------------------------------------------------ building
@@ -236,6 +237,13 @@ class ChainsPanel(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._stale:
+            self.reload()
+
+    def _on_created(self, chain_id: str) -> None:
+        """A new chain (even if its dialog was closed meanwhile): show it, selected."""
+        self._select_after_load = chain_id
+        self._stale = True
+        if self.isVisible():
             self.reload()
 
     def _refresh_clicked(self) -> None:
@@ -471,10 +479,10 @@ class ChainsPanel(QWidget):
             copy_text(c.address, self.copy_contract, f"{c.name} address")
 
     def open_create_dialog(self, parent_chain: str = "") -> CreateChainDialog:
-        """The creation wizard (non-blocking); a created chain is selected in the tree."""
+        """The creation wizard (non-blocking); a created chain is selected in the tree
+        (``ChainService.created``)."""
         dialog = CreateChainDialog(self.controller, self.model.chains(), parent_chain, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.created.connect(lambda cid: self.reload(select=cid))
         self.dialog = dialog
         dialog.open()
         return dialog

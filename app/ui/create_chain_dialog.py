@@ -602,8 +602,16 @@ class CreateChainDialog(QDialog):
         )
 
     def _set_spec(self, spec: ContractSpec | None, title: str) -> None:
+        kept: dict[str, Any] | None = None
+        if spec is not None and self.spec is not None and spec.constructor == self.spec.constructor:
+            try:  # the same constructor (a recompile, another VM): keep what was typed
+                kept = self.args.values()
+            except AbiTypeError:
+                kept = None
         self.spec = spec
         self.args.set_function(spec.constructor if spec else None, self.vm.currentText())
+        if kept:
+            self.args.set_values(kept)
         self.ctor_title.setText(title or "Choose the governance contract first.")
         self._changed()
 

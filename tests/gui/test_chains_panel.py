@@ -455,6 +455,10 @@ def test_refused_requests_show_the_nodes_words_and_keep_the_form(
     assert dialog.source.toPlainText() == GOV_SRC
     assert dialog.args.values()["_motto"] == "refused"
     assert dialog.balances.rowCount() == 1 and not dialog.created_id
+    # compiling again (or another VM) keeps the typed arguments
+    dialog.compile()
+    drive(loop, dialog.compile_button.isEnabled)
+    assert dialog.args.values()["_motto"] == "refused"
 
     # a member again, but only a zero balance
     dialog.add_member("Acme")
@@ -568,3 +572,18 @@ def test_transaction_history_of_a_chain(
     assert [d.hash_edit.text() for d in inspectors] == [call["hash"]]
     for d in inspectors:
         d.close()
+
+
+def test_a_chain_created_after_its_dialog_closed_is_still_selected(
+    family: dict[str, str], node: RunningNode, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    panel = open_panel(loop, controller, node)
+    dialog = open_dialog(loop, panel)  # the template: a constructor without arguments
+    dialog.label.setText("Closed early")
+    dialog.go_to("Review")
+    assert dialog.request_body()["args"] == {} and dialog.request_body()["contract"] == "Governance"
+    dialog.create_button.click()
+    dialog.close()
+    drive(loop, lambda: (c := panel.selected_chain()) is not None and c.label == "Closed early")
+    assert panel.selected_chain().governance == "Governance"  # type: ignore[union-attr]
+    panel.close()
