@@ -195,7 +195,7 @@ class ChainInfo:
         cid = norm_hex(d.get("id") or d.get("chainId") or info.get("chainId"))
         parent = norm_hex(info.get("parentChain"))
         if parent and not parent.strip("0"):
-            parent = ""  # some versions write the main chain as zeros
+            parent = ""  # an all-zero ID names the main chain too
         codes = _dicts(info.get("codeInfo"))
         gov = codes[0] if codes else {}
         metadata_in = info.get("metadata")
@@ -204,16 +204,17 @@ class ChainInfo:
             if isinstance(metadata_in, dict)
             else {}
         )
+        balances = _balances(info)
         return cls(
             id=cid,
             label=_text(info.get("label")),
             parent=parent,
             members=tuple(ChainMember.from_json(m) for m in _dicts(info.get("members"))),
-            balances=_balances(info),
+            balances=balances,
             governance=_text(gov.get("name") or info.get("contract") or metadata.get("name")),
             source=_text(gov.get("src") or info.get("src")),
             code_hash=next(
-                (b.code_hash for b in _balances(info) if b.code_hash),
+                (b.code_hash for b in balances if b.code_hash),
                 _text(gov.get("codeHash")),
             ),
             metadata=metadata,
