@@ -113,6 +113,24 @@ async def shoot(out: Path, theme: str) -> list[Path]:
         tables.view.clicked.emit(tables.model.index(0, 0))  # type: ignore[attr-defined]
         await settle(0.2)
         save(window, "tables")
+        # the Chains panel on the demo app's realm, and the create-chain wizard's review
+        chains = window.panels[3]
+        window.nav.setCurrentRow(3)
+        await settle(1.0)
+        chains.tree.expandAll()  # type: ignore[attr-defined]
+        realm = chains.tree.model().index(0, 0, chains.tree.model().index(0, 0))  # type: ignore[attr-defined]
+        chains.tree.setCurrentIndex(realm)  # type: ignore[attr-defined]
+        await settle(1.0)
+        save(window, "chains")
+        wizard = chains.open_create_dialog()  # type: ignore[attr-defined]
+        await settle(1.0)
+        wizard.label.setText("Supply chain")
+        wizard.compile()
+        await settle(1.0)
+        wizard.go_to("Review")
+        await settle(0.3)
+        save(wizard, "create-chain")
+        wizard.close()
         window.nav.setCurrentRow(0)
         await controller.switch_user("dave")
         await controller.account.refresh()
