@@ -30,6 +30,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 __all__ = [
     "HISTORY_PREFIX",
+    "STANDARD_COLUMNS",
     "IS_VALUES",
     "MAX_DEPTH",
     "OPERATORS",
@@ -54,6 +55,17 @@ RESERVED_PARAMS = frozenset(
     {"select", "order", "limit", "offset", "or", "and", "columns", "on_conflict"}
 )
 HISTORY_PREFIX = "history@"
+#: Columns every contract (and history) row carries before its state variables (seed 001).
+STANDARD_COLUMNS: tuple[str, ...] = (
+    "address",
+    "chainId",
+    "record_id",
+    "block_hash",
+    "block_timestamp",
+    "block_number",
+    "transaction_hash",
+    "transaction_sender",
+)
 #: Deepest group nesting the sandbox node accepts (PostgREST itself has no limit).
 MAX_DEPTH = 16
 SEARCH_PREFIX = "/cirrus/search/"

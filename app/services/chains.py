@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec
+from app.client.cirrus_query import STANDARD_COLUMNS
 from app.client.errors import AuthError, RequestError, StratoError
 from app.client.models import Transaction, as_bool, as_int
 
@@ -41,17 +42,7 @@ MEMBERSHIP_EVENTS = (
     "CommonNameAdded",
     "CommonNameRemoved",
 )
-EVENT_META = {
-    "id",
-    "address",
-    "chainId",
-    "record_id",
-    "block_hash",
-    "block_timestamp",
-    "block_number",
-    "transaction_hash",
-    "transaction_sender",
-}
+EVENT_META = {"id", *STANDARD_COLUMNS}
 
 # A governance contract the wizard starts from: its functions emit the platform's membership
 # events, so the chain's members can be changed after creation.

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec, FunctionSpec
+from app.client.cirrus_query import STANDARD_COLUMNS
 from app.client.errors import AuthError, RequestError, StratoError, TransactionFailed
 from app.client.models import Transaction, TxRequest, TxResult
 from app.client.scenario import Player, Recorder, ReplayStep, Scenario, ScenarioError
@@ -284,16 +285,7 @@ async def emitted_events(
     return [(name, logged) for _, name, logged in found], ""
 
 
-HISTORY_META = {
-    "address",
-    "chainId",
-    "record_id",
-    "block_hash",
-    "block_timestamp",
-    "block_number",
-    "transaction_hash",
-    "transaction_sender",
-}
+HISTORY_META = set(STANDARD_COLUMNS)
 
 
 async def state_diff(

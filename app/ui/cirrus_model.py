@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from app.client.cirrus_query import CirrusQuery, Order
+from app.client.cirrus_query import STANDARD_COLUMNS, CirrusQuery, Order
 from app.services.cirrus import CirrusService
 from app.services.tasks import TaskRegistry
 
@@ -26,18 +26,7 @@ MAX_PAGES = 60  # 12,000 rows kept at most
 MAX_IN_FLIGHT = 4
 LOADING = "…"
 # columns every contract row has: a joined row's summary shows its own fields first
-STANDARD = frozenset(
-    {
-        "address",
-        "chainId",
-        "record_id",
-        "block_hash",
-        "block_timestamp",
-        "block_number",
-        "transaction_hash",
-        "transaction_sender",
-    }
-)
+STANDARD = frozenset(STANDARD_COLUMNS)
 
 
 class CirrusTableModel(QAbstractTableModel):

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from app.client.cirrus_query import (
     IS_VALUES,
     OPERATORS,
+    STANDARD_COLUMNS,
     CirrusQuery,
     CirrusQueryError,
     Condition,
@@ -418,17 +419,7 @@ class FilterBuilder(QWidget):
             self._refresh()
 
     def _default_column(self) -> ColumnInfo | None:
-        standard = {
-            "address",
-            "chainId",
-            "record_id",
-            "block_hash",
-            "block_timestamp",
-            "block_number",
-            "transaction_hash",
-            "transaction_sender",
-            "id",
-        }
+        standard = {*STANDARD_COLUMNS, "id"}
         own = [c for c in self.info.columns if c.name not in standard]
         columns = own or self.info.columns
         return columns[0] if columns else None
