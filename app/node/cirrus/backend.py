@@ -20,6 +20,8 @@ PREFIX = "cirrus:"
 MAX_ROWS = 100_000
 INDEXED = ("address", "record_id")
 SMALL_TABLE = 20_000
+REVERSE_MIN = 10_000  # offsets from which the total of an unfiltered table is always counted
+MAX_WALKED_CHAINS = 64  # more visible private chains: keep the chain clause without checking
 
 STANDARD_COLUMNS: list[tuple[str, str]] = [
     ("address", "text"),
@@ -291,13 +293,40 @@ class CirrusBackend:
         want_total: bool,
         db: sqlite3.Connection | None = None,
     ) -> tuple[list[dict[str, Any]], int | None]:
-        """Rows of table ``name`` for query ``q``; ``visible`` limits private chains."""
+        """Rows of table ``name`` for query ``q``; ``visible`` limits private chains.
+
+        Everything runs in one read transaction, so the count, the check for hidden rows and
+        the rows all see the same data."""
         db = db or self.db
         t = self.table(name)
+        own = not db.in_transaction
+        if own:
+            db.execute("BEGIN")
+        try:
+            return self._run(t, q, visible, want_total, db)
+        finally:
+            if own:
+                db.execute("COMMIT")
+
+    def _run(
+        self,
+        t: Table,
+        q: Query,
+        visible: set[str] | None,
+        want_total: bool,
+        db: sqlite3.Connection,
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        name = t.name
         params: list[Any] = []
         where = [self.render_group(t, q.where, params)] if q.where.items else []
-        if visible is not None:
-            # unary + keeps SQLite off the chainId index for this always-present clause
+        # An indexed lookup keeps the chain clause (it costs nothing there); other queries drop
+        # it when the table holds no rows the user may not see, so that they can use indexes.
+        lookup = any(
+            isinstance(f, Filter) and f.op == "eq" and not f.negate and f.column in INDEXED
+            for f in q.where.items
+        )
+        if visible is not None and (lookup or self.hides_rows(t, visible, db)):
+            # unary + keeps SQLite off the chainId index for this clause
             chain_col = "+" + quote(t.chain_column)
             if visible:
                 marks = ", ".join("?" for _ in visible)
@@ -319,8 +348,7 @@ class CirrusBackend:
                         "or be used in an aggregate function",
                     },
                 )
-            (n,) = db.execute(f"SELECT count(*) FROM {t.sql_name}{where_sql}", params).fetchone()
-            return [{"count": n}], None
+            return [{"count": self._count(t, where_sql, params, db)}], None
         visible_cols = list(t.columns.values())
         if q.columns is not None:
             for c in q.columns:
@@ -342,39 +370,89 @@ class CirrusBackend:
         visible_cols = visible_cols + [c for i, c in enumerate(hidden) if c not in hidden[:i]]
         order_sql = self.render_order(t, q)
         limit = MAX_ROWS if q.limit is None else min(q.limit, MAX_ROWS)
-        sql = (
-            f"SELECT {', '.join(quote(c.name) for c in visible_cols) or '1'} FROM {t.sql_name}"
-            f"{where_sql}{order_sql} LIMIT ? OFFSET ?"
-        )
-        cur = db.execute(sql, [*params, limit, q.offset])
-        rows = [
-            {c.name: _from_sql(v, c) for c, v in zip(visible_cols, r, strict=True)}
-            for r in cur.fetchall()
-        ]
+        offset = q.offset
         total = None
-        if want_total:
-            (total,) = db.execute(
-                f"SELECT count(*) FROM {t.sql_name}{where_sql}", params
-            ).fetchone()
+        if not q.where.items and offset:
+            # Down an unfiltered table the total costs no scan (count(*) walks an index), so a
+            # page in the second half is read from the end. max(rowid) bounds the total: when
+            # it puts the page in the second half, counting pays; far down, counting is cheap
+            # next to walking the offset (rowids grow with updates and leave gaps).
+            (last,) = db.execute(f"SELECT max(rowid) FROM {t.sql_name}").fetchone()
+            if (last or 0) < 2 * offset + limit or (not where_sql and offset >= REVERSE_MIN):
+                total = self._count(t, where_sql, params, db)
+        select = f"SELECT {', '.join(quote(c.name) for c in visible_cols) or '1'} FROM {t.sql_name}"
+        if total is not None and offset >= total:
+            fetched: list[Any] = []
+        elif total is not None and total - offset - limit < offset:
+            # the same window counted from the end: the order reversed, a small offset; the
+            # outer query puts the rows back in the query's order
+            end = min(offset + limit, total)
+            sql = (
+                f"{select} WHERE rowid IN (SELECT rowid FROM {t.sql_name}{where_sql}"
+                f"{self.render_order(t, q, reverse=True)} LIMIT ? OFFSET ?){order_sql}"
+            )
+            fetched = db.execute(sql, [*params, end - offset, total - end]).fetchall()
+        elif q.order and offset:
+            # sort only the sort keys and rowids, then read the page's rows (a sort that keeps
+            # whole rows up to a deep offset is many times slower)
+            sql = (
+                f"{select} WHERE rowid IN (SELECT rowid FROM {t.sql_name}{where_sql}"
+                f"{order_sql} LIMIT ? OFFSET ?){order_sql}"
+            )
+            fetched = db.execute(sql, [*params, limit, offset]).fetchall()
+        else:
+            sql = f"{select}{where_sql}{order_sql} LIMIT ? OFFSET ?"
+            fetched = db.execute(sql, [*params, limit, offset]).fetchall()
+        rows = [
+            {c.name: _from_sql(v, c) for c, v in zip(visible_cols, r, strict=True)} for r in fetched
+        ]
+        if want_total and total is None:
+            total = self._count(t, where_sql, params, db)
         if q.embeds:
             self.embed(t, q, rows, visible, db)
             for row in rows:
                 for extra in hidden:
                     row.pop(extra.name, None)
-        return rows, total
+        return rows, total if want_total else None
 
-    def render_order(self, t: Table, q: Query) -> str:
+    def render_order(self, t: Table, q: Query, reverse: bool = False) -> str:
+        """``ORDER BY`` of the query, a total order (rowid breaks ties); ``reverse``: the exact
+        opposite order (each term's direction and nulls placement flipped)."""
         parts = []
         for o in q.order:
             if o.column not in t.columns:
                 raise undefined_column(t.name, o.column)
             nulls_first = o.desc if o.nulls_first is None else o.nulls_first
+            desc = o.desc != reverse
             parts.append(
-                f"{quote(o.column)} {'DESC' if o.desc else 'ASC'} "
-                f"NULLS {'FIRST' if nulls_first else 'LAST'}"
+                f"{quote(o.column)} {'DESC' if desc else 'ASC'} "
+                f"NULLS {'FIRST' if nulls_first != reverse else 'LAST'}"
             )
-        parts.append("rowid ASC")  # insertion order breaks the remaining ties
+        parts.append("rowid DESC" if reverse else "rowid ASC")  # insertion order breaks ties
         return " ORDER BY " + ", ".join(parts)
+
+    def hides_rows(self, t: Table, visible: set[str], db: sqlite3.Connection) -> bool:
+        """True when the table may hold rows of private chains outside ``visible`` (the main
+        chain ``''`` is always visible); then queries need the chain clause. Walks the distinct
+        chain values in the chainId index, one seek each, up to the first one not visible."""
+        if t.kind == "event" or len(visible) > MAX_WALKED_CHAINS:
+            return True  # no chain index to walk (event tables), or too many chains to walk
+        col = quote(t.chain_column)
+        if db.execute(f"SELECT 1 FROM {t.sql_name} WHERE {col} IS NULL LIMIT 1").fetchone():
+            return True
+        shown = visible | {""}
+        (value,) = db.execute(f"SELECT min({col}) FROM {t.sql_name}").fetchone()
+        while value is not None:
+            if value not in shown:
+                return True
+            (value,) = db.execute(
+                f"SELECT min({col}) FROM {t.sql_name} WHERE {col} > ?", (value,)
+            ).fetchone()
+        return False
+
+    def _count(self, t: Table, where_sql: str, params: list[Any], db: sqlite3.Connection) -> int:
+        (n,) = db.execute(f"SELECT count(*) FROM {t.sql_name}{where_sql}", params).fetchone()
+        return int(n)
 
     def render_group(self, t: Table, g: Group, params: list[Any]) -> str:
         joiner = " AND " if g.op == "and" else " OR "
