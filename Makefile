@@ -30,11 +30,13 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 # SolidVM in-process (seconds), the node over HTTP beside Ganache (~1.5 min),
-# Cirrus on a 1M-row table (~3 min). Each writes benchmarks/results/<name>.json.
+# Cirrus on a 1M-row table (~3 min), the table viewer on a 1M-row table (~1.5 min).
+# Each writes benchmarks/results/<name>.json.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solidvm_bench.py
 	$(BIN)/python benchmarks/node_bench.py
 	$(BIN)/python benchmarks/cirrus_bench.py
+	$(BIN)/python benchmarks/cirrus_view_bench.py
 	$(BIN)/python benchmarks/gui_bench.py
 
 clean:

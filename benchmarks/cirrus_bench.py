@@ -140,8 +140,9 @@ def vin_of(i: int) -> str:
     return f"1HGCM{i:012d}"
 
 
-def build_table(s: Settings, data_dir: Path) -> Built:
-    """The Car table of ``s.rows`` rows, written in ``s.batch``-row transactions."""
+def build_table(n_rows: int, batch: int, data_dir: Path) -> Built:
+    """The Car table of ``n_rows`` rows, written in ``batch``-row transactions (also used by
+    cirrus_view_bench.py)."""
     cdef = car_contract()
     store = Store(data_dir)  # runs the migrations
     backend = CirrusBackend(store.db)
@@ -152,15 +153,15 @@ def build_table(s: Settings, data_dir: Path) -> Built:
     owners = [Address(rng.getrandbits(160)) for _ in range(1_000)]
     senders = [format(rng.getrandbits(160), "040x") for _ in range(len(NAMES))]
     app_chain = format(rng.getrandbits(256), "064x")
-    sample_at = {s.rows * k // EQ_SAMPLES + 7 for k in range(EQ_SAMPLES)}
+    sample_at = {n_rows * k // EQ_SAMPLES + 7 for k in range(EQ_SAMPLES)}
     addresses: list[str] = []
     vins: dict[int, str] = {}
     red = 0
     timed = row_time = setup_time = 0.0
     ts0 = 1_700_000_000
-    for block, start in enumerate(range(0, s.rows, s.batch), start=1):
+    for block, start in enumerate(range(0, n_rows, batch), start=1):
         t0 = time.perf_counter()
-        end = min(start + s.batch, s.rows)
+        end = min(start + batch, n_rows)
         work: list[tuple[AccountState, str, str]] = []
         for i in range(start, end):
             acct = AccountState(rng.getrandbits(160), "", cdef)
@@ -201,7 +202,7 @@ def build_table(s: Settings, data_dir: Path) -> Built:
     size = sum(p.stat().st_size for p in data_dir.iterdir() if p.name.startswith(DB_FILE))
     return Built(
         data_dir=data_dir,
-        rows=s.rows,
+        rows=n_rows,
         seconds=timed,
         row_seconds=row_time,
         write_seconds=timed - row_time,
@@ -362,6 +363,7 @@ def bench_raw(
                 return [
                     " / ".join(r[3] for r in plain.execute(f"EXPLAIN QUERY PLAN {sql}", params))
                     for sql, params in stmts
+                    if sql not in ("BEGIN", "COMMIT")  # the backend's read transaction
                 ]
 
             def sql_runner(
@@ -672,7 +674,7 @@ def main() -> None:
     data_dir = tmp / "node"
     try:
         print(f"indexing {s.rows:,} Car rows into {data_dir} ...", flush=True)
-        built = build_table(s, data_dir)
+        built = build_table(s.rows, s.batch, data_dir)
         with running_node(data_dir, timeout=120.0) as node:
             startup = node.startup_s
             print(f"node up in {startup:.2f} s at {node.url}", flush=True)
