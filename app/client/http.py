@@ -261,6 +261,10 @@ class StratoClient:
         data = await self._spelled("eth", "/block", params={"number": number})
         return Block.from_json(data[0]) if isinstance(data, list) and data else None
 
+    async def block_by_hash(self, block_hash: str) -> Block | None:
+        data = await self._spelled("eth", "/block", params={"hash": block_hash})
+        return Block.from_json(data[0]) if isinstance(data, list) and data else None
+
     async def transactions(self, **filters: Any) -> list[Transaction]:
         data = await self._spelled("eth", "/transaction", params=filters)
         return [Transaction.from_json(t) for t in data if isinstance(t, dict)]

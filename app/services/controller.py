@@ -35,6 +35,7 @@ from .profiles import (
     config_dir,
 )
 from .sandbox import SandboxSupervisor
+from .search import SearchService
 from .secret_service import SecretService
 from .session import Credentials, Session
 from .tasks import TaskRegistry
@@ -92,6 +93,8 @@ class AppController(QObject):
         self.composer = ComposerService(self.session, self)
         self.cirrus = CirrusService(self.session, self, saved=SavedQueryStore(cfg))
         self.chains = ChainService(self.session, self)
+        self.search = SearchService(self.session, self)
+        self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)
         self.saved_profiles: list[Profile] = []

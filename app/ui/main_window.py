@@ -31,12 +31,14 @@ from PySide6.QtWidgets import (
 from app.client.errors import AuthError
 from app.client.models import Health
 from app.services.controller import AppController
+from app.services.search import SearchHit
 
 from .account_panel import AccountPanel
 from .chains_panel import ChainsPanel
 from .composer_panel import ComposerPanel
 from .connection_dialog import ConnectionDialog
 from .inspector_dock import InspectorDock
+from .lookup_dialogs import AddressDialog, BlockDialog
 from .password_dialog import PasswordDialog
 from .tables_panel import TablesPanel
 from .tx_inspector import TxInspectorDialog
@@ -176,9 +178,13 @@ class MainWindow(QMainWindow):
         self.user_switcher.activated.connect(self._on_user_chosen)
         bar.addWidget(self.user_switcher)
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Go to transaction (hash)…")
-        self.search.setMaximumWidth(280)
-        name_widget(self.search, "searchTransaction", "Go to a transaction by hash")
+        self.search.setPlaceholderText("Search: address, tx hash, block, chain ID, name…")
+        self.search.setMinimumWidth(300)
+        self.search.setToolTip(
+            "An address or contact name, a transaction hash, a block number or hash, a chain ID, "
+            "or a contract/table name (Ctrl+G)"
+        )
+        name_widget(self.search, "searchTransaction", "Search the node")
         self.search.returnPressed.connect(self._search)
         self.refresh_action = self._action("Refresh", "actionRefresh", "F5")
         self.refresh_action.triggered.connect(self.refresh)
@@ -199,7 +205,7 @@ class MainWindow(QMainWindow):
                 name_widget(button, act.objectName() + "Button", act.text().rstrip("…"))
         bar.addSeparator()
         bar.addWidget(self.search)
-        find = self._action("Go to transaction", "actionGoToTransaction", "Ctrl+G")
+        find = self._action("Search", "actionGoToTransaction", "Ctrl+G")
         find.triggered.connect(self.search.setFocus)
         self.addAction(find)
         focus_user = self._action("Switch user", "actionSwitchUser", "Ctrl+U")
@@ -388,7 +394,39 @@ class MainWindow(QMainWindow):
     def _search(self) -> None:
         text = self.search.text().strip()
         if text:
-            self.open_transaction(text)
+            self.controller.tasks.start(
+                f"Searching for {text[:20]}",
+                self.controller.search.resolve(text),
+                on_done=while_alive(self, self.go_to),
+                on_error=while_alive(self, lambda msg: self._on_message("info", "Search", msg)),
+            )
+
+    def go_to(self, hit: SearchHit) -> QWidget | None:
+        """Show what the search found in the panel or view made for it."""
+        if hit.kind == "transaction":
+            return self.open_transaction(hit.value)
+        if hit.kind == "contract":
+            self.open_contract(hit.name, hit.value, hit.chain_id)
+            return self.stack.currentWidget()
+        dialog: AddressDialog | BlockDialog
+        if hit.kind == "account":
+            dialog = AddressDialog(self.controller, hit.value, self)
+        elif hit.kind == "block":
+            dialog = BlockDialog(hit.detail["block"], self)
+        elif hit.kind == "chain":
+            chains = next(p for p in self.panels if isinstance(p, ChainsPanel))
+            self.nav.setCurrentRow(self.panels.index(chains))
+            chains.reload(select=hit.value)
+            return chains
+        else:
+            tables = next(p for p in self.panels if isinstance(p, TablesPanel))
+            self.nav.setCurrentRow(self.panels.index(tables))
+            tables.open_table(hit.value)
+            return tables
+        dialog.transaction_requested.connect(self.open_transaction)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def _restarted(self, _result: object) -> None:
         self.restart_button.setEnabled(True)

@@ -335,8 +335,9 @@ def test_transaction_inspector_from_results_search_and_account(
     confirm(loop, panel, panel.call())
     call = panel.last_results[0]
     window.search.setText(call.hash)
-    window.search.returnPressed.emit()
-    found = window.findChildren(TxInspectorDialog)[-1]
+    window.search.returnPressed.emit()  # the search finds it is a transaction: the inspector
+    drive(loop, lambda: any(d.hash_edit.text() == call.hash for d in inspectors(window)))
+    found = next(d for d in inspectors(window) if d.hash_edit.text() == call.hash)
     drive(loop, lambda: found.details is not None and found.load_button.isEnabled())
     text = found.view.toPlainText()
     assert "Kinds.mustBePositive" in text and '"v": 4' in text
@@ -613,3 +614,8 @@ def test_inspector_shows_the_state_diff_from_history(
     assert plain.details is not None and plain.details.state_diff is None
     assert "keeps no history" in plain.view.toPlainText()
     plain.close()
+
+
+def inspectors(window: MainWindow) -> list[TxInspectorDialog]:
+    """The transaction inspectors the window opened and has not deleted."""
+    return [d for d in window.findChildren(TxInspectorDialog) if shiboken6.isValid(d)]
