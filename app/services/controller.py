@@ -63,12 +63,15 @@ class AppController(QObject):
     profiles_changed(list): the saved profiles.
     users_changed(list): user names the switcher offers on this node.
     contacts_changed(dict): the address book (name -> address).
+    names_changed(dict): names to show for addresses (address -> name): contacts first, then
+        the node's users with a certificate.
     """
 
     message = Signal(str, str, str, str)
     profiles_changed = Signal(list)
     users_changed = Signal(list)
     contacts_changed = Signal(dict)
+    names_changed = Signal(dict)
 
     def __init__(
         self,
@@ -86,6 +89,7 @@ class AppController(QObject):
         self.settings = AppSettings(cfg)
         self.contact_store = ContactStore(cfg)
         self.contacts: dict[str, str] = {}
+        self._users: list[tuple[str, str]] = []  # (common name, address) of the node's users
         self.secrets = secrets or SecretService(cfg, parent=self)
         self.sandbox = SandboxSupervisor(sandbox_dir, self)
         self.session = Session(self.feed, self)
@@ -114,6 +118,7 @@ class AppController(QObject):
         self._settings = await asyncio.to_thread(self.settings.load)
         self.contacts = await asyncio.to_thread(self.contact_store.load)
         self.contacts_changed.emit(dict(self.contacts))
+        self.names_changed.emit(self.address_names())
         try:
             self.saved_profiles = await asyncio.to_thread(self.profiles.load)
         except ProfileError as exc:
@@ -285,6 +290,13 @@ class AppController(QObject):
     async def add_contact(self, name: str, address: str) -> None:
         self.contacts = await asyncio.to_thread(self.contact_store.add, name, address)
         self.contacts_changed.emit(dict(self.contacts))
+        self.names_changed.emit(self.address_names())
+
+    def address_names(self) -> dict[str, str]:
+        """address -> the name to show beside it: a contact's name, else the user's."""
+        names = {a.lower(): n for n, a in self._users}
+        names.update({a.lower(): n for n, a in self.contacts.items()})
+        return names
 
     async def _remember(self, profile: Profile, creds: Credentials) -> None:
         if creds.password and creds.username:
@@ -309,7 +321,9 @@ class AppController(QObject):
         names: list[str] = []
         profile = self.session.profile
         try:
-            names = [name for name, _address in await self.composer.users()]
+            self._users = await self.composer.users()
+            names = [name for name, _address in self._users]
+            self.names_changed.emit(self.address_names())
         except StratoError as exc:
             log.info("cannot list users: %s", exc)
         if profile is not None and profile.sandbox:

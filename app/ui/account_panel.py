@@ -154,6 +154,8 @@ class AccountPanel(QWidget):
 
         # -- recent transactions
         self.tx_model = TransactionsModel(self)
+        self.tx_model.set_names(controller.address_names())
+        controller.names_changed.connect(self.tx_model.set_names)
         self.tx_table = QTableView(self)
         name_widget(self.tx_table, "accountTransactions", "Recent transactions")
         self.tx_table.setModel(self.tx_model)

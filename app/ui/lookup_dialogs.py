@@ -69,6 +69,7 @@ class AddressDialog(QDialog):
         name_widget(self.save_contact, "addressSaveContact", "Save the address as a contact")
         self.save_contact.clicked.connect(self.ask_contact_name)
         self.model = TransactionsModel(self)
+        self.model.set_names(controller.address_names())
         self.view = _tx_table(self, self.model, "addressTransactions")
         self.view.doubleClicked.connect(self._open)
         self.status = QLabel("Loading…", self)
@@ -154,7 +155,9 @@ class BlockDialog(QDialog):
 
     transaction_requested = Signal(str)
 
-    def __init__(self, block: Block, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, block: Block, parent: QWidget | None = None, names: dict[str, str] | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("blockDialog")
         self.setWindowTitle(f"Block {block.number}")
@@ -164,6 +167,7 @@ class BlockDialog(QDialog):
         self.parent_hash = CopyField("blockParentHash", "Parent hash", self)
         self.parent_hash.set_value(block.parent_hash)
         self.model = TransactionsModel(self)
+        self.model.set_names(names or {})
         self.model.set_transactions("", block.transactions)
         self.view = _tx_table(self, self.model, "blockTransactions")
         self.view.doubleClicked.connect(self._open)

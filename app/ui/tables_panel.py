@@ -403,7 +403,8 @@ class TablesPanel(QWidget):
 
     def row_html(self, row: dict[str, Any]) -> str:
         table = self.model.query.table if self.model.query else ""
-        parts = [f"<h3>{escape(table)}</h3>", _fields_html(row, "")]
+        names = self.controller.address_names()
+        parts = [f"<h3>{escape(table)}</h3>", _fields_html(row, "", names)]
         address = str(row.get("address") or "")
         chain = str(row.get("chainId") or "")
         links = []
@@ -600,15 +601,19 @@ def _field(row: dict[str, Any], path: str) -> Any:
     return joined.get(col) if isinstance(joined, dict) else None
 
 
-def _fields_html(row: dict[str, Any], prefix: str) -> str:
+def _fields_html(row: dict[str, Any], prefix: str, names: dict[str, str]) -> str:
+    """A row's fields as a table with copy links; known addresses get their names beside."""
     cells = []
     for k, v in row.items():
         path = f"{prefix}{k}"
         if isinstance(v, dict):
-            inner = _fields_html(v, path + ".")
+            inner = _fields_html(v, path + ".", names)
             cells.append(f"<tr><td valign=top><b>{escape(k)}</b></td><td>{inner}</td></tr>")
             continue
         shown = escape(text(v)) if v is not None else "<i>null</i>"
         copy = f" <a href='copy:{escape(path)}'>copy</a>" if v is not None else ""
+        name = names.get(v.lower()) if isinstance(v, str) and len(v) == 40 else None
+        if name:
+            shown += f" <i>({escape(name)})</i>"
         cells.append(f"<tr><td><b>{escape(k)}</b></td><td><code>{shown}</code>{copy}</td></tr>")
     return f"<table cellpadding=2>{''.join(cells)}</table>"

@@ -22,6 +22,13 @@ class TransactionsModel(RowsTableModel):
         super().__init__(parent)
         self._rows: list[Transaction] = []
         self.address = ""
+        self.names: dict[str, str] = {}  # address -> contact or user name
+
+    def set_names(self, names: dict[str, str]) -> None:
+        """Names shown beside counterparties' addresses (contacts, the node's users)."""
+        self.names = dict(names)
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 3), self.index(len(self._rows) - 1, 3))
 
     def set_transactions(self, address: str, txs: list[Transaction]) -> None:
         """Replace the rows; a same-content update emits nothing, so views keep selection."""
@@ -50,6 +57,9 @@ class TransactionsModel(RowsTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             direction = self._direction(tx)
             other = tx.sender if direction == "in" else (tx.to or "(new contract)")
+            name = self.names.get(other.lower())
+            if name and role == Qt.ItemDataRole.DisplayRole:
+                other = f"{name} ({other[:8]}…)"
             values: tuple[str, ...] = (
                 str(tx.block_number) if tx.block_number >= 0 else "",
                 tx.kind,

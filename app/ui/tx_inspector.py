@@ -119,10 +119,17 @@ class TxInspectorDialog(QDialog):
     def _show(self, d: TxDetails) -> None:
         self.details = d
         self.setWindowTitle(f"Transaction {d.hash[:10]}…")
-        self.view.setHtml(render(d))
+        self.view.setHtml(render(d, self.controller.address_names()))
 
 
-def render(d: TxDetails) -> str:
+def _address_html(address: str, names: dict[str, str]) -> str:
+    name = names.get(address.lower())
+    return f"<code>{escape(address)}</code>" + (f" ({escape(name)})" if name else "")
+
+
+def render(d: TxDetails, names: dict[str, str] | None = None) -> str:
+    """The inspector's page; ``names`` puts contact and user names beside addresses."""
+    names = names or {}
     r = d.result
     colour = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}.get(
         r.status, "#555"
@@ -139,8 +146,8 @@ def render(d: TxDetails) -> str:
         rows += [
             ("Type", escape(tx.kind)),
             ("Block", f"{tx.block_number} · {escape(tx.timestamp)}"),
-            ("From", f"<code>{tx.sender}</code>"),
-            ("To", f"<code>{tx.to}</code>" if tx.to else "(new contract)"),
+            ("From", _address_html(tx.sender, names)),
+            ("To", _address_html(tx.to, names) if tx.to else "(new contract)"),
             ("Value", f"{format_balance(tx.value)} tokens" if tx.value else "0"),
         ]
         if tx.chain_id:

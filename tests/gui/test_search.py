@@ -125,3 +125,39 @@ def test_unknown_texts_are_said_in_words(
     window.search.returnPressed.emit()
     drive(loop, window.message_bar.isVisible)
     assert "NoSuchThing" in window.message_bar.text.text()
+
+
+def test_names_beside_addresses(
+    node: RunningNode,
+    seeded: dict[str, Any],
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+) -> None:
+    """Contacts (and the node's users) name addresses in the account's transactions, the
+    transaction inspector and the Tables panel's row detail."""
+    connect(loop, controller, node, "alice")
+    bob = seeded["bob"]
+    assert controller.address_names()[bob] == "bob"  # from the identity registry
+    r = node.client("alice").post(
+        "/svc/v2.3/transaction?resolve=true",
+        json={"txs": [{"type": "TRANSFER", "payload": {"toAddress": bob, "value": 5}}]},
+    )
+    assert r.status_code == 200, r.text
+    transfer = r.json()[0]["hash"]
+    loop.run_until_complete(controller.add_contact("Bob at Globex", bob))
+    assert controller.address_names()[bob] == "Bob at Globex"  # a contact wins
+    panel = window.panels[0]
+    model = panel.tx_model  # type: ignore[attr-defined]
+    loop.run_until_complete(controller.account.refresh())
+    drive(loop, lambda: any(model.transaction(i).hash == transfer for i in range(model.rowCount())))
+    row = next(i for i in range(model.rowCount()) if model.transaction(i).hash == transfer)
+    assert model.data(model.index(row, 3)) == f"Bob at Globex ({bob[:8]}…)"
+    inspector = window.open_transaction(transfer)
+    drive(loop, lambda: inspector.details is not None)
+    assert f"{bob} (Bob at Globex)" in inspector.view.toPlainText()
+    inspector.close()
+    tables = window.panels[2]
+    assert isinstance(tables, TablesPanel)
+    html = tables.row_html({"userAddress": bob, "commonName": "bob"})
+    assert "(Bob at Globex)" in html
