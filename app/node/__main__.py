@@ -89,6 +89,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         block_time=opts.block_time,
         allow_remote=opts.allow_remote,
         max_upload=int(opts.max_upload_mb * 1024 * 1024),
+        file_storage=not opts.no_file_storage,
         exit_with_parent=opts.exit_with_parent,
         parent_pid=os.getppid(),
     )
@@ -311,6 +312,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=50.0,
         metavar="MB",
         help="largest file accepted by the file storage upload (default 50)",
+    )
+    serve.add_argument(
+        "--no-file-storage",
+        action="store_true",
+        help="run without external file storage (the file routes answer 405, as on a STRATO "
+        "node without a bucket)",
     )
     serve.set_defaults(func=cmd_serve)
 

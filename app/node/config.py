@@ -25,6 +25,7 @@ class NodeConfig:
     allow_remote: bool = False
     max_body: int = 4 * 1024 * 1024
     max_upload: int = 50 * 1024 * 1024
+    file_storage: bool = True  # False: the file routes answer 405, as without a bucket
     exit_with_parent: bool = False  # stop when the process that started us goes away
     parent_pid: int = 0  # that process, read at start (it may die before we listen)
 

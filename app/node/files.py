@@ -36,6 +36,8 @@ RECORD_SOURCE = (
 RECORD_CONTRACT = "ExternalStorage"
 PREFIX = "/apex-api/bloc/file"
 LINK_LIFETIME = 3600
+# what a STRATO 7.4 node without a bucket answers on every file route (reference §6)
+NOT_ENABLED = "external storage feature is not enabled on that node"
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -150,14 +152,29 @@ class Link:
 
 
 class FileService:
-    def __init__(self, ledger: Ledger, store: BlobStore, max_upload: int) -> None:
+    """The file routes; without a blob store (``serve --no-file-storage``) every one of them
+    answers 405, as a STRATO node started without a bucket does."""
+
+    def __init__(self, ledger: Ledger, store: BlobStore | None, max_upload: int) -> None:
         self.ledger = ledger
-        self.blobs = store
+        self.store = store
         self.max_upload = max_upload
         self.links: dict[str, Link] = {}
 
+    @property
+    def blobs(self) -> BlobStore:
+        if self.store is None:
+            raise file_error(405, NOT_ENABLED)
+        return self.store
+
     def routes(self, api: NodeApi) -> list[BaseRoute]:
         e = api.endpoint
+        if self.store is None:
+
+            async def not_enabled(request: Request) -> Response:
+                raise file_error(405, NOT_ENABLED)
+
+            return [Route(f"{PREFIX}/{{rest:path}}", e(not_enabled), methods=["GET", "POST"])]
         h = FileHandlers(self, api)
         return [
             Route(f"{PREFIX}/upload", e(h.upload), methods=["POST"]),

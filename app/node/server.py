@@ -106,7 +106,7 @@ class Node:
         self.api = NodeApi(self.ledger, self.users, self.issuer, config.max_body)
         self.apps = AppManager(self.ledger)
         try:
-            blobs = blob_store_from_env(config.data_dir)
+            blobs = blob_store_from_env(config.data_dir) if config.file_storage else None
         except ValueError as exc:
             raise NodeError(str(exc)) from None
         self.files = FileService(self.ledger, blobs, config.max_upload)
