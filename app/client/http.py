@@ -17,6 +17,15 @@ from urllib.parse import quote
 import httpx
 
 from .errors import NetworkError, RequestError, StratoError, TransactionFailed, error_for
+from .files import (
+    FILE_ROUTES,
+    NO_STORAGE_STATUSES,
+    FileEntry,
+    FileVerification,
+    UploadedFile,
+    addresses,
+    no_storage_error,
+)
 from .models import Account, AccountState, Block, Health, Transaction, TxRequest, TxResult
 
 TokenProvider = Callable[[], Awaitable[str]]
@@ -341,3 +350,121 @@ class StratoClient:
         if "/" in rng and rng.rsplit("/", 1)[1].isdigit():
             total = int(rng.rsplit("/", 1)[1])
         return (rows if isinstance(rows, list) else []), total
+
+    # ---- files
+
+    async def _file_json(self, method: str, rest: str, **kw: Any) -> Any:
+        """A file storage route; 404, 405 and 410 mean the node has none."""
+        try:
+            return await self.json(method, FILE_ROUTES + rest, **kw)
+        except RequestError as exc:
+            if exc.status in NO_STORAGE_STATUSES:
+                raise no_storage_error(exc) from None
+            raise
+
+    async def file_upload(
+        self, name: str, content: bytes, *, metadata: str, provider: str = "s3"
+    ) -> UploadedFile:
+        """POST ``/upload`` as multipart/form-data: the file in ``content``, and the text
+        fields ``provider`` and ``metadata``; the node creates the on-chain record."""
+        path = FILE_ROUTES + "/upload"
+        request = self.http.build_request(
+            "POST",
+            path,
+            files={"content": (name, content, "application/octet-stream")},
+            data={"provider": provider, "metadata": metadata},
+            headers=await self._headers(True),
+        )
+        await request.aread()  # the body in one piece: the HTTP inspector can show its start
+        try:
+            resp = await self.http.send(request)
+        except httpx.TimeoutException as exc:
+            err: StratoError = NetworkError(
+                "the node did not answer in time", method="POST", url=path
+            )
+            self._report(exc, err)
+            raise err from None
+        except httpx.TransportError as exc:
+            err = NetworkError(f"cannot reach the node: {exc}", method="POST", url=path)
+            self._report(exc, err)
+            raise err from None
+        if resp.status_code >= 300:
+            exc2 = error_for(resp.status_code, resp.text, "POST", path)
+            if isinstance(exc2, RequestError) and exc2.status in NO_STORAGE_STATUSES:
+                raise no_storage_error(exc2)
+            raise exc2
+        try:
+            data = resp.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not data.get("contractAddress"):
+            raise RequestError(
+                "the node's upload answer has no contract address",
+                status=resp.status_code,
+                method="POST",
+                url=path,
+                body=resp.text[:2000],
+            )
+        return UploadedFile.from_json(data)
+
+    async def file_list(self, limit: int = 100, offset: int = 0) -> list[FileEntry]:
+        """One page of the node's uploaded files (STRATO's default page is 100)."""
+        data = await self._file_json("GET", "/list", params={"limit": limit, "offset": offset})
+        rows = data.get("list") if isinstance(data, dict) else data
+        return [FileEntry.from_json(r) for r in rows if isinstance(r, dict)] if rows else []
+
+    async def file_download_url(self, address: str) -> str:
+        """A link to the file's content (one-time on the sandbox, presigned S3 on STRATO)."""
+        data = await self._file_json("GET", "/download", params={"contractAddress": address})
+        url = data.get("url") if isinstance(data, dict) else data
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise RequestError(
+                "the node's download answer has no link", method="GET", url="/download"
+            )
+        return url
+
+    async def file_attest(self, address: str) -> list[str]:
+        """Sign the record as the current user; the signers after signing."""
+        data = await self._file_json(
+            "POST", "/attest", json_body={"contractAddress": address}, idempotent=False
+        )
+        return addresses(data.get("signers") if isinstance(data, dict) else None)
+
+    async def file_verify(self, address: str) -> FileVerification:
+        data = await self._file_json("GET", "/verify", params={"contractAddress": address})
+        return FileVerification.from_json(data if isinstance(data, dict) else {})
+
+    async def file_download(
+        self,
+        url: str,
+        sink: Callable[[bytes, int | None], Awaitable[None]],
+        *,
+        chunk_size: int = 1024 * 1024,
+    ) -> int:
+        """Fetch a download link, handing each chunk (and the announced size) to ``sink``;
+        returns the number of bytes. The link is its own credential and may point at S3: it is
+        fetched without the API token, outside the HTTP inspector, and never put in messages."""
+        shown = "/".join(url.split("?", 1)[0].split("/")[:3]) + "/…"
+        client = await asyncio.to_thread(
+            httpx.AsyncClient, timeout=self.http.timeout, follow_redirects=True
+        )
+        try:
+            async with client.stream("GET", url) as resp:
+                if resp.status_code >= 300:
+                    body = (await resp.aread())[:10_000].decode("utf-8", "replace")
+                    raise error_for(resp.status_code, body, "GET", shown)
+                length = resp.headers.get("content-length", "")
+                total = int(length) if length.isdigit() else None
+                received = 0
+                async for chunk in resp.aiter_bytes(chunk_size):
+                    received += len(chunk)
+                    await sink(chunk, total)
+                return received
+        except httpx.TimeoutException:
+            raise NetworkError(
+                "the file's link did not answer in time", method="GET", url=shown
+            ) from None
+        except httpx.TransportError as exc:
+            raise NetworkError(f"cannot fetch the file: {exc}", method="GET", url=shown) from None
+        finally:
+            await client.aclose()

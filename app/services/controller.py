@@ -23,6 +23,7 @@ from .account import AccountService
 from .chains import ChainService
 from .cirrus import CirrusService
 from .composer import ComposerService
+from .files import FileService
 from .inspector import InspectorFeed
 from .pending import PendingTracker
 from .profiles import (
@@ -97,6 +98,7 @@ class AppController(QObject):
         self.composer = ComposerService(self.session, self)
         self.cirrus = CirrusService(self.session, self, saved=SavedQueryStore(cfg))
         self.chains = ChainService(self.session, self)
+        self.files = FileService(self.session, self)
         self.search = SearchService(self.session, self)
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client

@@ -37,6 +37,7 @@ from .account_panel import AccountPanel
 from .chains_panel import ChainsPanel
 from .composer_panel import ComposerPanel
 from .connection_dialog import ConnectionDialog
+from .files_panel import FilesPanel
 from .inspector_dock import InspectorDock
 from .lookup_dialogs import AddressDialog, BlockDialog
 from .password_dialog import PasswordDialog
@@ -110,6 +111,7 @@ class MainWindow(QMainWindow):
             ComposerPanel(controller, self),
             TablesPanel(controller, self),
             ChainsPanel(controller, self),
+            FilesPanel(controller, self),
         ]
         self.nav = QListWidget(self)
         name_widget(self.nav, "navigation", "Panels")

@@ -1,0 +1,389 @@
+"""The Files panel against real sandbox nodes (issue 9): the SHA-256 computed here before
+anything is sent, upload and list, attest as two users and verify with names and
+organizations, download with the hash check (a match, a tampered blob, a record made the way
+STRATO 7.4 hashed files), progress and cancel for large files, and a node without external
+storage (``serve --no-file-storage``, which answers 405 as STRATO 7.4 without a bucket)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+
+from app.client.errors import RequestError
+from app.client.files import PLATFORM_HMAC, FileStorageUnavailable, no_storage_error
+from app.services.controller import AppController
+from app.ui.files_panel import FilesPanel, original_name
+from app.ui.main_window import MainWindow
+from tests.gui.conftest import connect, drive
+from tests.integration.conftest import make_node
+from tests.integration.node_fixture import CONTRACTS, RunningNode, deploy
+
+P = "/apex-api/bloc/file"
+MiB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def bare_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
+    """A node without external file storage."""
+    n = make_node(tmp_path_factory, "--no-file-storage", name="nostorage")
+    try:
+        yield n
+    finally:
+        n.stop()
+
+
+def upload_as(node: RunningNode, user: str, data: bytes, name: str) -> dict[str, Any]:
+    r = node.client(user).post(
+        f"{P}/upload",
+        files={"content": (name, data, "application/octet-stream")},
+        data={"provider": "s3", "metadata": f"{name} by {user}"},
+    )
+    assert r.status_code == 200, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def listed(node: RunningNode) -> list[dict[str, Any]]:
+    r = node.client("alice").get(f"{P}/list", params={"limit": 1000})
+    assert r.status_code == 200, r.text
+    out: list[dict[str, Any]] = r.json()["list"]
+    return out
+
+
+def open_panel(
+    loop: qasync.QEventLoop, controller: AppController, node: RunningNode, user: str = "alice"
+) -> FilesPanel:
+    connect(loop, controller, node, user)
+    panel = FilesPanel(controller)
+    panel.resize(1200, 800)
+    panel.show()  # the list is read when the panel is first shown
+    drive(loop, lambda: panel.loaded)
+    return panel
+
+
+def select(loop: qasync.QEventLoop, panel: FilesPanel, address: str) -> None:
+    drive(loop, lambda: panel.model.row_of(address) >= 0)
+    assert panel.select(address)
+    drive(loop, lambda: panel.verification is not None and panel.verification.address == address)
+
+
+def hash_in_panel(loop: qasync.QEventLoop, panel: FilesPanel, path: Path) -> None:
+    panel.choose_file(str(path))
+    drive(loop, lambda: panel.local is not None and panel.local.path == path)
+
+
+def download(loop: qasync.QEventLoop, panel: FilesPanel, dest: Path) -> None:
+    panel.check = None
+    panel.download_to(str(dest))
+    drive(loop, lambda: panel.check is not None or panel.result.property("ok") is False)
+
+
+# ---------------------------------------------------------------------------- upload
+
+
+def test_hash_shown_before_upload_then_upload_lists_it(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    data = os.urandom(300_000) + b"end of report"
+    path = tmp_path / "report.pdf"
+    path.write_bytes(data)
+    sha = hashlib.sha256(data).hexdigest()
+    panel = open_panel(loop, controller, node)
+    before = listed(node)
+    assert not panel.upload_button.isEnabled()  # nothing chosen yet
+
+    hash_in_panel(loop, panel, path)
+    # the hash is on screen, and nothing went to the node
+    assert panel.local_hash.value() == sha
+    assert panel.local_name.text() == "report.pdf — 293.0 KiB"
+    assert "nothing has been sent" in panel.upload_status.text()
+    assert listed(node) == before
+    assert panel.upload_button.isEnabled()
+
+    panel.metadata.setText("quarterly report")
+    panel.upload_button.click()
+    drive(loop, lambda: panel.upload_status.text().startswith(("✔", "✘")))
+    assert panel.upload_status.text().startswith("✔ Uploaded report.pdf as record ")
+    assert "the node recorded the same hash" in panel.upload_status.text()
+    # the list reloads with the new record selected; its hash is the one shown before
+    drive(loop, lambda: any(e.hash == sha for e in panel.model.entries))
+    entry = next(e for e in panel.model.entries if e.hash == sha)
+    assert entry.key.endswith("report.pdf") and original_name(entry.key) == "report.pdf"
+    assert entry.key in entry.uri
+    assert panel.model.entries[0] == entry  # newest first
+    drive(loop, lambda: panel.selected() == entry)
+    row = panel.model.row_of(entry.address)
+    cells = [panel.model.index(row, c).data() for c in range(5)]
+    assert cells[:3] == [entry.key, entry.uri, sha]
+    assert cells[3] and cells[3][:2] == "20"  # a local date
+    drive(loop, lambda: panel.model.index(row, 4).data() == "1")  # the uploader signed it
+    # on chain: the record holds the hash and the metadata typed in the panel
+    state = node.client("bob").get(f"/bloc/v2.2/contracts/ExternalStorage/{entry.address}/state")
+    assert state.json()["fileHash"] == sha
+    assert state.json()["metadata"] == "quarterly report"
+    assert state.json()["signers"] == [node.address("alice")]
+    panel.close()
+
+
+def test_progress_and_download_of_a_large_file(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    data = os.urandom(8 * MiB + 12_345)
+    path = tmp_path / "big.bin"
+    path.write_bytes(data)
+    panel = open_panel(loop, controller, node)
+    hashed: list[tuple[int, int]] = []
+    controller.files.hash_progress.connect(lambda done, total: hashed.append((done, total)))
+    hash_in_panel(loop, panel, path)
+    size = len(data)
+    # one report per MiB read, in order, up to the whole file
+    assert hashed[0] == (0, size) and hashed[-1] == (size, size)
+    assert len(hashed) >= 10
+    assert [d for d, _ in hashed] == sorted(d for d, _ in hashed)
+    assert all(t == size for _, t in hashed)
+    assert panel.local_hash.value() == hashlib.sha256(data).hexdigest()
+    assert not panel.hash_progress.isVisible() and not panel.cancel_hash_button.isVisible()
+
+    panel.upload_button.click()
+    drive(loop, lambda: panel.upload_status.text().startswith(("✔", "✘")), timeout=30)
+    assert panel.upload_status.text().startswith("✔"), panel.upload_status.text()
+    drive(loop, lambda: (getattr(panel.selected(), "key", "") or "").endswith("big.bin"))
+    received: list[tuple[int, int]] = []
+    controller.files.download_progress.connect(lambda done, total: received.append((done, total)))
+    dest = tmp_path / "out" / "big-copy.bin"
+    dest.parent.mkdir()
+    download(loop, panel, dest)
+    assert panel.check is not None and panel.check.matches
+    assert dest.read_bytes() == data
+    assert received[-1] == (size, size) and len(received) >= 9
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["big-copy.bin"]  # no .part left
+    panel.close()
+
+
+def test_cancel_hashing_a_huge_file(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    path = tmp_path / "huge.img"
+    with path.open("wb") as f:
+        f.truncate(2048 * MiB)  # sparse: 2 GiB of zeros, read in ~1 s if nobody stops it
+    panel = open_panel(loop, controller, node)
+    seen: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append(done)
+        if done >= MiB and panel.cancel_hash_button.isVisible():
+            panel.cancel_hash_button.click()  # the user cancels once it started
+
+    controller.files.hash_progress.connect(progress)
+    panel.choose_file(str(path))
+    assert panel.hash_progress.isVisible()
+    drive(loop, lambda: not panel.hashing)
+    loop.run_until_complete(asyncio.sleep(0.3))  # the worker stops at its next chunk
+    assert panel.local is None and panel.local_hash.value() == ""
+    assert panel.upload_status.text() == "Hashing cancelled: nothing was sent."
+    assert not panel.upload_button.isEnabled()
+    assert seen and max(seen) < 512 * MiB  # stopped early, not at the end
+    panel.close()
+
+
+# ---------------------------------------------------------------------------- attest / verify
+
+
+def test_attest_as_two_users_and_verify_names_them(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    rec = upload_as(node, "carol", b"the contract text", "contract.txt")
+    address = rec["contractAddress"]
+    panel = open_panel(loop, controller, node, "alice")
+    select(loop, panel, address)
+    panel.attest_button.click()
+    drive(loop, lambda: panel.status.text().startswith(("✔", "✘")))
+    assert panel.status.text() == "✔ alice signed " + rec["fileKey"] + ": 2 signers"
+
+    # acting as bob: the panel reloads (it is on screen), bob signs too
+    panel.loaded = False
+    loop.run_until_complete(controller.switch_user("bob", "bob"))
+    drive(loop, lambda: panel.loaded)
+    select(loop, panel, address)
+    panel.attest_button.click()
+    drive(loop, lambda: panel.status.text().startswith(("✔", "✘")))
+    assert panel.status.text().endswith(": 3 signers"), panel.status.text()
+
+    panel.verify_button.click()
+    drive(loop, lambda: len(getattr(panel.verification, "signers", [])) == 3)
+    v = panel.verification
+    assert v is not None
+    assert [(s.common_name, s.organization, s.unit) for s in v.signers] == [
+        ("carol", "Acme", "Sales"),
+        ("alice", "Acme", "Engineering"),
+        ("bob", "Globex", "Logistics"),
+    ]
+    assert [s.address for s in v.signers] == [node.address(u) for u in ("carol", "alice", "bob")]
+    assert v.hash == hashlib.sha256(b"the contract text").hexdigest()
+    shown = panel.detail.toPlainText()
+    assert "3 signers" in shown
+    for word in ("carol", "alice", "bob", "Globex", "Logistics", "Engineering", rec["uri"]):
+        assert word in shown
+    drive(loop, lambda: panel.model.index(panel.model.row_of(address), 4).data() == "3")
+
+    # signing twice is refused in the node's words
+    panel.attest_button.click()
+    drive(loop, lambda: panel.status.text().startswith("✘"))
+    assert "You already signed this transaction" in panel.status.text()
+    assert node.client("alice").get(f"{P}/verify", params={"contractAddress": address}).json()[
+        "signers"
+    ] == [node.address(u) for u in ("carol", "alice", "bob")]
+    panel.close()
+
+
+# ---------------------------------------------------------------------------- download
+
+
+def test_download_matches_and_says_so(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    data = b"invoice 42\n" * 1000
+    rec = upload_as(node, "bob", data, "invoice.txt")
+    panel = open_panel(loop, controller, node)
+    select(loop, panel, rec["contractAddress"])
+    dest = tmp_path / "invoice.txt"
+    download(loop, panel, dest)
+    check = panel.check
+    assert check is not None and check.matches and check.form == "SHA-256"
+    assert dest.read_bytes() == data
+    assert check.sha256 == check.expected == hashlib.sha256(data).hexdigest()
+    assert panel.result.isVisible() and panel.result.property("ok") is True
+    assert panel.result.text() == "✔ The downloaded file matches the on-chain hash."
+    assert str(dest) in panel.result_detail.text() and check.sha256 in panel.result_detail.text()
+    panel.close()
+
+
+def test_tampered_blob_is_detected(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    data = b"pay 100 to bob"
+    rec = upload_as(node, "alice", data, "order.txt")
+    # someone with access to the storage changes the file behind the record's back
+    blob = node.data_dir / "files" / rec["fileKey"]
+    assert blob.read_bytes() == data
+    blob.write_bytes(b"pay 900 to eve")
+    panel = open_panel(loop, controller, node)
+    select(loop, panel, rec["contractAddress"])
+    dest = tmp_path / "order.txt"
+    download(loop, panel, dest)
+    check = panel.check
+    assert check is not None and not check.matches
+    assert dest.read_bytes() == b"pay 900 to eve"  # saved as received, and said untrustworthy
+    assert check.expected == hashlib.sha256(data).hexdigest()
+    assert check.sha256 == hashlib.sha256(b"pay 900 to eve").hexdigest()
+    assert panel.result.text() == "✘ The downloaded file does NOT match the on-chain hash."
+    text = panel.result_detail.text()
+    assert check.sha256 in text and check.expected in text and "do not trust it" in text
+    assert panel.result.property("ok") is False
+    panel.close()
+
+
+def test_a_record_hashed_the_strato_74_way_is_recognised(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    """STRATO 7.4's apex stored createHmac('sha256', file).digest('hex'): a record made that
+    way (deployed directly, its blob put in the node's store) is checked against that form."""
+    data = os.urandom(5000)
+    key = "1700000000000-legacy.bin"
+    (node.data_dir / "files" / key).write_bytes(data)
+    legacy = hmac.new(data, b"", hashlib.sha256).hexdigest()
+    address = deploy(
+        node.client("alice"),
+        "ExternalStorage",
+        (CONTRACTS / "ExternalStorage.sol").read_text(),
+        {
+            "_fileKey": key,
+            "_uri": f"https://bucket.s3.amazonaws.com/{key}",
+            "_host": "s3",
+            "_fileHash": legacy,
+            "_metadata": "from 7.4",
+        },
+    )
+    panel = open_panel(loop, controller, node)
+    select(loop, panel, address)
+    entry = panel.selected()
+    assert entry is not None and entry.key == key and original_name(key) == "legacy.bin"
+    download(loop, panel, tmp_path / "legacy.bin")
+    assert panel.check is not None and panel.check.matches
+    assert panel.check.form == PLATFORM_HMAC
+    assert "STRATO 7.4" in panel.result.text() and panel.result.text().startswith("✔")
+    panel.close()
+
+
+# ---------------------------------------------------------------------------- no storage
+
+
+def test_node_without_storage_says_so(
+    bare_node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    r = bare_node.client("alice").get(f"{P}/list")
+    assert r.status_code == 405
+    assert r.json()["error"]["message"] == "external storage feature is not enabled on that node"
+    panel = open_panel(loop, controller, bare_node)
+    assert panel.storage_available is False
+    assert panel.notice.isVisible()
+    text = panel.notice.text()
+    assert "This node has no external file storage" in text
+    assert "no storage bucket is configured" in text
+    assert panel.model.rowCount() == 0
+    assert panel.count.text() == "No external file storage on this node"
+    for b in (panel.attest_button, panel.verify_button, panel.download_button):
+        assert not b.isEnabled()
+    # a local file can still be hashed, but there is nowhere to upload it
+    path = tmp_path / "note.txt"
+    path.write_bytes(b"note")
+    hash_in_panel(loop, panel, path)
+    assert panel.local_hash.value() == hashlib.sha256(b"note").hexdigest()
+    assert not panel.upload_button.isEnabled()
+    panel.close()
+
+
+@pytest.mark.parametrize(
+    ("status", "why"),
+    [
+        (404, "STRATO 7.5 and later removed them"),
+        (405, "no storage bucket is configured"),
+        (410, "removed in STRATO 7.5"),
+    ],
+)
+def test_statuses_that_mean_no_storage(status: int, why: str) -> None:
+    """404 (STRATO 7.5+: no such route), 405 (7.4 without a bucket), 410 (STRATO 8)."""
+    err = no_storage_error(RequestError("x", status=status, method="GET", url=f"{P}/list"))
+    assert isinstance(err, FileStorageUnavailable) and err.status == status
+    assert err.message.startswith("this node has no external file storage: ") and why in str(err)
+
+
+# ---------------------------------------------------------------------------- main window
+
+
+def test_main_window_has_the_files_panel(
+    node: RunningNode, window: MainWindow, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node)
+    panel = next(p for p in window.panels if isinstance(p, FilesPanel))
+    row = window.panels.index(panel)
+    assert window.nav.item(row).text() == "Files"
+    assert panel.objectName() == "filesPanel" and not panel.loaded
+    window.nav.setCurrentRow(row)  # shown: the list is read
+    drive(loop, lambda: panel.loaded)
+    assert panel.storage_available is True
+    assert len(panel.model.entries) == len(listed(node))
+    # the record link opens the composer on the ExternalStorage contract
+    panel.view.selectRow(0)
+    opened: list[tuple[str, str, str]] = []
+    panel.contract_requested.connect(lambda *a: opened.append(a))
+    panel.record_button.click()
+    assert opened == [("ExternalStorage", panel.model.entries[0].address, "")]
