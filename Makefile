@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,5 +39,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/cirrus_view_bench.py
 	$(BIN)/python benchmarks/gui_bench.py
 
+# The one-directory bundle dist/stratoscope/ (PyInstaller), smoke-tested with --self-test.
+package: $(STAMP)
+	packaging/build.sh
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

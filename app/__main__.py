@@ -1,7 +1,9 @@
 """Stratoscope launcher (``python -m app``, ``stratoscope``): the desktop window.
 
 ``--tour`` instead prints a guided tour of the sandbox's contract engine on the sample contracts
-(no window, no display needed).
+(no window, no display needed). ``--node ARGS...`` runs the sandbox node's command line
+(``python -m app.node ARGS...``): a frozen bundle has no ``python -m``, so the app starts its
+embedded node as ``stratoscope --node serve ...``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--node"]:
+        from .node.__main__ import main as node_main
+
+        return node_main(args[1:])
     if "--tour" in args:
         from .node.tour import run_tour
 

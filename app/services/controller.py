@@ -158,6 +158,22 @@ class AppController(QObject):
     def _on_task_failed(self, title: str, text: str, kind: str) -> None:
         self.message.emit("error", title, text, "sign-in" if kind == "auth" else "")
 
+    # ------------------------------------------------------------ first run
+
+    @property
+    def first_run(self) -> bool:
+        """True until :meth:`first_run_done`: the welcome has not been shown yet (known once
+        :meth:`start` has read the settings)."""
+        return not self._settings.get("welcome_shown", False)
+
+    async def first_run_done(self) -> None:
+        """Remember that the welcome was shown (``welcome_shown`` in settings.json)."""
+        self._settings["welcome_shown"] = True
+        try:
+            await asyncio.to_thread(self.settings.save, dict(self._settings))
+        except OSError as exc:
+            self.message.emit("warning", "Settings", f"cannot save settings: {exc}", "")
+
     # ------------------------------------------------------------ sandbox
 
     @property

@@ -1,6 +1,7 @@
 """The embedded sandbox node: a child process the app starts, watches and stops.
 
-Runs ``python -m app.node serve --port 0`` with QProcess (no blocking, no threads), reads the
+Runs ``python -m app.node serve --port 0`` (in a frozen bundle: the app's own executable with
+``--node serve ...``) with QProcess (no blocking, no threads), reads the
 ``Sandbox node listening on URL`` line, keeps the node's log, reports when it dies, and can
 restart it on the same data dir (its state survives).
 """
@@ -19,6 +20,15 @@ LISTENING = "Sandbox node listening on "
 
 def default_sandbox_dir() -> Path:
     return Path(user_data_dir("stratoscope", appauthor=False)) / "sandbox"
+
+
+def node_command() -> list[str]:
+    """The program and first arguments of the sandbox node's command line: ``python -m app.node``,
+    or in a frozen bundle (PyInstaller sets ``sys.frozen``), which has no ``python -m``, the app's
+    own executable with ``--node`` (see app/__main__.py)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--node"]
+    return [sys.executable, "-m", "app.node"]
 
 
 class SandboxSupervisor(QObject):
@@ -52,11 +62,11 @@ class SandboxSupervisor(QObject):
             self._set("crashed")
             return
         proc = QProcess(self)
-        proc.setProgram(sys.executable)
+        program, *prefix = node_command()
+        proc.setProgram(program)
         proc.setArguments(
             [
-                "-m",
-                "app.node",
+                *prefix,
                 "serve",
                 "--port",
                 "0",

@@ -42,6 +42,7 @@ from .inspector_dock import InspectorDock
 from .lookup_dialogs import AddressDialog, BlockDialog
 from .password_dialog import PasswordDialog
 from .tables_panel import TablesPanel
+from .tour import GuidedTour, start_tour
 from .tx_inspector import TxInspectorDialog
 from .widgets import name_widget, while_alive
 
@@ -213,6 +214,9 @@ class MainWindow(QMainWindow):
         focus_user = self._action("Switch user", "actionSwitchUser", "Ctrl+U")
         focus_user.triggered.connect(self._focus_switcher)
         self.addAction(focus_user)
+        tour = self._action("Guided tour", "actionTour", "F1")
+        tour.triggered.connect(self.start_tour)
+        self.addAction(tour)
         for i in range(len(self.panels)):
             act = self._action(f"Go to panel {i + 1}", f"actionPanel{i + 1}", f"Ctrl+{i + 1}")
             act.setData(i)
@@ -372,6 +376,9 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         self.controller.account.request_refresh()
+
+    def start_tour(self) -> GuidedTour:
+        return start_tour(self)
 
     def restart_sandbox(self) -> None:
         self.restart_button.setEnabled(False)
