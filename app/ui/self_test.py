@@ -1,5 +1,6 @@
 """``stratoscope --self-test``: does this installation (a checkout or a frozen bundle) have what
-the app needs? Runs headless (``QT_QPA_PLATFORM=offscreen``) and without a keyring daemon.
+the app needs? Runs headless (``QT_QPA_PLATFORM=offscreen``, the default when there is no
+display) and without a keyring daemon.
 
 One line per check, then a summary; exit status 0 when every check passed, 1 otherwise.
 
@@ -20,6 +21,7 @@ Nothing outside the temporary directory is touched.
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import shlex
 import sys
@@ -276,6 +278,8 @@ def main(out: TextIO | None = None) -> int:
     version = sys.version.split()[0]
     print(f"Stratoscope self-test ({where}, Python {version})", file=out, flush=True)
     t0 = time.perf_counter()
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # no display: still a full check
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
     app.setApplicationName("Stratoscope")
