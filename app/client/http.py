@@ -351,6 +351,30 @@ class StratoClient:
             total = int(rng.rsplit("/", 1)[1])
         return (rows if isinstance(rows, list) else []), total
 
+    # ---- dashboard
+
+    async def blocks_between(self, first: int, last: int) -> list[Block]:
+        """Blocks ``first``..``last`` (both included), oldest first. Nodes cap one answer at
+        100 blocks (STRATO's fetch limit, the sandbox's too): ask for at most 100 at a time."""
+        data = await self._spelled("eth", "/block", params={"minnumber": first, "maxnumber": last})
+        if not isinstance(data, list):
+            return []
+        blocks = [Block.from_json(b) for b in data if isinstance(b, dict)]
+        return sorted(blocks, key=lambda b: b.number)
+
+    async def cirrus_count(self, table: str) -> int:
+        """How many rows of a Cirrus table the caller can see: PostgREST's exact count header
+        on a one-row page, else an aggregate ``select=count``."""
+        rows, total = await self.cirrus(table, [("limit", "1")], count=True)
+        if total is not None:
+            return total
+        rows, _ = await self.cirrus(table, [("select", "count")])
+        if rows and isinstance(rows[0], dict) and "count" in rows[0]:
+            return int(rows[0]["count"])
+        raise RequestError(
+            f"the node did not count the rows of {table}", method="GET", url="/cirrus/search"
+        )
+
     # ---- files
 
     async def _file_json(self, method: str, rest: str, **kw: Any) -> Any:

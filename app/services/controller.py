@@ -23,6 +23,7 @@ from .account import AccountService
 from .chains import ChainService
 from .cirrus import CirrusService
 from .composer import ComposerService
+from .dashboard import DashboardService
 from .files import FileService
 from .inspector import InspectorFeed
 from .pending import PendingTracker
@@ -99,6 +100,7 @@ class AppController(QObject):
         self.cirrus = CirrusService(self.session, self, saved=SavedQueryStore(cfg))
         self.chains = ChainService(self.session, self)
         self.files = FileService(self.session, self)
+        self.dashboard = DashboardService(self.session, self.feed, self)
         self.search = SearchService(self.session, self)
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client

@@ -37,6 +37,7 @@ from .account_panel import AccountPanel
 from .chains_panel import ChainsPanel
 from .composer_panel import ComposerPanel
 from .connection_dialog import ConnectionDialog
+from .dashboard_panel import DashboardPanel
 from .files_panel import FilesPanel
 from .inspector_dock import InspectorDock
 from .lookup_dialogs import AddressDialog, BlockDialog
@@ -113,6 +114,7 @@ class MainWindow(QMainWindow):
             TablesPanel(controller, self),
             ChainsPanel(controller, self),
             FilesPanel(controller, self),
+            DashboardPanel(controller, self),
         ]
         self.nav = QListWidget(self)
         name_widget(self.nav, "navigation", "Panels")
