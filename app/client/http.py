@@ -375,6 +375,103 @@ class StratoClient:
             f"the node did not count the rows of {table}", method="GET", url="/cirrus/search"
         )
 
+    # ---- asset apps
+
+    async def _app_data(self, method: str, url: str, **kw: Any) -> Any:
+        """One call of an asset application (``/apps/<App>/...`` on the node, or an absolute
+        URL of an asset-framework server): its ``data`` out of ``{success, data}``; a refusal
+        raises with the application's ``error`` and, when it sent them, its ``details``."""
+        try:
+            answer = await self.json(method, url, **kw)
+        except StratoError as exc:
+            try:
+                body = json.loads(exc.body) if exc.body else None
+            except ValueError:
+                body = None
+            if isinstance(body, dict) and isinstance(body.get("details"), str):
+                exc.message = f"{exc.message}: {body['details']}"
+            raise
+        if isinstance(answer, dict) and "success" in answer:
+            if answer.get("success") is False:
+                raise RequestError(
+                    str(answer.get("error") or "the application refused the request"),
+                    method=method,
+                    url=url,
+                    body=json.dumps(answer)[:2000],
+                )
+            return answer.get("data")
+        return answer
+
+    async def asset_apps(self) -> list[dict[str, Any]]:
+        """The node's asset applications (``GET /apps``: the sandbox lists them; a STRATO node
+        has no such route and answers 404)."""
+        data = await self._app_data("GET", "/apps")
+        return [a for a in data if isinstance(a, dict)] if isinstance(data, list) else []
+
+    async def assets(
+        self, app_url: str, asset: str, params: list[tuple[str, str]] | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
+        """``GET {app_url}/{asset}``: the assets the caller can see and the total."""
+        data = await self._app_data("GET", f"{app_url}/{quote(asset, safe='')}", params=params)
+        if isinstance(data, list):  # some versions send the bare rows
+            return [r for r in data if isinstance(r, dict)], len(data)
+        if not isinstance(data, dict):
+            return [], 0
+        rows = data.get(f"{asset}s")
+        if not isinstance(rows, list):
+            rows = next((v for v in data.values() if isinstance(v, list)), [])
+        out = [r for r in rows if isinstance(r, dict)]
+        total = data.get("total")
+        return out, total if isinstance(total, int) else len(out)
+
+    async def asset(self, app_url: str, asset: str, address: str, chain_id: str) -> dict[str, Any]:
+        """``GET {app_url}/{asset}/{address}/{chainId}``: one asset."""
+        data = await self._app_data(
+            "GET", f"{app_url}/{quote(asset, safe='')}/{address}/{chain_id}"
+        )
+        return data if isinstance(data, dict) else {}
+
+    async def asset_audit(
+        self, app_url: str, asset: str, address: str, chain_id: str
+    ) -> list[dict[str, Any]]:
+        """``GET {app_url}/{asset}/{address}/{chainId}/audit``: the asset's history rows."""
+        data = await self._app_data(
+            "GET", f"{app_url}/{quote(asset, safe='')}/{address}/{chain_id}/audit"
+        )
+        return [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
+
+    async def create_asset(self, app_url: str, asset: str, args: Mapping[str, Any]) -> Any:
+        """``POST {app_url}/{asset}`` with ``{<asset>Args: {...}}``; the bound contract
+        (``chainIds`` names the new shard)."""
+        return await self._app_data(
+            "POST",
+            f"{app_url}/{quote(asset, safe='')}",
+            json_body={f"{asset}Args": dict(args)},
+            idempotent=False,
+        )
+
+    async def update_asset(
+        self, app_url: str, asset: str, address: str, chain_id: str, updates: Mapping[str, Any]
+    ) -> Any:
+        """``PUT {app_url}/{asset}/update`` with ``{address, chainId, updates}``."""
+        return await self._app_data(
+            "PUT",
+            f"{app_url}/{quote(asset, safe='')}/update",
+            json_body={"address": address, "chainId": chain_id, "updates": dict(updates)},
+            idempotent=False,
+        )
+
+    async def transfer_asset(
+        self, app_url: str, asset: str, address: str, chain_id: str, new_owner: str
+    ) -> Any:
+        """``POST {app_url}/{asset}/transferOwnership`` with ``{address, chainId, newOwner}``."""
+        return await self._app_data(
+            "POST",
+            f"{app_url}/{quote(asset, safe='')}/transferOwnership",
+            json_body={"address": address, "chainId": chain_id, "newOwner": new_owner},
+            idempotent=False,
+        )
+
     # ---- files
 
     async def _file_json(self, method: str, rest: str, **kw: Any) -> Any:

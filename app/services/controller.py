@@ -20,6 +20,7 @@ from PySide6.QtGui import QDesktopServices
 from app.client.errors import AuthError, NetworkError, StratoError
 
 from .account import AccountService
+from .assets import AssetService
 from .chains import ChainService
 from .cirrus import CirrusService
 from .composer import ComposerService
@@ -99,6 +100,7 @@ class AppController(QObject):
         self.composer = ComposerService(self.session, self)
         self.cirrus = CirrusService(self.session, self, saved=SavedQueryStore(cfg))
         self.chains = ChainService(self.session, self)
+        self.assets = AssetService(self.session, self, chains=self.chains, profiles=self.profiles)
         self.files = FileService(self.session, self)
         self.dashboard = DashboardService(self.session, self.feed, self)
         self.search = SearchService(self.session, self)

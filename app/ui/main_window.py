@@ -34,6 +34,7 @@ from app.services.controller import AppController
 from app.services.search import SearchHit
 
 from .account_panel import AccountPanel
+from .assets_panel import AssetsPanel
 from .chains_panel import ChainsPanel
 from .composer_panel import ComposerPanel
 from .connection_dialog import ConnectionDialog
@@ -115,6 +116,7 @@ class MainWindow(QMainWindow):
             ChainsPanel(controller, self),
             FilesPanel(controller, self),
             DashboardPanel(controller, self),
+            AssetsPanel(controller, self),
         ]
         self.nav = QListWidget(self)
         name_widget(self.nav, "navigation", "Panels")
