@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/node_bench.py
 	$(BIN)/python benchmarks/cirrus_bench.py
 	$(BIN)/python benchmarks/cirrus_view_bench.py
+	$(BIN)/python benchmarks/dashboard_bench.py
 	$(BIN)/python benchmarks/gui_bench.py
 
 # The one-directory bundle dist/stratoscope/ (PyInstaller), smoke-tested with --self-test.

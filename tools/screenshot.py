@@ -13,8 +13,10 @@ import asyncio
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -131,6 +133,7 @@ async def shoot(out: Path, theme: str) -> list[Path]:
         await settle(0.3)
         save(wizard, "create-chain")
         wizard.close()
+        await shoot_later_panels(window, save, tmp)
         window.nav.setCurrentRow(0)
         await controller.switch_user("dave")
         await controller.account.refresh()
@@ -140,6 +143,99 @@ async def shoot(out: Path, theme: str) -> list[Path]:
         await controller.shutdown()
         window.deleteLater()
     return saved
+
+
+async def until(check: Callable[[], bool], seconds: float = 20.0) -> None:
+    """Run the loop until ``check()`` holds, or ``seconds`` pass (the shot shows what is there)."""
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return
+        await asyncio.sleep(0.05)
+
+
+async def shoot_later_panels(window: Any, save: Callable[[Any, str], None], tmp: Path) -> None:
+    """Assets, Files and Dashboard with something in them; the welcome and the tour."""
+    from app.ui.assets_panel import AssetsPanel
+    from app.ui.dashboard_panel import DashboardPanel
+    from app.ui.files_panel import FilesPanel
+    from app.ui.welcome_dialog import WelcomeDialog
+
+    controller = window.controller
+    client = controller.session.client
+    await controller.account.faucet()  # the composer's shots spent alice's first tokens
+    # -- assets: three cars, one repainted
+    cars = (
+        ("1HGCM82633A004352", "red", "Accord", 1400),
+        ("5YJ3E1EA7KF317000", "white", "Model 3", 1750),
+        ("WVWZZZ1JZXW000001", "blue", "Golf", 1200),
+    )
+    shards = []
+    for vin, colour, model, weight in cars:
+        made = await client.create_asset(
+            "/apps/CarDemo", "car", {"vin": vin, "color": colour, "model": model, "weight": weight}
+        )
+        shards.append(str(made["chainIds"][0]))
+    gov = "0000000000000000000000000000000000000100"
+    await client.update_asset("/apps/CarDemo", "car", gov, shards[0], {"color": "green"})
+    assets = next(p for p in window.panels if isinstance(p, AssetsPanel))
+    window.nav.setCurrentRow(window.panels.index(assets))
+    await until(lambda: assets.loaded and len(assets.visible_chains()) >= 3)
+    assets.select(shards[0])
+    await until(lambda: len(assets.timeline_rows()) >= 2)
+    await settle(0.5)
+    save(window, "assets")
+    # -- files: a report hashed here, uploaded, attested by its uploader and verified
+    files = next(p for p in window.panels if isinstance(p, FilesPanel))
+    window.nav.setCurrentRow(window.panels.index(files))
+    report = tmp / "inspection-report.pdf"
+    report.write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 4000)
+    files.choose_file(str(report))
+    await until(files.upload_button.isEnabled)
+    files.metadata.setText("vehicle inspection, VIN 1HGCM82633A004352")
+    files.upload_button.click()
+    await until(lambda: files.upload_status.text().startswith(("✔", "✘")))
+    await until(lambda: files.selected() is not None)
+    files.verify()
+    await settle(1.5)
+    save(window, "files")
+    # -- the dashboard over the last 100 blocks
+    dash = next(p for p in window.panels if isinstance(p, DashboardPanel))
+    window.nav.setCurrentRow(window.panels.index(dash))
+    dash.window_box.setCurrentIndex(dash.window_box.findData(100))
+    await settle(3.0)
+    dash.redraw()
+    await settle(0.5)
+    save(window, "dashboard")
+    # -- first run: the welcome, then the tour's step on the composer
+    window.nav.setCurrentRow(0)
+    welcome = WelcomeDialog(controller, window)
+    welcome.show()
+    await settle(0.3)
+    save(welcome, "welcome")
+    welcome.close()
+    tour = window.start_tour()
+    tour.go(2)
+    await settle(0.4)
+    save_composite(window, tour, save)
+    tour.close()
+
+
+def save_composite(window: Any, dialog: Any, save: Callable[[Any, str], None]) -> None:
+    """The window with the (top-level) tour drawn where it stands over it."""
+    from PySide6.QtGui import QPainter
+    from PySide6.QtWidgets import QLabel
+
+    shot = window.grab()
+    at = window.mapFromGlobal(dialog.mapToGlobal(dialog.rect().topLeft()))
+    at.setX(max(0, min(at.x(), shot.width() - dialog.width())))
+    at.setY(max(0, min(at.y(), shot.height() - dialog.height())))
+    painter = QPainter(shot)
+    painter.drawPixmap(at, dialog.grab())
+    painter.end()
+    holder = QLabel()
+    holder.setPixmap(shot)
+    holder.resize(shot.size())
+    save(holder, "tour")
 
 
 async def bob_address(controller: object) -> str:

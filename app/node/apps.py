@@ -20,10 +20,14 @@ from starlette.routing import BaseRoute, Route
 from .appgen import AppDef, AssetDef, DefinitionError, app_source, parse_definition
 from .cirrus.query import Filter, Order, Query, QueryError
 from .errors import ApiError
+from .genesis import FAUCET_AMOUNT
 from .ledger import GOVERNANCE_HEX, Ledger, norm_address, norm_chain
 
 if TYPE_CHECKING:
     from .api import NodeApi
+
+# a shard creator's balance on it when the node charges gas (else 1: STRATO wants one non-zero)
+SHARD_BALANCE = FAUCET_AMOUNT
 
 APPS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS apps (
@@ -422,7 +426,10 @@ class AppHandlers:
             "parentChain": app.realm,
             "args": {"_appChainId": app.realm, **{f"_{k}": v for k, v in values.items()}},
             "members": [{"orgName": cert["organization"], "access": True}],
-            "balances": [{"address": sender, "balance": 1}],
+            # with --gas the owner pays for updates on the shard: give it the faucet's amount
+            "balances": [
+                {"address": sender, "balance": SHARD_BALANCE if self.ledger.config.gas else 1}
+            ],
             "metadata": {"VM": "SolidVM", "history": asset.contract},
         }
         try:
@@ -544,6 +551,8 @@ class AppHandlers:
                     "404": "the new owner has no registered identity",
                 }.get(contents[0], f"transfer refused ({contents[0]})"),
             )
+        if self.ledger.chain_balance(chain, owner_addr) < SHARD_BALANCE // 2:
+            self.ledger.fund_on_chain(chain, owner_addr)  # only with --gas
         return ok(contents)
 
 

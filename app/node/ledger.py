@@ -297,11 +297,27 @@ class Ledger:
             },
         )
 
-    def _internal_sub(self, type_: str, payload: dict[str, Any]) -> Sub:
+    def _internal_sub(self, type_: str, payload: dict[str, Any], chain: str = "") -> Sub:
         root = self.key_of(ROOT_USER)
         assert root is not None
-        sub = self._new_sub(ROOT_USER, root["address"], type_, payload, "", None, internal=True)
+        sub = self._new_sub(ROOT_USER, root["address"], type_, payload, chain, None, internal=True)
         return sub
+
+    def chain_balance(self, chain: str, address: str) -> int:
+        return self.world.balances.get((chain, int(address, 16)), 0)
+
+    def fund_on_chain(self, chain: str, address: str) -> None:
+        """With --gas, queue the faucet's amount for ``address`` on private chain ``chain``: the
+        asset application does this for a shard's new owner, who otherwise holds nothing on it
+        and could not pay for the next update. Without gas, nothing."""
+        if not self.config.gas:
+            return
+        sub = self._internal_sub(
+            "TRANSFER", {"faucet": True, "toAddress": address, "value": FAUCET_AMOUNT}, chain
+        )
+        self._record([sub])
+        self.queue.append(sub)
+        self.wakeup.set()
 
     def register_identity_later(self, name: str) -> None:
         """Queue the identity registration of a user who asked for one and now has a key."""

@@ -135,6 +135,13 @@ class MainWindow(QMainWindow):
                 contract.connect(self.open_contract)
         self.nav.setCurrentRow(0)
         self.nav.setMaximumWidth(180)
+        # wide enough for the longest panel name: no horizontal scroll bar under six names
+        self.nav.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        widest = max(
+            self.nav.fontMetrics().horizontalAdvance(self.nav.item(i).text())
+            for i in range(self.nav.count())
+        )
+        self.nav.setMinimumWidth(min(180, widest + 2 * self.nav.frameWidth() + 16))
 
         self.message_bar = MessageBar(self)
         self.message_bar.action_requested.connect(self._on_message_action)

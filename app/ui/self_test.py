@@ -7,8 +7,9 @@ One line per check, then a summary; exit status 0 when every check passed, 1 oth
 - Qt: the platform plugin in use and the ones a desktop needs, the image formats (the icon is an
   SVG), the app icon, the main window built and rendered offscreen.
 - Data and libraries: the Solidity highlighter (tree-sitter-solidity with the app's query) on a
-  sample contract, QR codes (segno), keyring's backends (found through entry points, which a
-  frozen app loses unless its metadata is bundled).
+  sample contract, QR codes (segno), the dashboard's plots (pyqtgraph, numpy), keyring's
+  backends (found through entry points, which a frozen app loses unless its metadata is
+  bundled).
 - The secret store the app would use: the OS keyring (only read: nothing is written to it), or
   without one the passphrase-encrypted file, written and read back in a temporary directory.
 - The embedded sandbox node, started exactly as the app starts it, on a temporary data dir:
@@ -163,6 +164,28 @@ async def run_checks(work: Path, checks: Checks) -> None:
         qr = segno.make("0" * 40, error="m")
         return f"segno {segno.__version__}: {len(qr.matrix)}x{len(qr.matrix)} modules"
 
+    async def plots() -> str:
+        # the dashboard imports pyqtgraph lazily: a bundle must still carry it and its Qt glue
+        def load() -> str:
+            import numpy
+            import pyqtgraph  # type: ignore[import-untyped]
+
+            return f"pyqtgraph {pyqtgraph.__version__}, numpy {numpy.__version__}"
+
+        versions = await asyncio.to_thread(load)
+        import pyqtgraph as pg
+
+        widget = pg.PlotWidget()
+        try:
+            widget.plot([0, 3, 1, 4], pen="b")
+            widget.resize(200, 120)
+            image = widget.grab()
+            if image.isNull():
+                raise RuntimeError("a plot did not render")
+            return f"{versions}; a plot rendered {image.width()}x{image.height()}"
+        finally:
+            widget.deleteLater()
+
     async def keyring_backends() -> str:
         from importlib.metadata import entry_points
 
@@ -200,6 +223,7 @@ async def run_checks(work: Path, checks: Checks) -> None:
     await checks.run("Main window", main_window)
     await checks.run("Solidity highlighting", highlighter)
     await checks.run("QR codes", qr_code)
+    await checks.run("Plots", plots)
     await checks.run("Keyring", keyring_backends)
     await checks.run("Secret store", secret_store)
 

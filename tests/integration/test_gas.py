@@ -208,3 +208,35 @@ def test_transfer_of_whole_balance_cannot_cover_fee(node: RunningNode) -> None:
     assert "insufficient balance" in r.json()
     assert balance(c, bob) == bob_before
     assert balance(c, a) <= have
+
+
+def test_asset_shard_owners_can_pay_for_updates(node: RunningNode) -> None:
+    """An asset's shard gives its creator gas money, and its new owner after a transfer."""
+    alice, bob = node.client("alice"), node.client("bob")
+    fill(alice, node.address("alice"))  # creating the shard is paid on the main chain
+    made = alice.post(
+        "/apps/CarDemo/car",
+        json={"carArgs": {"vin": "GAS-1", "color": "red", "model": "T", "weight": 900}},
+    )
+    assert made.status_code == 200, made.text
+    chain = made.json()["data"]["chainIds"][0]
+    [info] = alice.get("/bloc/v2.2/chain", params={"chainid": chain}).json()
+    assert info["info"]["balances"] == [{"address": node.address("alice"), "balance": str(FAUCET)}]
+    gov = made.json()["data"]["address"]
+    r = alice.put(
+        "/apps/CarDemo/car/update",
+        json={"address": gov, "chainId": chain, "updates": {"color": "blue"}},
+    )
+    assert r.status_code == 200, r.text
+    r = alice.post(
+        "/apps/CarDemo/car/transferOwnership",
+        json={"address": gov, "chainId": chain, "newOwner": node.address("bob")},
+    )
+    assert r.status_code == 200, r.text
+    r = bob.put(
+        "/apps/CarDemo/car/update",
+        json={"address": gov, "chainId": chain, "updates": {"weight": 950}},
+    )
+    assert r.status_code == 200, r.text
+    car = bob.get(f"/apps/CarDemo/car/{chain}").json()["data"]
+    assert (car["color"], car["weight"]) == ("blue", 950)
