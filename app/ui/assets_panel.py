@@ -23,7 +23,6 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -68,10 +67,10 @@ from app.services.controller import AppController
 from .asset_dialogs import AssetForm, CreateAssetDialog, TransferAssetDialog, UpdateAssetDialog
 from .asset_models import AssetCardDelegate, AssetFilterProxy, AssetTableModel, value_text
 from .confirm_dialog import ConfirmDialog
-from .widgets import CopyField, name_widget, while_alive
+from .widgets import CopyField, ReadsWhenShown, name_widget, while_alive
 
 
-class AssetsPanel(QWidget):
+class AssetsPanel(ReadsWhenShown):
     """Signals: transaction_requested(str): open the transaction inspector on a hash."""
 
     title = "Assets"
@@ -92,7 +91,6 @@ class AssetsPanel(QWidget):
         self.users: list[str] = []
         self.second_windows: list[QWidget] = []
         self.loaded = False  # a list has been shown
-        self._stale = True
         self._apps_read = False
         self._gen = 0  # list loads: an older answer (another user's) is dropped
         self._detail_gen = 0
@@ -298,9 +296,7 @@ class AssetsPanel(QWidget):
     # ------------------------------------------------------------ loading
 
     def _on_user(self, _name: str) -> None:
-        self._stale = True
-        if self.isVisible():
-            self.reload()
+        self.mark_stale()
 
     def _on_session_state(self, state: str) -> None:
         if state == "disconnected":  # this window closes: its second windows go with it
@@ -314,14 +310,10 @@ class AssetsPanel(QWidget):
     def _on_changed(self, chain_id: str) -> None:
         if chain_id:
             self._select_after = chain_id
-        self._stale = True
-        if self.isVisible():
-            self.reload()
+        self.mark_stale()
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.reload()
+    def read_shown(self) -> None:
+        self.reload()
 
     def reload_apps(self) -> None:
         """Read the node's applications again, then the current one's assets."""

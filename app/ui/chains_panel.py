@@ -14,7 +14,6 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Signal
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -47,12 +46,12 @@ from .chain_models import (
 from .create_chain_dialog import CreateChainDialog
 from .source_editor import SourceEditor
 from .theme import scheme_is_dark
-from .widgets import CopyField, copy_text, name_widget, while_alive
+from .widgets import CopyField, ReadsWhenShown, copy_text, name_widget, while_alive
 
 TABS = ("Overview", "Members", "Balances", "Governance", "Contracts", "Membership", "Transactions")
 
 
-class ChainsPanel(QWidget):
+class ChainsPanel(ReadsWhenShown):
     """Signals:
     transaction_requested(str): the user wants to inspect a transaction.
     contract_requested(str, str, str): open a contract (name, address, chain id) in the composer.
@@ -73,7 +72,6 @@ class ChainsPanel(QWidget):
         self.names: dict[str, str] = {}  # address -> user name
         self.activity: ChainActivity | None = None
         self.loaded = False  # the tree holds the node's answer
-        self._stale = True  # read the lists when first shown
         self._select_after_load: str | None = None
         self._activity_task: asyncio.Task[Any] | None = None
         self.dialog: CreateChainDialog | None = None
@@ -230,21 +228,15 @@ class ChainsPanel(QWidget):
     # ------------------------------------------------------------ loading
 
     def _on_user(self, _name: str) -> None:
-        self._stale = True
-        if self.isVisible():
-            self.reload()
+        self.mark_stale()
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.reload()
+    def read_shown(self) -> None:
+        self.reload()
 
     def _on_created(self, chain_id: str) -> None:
         """A new chain (even if its dialog was closed meanwhile): show it, selected."""
         self._select_after_load = chain_id
-        self._stale = True
-        if self.isVisible():
-            self.reload()
+        self.mark_stale()
 
     def _refresh_clicked(self) -> None:
         self.reload()

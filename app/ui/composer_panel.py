@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -45,13 +44,13 @@ from .confirm_dialog import ConfirmDialog
 from .source_editor import SourceEditor
 from .theme import scheme_is_dark
 from .tx_render import returned_items, status_colour
-from .widgets import file_dialog, name_widget, while_alive
+from .widgets import ReadsWhenShown, file_dialog, name_widget, while_alive
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "contracts"
 MAIN_CHAIN = "Main chain"
 
 
-class ComposerPanel(QWidget):
+class ComposerPanel(ReadsWhenShown):
     """Signals: transaction_requested(str): the user wants to inspect a transaction."""
 
     title = "Composer"
@@ -68,7 +67,7 @@ class ComposerPanel(QWidget):
         self.call_spec: ContractSpec | None = None
         self.batch: list[tuple[TxRequest, str]] = []
         self.user_rows: list[tuple[str, str]] = []
-        self._stale = False
+        self._stale = False  # the lists wait for the first user (sign-in), not the first show
         self.contract_rows: list[tuple[str, str, str]] = []
         self.last_results: list[TxResult] = []
 
@@ -521,14 +520,10 @@ class ComposerPanel(QWidget):
 
     def _on_user(self, _name: str) -> None:
         # the lists are read when the panel is on screen, not while the app starts
-        self._stale = True
-        if self.isVisible():
-            self._reload_lists()
+        self.mark_stale()
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self._reload_lists()
+    def read_shown(self) -> None:
+        self._reload_lists()
 
     def _reload_lists(self) -> None:
         self._stale = False

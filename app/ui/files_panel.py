@@ -24,7 +24,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFont, QShowEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFont
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
@@ -51,7 +51,7 @@ from app.services.files import (
     Verification,
 )
 
-from .widgets import CopyField, file_dialog, name_widget, while_alive
+from .widgets import CopyField, ReadsWhenShown, file_dialog, name_widget, while_alive
 
 Index = QModelIndex | QPersistentModelIndex
 RECORD_CONTRACT = "ExternalStorage"
@@ -193,7 +193,7 @@ class DropArea(QFrame):
             event.ignore()
 
 
-class FilesPanel(QWidget):
+class FilesPanel(ReadsWhenShown):
     """Signals: contract_requested(str, str, str): open a record contract (name, address,
     chain id) in the composer."""
 
@@ -212,7 +212,6 @@ class FilesPanel(QWidget):
         self.check: DownloadCheck | None = None
         self.storage_available: bool | None = None  # None: not asked yet
         self.loaded = False
-        self._stale = True
         self._hash_task: Any = None
         self._download_task: Any = None
         self._counts_task: Any = None
@@ -403,19 +402,13 @@ class FilesPanel(QWidget):
     # ------------------------------------------------------------ loading
 
     def _on_user(self, _name: str) -> None:
-        self._stale = True
-        if self.isVisible():
-            self.reload()
+        self.mark_stale()
 
     def _on_changed(self) -> None:
-        self._stale = True
-        if self.isVisible():
-            self.reload()
+        self.mark_stale()
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.reload()
+    def read_shown(self) -> None:
+        self.reload()
 
     def reload(self) -> None:
         """Read the node's list of files (and then how many users signed each)."""

@@ -48,7 +48,7 @@ from app.services.controller import AppController
 
 from .cirrus_model import CirrusTableModel, text
 from .filter_builder import FilterBuilder
-from .widgets import file_dialog, name_widget, while_alive
+from .widgets import ReadsWhenShown, file_dialog, name_widget, while_alive
 
 KIND_ORDER = {"contract": 0, "history": 1, "event": 2}
 
@@ -61,7 +61,7 @@ def contract_of(table: str) -> str:
     return name.rsplit("-", 1)[-1]
 
 
-class TablesPanel(QWidget):
+class TablesPanel(ReadsWhenShown):
     """Signals:
     transaction_requested(str): open the transaction inspector on a hash.
     contract_requested(str, str, str): open a contract (name, address, chain id) in the composer.
@@ -81,7 +81,6 @@ class TablesPanel(QWidget):
         self.tables: dict[str, TableInfo] = {}
         self.saved: dict[str, str] = {}
         self._export_task: Any = None
-        self._stale = True
         self._detail_row: dict[str, Any] | None = None
 
         self.table_name = QComboBox(self)
@@ -199,14 +198,10 @@ class TablesPanel(QWidget):
     # ------------------------------------------------------------ tables
 
     def _on_user(self, _name: str) -> None:
-        self._stale = True
-        if self.isVisible():
-            self.reload_tables()
+        self.mark_stale()
 
-    def showEvent(self, event: Any) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.reload_tables()
+    def read_shown(self) -> None:
+        self.reload_tables()
 
     def reload_tables(self, refresh: bool = False) -> None:
         """The node's tables (and this profile's saved queries and chains) into the pickers."""

@@ -7,7 +7,7 @@ from typing import TypeVar
 
 import shiboken6
 from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent
+from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -67,6 +67,31 @@ def name_widget(widget: QWidget, object_name: str, accessible: str) -> QWidget:
     widget.setObjectName(object_name)
     widget.setAccessibleName(accessible)
     return widget
+
+
+class ReadsWhenShown(QWidget):
+    """A panel that reads from the node only while it is on screen, so that start-up and
+    hidden panels cost no requests: a change while hidden marks it stale, and showing it reads
+    again. Subclasses implement ``read_shown`` (which clears ``_stale`` when it reads)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._stale = True  # nothing read yet
+
+    def read_shown(self) -> None:
+        raise NotImplementedError
+
+    def mark_stale(self, *_args: object) -> None:
+        """Something the panel shows changed (the user, the node's data): read it again now if
+        the panel is on screen, else when it is next shown."""
+        self._stale = True
+        if self.isVisible():
+            self.read_shown()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.read_shown()
 
 
 class CopyField(QWidget):
