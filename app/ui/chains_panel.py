@@ -13,7 +13,7 @@ import asyncio
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -48,6 +48,7 @@ from .source_editor import SourceEditor
 from .theme import scheme_is_dark
 from .widgets import CopyField, ReadsWhenShown, copy_text, name_widget, while_alive
 
+WATCH_DELAY_MS = 2000  # after the last new block, look for chains created elsewhere
 TABS = ("Overview", "Members", "Balances", "Governance", "Contracts", "Membership", "Transactions")
 
 
@@ -75,6 +76,14 @@ class ChainsPanel(ReadsWhenShown):
         self._select_after_load: str | None = None
         self._activity_task: asyncio.Task[Any] | None = None
         self.dialog: CreateChainDialog | None = None
+        # chains created elsewhere (another app, a script) appear by themselves: a few seconds
+        # after new blocks the list of chain IDs is read and the tree reloads only if it changed
+        self._watch = QTimer(self)
+        self._watch.setSingleShot(True)
+        self._watch.setInterval(WATCH_DELAY_MS)
+        self._watch.timeout.connect(self._check_for_new_chains)
+        self._watch_task: asyncio.Task[Any] | None = None
+        controller.session.block_changed.connect(self._on_block)
 
         # -- toolbar
         self.new_button = QPushButton("New chain…", self)
@@ -240,6 +249,30 @@ class ChainsPanel(ReadsWhenShown):
 
     def _refresh_clicked(self) -> None:
         self.reload()
+
+    def _on_block(self, _number: int) -> None:
+        self._watch.start()
+
+    def _check_for_new_chains(self) -> None:
+        if not self.isVisible():
+            self._stale = True  # read when next shown
+            return
+        if not self.loaded or self.controller.session.client is None:
+            return
+        if self._watch_task is not None and not self._watch_task.done():
+            return
+        self._watch_task = self.controller.tasks.start(
+            "Checking for new chains",
+            self.service.chains(),
+            on_done=while_alive(self, self._compare_chains),
+            on_error=lambda _text: None,  # a missed check is caught by the next block
+        )
+
+    def _compare_chains(self, chains: list[ChainInfo]) -> None:
+        now = {c.id for c in chains}
+        shown = {c.id for c in self.model.chains()}
+        if now != shown:
+            self.reload()
 
     def reload(self, select: str | None = None) -> None:
         """Read the chains (and the node's identities) again; ``select`` a chain when done."""

@@ -587,3 +587,30 @@ def test_a_chain_created_after_its_dialog_closed_is_still_selected(
     drive(loop, lambda: (c := panel.selected_chain()) is not None and c.label == "Closed early")
     assert panel.selected_chain().governance == "Governance"  # type: ignore[union-attr]
     panel.close()
+
+
+def test_a_chain_created_elsewhere_appears_without_refresh(
+    family: dict[str, str], node: RunningNode, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    controller.session.health_interval = 0.1  # the block watch reads the latest block
+    panel = open_panel(loop, controller, node)
+    panel._watch.setInterval(50)
+    assert panel.select(family["parent"])
+    before = {c.id for c in panel.model.chains()}
+    # another program (here: bob's own HTTP client) creates a chain alice can see
+    made = create_chain(
+        node.client("bob"),
+        {**chain_body(node.address("bob"), "Made by a script"), "members": [{"orgName": "Acme"}]},
+    )
+    assert made not in before
+    drive(loop, lambda: panel.model.chain(made) is not None, 20)
+    assert panel.model.chain(made).label == "Made by a script"  # type: ignore[union-attr]
+    assert panel.selected_id() == family["parent"]  # the selection stays where it was
+    # hidden, the panel reads nothing; shown again it is up to date
+    panel.hide()
+    later = create_chain(node.client("alice"), chain_body(family["alice"], "While hidden"))
+    drive(loop, lambda: panel._stale, 20)
+    assert panel.model.chain(later) is None
+    panel.show()
+    drive(loop, lambda: panel.model.chain(later) is not None, 20)
+    panel.close()
