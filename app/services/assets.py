@@ -209,12 +209,11 @@ class AssetService(QObject):
         rows, total = await client.assets(app.base, asset.name, [("limit", str(LIST_LIMIT))])
         records = [AssetRecord.from_row(r, asset, names) for r in rows]
         records.sort(key=lambda r: (-r.block_number, r.chain_id))
-        me = ""
         try:
             acct = await client.get_key()
-            me = acct.address if acct is not None else ""
-        except StratoError:
-            pass
+        except StratoError:  # no key readable: no asset is marked as the user's own
+            acct = None
+        me = acct.address if acct is not None else ""
         return AssetList(app, asset, records, total, identities, me)
 
     async def detail(

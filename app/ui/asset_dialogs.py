@@ -83,7 +83,9 @@ class AssetForm(QDialog):
         outer.addWidget(self.buttons)
 
     def problems(self) -> list[str]:
-        raise NotImplementedError
+        """What stops the request, in words; the create, update and transfer forms each list
+        their own (a form with no rules of its own has nothing to object to)."""
+        return []
 
     def check(self) -> list[str]:
         """Show what is wrong with the form (and allow *Review…* only when nothing is)."""

@@ -77,7 +77,7 @@ class AssetsPanel(ReadsWhenShown):
     transaction_requested = Signal(str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(self.reload, parent)
         self.setObjectName("assetsPanel")
         self.setAccessibleName("Asset applications")
         self.controller = controller
@@ -311,9 +311,6 @@ class AssetsPanel(ReadsWhenShown):
         if chain_id:
             self._select_after = chain_id
         self.mark_stale()
-
-    def read_shown(self) -> None:
-        self.reload()
 
     def reload_apps(self) -> None:
         """Read the node's applications again, then the current one's assets."""

@@ -212,9 +212,7 @@ class MembersModel(RowsTableModel):
     COLUMNS = ("Organization", "Unit", "Common name", "Access")
 
     def set_members(self, members: tuple[ChainMember, ...]) -> None:
-        self.beginResetModel()
-        self._rows = list(members)
-        self.endResetModel()
+        self.set_rows(members)
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
         m = self.row_object(index.row()) if index.isValid() else None
@@ -234,15 +232,8 @@ class MembersModel(RowsTableModel):
 class BalancesModel(RowsTableModel):
     COLUMNS = ("Address", "Balance", "Account")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.names: dict[str, str] = {}  # address -> user
-
     def set_balances(self, balances: tuple[ChainBalance, ...], names: dict[str, str]) -> None:
-        self.beginResetModel()
-        self._rows = list(balances)
-        self.names = dict(names)
-        self.endResetModel()
+        self.set_rows(balances, names)
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
         b = self.row_object(index.row()) if index.isValid() else None
@@ -262,9 +253,7 @@ class ContractsModel(RowsTableModel):
     COLUMNS = ("Contract", "Address", "Created")
 
     def set_contracts(self, contracts: list[ChainContract]) -> None:
-        self.beginResetModel()
-        self._rows = list(contracts)
-        self.endResetModel()
+        self.set_rows(contracts)
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
         c = self.row_object(index.row()) if index.isValid() else None
@@ -285,15 +274,8 @@ class ContractsModel(RowsTableModel):
 class EventsModel(RowsTableModel):
     COLUMNS = ("Block", "Time", "Change", "Event", "Contract", "Sender", "Transaction")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.names: dict[str, str] = {}
-
     def set_events(self, events: list[MembershipEvent], names: dict[str, str]) -> None:
-        self.beginResetModel()
-        self._rows = list(events)
-        self.names = dict(names)
-        self.endResetModel()
+        self.set_rows(events, names)
 
     def event_at(self, row: int) -> MembershipEvent | None:
         e = self.row_object(row)
@@ -327,15 +309,8 @@ TX_KINDS = {"GENESIS": "Chain creation", "Contract": "Contract", "FunctionCall":
 class ChainTransactionsModel(RowsTableModel):
     COLUMNS = ("Hash", "Type", "From", "Block", "Time")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.names: dict[str, str] = {}
-
     def set_transactions(self, txs: list[Transaction], names: dict[str, str]) -> None:
-        self.beginResetModel()
-        self._rows = list(txs)
-        self.names = dict(names)
-        self.endResetModel()
+        self.set_rows(txs, names)
 
     def transaction(self, row: int) -> Transaction | None:
         t = self.row_object(row)

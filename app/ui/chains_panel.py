@@ -63,7 +63,7 @@ class ChainsPanel(ReadsWhenShown):
     contract_requested = Signal(str, str, str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(self.reload, parent)
         self.setObjectName("chainsPanel")
         self.setAccessibleName("Chain browser")
         self.controller = controller
@@ -238,9 +238,6 @@ class ChainsPanel(ReadsWhenShown):
 
     def _on_user(self, _name: str) -> None:
         self.mark_stale()
-
-    def read_shown(self) -> None:
-        self.reload()
 
     def _on_created(self, chain_id: str) -> None:
         """A new chain (even if its dialog was closed meanwhile): show it, selected."""

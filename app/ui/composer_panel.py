@@ -57,7 +57,7 @@ class ComposerPanel(ReadsWhenShown):
     transaction_requested = Signal(str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(self._reload_lists, parent)
         self.setObjectName("composerPanel")
         self.setAccessibleName("Transaction composer")
         self.controller = controller
@@ -521,9 +521,6 @@ class ComposerPanel(ReadsWhenShown):
     def _on_user(self, _name: str) -> None:
         # the lists are read when the panel is on screen, not while the app starts
         self.mark_stale()
-
-    def read_shown(self) -> None:
-        self._reload_lists()
 
     def _reload_lists(self) -> None:
         self._stale = False

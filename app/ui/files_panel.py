@@ -201,7 +201,7 @@ class FilesPanel(ReadsWhenShown):
     contract_requested = Signal(str, str, str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(self.reload, parent)
         self.setObjectName("filesPanel")
         self.setAccessibleName("External file storage")
         self.controller = controller
@@ -406,9 +406,6 @@ class FilesPanel(ReadsWhenShown):
 
     def _on_changed(self) -> None:
         self.mark_stale()
-
-    def read_shown(self) -> None:
-        self.reload()
 
     def reload(self) -> None:
         """Read the node's list of files (and then how many users signed each)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -17,6 +18,15 @@ class RowsTableModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[Any] = []
+        self.names: dict[str, str] = {}  # address -> name to show beside it
+
+    def set_rows(self, rows: Iterable[Any], names: Mapping[str, str] | None = None) -> None:
+        """Replace every row (and the names shown beside addresses) in one model reset."""
+        self.beginResetModel()
+        self._rows = list(rows)
+        if names is not None:
+            self.names = dict(names)
+        self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)

@@ -72,7 +72,7 @@ class TablesPanel(ReadsWhenShown):
     contract_requested = Signal(str, str, str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(self.reload_tables, parent)
         self.setObjectName("tablesPanel")
         self.setAccessibleName("Cirrus tables")
         self.controller = controller
@@ -199,9 +199,6 @@ class TablesPanel(ReadsWhenShown):
 
     def _on_user(self, _name: str) -> None:
         self.mark_stale()
-
-    def read_shown(self) -> None:
-        self.reload_tables()
 
     def reload_tables(self, refresh: bool = False) -> None:
         """The node's tables (and this profile's saved queries and chains) into the pickers."""

@@ -72,14 +72,12 @@ def name_widget(widget: QWidget, object_name: str, accessible: str) -> QWidget:
 class ReadsWhenShown(QWidget):
     """A panel that reads from the node only while it is on screen, so that start-up and
     hidden panels cost no requests: a change while hidden marks it stale, and showing it reads
-    again. Subclasses implement ``read_shown`` (which clears ``_stale`` when it reads)."""
+    again. ``read`` is the panel's own reading (it clears ``_stale`` when it reads)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, read: Callable[[], None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.read_shown = read
         self._stale = True  # nothing read yet
-
-    def read_shown(self) -> None:
-        raise NotImplementedError
 
     def mark_stale(self, *_args: object) -> None:
         """Something the panel shows changed (the user, the node's data): read it again now if
