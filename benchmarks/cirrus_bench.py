@@ -73,7 +73,7 @@ from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.indexer import Indexer
 from app.node.cirrus.query import parse_query
 from app.node.solidvm import World, compile_source
-from app.node.solidvm.compiler import ContractDef
+from app.node.solidvm.defs import ContractDef
 from app.node.solidvm.values import Address
 from app.node.solidvm.world import AccountState
 from app.node.store import DB_FILE, Store

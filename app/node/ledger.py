@@ -48,7 +48,7 @@ from .solidvm import (
     contract_address,
 )
 from .solidvm.abi import decode_args
-from .solidvm.compiler import keccak256
+from .solidvm.ops import keccak256
 from .solidvm.persist import dump_value, load_value
 from .solidvm.values import Address, default_value
 from .solidvm.world import AccountState, ExecResult

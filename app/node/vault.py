@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from .solidvm.compiler import keccak256
+from .solidvm.ops import keccak256
 
 SECRET_FILE = "node-secret"
 

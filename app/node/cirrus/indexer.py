@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..solidvm.compiler import ContractDef
+from ..solidvm.defs import ContractDef
 from ..solidvm.types import (
     AccountType,
     AddressType,

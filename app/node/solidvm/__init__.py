@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .compiler import CompiledFunction, ContractDef, UnitCompiler
+from .abi import contract_xabi
+from .compiler import UnitCompiler
+from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, CompileError, ExecutionError, ParseError, SolidVMError
 from .parser import parse
 from .world import AccountState, EventLog, ExecResult, TxEnv, World, contract_address
@@ -62,6 +64,7 @@ def compile_source(src: str | dict[str, str] | list[Any], vm: str = "SolidVM") -
     result = CompiledUnit(text, vm, contracts)
     for c in contracts.values():
         c.unit = result
+        c.xabi = contract_xabi(c)
     return result
 
 

@@ -27,7 +27,7 @@ from .types import (
 from .values import Address, ArrayValue, ContractRef, MappingValue, StructValue
 
 if TYPE_CHECKING:
-    from .compiler import CompiledFunction, ContractDef
+    from .defs import CompiledFunction, ContractDef
 
 MAX_ARG_DEPTH = 32
 

@@ -7,13 +7,14 @@ world is left exactly as it was without copying any state up front.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import ExecutionError
-from .values import Address
+from .values import Address, default_value
 
 if TYPE_CHECKING:
-    from .compiler import CompiledFunction, ContractDef, EventDef
+    from .defs import CompiledFunction, ContractDef, EventDef
     from .world import AccountState, World
 
 # Statement completion signals (None means "fell through").
@@ -202,3 +203,58 @@ def jreplace_list(fr: Frame, c: list[Any], new: list[Any]) -> None:
         raise invalid_write(fr)
     fr.ctx.journal.append((c, REPLACED, list(c)))
     c[:] = new
+
+
+Fn = Callable[["Frame"], Any]
+"""A compiled expression or statement: runs against a frame."""
+
+
+def invoke(
+    ctx: ExecContext,
+    fn: CompiledFunction,
+    acct: Any,
+    args: list[Any],
+    sender: Address,
+    value: int,
+    ro: bool,
+) -> list[Any]:
+    """Run ``fn`` on account ``acct`` with already-converted ``args``; returns the values."""
+    if ctx.depth >= MAX_CALL_DEPTH:
+        raise ExecutionError(
+            f"stack too deep: call depth exceeded {MAX_CALL_DEPTH}", "stack too deep"
+        )
+    ctx.depth += 1
+    ctx.steps += 1
+    if ctx.steps > ctx.max_steps:
+        raise ctx.out_of_gas()
+    if fn.writes and not ro:
+        ctx.dirty[id(acct)] = acct
+    fr = Frame(ctx, acct, sender, value, ro, fn.nslots)
+    fr.fn = fn
+    loc = fr.l
+    loc[: len(args)] = args
+    for slot, t in fn.ret_init:
+        loc[slot] = default_value(t)
+    if fn.mods:
+        run_modifiers(fr, fn, 0)
+    else:
+        fn.body(fr)
+    ctx.depth -= 1
+    r = fr.ret
+    if r is None:
+        return [loc[s] for s in fn.ret_slots]
+    return r
+
+
+def run_modifiers(fr: Frame, fn: CompiledFunction, i: int) -> None:
+    if i == len(fn.mods):
+        fn.body(fr)
+        return
+    mdef, argfns = fn.mods[i]
+    mfr = Frame(fr.ctx, fr.acct, fr.sender, fr.value, fr.ro, mdef.nslots)
+    mfr.cdef = fr.cdef
+    for k, a in enumerate(argfns):
+        mfr.l[k] = a(fr)
+    mfr.ph = lambda: run_modifiers(fr, fn, i + 1)
+    assert mdef.body is not None
+    mdef.body(mfr)

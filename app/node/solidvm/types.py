@@ -164,6 +164,7 @@ class TupleType(Type):
 
 
 UINT = IntType(False)
+LITERAL = IntType(False, 256)  # the type of an integer literal; adopts the other operand's type
 INT = IntType(True)
 BOOL = BoolType()
 STRING = StringType()

@@ -13,18 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .abi import decode_args, encode_value, event_text
-from .compiler import (
-    CompiledFunction,
-    ContractDef,
-    _chain_key,
-    _run_modifiers,
-    copy_in,
-    invoke,
-    keccak256,
-    type_error,
-)
+from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError
-from .runtime import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, MISSING, ExecContext, Frame
+from .ops import chain_key, copy_in, keccak256, type_error
+from .runtime import (
+    DEFAULT_MAX_MEMORY,
+    DEFAULT_MAX_STEPS,
+    MISSING,
+    ExecContext,
+    Frame,
+    invoke,
+    run_modifiers,
+)
 from .types import Type
 from .values import Address, default_value
 
@@ -416,7 +416,7 @@ class World:
             if ctor is not None:
                 fr = frames[c.name]
                 if ctor.mods:
-                    _run_modifiers(fr, ctor, 0)
+                    run_modifiers(fr, ctor, 0)
                 else:
                     ctor.body(fr)
         return acct
@@ -444,7 +444,7 @@ class World:
         """An external call made by contract code: ``other.f(args)`` or ``this.f(args)``."""
         if not isinstance(target, Address):
             raise type_error(f"cannot call '{name}' on a value that is not a contract")
-        chain = _chain_key(fr, target)
+        chain = chain_key(fr, target)
         acct = self.accounts.get((chain, target.value))
         if acct is None or acct.cdef is None:
             raise ExecutionError(

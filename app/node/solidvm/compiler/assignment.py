@@ -1,0 +1,231 @@
+"""Assignments and the places they write to (lvalues)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import ast as A
+from ..ops import (
+    Coercer,
+    copy_in,
+    describe,
+    dyn_get,
+    dyn_put,
+    index_error,
+    make_coercer,
+    type_error,
+)
+from ..runtime import (
+    MISSING,
+    Frame,
+    jset_dict,
+)
+from ..types import (
+    UINT,
+    ArrayType,
+    MappingType,
+    StructType,
+    Type,
+)
+from ..values import (
+    default_value,
+)
+from .base import CExpr, CompilerBase, coerced
+from .closures import (
+    comb_values,
+    get_item,
+    key_ok,
+    len_get,
+    len_put_for,
+    put_dict,
+    put_list,
+    put_local,
+    slot0,
+    slot1,
+)
+
+
+class AssignmentMixin(CompilerBase):
+    """Assignments and the places they write to (lvalues)."""
+
+    # ---------------------------------------------------------------- assignment
+
+    def x_Assign(self, e: A.Assign) -> CExpr:
+        if isinstance(e.target, A.TupleExpr):
+            return self.tuple_assign(e)
+        op = e.op
+        target = e.target
+        if op == "=" and isinstance(target, A.Ident):
+            lv = self.lookup_local(target.name)
+            val, vt = self.expr(e.value)
+            if lv is not None:
+                if lv.type is not None:
+                    self.check_assignable(vt, lv.type, e.value)
+                co = make_coercer(lv.type, self.vm)
+                slot = lv.slot
+                if co is None:
+
+                    def set_local(fr: Frame) -> Any:
+                        v = fr.l[slot] = val(fr)
+                        return v
+
+                    return set_local, lv.type
+
+                conv = co
+
+                def set_local_c(fr: Frame) -> Any:
+                    v = fr.l[slot] = conv(val(fr))
+                    return v
+
+                return set_local_c, lv.type
+            sv = self.c.svars.get(target.name)
+            if sv is not None and not sv.constant:
+                self.check_assignable(vt, sv.type, e.value)
+                co = make_coercer(sv.type, self.vm)
+                name = sv.name
+                cp = sv.type.complex
+
+                def set_state(fr: Frame) -> Any:
+                    v = val(fr)
+                    if co is not None:
+                        v = co(v)
+                    if cp:
+                        v = copy_in(fr, v)
+                    jset_dict(fr, fr.st, name, v)
+                    return v
+
+                return set_state, sv.type
+        ref, get, put, t = self.lvalue(target)
+        val, vt = self.expr(e.value)
+        if op == "=":
+            if t is not None:
+                self.check_assignable(vt, t, e.value)
+            co = make_coercer(t, self.vm)
+            cp = t is not None and t.complex
+
+            def assign(fr: Frame) -> Any:
+                c, k = ref(fr)
+                v = val(fr)
+                if co is not None:
+                    v = co(v)
+                if cp:
+                    v = copy_in(fr, v)
+                put(fr, c, k, v)
+                return v
+
+            return assign, t
+        bop = op[:-1]
+        comb, _ = self.binop(bop, slot0, t, slot1, vt, e)
+        co = make_coercer(t, self.vm)
+
+        def compound(fr: Frame) -> Any:
+            c, k = ref(fr)
+            v = comb_values(fr, comb, get(c, k), val(fr))
+            if co is not None:
+                v = co(v)
+            put(fr, c, k, v)
+            return v
+
+        return compound, t
+
+    def tuple_assign(self, e: A.Assign) -> CExpr:
+        assert isinstance(e.target, A.TupleExpr)
+        if e.op != "=":
+            self.error("compound assignment to a tuple", e)
+        targets: list[tuple[Any, Any, Coercer | None] | None] = []
+        for item in e.target.items:
+            if item is None:
+                targets.append(None)
+            else:
+                ref, _get, put, t = self.lvalue(item)
+                targets.append((ref, put, make_coercer(t, self.vm)))
+        val, _ = self.expr(e.value)
+        n = len(targets)
+
+        def run_tuple_assign(fr: Frame) -> Any:
+            vals = val(fr)
+            if not isinstance(vals, tuple) or len(vals) != n:
+                raise type_error("tuple size mismatch in assignment")
+            refs = [(t[0](fr), t[1], t[2]) if t is not None else None for t in targets]
+            for r, v in zip(refs, vals, strict=True):
+                if r is not None:
+                    (c, k), put, co = r
+                    put(fr, c, k, copy_in(fr, co(v) if co else v))
+            return vals
+
+        return run_tuple_assign, None
+
+    def lvalue(
+        self, e: A.Expr, vivify_base: bool = True
+    ) -> tuple[
+        Callable[[Frame], tuple[Any, Any]],
+        Callable[[Any, Any], Any],
+        Callable[[Frame, Any, Any, Any], None],
+        Type | None,
+    ]:
+        """(ref, get, put, type): ref evaluates the container and key once."""
+        if isinstance(e, A.Ident):
+            lv = self.lookup_local(e.name)
+            if lv is not None:
+                slot = lv.slot
+                return (lambda fr: (fr.l, slot)), get_item, put_local, lv.type
+            sv = self.c.svars.get(e.name)
+            if sv is not None:
+                if sv.constant:
+                    self.error(f"cannot assign to constant '{sv.name}'", e)
+                name = sv.name
+                return (lambda fr: (fr.st, name)), get_item, put_dict, sv.type
+            self.error(f"undeclared identifier '{e.name}'", e)
+        if isinstance(e, A.Index):
+            if e.index is None:
+                self.error("index expression expected", e)
+            base, bt = self.expr(e.obj, vivify=vivify_base)
+            key, kt = self.expr(e.index)
+            if isinstance(bt, MappingType):
+                if not key_ok(kt, bt.key):
+                    key = coerced(key, make_coercer(bt.key, self.vm))
+                dv_t = bt.value
+
+                def map_get(c: Any, k: Any) -> Any:
+                    v = c.get(k, MISSING)
+                    return default_value(dv_t) if v is MISSING else v
+
+                return (lambda fr: (base(fr), key(fr))), map_get, put_dict, bt.value
+            if isinstance(bt, ArrayType):
+
+                def arr_ref(fr: Frame) -> tuple[Any, Any]:
+                    a = base(fr)
+                    i = key(fr)
+                    if type(i) is int and 0 <= i < len(a):
+                        return a, i
+                    raise index_error(i, len(a))
+
+                return arr_ref, get_item, put_list, bt.elem
+            if bt is None:
+
+                def dyn_ref(fr: Frame) -> tuple[Any, Any]:
+                    c = base(fr)
+                    k = key(fr)
+                    if isinstance(c, list) and not (type(k) is int and 0 <= k < len(c)):
+                        raise index_error(k, len(c))
+                    if not isinstance(c, (list, dict)):
+                        raise type_error(f"cannot index {describe(c)}")
+                    return c, k
+
+                return dyn_ref, dyn_get, dyn_put, None
+            self.error(f"cannot assign to an element of {bt.name if bt else 'this value'}", e)
+        if isinstance(e, A.Member):
+            base, bt = self.expr(e.obj, vivify=vivify_base)
+            name = e.name
+            if isinstance(bt, StructType):
+                if name not in bt.field_types:
+                    self.error(f"struct {bt.name} has no member '{name}'", e)
+                return (lambda fr: (base(fr), name)), get_item, put_dict, bt.field_types[name]
+            if name == "length" and isinstance(bt, ArrayType) and bt.length is None:
+                et = bt.elem
+                return (lambda fr: (base(fr), None)), len_get, len_put_for(et), UINT
+            if bt is None:
+                return (lambda fr: (base(fr), name)), dyn_get, dyn_put, None
+            self.error(f"cannot assign to member '{name}' of {bt.name}", e)
+        self.error("expression is not assignable", e)

@@ -1,0 +1,160 @@
+"""Shared state of a function compiler: scopes, local slots, errors; the mixins build on it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from .. import ast as A
+from ..defs import CompiledFunction, ContractDef, EventDef, ModifierDef, StateVar
+from ..ops import Coercer, make_coercer
+from ..runtime import Fn
+from ..types import STRING, EnumType, MappingType, Type
+from ..values import default_value
+
+if TYPE_CHECKING:
+    from .unit import UnitCompiler
+
+CExpr = tuple[Fn, Type | None]
+"""A compiled expression and its static type (None when only known at run time)."""
+
+Lvalue = tuple[
+    Callable[[Any], tuple[Any, Any]],
+    Callable[[Any, Any], Any],
+    Callable[[Any, Any, Any, Any], None],
+    Type | None,
+]
+"""(ref, get, put, type) of an assignable place: ref evaluates container and key once."""
+
+CERT_MAPPING = MappingType(STRING, STRING)
+
+
+def coerced(f: Fn, c: Coercer | None) -> Fn:
+    if c is None:
+        return f
+    return lambda fr: c(f(fr))
+
+
+def const(v: Any) -> Fn:
+    return lambda fr: v
+
+
+def fresh(t: Type) -> Fn:
+    return lambda fr: default_value(t)
+
+
+class LocalVar:
+    __slots__ = ("location", "slot", "type")
+
+    def __init__(self, slot: int, type_: Type | None, location: str | None) -> None:
+        self.slot = slot
+        self.type = type_
+        self.location = location
+
+
+class CompilerBase:
+    """State of one function compiler; the mixins (statements, expressions, calls) add the rest."""
+
+    def __init__(self, uc: UnitCompiler, c: ContractDef, fn: CompiledFunction | None) -> None:
+        self.uc = uc
+        self.c = c
+        self.fn = fn
+        self.vm = uc.vm
+        self.scopes: list[dict[str, LocalVar]] = []
+        self.nslots = 0
+        self.in_modifier = False
+        self.loop_depth = 0
+
+    if TYPE_CHECKING:
+        # Implemented by the mixins that FunctionCompiler combines; declared here for the checker.
+        def expr(self, e: A.Expr, statement: bool = False, vivify: bool = False) -> CExpr: ...
+        def block(self, b: A.Block, new_scope: bool = True) -> Fn: ...
+        def stmt(self, s: A.Stmt) -> Fn: ...
+        def cond(self, e: A.Expr) -> Fn: ...
+        def check_assignable(self, src: Type | None, dst: Type, node: A.Node) -> None: ...
+        def emit_code(
+            self, ev: EventDef, args: list[A.Expr], names: list[str] | None, node: A.Node
+        ) -> Fn: ...
+        def lvalue(self, e: A.Expr, vivify_base: bool = True) -> Lvalue: ...
+        def binop(
+            self, op: str, fa: Fn, ta: Type | None, fb: Fn, tb: Type | None, e: A.Node
+        ) -> CExpr: ...
+        def expect_int(self, t: Type | None, node: A.Node) -> None: ...
+        def wrapper(self, t: Type | None) -> Callable[[int], int] | None: ...
+        def constant_ref(self, sv: StateVar, e: A.Node) -> CExpr: ...
+        def enum_value(self, et: EnumType, name: str, e: A.Node) -> CExpr: ...
+        def external_call(
+            self, base: Fn, bt: Type | None, name: str, args: list[A.Expr], e: A.Call
+        ) -> CExpr: ...
+        def array_push(self, base: Fn, bt: Type | None, args: list[A.Expr], e: A.Call) -> CExpr: ...
+        def internal_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr: ...
+        def static_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr: ...
+        def cast(self, tn: A.TypeName, args: list[A.Expr], e: A.Call) -> CExpr: ...
+
+    def error(self, msg: str, node: A.Node | A.Pos) -> NoReturn:
+        self.uc.error(msg, node)
+
+    # ------------------------------------------------------------ scopes
+
+    def push_scope(self) -> None:
+        self.scopes.append({})
+
+    def pop_scope(self) -> None:
+        self.scopes.pop()
+
+    def declare(self, name: str, t: Type | None, node: A.Node, location: str | None = None) -> int:
+        if name in self.scopes[-1]:
+            self.error(f"identifier '{name}' is already declared", node)
+        slot = self.nslots
+        self.nslots += 1
+        if name:
+            self.scopes[-1][name] = LocalVar(slot, t, location)
+        return slot
+
+    def lookup_local(self, name: str) -> LocalVar | None:
+        for s in reversed(self.scopes):
+            v = s.get(name)
+            if v is not None:
+                return v
+        return None
+
+    # ------------------------------------------------------------ functions
+
+    def compile_function(self, d: A.FunctionDecl, base_names: set[str]) -> None:
+        fn = self.fn
+        assert fn is not None and d.body is not None
+        self.push_scope()
+        for (_, t), p in zip(fn.params, d.params, strict=True):
+            self.declare(p.name or "", t, p, p.location)
+        fn.param_coercers = [make_coercer(t, self.vm) for _, t in fn.params]
+        ret_slots: list[int] = []
+        ret_init: list[tuple[int, Type]] = []
+        for (rname, t), p in zip(fn.returns, d.returns, strict=True):
+            slot = self.declare(rname or "", t, p)
+            ret_slots.append(slot)
+            ret_init.append((slot, t))
+        fn.ret_slots = ret_slots
+        fn.ret_init = ret_init
+        mods: list[tuple[ModifierDef, list[Fn]]] = []
+        for inv in d.modifiers:
+            name = inv.path[-1]
+            if fn.is_ctor and name in base_names:
+                self.c.ctor_base_args[name] = [self.expr(a)[0] for a in (inv.args or [])]
+                continue
+            m = self.c.modifiers.get(name)
+            if m is None:
+                self.error(f"modifier '{name}' is not declared", inv)
+            args = inv.args or []
+            if len(args) != len(m.params):
+                self.error(
+                    f"modifier '{name}' takes {len(m.params)} arguments, {len(args)} given", inv
+                )
+            mods.append((m, [self._arg(a, t) for a, (_, t) in zip(args, m.params, strict=True)]))
+        fn.mods = mods
+        fn.body = self.block(d.body, new_scope=False)
+        self.pop_scope()
+        fn.nslots = self.nslots
+
+    def _arg(self, e: A.Expr, t: Type) -> Fn:
+        f, _ = self.expr(e)
+        return coerced(f, make_coercer(t, self.vm))

@@ -1,0 +1,15 @@
+"""Built-in functions, by family; ``BuiltinsMixin`` offers every ``b_<name>`` to the compiler."""
+
+from __future__ import annotations
+
+from .core import CoreBuiltins
+from .crypto import CryptoBuiltins
+from .identity import IdentityBuiltins
+from .introspection import IntrospectionBuiltins
+from .strings import StringBuiltins
+
+
+class BuiltinsMixin(
+    CoreBuiltins, CryptoBuiltins, IdentityBuiltins, IntrospectionBuiltins, StringBuiltins
+):
+    """Every built-in function family."""

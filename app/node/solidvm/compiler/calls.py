@@ -1,0 +1,424 @@
+"""Calls: internal, external, super, library, `new`, conversions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ast as A
+from ..defs import CompiledFunction, ContractDef
+from ..ops import (
+    check_int,
+    concat_bytes,
+    concat_str,
+    convert,
+    copy_in,
+    describe,
+    make_coercer,
+    pack,
+    resolve_chain_spec,
+    type_error,
+)
+from ..runtime import (
+    Fn,
+    Frame,
+    invoke,
+    jpop,
+    jpush,
+)
+from ..types import (
+    ACCOUNT,
+    BOOL,
+    BYTES,
+    STRING,
+    UINT,
+    AccountType,
+    AddressType,
+    ArrayType,
+    BytesType,
+    ContractType,
+    EnumType,
+    StructType,
+    Type,
+)
+from ..values import (
+    Address,
+    ArrayValue,
+    ContractRef,
+    StructValue,
+    default_value,
+)
+from .base import CExpr, CompilerBase
+from .closures import ret_type, unpack_returns
+
+
+class CallsMixin(CompilerBase):
+    """Calls: internal, external, super, library, `new`, conversions."""
+
+    # ---------------------------------------------------------------- calls
+
+    def x_New(self, e: A.New) -> CExpr:
+        self.error("'new' needs arguments: new C(...)", e)
+
+    def x_TypeExpr(self, e: A.TypeExpr) -> CExpr:
+        self.error("a type cannot be used as a value", e)
+
+    def x_Call(self, e: A.Call) -> CExpr:
+        func = e.func
+        if e.names is not None:
+            args = self.named_args(e)
+        else:
+            args = e.args
+        if isinstance(func, A.TypeExpr):
+            return self.cast(func.type, args, e)
+        if isinstance(func, A.New):
+            return self.new_expr(func, args, e)
+        if isinstance(func, A.Ident):
+            return self.call_ident(func.name, args, e)
+        if isinstance(func, A.Member):
+            return self.call_member(func, args, e)
+        self.error("expression is not callable", e)
+
+    def named_args(self, e: A.Call) -> list[A.Expr]:
+        assert e.names is not None
+        params: list[str] | None = None
+        func = e.func
+        if isinstance(func, A.Ident):
+            fns = self.c.functions.get(func.name)
+            if fns:
+                params = [p for p, _ in fns[0].params]
+            st = self.c.types.get(func.name)
+            if isinstance(st, StructType):
+                params = [n for n, _ in st.fields]
+            ev = self.c.events.get(func.name)
+            if ev is not None:
+                params = [p[0] for p in ev.params]
+        elif isinstance(func, A.Member):
+            for c in self.uc.contracts.values():
+                f = c.find_function(func.name, len(e.args))
+                if f is not None:
+                    params = [p for p, _ in f.params]
+                    break
+        if params is None:
+            self.error("cannot resolve the parameters of this named-argument call", e)
+        by_name = dict(zip(e.names, e.args, strict=True))
+        missing = [p for p in params if p not in by_name]
+        extra = [n for n in e.names if n not in params]
+        if missing or extra:
+            self.error(f"named arguments do not match the parameters ({', '.join(params)})", e)
+        return [by_name[p] for p in params]
+
+    def call_ident(self, name: str, args: list[A.Expr], e: A.Call) -> CExpr:
+        if self.lookup_local(name) is None:
+            builtin = getattr(self, "b_" + name, None)
+            if builtin is not None and name not in self.c.functions:
+                return builtin(args, e)  # type: ignore[no-any-return]
+        fns = self.c.functions.get(name)
+        if fns:
+            fn = next((f for f in fns if len(f.params) == len(args)), None)
+            if fn is None:
+                self.error(
+                    f"function '{name}' takes {len(fns[0].params)} arguments, {len(args)} given", e
+                )
+            return self.internal_call(fn, args, e)
+        t = self.c.types.get(name)
+        if isinstance(t, StructType):
+            if len(args) != len(t.fields):
+                self.error(f"struct {name} has {len(t.fields)} members, {len(args)} given", e)
+            fns2 = [self._arg(a, ft) for a, (_, ft) in zip(args, t.fields, strict=True)]
+            names = [n for n, _ in t.fields]
+            st = t
+
+            def make_struct(fr: Frame) -> Any:
+                return StructValue(
+                    st, {n: copy_in(fr, f(fr)) for n, f in zip(names, fns2, strict=True)}
+                )
+
+            return make_struct, t
+        if isinstance(t, EnumType) or name in self.uc.contracts:
+            target = t if t is not None else ContractType(name)
+            if len(args) != 1:
+                self.error(f"conversion to {name} takes one argument", e)
+            f, _ = self.expr(args[0])
+            vm = self.vm
+            return (lambda fr: convert(f(fr), target, vm)), target
+        ev = self.c.events.get(name)
+        if ev is not None:  # pre-0.4.21 event invocation without `emit`
+            return self.emit_code(ev, args, None, e), None
+        self.error(f"undeclared function '{name}'", e)
+
+    def internal_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr:
+        argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
+        key = (fn.name, len(fn.params))
+        rt = ret_type(fn)
+        nret = len(fn.returns)
+        n = len(argfns)
+
+        def call_internal(fr: Frame) -> Any:
+            target = fr.cdef.vtable.get(key, fn) if fr.cdef is not None else fn
+            vals = [a(fr) for a in argfns] if n else []
+            r = invoke(fr.ctx, target, fr.acct, vals, fr.sender, fr.value, fr.ro)
+            return unpack_returns(r, nret)
+
+        return call_internal, rt
+
+    def static_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr:
+        """A call of one exact implementation (``Base.f()``, ``super.f()`` resolved)."""
+        argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
+        nret = len(fn.returns)
+
+        def call_static(fr: Frame) -> Any:
+            vals = [a(fr) for a in argfns]
+            r = invoke(fr.ctx, fn, fr.acct, vals, fr.sender, fr.value, fr.ro)
+            return unpack_returns(r, nret)
+
+        return call_static, ret_type(fn)
+
+    def call_member(self, func: A.Member, args: list[A.Expr], e: A.Call) -> CExpr:
+        obj = func.obj
+        name = func.name
+        if (
+            isinstance(obj, A.Ident)
+            and self.lookup_local(obj.name) is None
+            and (obj.name not in self.c.svars)
+        ):
+            o = obj.name
+            if o == "super":
+                return self.super_call(name, args, e)
+            if o == "abi" and name in ("encodePacked", "encode", "encodeWithSignature"):
+                fns = [self.expr(a)[0] for a in args]
+                return (lambda fr: pack([f(fr) for f in fns])), BYTES
+            if o in ("string", "bytes") and name == "concat":
+                fns = [self.expr(a)[0] for a in args]
+                if o == "string":
+                    return (lambda fr: concat_str(fr, [f(fr) for f in fns])), STRING
+                return (lambda fr: concat_bytes(fr, [f(fr) for f in fns])), BYTES
+            if o in self.uc.contracts and o != "this":
+                owner = self.uc.contracts[o]
+                fn = owner.find_function(name, len(args))
+                if fn is None and owner.constructor is not None and name == o:
+                    fn = None
+                if fn is not None and (owner in self.c.linearization or owner.kind == "library"):
+                    if fn.getter_of is None and fn.decl is not None and fn.decl.body is None:
+                        self.error(f"function '{o}.{name}' has no implementation", e)
+                    # Base.f(): exactly that implementation (or the nearest one it inherits)
+                    impl = self._impl_in(owner, name, len(args)) or fn
+                    return self.static_call(impl, args, e)
+                if fn is None:
+                    self.error(f"contract {o} has no function '{name}'", e)
+            if o == "this":
+                return self.external_call(
+                    (lambda fr: ContractRef(fr.cdef.name, fr.acct.address)),
+                    ContractType(self.c.name),
+                    name,
+                    args,
+                    e,
+                )
+        base, bt = self.expr(obj, vivify=name in ("push", "pop"))
+        if isinstance(bt, ArrayType) or (bt is None and name in ("push", "pop")):
+            if name == "push":
+                return self.array_push(base, bt, args, e)
+            if name == "pop":
+                if args:
+                    self.error("pop() takes no arguments", e)
+                return (lambda fr: jpop(fr, base(fr))), bt.elem if bt else None
+        if isinstance(bt, BytesType) and name == "push":
+            self.error("push on bytes is not supported; use string concatenation", e)
+        if name in ("transfer", "send") and (
+            isinstance(bt, (AddressType, AccountType)) or bt is None
+        ):
+            if len(args) != 1:
+                self.error(f"{name} takes one argument", e)
+            amount, _ = self.expr(args[0])
+            is_send = name == "send"
+
+            def run_transfer(fr: Frame) -> Any:
+                ok = fr.ctx.world.transfer_value(fr, base(fr), check_int(amount(fr)), is_send)
+                return ok if is_send else None
+
+            return run_transfer, BOOL if is_send else None
+        if isinstance(bt, (ContractType, AddressType, AccountType)) or bt is None:
+            return self.external_call(base, bt, name, args, e)
+        self.error(f"type {bt.name} has no function '{name}'", e)
+
+    def _impl_in(self, owner: ContractDef, name: str, n: int) -> CompiledFunction | None:
+        for b in owner.linearization:
+            for f in b.own_functions:
+                if (
+                    f.name == name
+                    and len(f.params) == n
+                    and (
+                        f.getter_of is not None or (f.decl is not None and f.decl.body is not None)
+                    )
+                ):
+                    return f
+        return None
+
+    def super_call(self, name: str, args: list[A.Expr], e: A.Call) -> CExpr:
+        me = self.c.name
+        key = (me, name, len(args))
+        # compile-time check that some base implements it
+        found = None
+        for b in self.c.linearization[1:]:
+            found = self._impl_in(b, name, len(args))
+            if found:
+                break
+        if found is None:
+            self.error(f"no base contract implements '{name}' for super", e)
+        argfns = [self._arg(a, t) for a, (_, t) in zip(args, found.params, strict=True)]
+        nret = len(found.returns)
+
+        def call_super(fr: Frame) -> Any:
+            impl = fr.cdef.super_table.get(key, found)
+            vals = [a(fr) for a in argfns]
+            r = invoke(fr.ctx, impl, fr.acct, vals, fr.sender, fr.value, fr.ro)
+            return unpack_returns(r, nret)
+
+        return call_super, ret_type(found)
+
+    def array_push(self, base: Fn, bt: Type | None, args: list[A.Expr], e: A.Call) -> CExpr:
+        et = bt.elem if isinstance(bt, ArrayType) else None
+        if isinstance(bt, ArrayType) and bt.length is not None:
+            self.error("push is not available on fixed-size arrays", e)
+        if not args:
+            if et is None:
+                self.error("push() without a value needs a known element type", e)
+
+            def push_default(fr: Frame) -> Any:
+                v = default_value(et)
+                jpush(fr, base(fr), v)
+                return v
+
+            return push_default, et
+        if len(args) != 1:
+            self.error("push takes one argument", e)
+        val, vt = self.expr(args[0])
+        if et is not None:
+            self.check_assignable(vt, et, args[0])
+        co = make_coercer(et, self.vm)
+        cp = et is None or et.complex
+
+        def push(fr: Frame) -> Any:
+            a = base(fr)
+            if not isinstance(a, list):
+                raise type_error(f"push on {describe(a)}")
+            v = val(fr)
+            if co is not None:
+                v = co(v)
+            if cp:
+                v = copy_in(fr, v)
+            jpush(fr, a, v)
+            return len(a)
+
+        return push, UINT
+
+    def external_call(
+        self, base: Fn, bt: Type | None, name: str, args: list[A.Expr], e: A.Call
+    ) -> CExpr:
+        fn: CompiledFunction | None = None
+        if isinstance(bt, ContractType):
+            target = self.uc.contracts.get(bt.name)
+            if target is not None:
+                fn = target.find_function(name, len(args))
+                if fn is None:
+                    self.error(
+                        f"contract {bt.name} has no function '{name}' taking {len(args)} arguments",
+                        e,
+                    )
+                if not fn.external:
+                    self.error(f"function '{name}' of {bt.name} is not visible from outside", e)
+        if fn is not None:
+            argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
+            rt = ret_type(fn)
+        else:
+            argfns = [self.expr(a)[0] for a in args]
+            rt = None
+        nargs = len(args)
+
+        def call_external(fr: Frame) -> Any:
+            target = base(fr)
+            vals = [copy_in(fr, a(fr)) for a in argfns]
+            r = fr.ctx.world.call_from(fr, target, name, vals, nargs)
+            return r
+
+        return call_external, rt
+
+    def new_expr(self, n: A.New, args: list[A.Expr], e: A.Call) -> CExpr:
+        tn = n.type
+        if isinstance(tn, A.ArrayTypeName):
+            at = self.uc.resolve_type(tn, self.c)
+            assert isinstance(at, ArrayType)
+            if len(args) != 1:
+                self.error("new array needs exactly one length argument", e)
+            size, _ = self.expr(args[0])
+            et = at.elem
+
+            def new_array(fr: Frame) -> Any:
+                k = check_int(size(fr))
+                if k < 0:
+                    raise type_error("negative array length")
+                fr.ctx.charge_memory(k)
+                if et.complex:
+                    return ArrayValue(at, [default_value(et) for _ in range(k)])
+                return ArrayValue(at, [default_value(et)] * k)
+
+            return new_array, ArrayType(et, None)
+        if isinstance(tn, A.ElementaryTypeName) and tn.name in ("bytes", "string"):
+            size, _ = self.expr(args[0])
+            s = tn.name
+
+            def new_bytes(fr: Frame) -> Any:
+                k = check_int(size(fr))
+                fr.ctx.charge_memory(k)
+                return bytes(k) if s == "bytes" else "\0" * k
+
+            return new_bytes, BYTES if s == "bytes" else STRING
+        if not isinstance(tn, A.UserTypeName):
+            self.error("'new' needs a contract or array type", e)
+        cname = tn.path[-1]
+        target = self.uc.contracts.get(cname)
+        if target is None:
+            self.error(f"contract '{cname}' is not declared", e)
+        if target.kind in ("interface", "library", "abstract"):
+            self.error(f"cannot create an instance of {target.kind} '{cname}'", e)
+        if target is self.c or self.c in target.linearization:
+            self.error(f"contract '{cname}' cannot create itself", e)
+        ctor = target.constructor
+        params = ctor.params if ctor else []
+        if len(args) != len(params):
+            self.error(
+                f"constructor of {cname} takes {len(params)} arguments, {len(args)} given", e
+            )
+        argfns = [self._arg(a, t) for a, (_, t) in zip(args, params, strict=True)]
+
+        def new_contract(fr: Frame) -> Any:
+            vals = [copy_in(fr, a(fr)) for a in argfns]
+            acct = fr.ctx.world.create_from(fr, target, vals)
+            return ContractRef(cname, acct.address)
+
+        return new_contract, ContractType(cname)
+
+    def cast(self, tn: A.TypeName, args: list[A.Expr], e: A.Call) -> CExpr:
+        if isinstance(tn, A.ElementaryTypeName) and tn.name == "account":
+            return self.account_ctor(args, e)
+        t = self.uc.resolve_type(tn, self.c)
+        if len(args) != 1:
+            self.error(f"conversion to {t.name} takes one argument", e)
+        f, _ = self.expr(args[0])
+        vm = self.vm
+        return (lambda fr: convert(f(fr), t, vm)), t
+
+    def account_ctor(self, args: list[A.Expr], e: A.Call) -> CExpr:
+        if not 1 <= len(args) <= 3:
+            self.error("account() takes an address and an optional chain", e)
+        af, _ = self.expr(args[0])
+        if len(args) == 1:
+            return (lambda fr: convert(af(fr), ACCOUNT, "SolidVM")), ACCOUNT
+        cf, _ = self.expr(args[1])
+        nf = self.expr(args[2])[0] if len(args) == 3 else None
+
+        def make_account(fr: Frame) -> Any:
+            a = convert(af(fr), ACCOUNT, "SolidVM")
+            spec = cf(fr)
+            return Address(a.value, resolve_chain_spec(fr, spec, nf(fr) if nf else None))
+
+        return make_account, ACCOUNT

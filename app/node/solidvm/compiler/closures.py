@@ -1,0 +1,248 @@
+"""Small closures and helpers the compiled code shares (lvalue accessors, operators)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..defs import CompiledFunction
+from ..errors import ExecutionError
+from ..ops import (
+    check_int,
+    describe,
+    op_add_any,
+    op_div,
+    op_mod,
+    op_mul,
+    op_pow,
+    op_shl,
+    op_shr,
+    type_error,
+)
+from ..runtime import (
+    ExecContext,
+    Fn,
+    Frame,
+    jreplace_list,
+    jset_dict,
+    jset_list,
+)
+from ..types import (
+    LITERAL,
+    UINT,
+    AccountType,
+    AddressType,
+    BoolType,
+    BytesType,
+    ContractType,
+    EnumType,
+    IntType,
+    StringType,
+    TupleType,
+    Type,
+)
+from ..values import (
+    Address,
+    default_value,
+)
+
+
+def slot0(fr: Frame) -> Any:
+    return fr.l[0]
+
+
+def slot1(fr: Frame) -> Any:
+    return fr.l[1]
+
+
+class _Pair:
+    """A two-slot pseudo-frame used to combine an old value with the right-hand side."""
+
+    __slots__ = ("ctx", "l")
+
+    def __init__(self, ctx: ExecContext, a: Any, b: Any) -> None:
+        self.ctx = ctx
+        self.l = [a, b]
+
+
+def comb_values(fr: Frame, comb: Fn, old: Any, rhs: Any) -> Any:
+    return comb(_Pair(fr.ctx, old, rhs))  # type: ignore[arg-type]
+
+
+def get_item(c: Any, k: Any) -> Any:
+    return c[k]
+
+
+def put_local(fr: Frame, c: list[Any], k: int, v: Any) -> None:
+    c[k] = v
+
+
+def put_dict(fr: Frame, c: dict[Any, Any], k: Any, v: Any) -> None:
+    jset_dict(fr, c, k, v)
+
+
+def put_list(fr: Frame, c: list[Any], k: int, v: Any) -> None:
+    jset_list(fr, c, k, v)
+
+
+def len_get(c: Any, k: Any) -> Any:
+    return len(c)
+
+
+def len_put_for(et: Type) -> Callable[[Frame, Any, Any, Any], None]:
+    def put(fr: Frame, c: Any, k: Any, v: Any) -> None:
+        n = check_int(v)
+        if n < 0:
+            raise type_error("negative array length")
+        if n <= len(c):
+            jreplace_list(fr, c, c[:n])
+        else:
+            fr.ctx.charge_memory(n - len(c))
+            jreplace_list(fr, c, list(c) + [default_value(et) for _ in range(n - len(c))])
+
+    return put
+
+
+def key_ok(kt: Type | None, key: Type) -> bool:
+    """True when keys of static type ``kt`` need no conversion for a mapping keyed by ``key``."""
+    if kt is None:
+        return isinstance(key, (IntType, StringType, BoolType, EnumType))
+    if isinstance(key, (AddressType, AccountType, ContractType)):
+        return isinstance(kt, (AddressType, AccountType, ContractType))
+    if isinstance(key, BytesType):
+        return isinstance(kt, BytesType)
+    return True
+
+
+def make_compare(fa: Fn, fb: Fn, op: str) -> Fn:
+    def guard(a: Any, b: Any) -> None:
+        ta, tb = type(a), type(b)
+        if ta is bool or tb is bool:
+            raise type_error("cannot order bools")
+        if (ta is str) != (tb is str) and not (isinstance(a, Address) or isinstance(b, Address)):
+            raise type_error(f"cannot compare {describe(a)} with {describe(b)}")
+
+    if op == "<":
+
+        def lt(fr: Frame) -> Any:
+            a = fa(fr)
+            b = fb(fr)
+            if type(a) is int and type(b) is int:
+                return a < b
+            guard(a, b)
+            return a < b
+
+        return lt
+    if op == ">":
+
+        def gt(fr: Frame) -> Any:
+            a = fa(fr)
+            b = fb(fr)
+            if type(a) is int and type(b) is int:
+                return a > b
+            guard(a, b)
+            return a > b
+
+        return gt
+    if op == "<=":
+
+        def le(fr: Frame) -> Any:
+            a = fa(fr)
+            b = fb(fr)
+            if type(a) is int and type(b) is int:
+                return a <= b
+            guard(a, b)
+            return a <= b
+
+        return le
+
+    def ge(fr: Frame) -> Any:
+        a = fa(fr)
+        b = fb(fr)
+        if type(a) is int and type(b) is int:
+            return a >= b
+        guard(a, b)
+        return a >= b
+
+    return ge
+
+
+def int_binop(fa: Fn, fb: Fn, op: Callable[[int, int], int]) -> Fn:
+    def run(fr: Frame) -> Any:
+        a = fa(fr)
+        b = fb(fr)
+        if type(a) is not int or type(b) is not int:
+            check_int(a)
+            check_int(b)
+        return op(a, b)
+
+    return run
+
+
+def make_arith(op: str, fa: Fn, fb: Fn) -> Fn:
+    if op == "+":
+
+        def add(fr: Frame) -> Any:
+            a = fa(fr)
+            b = fb(fr)
+            if type(a) is int and type(b) is int:
+                return a + b
+            return op_add_any(fr, a, b)
+
+        return add
+    if op == "-":
+
+        def sub(fr: Frame) -> Any:
+            a = fa(fr)
+            b = fb(fr)
+            if type(a) is int and type(b) is int:
+                return a - b
+            check_int(a)
+            check_int(b)
+            return a - b
+
+        return sub
+    table: dict[str, Callable[[int, int], int]] = {
+        "*": op_mul,
+        "/": op_div,
+        "%": op_mod,
+        "**": op_pow,
+        "<<": op_shl,
+        ">>": op_shr,
+        ">>>": op_shr,
+        "&": lambda a, b: a & b,
+        "|": lambda a, b: a | b,
+        "^": lambda a, b: a ^ b,
+    }
+    f = table.get(op)
+    if f is None:
+        raise ExecutionError(f"unknown operator {op}", "internal error")
+    return int_binop(fa, fb, f)
+
+
+def result_type(ta: Type | None, tb: Type | None) -> Type | None:
+    if isinstance(ta, IntType) and ta is not LITERAL:
+        return ta
+    if isinstance(tb, IntType) and tb is not LITERAL:
+        return tb
+    if isinstance(ta, EnumType) or isinstance(tb, EnumType):
+        return UINT
+    if ta is LITERAL or tb is LITERAL:
+        return LITERAL if (ta is LITERAL or ta is None) and (tb is LITERAL or tb is None) else UINT
+    return ta or tb
+
+
+def ret_type(fn: CompiledFunction) -> Type | None:
+    if len(fn.returns) == 1:
+        return fn.returns[0][1]
+    if not fn.returns:
+        return None
+    return TupleType([t for _, t in fn.returns])
+
+
+def unpack_returns(r: list[Any], n: int) -> Any:
+    if n == 1:
+        return r[0]
+    if n == 0:
+        return None
+    return tuple(r)

@@ -1,0 +1,15 @@
+"""The function compiler: one class combining the statement, expression and call compilers."""
+
+from __future__ import annotations
+
+from .assignment import AssignmentMixin
+from .builtins import BuiltinsMixin
+from .calls import CallsMixin
+from .expressions import ExpressionsMixin
+from .statements import StatementsMixin
+
+
+class FunctionCompiler(
+    StatementsMixin, ExpressionsMixin, AssignmentMixin, CallsMixin, BuiltinsMixin
+):
+    """Compiles the bodies of one function (or modifier, or initializer) of contract ``c``."""

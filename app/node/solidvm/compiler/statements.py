@@ -1,0 +1,485 @@
+"""Statements: blocks, declarations, control flow, return, emit, revert."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ast as A
+from ..defs import EventDef
+from ..errors import ExecutionError
+from ..ops import (
+    Coercer,
+    as_bool,
+    copy_in,
+    display,
+    make_coercer,
+    type_error,
+)
+from ..runtime import (
+    BREAK,
+    CONTINUE,
+    RETURN,
+    Fn,
+    Frame,
+)
+from ..types import (
+    AccountType,
+    AddressType,
+    BoolType,
+    BytesType,
+    ContractType,
+    EnumType,
+    IntType,
+    StringType,
+    TupleType,
+    Type,
+)
+from ..values import (
+    default_value,
+)
+from .base import CompilerBase, const
+
+
+class StatementsMixin(CompilerBase):
+    """Statements: blocks, declarations, control flow, return, emit, revert."""
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, b: A.Block, new_scope: bool = True) -> Fn:
+        if new_scope:
+            self.push_scope()
+        fns = [self.stmt(s) for s in b.stmts]
+        if new_scope:
+            self.pop_scope()
+        n = len(fns)
+        if n == 0:
+
+            def run0(fr: Frame) -> Any:
+                return None
+
+            return run0
+        if n == 1:
+            (f0,) = fns
+
+            def run1(fr: Frame) -> Any:
+                ctx = fr.ctx
+                ctx.steps += 1
+                if ctx.steps > ctx.max_steps:
+                    raise ctx.out_of_gas()
+                return f0(fr)
+
+            return run1
+        if n == 2:
+            f0, f1 = fns
+
+            def run2(fr: Frame) -> Any:
+                ctx = fr.ctx
+                ctx.steps += 2
+                if ctx.steps > ctx.max_steps:
+                    raise ctx.out_of_gas()
+                r = f0(fr)
+                if r is not None:
+                    return r
+                return f1(fr)
+
+            return run2
+        if n == 3:
+            f0, f1, f2 = fns
+
+            def run3(fr: Frame) -> Any:
+                ctx = fr.ctx
+                ctx.steps += 3
+                if ctx.steps > ctx.max_steps:
+                    raise ctx.out_of_gas()
+                r = f0(fr)
+                if r is not None:
+                    return r
+                r = f1(fr)
+                if r is not None:
+                    return r
+                return f2(fr)
+
+            return run3
+
+        def run(fr: Frame) -> Any:
+            ctx = fr.ctx
+            ctx.steps += n
+            if ctx.steps > ctx.max_steps:
+                raise ctx.out_of_gas()
+            for f in fns:
+                r = f(fr)
+                if r is not None:
+                    return r
+            return None
+
+        return run
+
+    def stmt(self, s: A.Stmt) -> Fn:
+        if isinstance(s, A.ExprStmt):
+            f, _ = self.expr(s.expr, statement=True)
+
+            def run_expr(fr: Frame) -> Any:
+                f(fr)
+
+            return run_expr
+        if isinstance(s, A.VarDecl):
+            return self.var_decl(s)
+        if isinstance(s, A.Block):
+            return self.block(s)
+        if isinstance(s, A.If):
+            return self.if_stmt(s)
+        if isinstance(s, A.For):
+            return self.for_stmt(s)
+        if isinstance(s, A.While):
+            return self.while_stmt(s)
+        if isinstance(s, A.DoWhile):
+            return self.do_while_stmt(s)
+        if isinstance(s, A.Break):
+            if not self.loop_depth:
+                self.error("'break' outside of a loop", s)
+            return const(BREAK)
+        if isinstance(s, A.Continue):
+            if not self.loop_depth:
+                self.error("'continue' outside of a loop", s)
+            return const(CONTINUE)
+        if isinstance(s, A.Return):
+            return self.return_stmt(s)
+        if isinstance(s, A.Emit):
+            return self.emit_stmt(s)
+        if isinstance(s, A.Placeholder):
+            if not self.in_modifier:
+                self.error("'_' is only allowed inside a modifier", s)
+
+            def run_ph(fr: Frame) -> Any:
+                fr.ph()
+
+            return run_ph
+        if isinstance(s, A.RevertError):
+            return self.revert_error(s)
+        self.error(f"unsupported statement {type(s).__name__}", s)
+
+    def var_decl(self, s: A.VarDecl) -> Fn:
+        if s.tuple_form:
+            assert s.init is not None
+            init, it = self.expr(s.init)
+            slots: list[tuple[int, Coercer | None] | None] = []
+            types = it.items if isinstance(it, TupleType) else [None] * len(s.slots)
+            if isinstance(it, TupleType) and len(it.items) != len(s.slots):
+                self.error(
+                    f"tuple has {len(it.items)} components but {len(s.slots)} are declared", s
+                )
+            for vs, vt in zip(s.slots, types, strict=False):
+                if vs is None:
+                    slots.append(None)
+                    continue
+                t = self.uc.resolve_type(vs.type, self.c) if vs.type is not None else vt
+                slot = self.declare(vs.name, t, vs, vs.location)
+                slots.append((slot, make_coercer(t, self.vm)))
+            n = len(slots)
+
+            def run_tuple_decl(fr: Frame) -> Any:
+                vals = init(fr)
+                if not isinstance(vals, tuple) or len(vals) != n:
+                    raise type_error("tuple size mismatch in declaration")
+                loc = fr.l
+                for entry, v in zip(slots, vals, strict=True):
+                    if entry is not None:
+                        slot, co = entry
+                        loc[slot] = co(v) if co else v
+                return None
+
+            return run_tuple_decl
+        vs = s.slots[0]
+        assert vs is not None
+        if vs.type is None:
+            if s.init is None:
+                self.error("'var' declarations need an initial value", s)
+            init, t = self.expr(s.init)
+            slot = self.declare(vs.name, t, vs, vs.location)
+
+            def run_var(fr: Frame) -> Any:
+                fr.l[slot] = init(fr)
+
+            return run_var
+        t = self.uc.check_size(self.uc.resolve_type(vs.type, self.c), vs)
+        if s.init is None:
+            slot = self.declare(vs.name, t, vs, vs.location)
+            if t.complex:
+
+                def run_default_complex(fr: Frame) -> Any:
+                    fr.l[slot] = default_value(t)
+
+                return run_default_complex
+            dv = default_value(t)
+
+            def run_default(fr: Frame) -> Any:
+                fr.l[slot] = dv
+
+            return run_default
+        init, it = self.expr(s.init, vivify=vs.location == "storage")
+        self.check_assignable(it, t, s.init)
+        co = make_coercer(t, self.vm)
+        copy = t.complex and vs.location == "memory"
+        slot = self.declare(vs.name, t, vs, vs.location)
+        if copy:
+
+            def run_copy(fr: Frame) -> Any:
+                v = init(fr)
+                fr.l[slot] = copy_in(fr, co(v) if co else v)
+
+            return run_copy
+        if co is None:
+
+            def run_plain(fr: Frame) -> Any:
+                fr.l[slot] = init(fr)
+
+            return run_plain
+
+        def run_coerce(fr: Frame) -> Any:
+            fr.l[slot] = co(init(fr))
+
+        return run_coerce
+
+    def check_assignable(self, src: Type | None, dst: Type, node: A.Node) -> None:
+        """Catch the obvious static type mismatches at compile time."""
+        if src is None or isinstance(src, TupleType):
+            return
+        groups = (
+            (IntType, EnumType),
+            (BoolType,),
+            (StringType, BytesType),
+            (AddressType, AccountType, ContractType, IntType),
+        )
+        if type(src) is type(dst):
+            return
+        for g in groups:
+            if isinstance(src, g) and isinstance(dst, g):
+                return
+        if isinstance(src, IntType) and isinstance(dst, BytesType):
+            return
+        self.error(f"type {src.name} is not implicitly convertible to {dst.name}", node)
+
+    def if_stmt(self, s: A.If) -> Fn:
+        cond = self.cond(s.cond)
+        then = self.stmt_scoped(s.then)
+        if s.other is None:
+
+            def run_if(fr: Frame) -> Any:
+                if cond(fr):
+                    return then(fr)
+                return None
+
+            return run_if
+        other = self.stmt_scoped(s.other)
+
+        def run_if_else(fr: Frame) -> Any:
+            if cond(fr):
+                return then(fr)
+            return other(fr)
+
+        return run_if_else
+
+    def stmt_scoped(self, s: A.Stmt) -> Fn:
+        self.push_scope()
+        f = self.stmt(s)
+        self.pop_scope()
+        return f
+
+    def cond(self, e: A.Expr) -> Fn:
+        f, t = self.expr(e)
+        if t is not None and not isinstance(t, BoolType):
+            self.error(f"condition must be a bool, not {t.name}", e)
+        if t is None:
+
+            def check_bool(fr: Frame) -> bool:
+                return as_bool(f(fr))
+
+            return check_bool
+        return f
+
+    def loop_body(self, body: A.Stmt) -> Fn:
+        self.loop_depth += 1
+        f = self.stmt_scoped(body)
+        self.loop_depth -= 1
+        return f
+
+    def while_stmt(self, s: A.While) -> Fn:
+        cond = self.cond(s.cond)
+        body = self.loop_body(s.body)
+
+        def run_while(fr: Frame) -> Any:
+            ctx = fr.ctx
+            while cond(fr):
+                ctx.steps += 1
+                if ctx.steps > ctx.max_steps:
+                    raise ctx.out_of_gas()
+                r = body(fr)
+                if r is not None:
+                    if r == BREAK:
+                        break
+                    if r == CONTINUE:
+                        continue
+                    return r
+            return None
+
+        return run_while
+
+    def do_while_stmt(self, s: A.DoWhile) -> Fn:
+        body = self.loop_body(s.body)
+        cond = self.cond(s.cond)
+
+        def run_do(fr: Frame) -> Any:
+            ctx = fr.ctx
+            while True:
+                ctx.steps += 1
+                if ctx.steps > ctx.max_steps:
+                    raise ctx.out_of_gas()
+                r = body(fr)
+                if r is not None:
+                    if r == BREAK:
+                        break
+                    if r != CONTINUE:
+                        return r
+                if not cond(fr):
+                    break
+            return None
+
+        return run_do
+
+    def for_stmt(self, s: A.For) -> Fn:
+        self.push_scope()
+        init = self.stmt(s.init) if s.init is not None else None
+        cond = self.cond(s.cond) if s.cond is not None else None
+        post = self.expr(s.post, statement=True)[0] if s.post is not None else None
+        body = self.loop_body(s.body)
+        self.pop_scope()
+
+        def run_for(fr: Frame) -> Any:
+            ctx = fr.ctx
+            if init is not None:
+                init(fr)
+            while cond is None or cond(fr):
+                ctx.steps += 1
+                if ctx.steps > ctx.max_steps:
+                    raise ctx.out_of_gas()
+                r = body(fr)
+                if r is not None:
+                    if r == BREAK:
+                        break
+                    if r != CONTINUE:
+                        return r
+                if post is not None:
+                    post(fr)
+            return None
+
+        return run_for
+
+    def return_stmt(self, s: A.Return) -> Fn:
+        if self.in_modifier:
+            if s.value is not None:
+                self.error("modifiers cannot return values", s)
+            return const(RETURN)
+        fn = self.fn
+        if fn is None:
+            self.error("'return' outside of a function", s)
+        rtypes = [t for _, t in fn.returns]
+        if s.value is None:
+            if rtypes and not any(n for n, _ in fn.returns):
+                pass  # bare return in a function with unnamed returns returns defaults
+
+            def run_ret_none(fr: Frame) -> Any:
+                return RETURN
+
+            return run_ret_none
+        if not rtypes:
+            self.error("function has no return values", s)
+        if len(rtypes) == 1:
+            f, t = self.expr(s.value)
+            if t is not None:
+                self.check_assignable(t, rtypes[0], s.value)
+            co = make_coercer(rtypes[0], self.vm)
+            if co is None:
+
+                def run_ret1(fr: Frame) -> Any:
+                    fr.ret = [f(fr)]
+                    return RETURN
+
+                return run_ret1
+
+            def run_ret1c(fr: Frame) -> Any:
+                fr.ret = [co(f(fr))]
+                return RETURN
+
+            return run_ret1c
+        f, t = self.expr(s.value)
+        if isinstance(t, TupleType) and len(t.items) != len(rtypes):
+            self.error(f"function returns {len(rtypes)} values, {len(t.items)} given", s.value)
+        cos = [make_coercer(rt, self.vm) for rt in rtypes]
+        n = len(rtypes)
+
+        def run_retn(fr: Frame) -> Any:
+            vals = f(fr)
+            if not isinstance(vals, tuple) or len(vals) != n:
+                raise type_error(f"expected {n} return values")
+            fr.ret = [c(v) if c else v for c, v in zip(cos, vals, strict=True)]
+            return RETURN
+
+        return run_retn
+
+    def find_event(self, e: A.Expr) -> EventDef:
+        name = e.name if isinstance(e, A.Ident) else e.name if isinstance(e, A.Member) else None
+        if name is None:
+            self.error("expected an event name after 'emit'", e)
+        ev = self.c.events.get(name)
+        if ev is None:
+            self.error(f"event '{name}' is not declared", e)
+        return ev
+
+    def emit_stmt(self, s: A.Emit) -> Fn:
+        ev = self.find_event(s.event)
+        return self.emit_code(ev, s.args, s.names, s)
+
+    def emit_code(
+        self, ev: EventDef, args: list[A.Expr], names: list[str] | None, node: A.Node
+    ) -> Fn:
+        if len(args) != len(ev.params):
+            self.error(
+                f"event '{ev.name}' takes {len(ev.params)} arguments but {len(args)} were given",
+                node,
+            )
+        if names is not None:
+            by_name = dict(zip(names, args, strict=True))
+            try:
+                args = [by_name[p[0]] for p in ev.params]
+            except KeyError as k:
+                self.error(f"event '{ev.name}' has no argument {k}", node)
+        fns = [self._arg(a, t) for a, (_, t, _) in zip(args, ev.params, strict=True)]
+
+        def run_emit(fr: Frame) -> Any:
+            if fr.ro:
+                raise ExecutionError(
+                    "invalid write: cannot emit events from a read-only call", "invalid write"
+                )
+            # events live in the transaction context, which a failure discards whole
+            fr.ctx.events.append((fr.acct, ev, [copy_in(fr, f(fr)) for f in fns]))
+            return None
+
+        return run_emit
+
+    def revert_error(self, s: A.RevertError) -> Fn:
+        name = s.error.name if isinstance(s.error, (A.Ident, A.Member)) else "?"
+        params = self.c.errors.get(name)
+        if params is None and name in self.uc.file_errors:
+            d = self.uc.file_errors[name]
+            params = [(p.name or "", self.uc.resolve_type(p.type, self.c)) for p in d.params]
+        if params is None:
+            self.error(f"error '{name}' is not declared", s)
+        if len(params) != len(s.args):
+            self.error(f"error '{name}' takes {len(params)} arguments", s)
+        fns = [self.expr(a)[0] for a in s.args]
+
+        def run_revert_error(fr: Frame) -> Any:
+            vals = [display(f(fr)) for f in fns]
+            raise ExecutionError(f"custom user error: {name}({', '.join(vals)})", "custom error")
+
+        return run_revert_error

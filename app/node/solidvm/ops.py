@@ -1,0 +1,600 @@
+"""Operations compiled code runs: arithmetic, conversions, coercions, hashing, packing.
+
+Pure functions of runtime values (plus the frame where memory or steps are charged); both the
+compiled closures and the world use them, so they sit below both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from Crypto.Hash import keccak as _keccak
+
+from .errors import ExecutionError
+from .runtime import (
+    MAX_INT_BITS,
+    MISSING,
+    Frame,
+    jset_dict,
+    jset_list,
+)
+from .types import (
+    AccountType,
+    AddressType,
+    ArrayType,
+    BoolType,
+    BytesType,
+    ContractType,
+    EnumType,
+    IntType,
+    MappingType,
+    StringType,
+    StructType,
+    Type,
+)
+from .values import (
+    Address,
+    ArrayValue,
+    ContractRef,
+    MappingValue,
+    StructValue,
+    copy_value,
+    default_value,
+)
+
+# ======================================================================= runtime helpers
+
+
+def _err(msg: str, kind: str) -> ExecutionError:
+    return ExecutionError(msg, kind)
+
+
+def index_error(i: Any, n: int) -> ExecutionError:
+    return ExecutionError(
+        f"index out of bounds: index value was {i}, but the array length was {n}",
+        "index out of bounds",
+    )
+
+
+def div_zero() -> ExecutionError:
+    return ExecutionError("divide by zero error", "divide by zero")
+
+
+def type_error(msg: str) -> ExecutionError:
+    return ExecutionError(f"type error: {msg}", "type error")
+
+
+def int_too_big() -> ExecutionError:
+    return ExecutionError(
+        f"integer overflow: result exceeds {MAX_INT_BITS} bits", "integer overflow"
+    )
+
+
+def check_int(v: Any) -> int:
+    if type(v) is not int:
+        raise type_error(f"expected an integer, got {describe(v)}")
+    return v
+
+
+def describe(v: Any) -> str:
+    if isinstance(v, bool):
+        return "a bool"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, bytes):
+        return "bytes"
+    if isinstance(v, Address):
+        return "an address"
+    if isinstance(v, StructValue):
+        return f"a struct {v.stype.name}"
+    if isinstance(v, ArrayValue):
+        return "an array"
+    if isinstance(v, MappingValue):
+        return "a mapping"
+    return type(v).__name__
+
+
+def op_div(a: int, b: int) -> int:
+    if b == 0:
+        raise div_zero()
+    if a >= 0 and b > 0:
+        return a // b
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def op_mod(a: int, b: int) -> int:
+    if b == 0:
+        raise div_zero()
+    if a >= 0 and b > 0:
+        return a % b
+    r = abs(a) % abs(b)
+    return r if a >= 0 else -r
+
+
+def op_pow(a: int, b: int) -> int:
+    if type(a) is not int or type(b) is not int:
+        raise type_error("'**' needs integer operands")
+    if b < 0:
+        raise ExecutionError("type error: negative exponent", "type error")
+    if a in (0, 1) or b == 0:
+        return 1 if b == 0 else a
+    if a == -1:
+        return 1 if b % 2 == 0 else -1
+    if (abs(a).bit_length() - 1) * b > MAX_INT_BITS:
+        raise int_too_big()
+    r: int = a**b
+    if r.bit_length() > MAX_INT_BITS:
+        raise int_too_big()
+    return r
+
+
+def op_shl(a: int, b: int) -> int:
+    if b < 0:
+        raise type_error("negative shift amount")
+    if b > MAX_INT_BITS or a.bit_length() + b > MAX_INT_BITS:
+        raise int_too_big()
+    return a << b
+
+
+def op_shr(a: int, b: int) -> int:
+    if b < 0:
+        raise type_error("negative shift amount")
+    return a >> b
+
+
+def op_mul(a: int, b: int) -> int:
+    r = a * b
+    if r.bit_length() > MAX_INT_BITS:
+        raise int_too_big()
+    return r
+
+
+def copy_in(fr: Frame, v: Any) -> Any:
+    """Deep copy made by running code: costs one step per element so copies in loops are bounded."""
+    cls = type(v)
+    if cls is ArrayValue or cls is MappingValue or cls is StructValue:
+        ctx = fr.ctx
+        ctx.steps += len(v)
+        if ctx.steps > ctx.max_steps:
+            raise ctx.out_of_gas()
+        return copy_value(v)
+    return v
+
+
+def op_add_any(fr: Frame, a: Any, b: Any) -> Any:
+    ta = type(a)
+    if ta is int and type(b) is int:
+        return a + b
+    if ta is str and type(b) is str:
+        fr.ctx.charge_memory(len(a) + len(b))
+        return a + b
+    if ta is bytes and type(b) is bytes:
+        fr.ctx.charge_memory(len(a) + len(b))
+        return a + b
+    raise type_error(f"cannot add {describe(a)} and {describe(b)}")
+
+
+def keccak256(data: bytes) -> bytes:
+    h = _keccak.new(digest_bits=256)
+    h.update(data)
+    return bytes(h.digest())
+
+
+def pack(values: list[Any]) -> bytes:
+    """Tightly packed encoding (abi.encodePacked) of runtime values."""
+    out = bytearray()
+    for v in values:
+        if isinstance(v, bool):
+            out.append(1 if v else 0)
+        elif isinstance(v, int):
+            out += (v % (1 << 256)).to_bytes(32, "big")
+        elif isinstance(v, str):
+            out += v.encode()
+        elif isinstance(v, bytes):
+            out += v
+        elif isinstance(v, Address):
+            out += v.value.to_bytes(20, "big")
+        elif isinstance(v, list):
+            out += pack(list(v))
+        else:
+            raise type_error(f"cannot encode {describe(v)}")
+    return bytes(out)
+
+
+def as_bool(v: Any) -> bool:
+    if v is True or v is False:
+        return v
+    raise type_error(f"expected a bool, got {describe(v)}")
+
+
+def chain_key(fr: Frame, a: Address) -> str:
+    """World chain key ("" = main) of the account ``a`` as seen from frame ``fr``."""
+    c = a.chain
+    if c is None:
+        return fr.acct.chain
+    if c == "main":
+        return ""
+    return c
+
+
+# ------------------------------------------------------------------ coercion
+
+Coercer = Callable[[Any], Any]
+
+
+def make_coercer(t: Type | None, vm: str) -> Coercer | None:
+    """Implicit conversion into a declared type, or None when values need no conversion."""
+    if t is None:
+        return None
+    if isinstance(t, IntType):
+        if vm == "EVM":
+            wrap = t.wrap
+
+            def c_int_evm(v: Any) -> Any:
+                if type(v) is not int:
+                    if isinstance(v, Address):
+                        return wrap(v.value)
+                    raise type_error(f"expected {t.name}, got {describe(v)}")
+                return wrap(v)
+
+            return c_int_evm
+
+        def c_int(v: Any) -> Any:
+            if type(v) is int:
+                return v
+            if isinstance(v, Address):
+                return v.value
+            raise type_error(f"expected {t.name}, got {describe(v)}")
+
+        return c_int
+    if isinstance(t, AddressType):
+
+        def c_addr(v: Any) -> Any:
+            if type(v) is Address and v.chain is None:
+                return v
+            if isinstance(v, Address):
+                return Address(v.value)
+            if type(v) is int and v >= 0:
+                return Address(v % (1 << 160))
+            raise type_error(f"expected address, got {describe(v)}")
+
+        return c_addr
+    if isinstance(t, AccountType):
+
+        def c_acct(v: Any) -> Any:
+            if isinstance(v, Address):
+                return v if type(v) is Address else Address(v.value, v.chain)
+            if type(v) is int and v >= 0:
+                return Address(v % (1 << 160))
+            raise type_error(f"expected account, got {describe(v)}")
+
+        return c_acct
+    if isinstance(t, ContractType):
+        name = t.name
+
+        def c_contract(v: Any) -> Any:
+            if isinstance(v, ContractRef) and v.cname == name:
+                return v
+            if isinstance(v, Address):
+                return ContractRef(name, v.value, v.chain)
+            if type(v) is int and v >= 0:
+                return ContractRef(name, v)
+            raise type_error(f"expected contract {name}, got {describe(v)}")
+
+        return c_contract
+    if isinstance(t, BytesType):
+        size = t.size
+
+        def c_bytes(v: Any) -> Any:
+            if type(v) is bytes:
+                b = v
+            elif type(v) is str:
+                b = v.encode()
+            elif type(v) is int and size is not None:
+                b = (v % (1 << (8 * size))).to_bytes(size, "big")
+            else:
+                raise type_error(f"expected {t.name}, got {describe(v)}")
+            if vm == "EVM" and size is not None and len(b) != size:
+                b = b[:size].ljust(size, b"\0")
+            return b
+
+        return c_bytes
+    if isinstance(t, StringType):
+
+        def c_str(v: Any) -> Any:
+            if type(v) is str:
+                return v
+            if type(v) is bytes:
+                return v.decode("utf-8", "replace")
+            raise type_error(f"expected string, got {describe(v)}")
+
+        return c_str
+    if isinstance(t, BoolType):
+
+        def c_bool(v: Any) -> Any:
+            if v is True or v is False:
+                return v
+            raise type_error(f"expected bool, got {describe(v)}")
+
+        return c_bool
+    if isinstance(t, EnumType):
+        n = len(t.values)
+
+        def c_enum(v: Any) -> Any:
+            if type(v) is int and 0 <= v < n:
+                return v
+            raise type_error(f"value out of range for enum {t.name}")
+
+        return c_enum
+    if isinstance(t, ArrayType):
+        elem = make_coercer(t.elem, vm)
+
+        def c_array(v: Any) -> Any:
+            if isinstance(v, ArrayValue):
+                if v.atype is t or v.atype == t:
+                    return v
+                if t.length is not None and len(v) != t.length:
+                    raise type_error(f"expected {t.name}, got an array of length {len(v)}")
+                return ArrayValue(t, [elem(x) for x in v] if elem else v)
+            raise type_error(f"expected {t.name}, got {describe(v)}")
+
+        return c_array
+    if isinstance(t, StructType):
+
+        def c_struct(v: Any) -> Any:
+            if isinstance(v, StructValue) and v.stype.name == t.name:
+                return v
+            raise type_error(f"expected struct {t.name}, got {describe(v)}")
+
+        return c_struct
+    if isinstance(t, MappingType):
+
+        def c_map(v: Any) -> Any:
+            if isinstance(v, MappingValue):
+                return v
+            raise type_error(f"expected {t.name}, got {describe(v)}")
+
+        return c_map
+    return None
+
+
+# ------------------------------------------------------------------ explicit conversions
+
+
+def convert(v: Any, t: Type, vm: str) -> Any:
+    """``T(v)``: explicit type conversion."""
+    if isinstance(t, IntType):
+        if type(v) is int:
+            r = v
+        elif isinstance(v, Address):
+            r = v.value
+        elif type(v) is bytes:
+            r = int.from_bytes(v, "big") if v else 0
+        elif type(v) is bool:
+            r = int(v)
+        elif type(v) is str:
+            try:
+                r = int(v.strip(), 0) if v.strip()[:2].lower() == "0x" else int(v.strip())
+            except ValueError:
+                raise type_error(f"cannot convert string {v!r} to {t.name}") from None
+        else:
+            raise type_error(f"cannot convert {describe(v)} to {t.name}")
+        return t.wrap(r) if vm == "EVM" else r
+    if isinstance(t, AddressType):
+        if isinstance(v, Address):
+            return Address(v.value)
+        if type(v) is int:
+            return Address(v % (1 << 160))
+        if type(v) is bytes:
+            return Address(int.from_bytes(v[-20:], "big") if v else 0)
+        if type(v) is str:
+            return Address(parse_hex_address(v))
+        raise type_error(f"cannot convert {describe(v)} to address")
+    if isinstance(t, AccountType):
+        if isinstance(v, Address):
+            return Address(v.value, v.chain)
+        if type(v) is int:
+            return Address(v % (1 << 160))
+        if type(v) is str:
+            return parse_account_text(v)
+        raise type_error(f"cannot convert {describe(v)} to account")
+    if isinstance(t, StringType):
+        if type(v) is str:
+            return v
+        if type(v) is bytes:
+            return v.rstrip(b"\0").decode("utf-8", "replace")
+        if type(v) is bool:
+            return "true" if v else "false"
+        if type(v) is int:
+            return str(v)
+        if isinstance(v, Address):
+            return v.account_text()
+        raise type_error(f"cannot convert {describe(v)} to string")
+    if isinstance(t, BytesType):
+        if type(v) is bytes:
+            b = v
+        elif type(v) is str:
+            b = v.encode()
+        elif type(v) is int:
+            size = t.size or max(1, (v.bit_length() + 7) // 8)
+            b = (v % (1 << (8 * size))).to_bytes(size, "big")
+        elif isinstance(v, Address):
+            b = v.value.to_bytes(20, "big")
+        else:
+            raise type_error(f"cannot convert {describe(v)} to {t.name}")
+        if t.size is not None and vm == "EVM":
+            b = b[: t.size].ljust(t.size, b"\0")
+        return b
+    if isinstance(t, BoolType):
+        if type(v) is bool:
+            return v
+        if type(v) is str and v in ("true", "false"):
+            return v == "true"
+        if type(v) is int:
+            return v != 0
+        raise type_error(f"cannot convert {describe(v)} to bool")
+    if isinstance(t, EnumType):
+        if type(v) is int and 0 <= v < len(t.values):
+            return v
+        raise type_error(f"value {v!r} is out of range for enum {t.name}")
+    if isinstance(t, ContractType):
+        if isinstance(v, Address):
+            return ContractRef(t.name, v.value, v.chain)
+        if type(v) is int:
+            return ContractRef(t.name, v % (1 << 160))
+        raise type_error(f"cannot convert {describe(v)} to {t.name}")
+    c = make_coercer(t, vm)
+    return c(v) if c else v
+
+
+def parse_hex_address(s: str) -> int:
+    h = s[2:] if s[:2] in ("0x", "0X") else s
+    if not h or len(h) > 40:
+        raise type_error(f"invalid address {s!r}")
+    try:
+        return int(h, 16)
+    except ValueError:
+        raise type_error(f"invalid address {s!r}") from None
+
+
+def parse_account_text(s: str) -> Address:
+    addr, _, chain = s.partition(":")
+    value = parse_hex_address(addr)
+    if not chain:
+        return Address(value)
+    if chain == "main":
+        return Address(value, "main")
+    ch = chain[2:] if chain[:2] in ("0x", "0X") else chain
+    try:
+        n = int(ch, 16)
+    except ValueError:
+        raise type_error(f"invalid chain id in account {s!r}") from None
+    return Address(value, chain_text(n))
+
+
+def chain_text(n: int) -> str:
+    return "main" if n == 0 else format(n, "064x")
+
+
+def dyn_get(c: Any, k: Any) -> Any:
+    if isinstance(c, MappingValue):
+        v = c.get(k, MISSING)
+        return default_value(c.mtype.value) if v is MISSING else v
+    return c[k]
+
+
+def dyn_put(fr: Frame, c: Any, k: Any, v: Any) -> None:
+    if isinstance(c, list):
+        jset_list(fr, c, k, v)
+    else:
+        jset_dict(fr, c, k, v)
+
+
+def dyn_member(fr: Frame, v: Any, name: str) -> Any:
+    if isinstance(v, StructValue):
+        if name not in v:
+            raise ExecutionError(f"missing field: {name}", "missing field")
+        return v[name]
+    if name == "length" and isinstance(v, (list, bytes)):
+        return len(v)
+    if name == "length" and isinstance(v, str):
+        return len(v.encode())
+    if isinstance(v, Address):
+        if name == "chainId":
+            return chain_id_of(fr, v)
+        if name == "balance":
+            return fr.ctx.world.balance_of(chain_key(fr, v), v)
+    raise ExecutionError(f"missing field: {name} of {describe(v)}", "missing field")
+
+
+def dyn_index(fr: Frame, c: Any, k: Any, vivify: bool) -> Any:
+    if isinstance(c, MappingValue):
+        v = c.get(k, MISSING)
+        if v is MISSING:
+            v = default_value(c.mtype.value)
+            if vivify and c.mtype.value.complex:
+                jset_dict(fr, c, k, v)
+        return v
+    if isinstance(c, (list, bytes)):
+        if type(k) is int and 0 <= k < len(c):
+            return c[k] if isinstance(c, list) else c[k : k + 1]
+        raise index_error(k, len(c))
+    raise type_error(f"cannot index {describe(c)}")
+
+
+def chain_id_of(fr: Frame, a: Any) -> int:
+    if not isinstance(a, Address):
+        raise type_error(f"chainId of {describe(a)}")
+    c = a.chain
+    if c is None:
+        c = fr.acct.chain or "main"
+    return 0 if c == "main" else int(c, 16)
+
+
+def resolve_chain_spec(fr: Frame, spec: Any, n: Any) -> str:
+    here = fr.acct.chain
+    if type(spec) is int:
+        return chain_text(spec)
+    if type(spec) is str:
+        s = spec
+        if s == "main":
+            return "main"
+        if s == "self":
+            return here or "main"
+        if s in ("parent", "grandparent", "ancestor"):
+            steps = {"parent": 1, "grandparent": 2}.get(s, n if type(n) is int else 1)
+            c = here
+            for _ in range(steps):
+                if not c:
+                    raise ExecutionError(
+                        "inaccessible chain: the main chain has no parent", "inaccessible chain"
+                    )
+                c = fr.ctx.world.chain_parents.get(c, "")
+            return c or "main"
+        try:
+            return chain_text(int(s, 16))
+        except ValueError:
+            raise type_error(f"invalid chain {s!r}") from None
+    raise type_error(f"invalid chain {describe(spec)}")
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    ta = type(a)
+    if ta is type(b):
+        return bool(a == b)
+    if isinstance(a, Address) or isinstance(b, Address):
+        return bool(a == b)
+    if ta is bool or type(b) is bool:
+        return False
+    return bool(a == b)
+
+
+def display(v: Any) -> str:
+    """How a value reads inside an error message."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, bytes):
+        return v.hex()
+    if isinstance(v, Address):
+        return v.account_text()
+    return str(v)
+
+
+def concat_str(fr: Frame, parts: list[Any]) -> str:
+    for p in parts:
+        if type(p) is not str:
+            raise type_error(f"string.concat needs strings, got {describe(p)}")
+    fr.ctx.charge_memory(sum(len(p) for p in parts))
+    return "".join(parts)
+
+
+def concat_bytes(fr: Frame, parts: list[Any]) -> bytes:
+    out = b"".join(p if type(p) is bytes else str(p).encode() for p in parts)
+    fr.ctx.charge_memory(len(out))
+    return out

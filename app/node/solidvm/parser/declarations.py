@@ -1,0 +1,353 @@
+"""Source units, contracts and their parts, parameters and types."""
+
+from __future__ import annotations
+
+from .. import ast as A
+from ..lexer import T
+from .base import _LOCATIONS, _MUTABILITY, _VISIBILITY, ParserBase, is_elementary
+
+
+class DeclarationsMixin(ParserBase):
+    """Source units, contracts and their parts, parameters and types."""
+
+    # ------------------------------------------------------------ source unit
+
+    def parse_unit(self) -> A.SourceUnit:
+        items: list[A.Node] = []
+        pragmas: list[tuple[str, str]] = []
+        start = self.pos()
+        while self.tok.kind is not T.EOF:
+            t = self.tok
+            if t.text == "pragma" and t.kind is T.IDENT:
+                pragmas.append(self.parse_pragma())
+            elif t.text == "import" and t.kind is T.IDENT:
+                self.skip_import()
+            elif t.kind is T.IDENT and t.text in ("contract", "interface", "library", "abstract"):
+                items.append(self.parse_contract())
+            elif t.kind is T.IDENT and t.text == "struct":
+                items.append(self.parse_struct())
+            elif t.kind is T.IDENT and t.text == "enum":
+                items.append(self.parse_enum())
+            elif t.kind is T.IDENT and t.text == "error":
+                items.append(self.parse_error_decl())
+            elif t.kind is T.IDENT and t.text == "function":
+                items.append(self.parse_function())
+            elif t.kind is T.IDENT and t.text == "using":
+                items.append(self.parse_using())
+            elif t.kind is T.OP and t.text == ";":
+                self.i += 1
+            else:
+                self.error(
+                    f"expected a contract, interface, library or pragma but found {t.describe()}"
+                )
+        return A.SourceUnit(start, items, pragmas)
+
+    def parse_pragma(self) -> tuple[str, str]:
+        self.expect("pragma")
+        name = self.tok.text
+        if self.at_eof():
+            self.error("unterminated pragma")
+        self.i += 1
+        parts: list[str] = []
+        while not self.at_op(";"):
+            if self.at_eof():
+                self.error("expected ';' after pragma")
+            parts.append(self.tok.text)
+            self.i += 1
+        self.i += 1
+        return (name, "".join(parts))
+
+    def skip_import(self) -> None:
+        # Imports name other files of the same upload (or deployed code); the node concatenates
+        # multi-file sources before compiling, so the statement itself carries no meaning here.
+        self.expect("import")
+        while not self.at_op(";"):
+            if self.at_eof():
+                self.error("expected ';' after import")
+            self.i += 1
+        self.i += 1
+
+    def parse_path(self) -> list[str]:
+        path = [self.ident()]
+        while self.at_op(".") and self.peek().kind is T.IDENT:
+            self.i += 1
+            path.append(self.ident())
+        return path
+
+    def parse_contract(self) -> A.ContractDecl:
+        start = self.pos()
+        kind = self.ident()
+        if kind == "abstract":
+            self.expect("contract")
+        name = self.ident("contract name")
+        bases: list[A.BaseSpec] = []
+        if self.accept("is"):
+            while True:
+                bpos = self.pos()
+                path = self.parse_path()
+                args = self.parse_call_args()[0] if self.at_op("(") else None
+                bases.append(A.BaseSpec(bpos, path, args))
+                if not self.accept(","):
+                    break
+        self.expect("{", "to open the contract body")
+        decl = A.ContractDecl(start, kind, name, bases)
+        while not self.at_op("}"):
+            if self.at_eof():
+                self.error(f"contract '{name}' is missing its closing '}}'")
+            part = self.parse_contract_part()
+            if part is not None:
+                decl.parts.append(part)
+        self.i += 1
+        return decl
+
+    def parse_contract_part(self) -> A.Node | None:
+        t = self.tok
+        if t.kind is T.OP and t.text == ";":
+            self.i += 1
+            return None
+        if t.kind is T.IDENT:
+            w = t.text
+            if w == "struct":
+                return self.parse_struct()
+            if w == "enum":
+                return self.parse_enum()
+            if w == "event":
+                return self.parse_event()
+            if w == "error" and self.peek().kind is T.IDENT:
+                return self.parse_error_decl()
+            if w == "modifier":
+                return self.parse_modifier()
+            if w in ("function", "constructor", "fallback", "receive"):
+                if w in ("fallback", "receive") and self.peek().text != "(":
+                    return self.parse_state_var()
+                return self.parse_function()
+            if w == "using":
+                return self.parse_using()
+        return self.parse_state_var()
+
+    def parse_struct(self) -> A.StructDecl:
+        start = self.pos()
+        self.expect("struct")
+        name = self.ident("struct name")
+        self.expect("{")
+        fields: list[A.Param] = []
+        while not self.accept("}"):
+            fpos = self.pos()
+            ty = self.parse_type()
+            fname = self.ident("struct member name")
+            self.expect(";")
+            fields.append(A.Param(fpos, ty, fname))
+        return A.StructDecl(start, name, fields)
+
+    def parse_enum(self) -> A.EnumDecl:
+        start = self.pos()
+        self.expect("enum")
+        name = self.ident("enum name")
+        self.expect("{")
+        values: list[str] = []
+        while not self.at_op("}"):
+            values.append(self.ident("enum value"))
+            if not self.accept(","):
+                break
+        self.expect("}")
+        return A.EnumDecl(start, name, values)
+
+    def parse_event(self) -> A.EventDecl:
+        start = self.pos()
+        self.expect("event")
+        name = self.ident("event name")
+        params = self.parse_params(allow_indexed=True)
+        anonymous = self.accept("anonymous")
+        self.expect(";")
+        return A.EventDecl(start, name, params, anonymous)
+
+    def parse_error_decl(self) -> A.ErrorDecl:
+        start = self.pos()
+        self.expect("error")
+        name = self.ident("error name")
+        params = self.parse_params()
+        self.expect(";")
+        return A.ErrorDecl(start, name, params)
+
+    def parse_using(self) -> A.UsingDecl:
+        start = self.pos()
+        self.expect("using")
+        lib = self.parse_path()
+        self.expect("for")
+        target: A.TypeName | None = None
+        if not self.accept("*"):
+            target = self.parse_type()
+        self.expect(";")
+        return A.UsingDecl(start, lib, target)
+
+    def parse_modifier(self) -> A.ModifierDecl:
+        start = self.pos()
+        self.expect("modifier")
+        name = self.ident("modifier name")
+        params = self.parse_params() if self.at_op("(") else []
+        virtual = False
+        while self.tok.text in ("virtual", "override"):
+            virtual = virtual or self.tok.text == "virtual"
+            self.i += 1
+            if self.at_op("("):
+                self.skip_parens()
+        body = None if self.accept(";") else self.parse_block()
+        return A.ModifierDecl(start, name, params, body, virtual)
+
+    def skip_parens(self) -> None:
+        level = 0
+        while True:
+            t = self.tok
+            if t.kind is T.EOF:
+                self.error("unbalanced parentheses")
+            self.i += 1
+            if t.kind is T.OP and t.text == "(":
+                level += 1
+            elif t.kind is T.OP and t.text == ")":
+                level -= 1
+                if level == 0:
+                    return
+
+    def parse_function(self) -> A.FunctionDecl:
+        start = self.pos()
+        kw = self.ident()
+        name = ""
+        kind = kw
+        if kw == "function":
+            if self.tok.kind is T.IDENT:
+                name = self.ident()
+            elif self.at_op("("):
+                kind = "fallback"
+            else:
+                self.error(f"expected function name but found {self.tok.describe()}")
+        params = self.parse_params()
+        visibility: str | None = None
+        mutability: str | None = None
+        modifiers: list[A.ModifierInvocation] = []
+        returns: list[A.Param] = []
+        virtual = override = False
+        while True:
+            t = self.tok
+            if t.kind is not T.IDENT:
+                break
+            w = t.text
+            if w in _VISIBILITY:
+                visibility = w
+                self.i += 1
+            elif w in _MUTABILITY:
+                mutability = "view" if w == "constant" else w
+                self.i += 1
+            elif w == "virtual":
+                virtual = True
+                self.i += 1
+            elif w == "override":
+                override = True
+                self.i += 1
+                if self.at_op("("):
+                    self.skip_parens()
+            elif w == "returns":
+                self.i += 1
+                returns = self.parse_params()
+            else:
+                mpos = self.pos()
+                path = self.parse_path()
+                margs = self.parse_call_args()[0] if self.at_op("(") else None
+                modifiers.append(A.ModifierInvocation(mpos, path, margs))
+        body = None if self.accept(";") else self.parse_block()
+        return A.FunctionDecl(
+            start,
+            name,
+            kind,
+            params,
+            returns,
+            visibility,
+            mutability,
+            modifiers,
+            body,
+            virtual,
+            override,
+        )
+
+    def parse_params(self, allow_indexed: bool = False) -> list[A.Param]:
+        self.expect("(")
+        params: list[A.Param] = []
+        if self.accept(")"):
+            return params
+        while True:
+            ppos = self.pos()
+            ty = self.parse_type()
+            location = None
+            indexed = False
+            while self.tok.kind is T.IDENT and (
+                self.tok.text in _LOCATIONS or (allow_indexed and self.tok.text == "indexed")
+            ):
+                if self.tok.text == "indexed":
+                    indexed = True
+                else:
+                    location = self.tok.text
+                self.i += 1
+            name = self.ident() if self.tok.kind is T.IDENT else None
+            params.append(A.Param(ppos, ty, name, location, indexed))
+            if self.accept(")"):
+                return params
+            self.expect(",", "or ')' in the parameter list")
+
+    def parse_state_var(self) -> A.StateVarDecl:
+        start = self.pos()
+        ty = self.parse_type()
+        visibility: str | None = None
+        constant = immutable = False
+        while self.tok.kind is T.IDENT:
+            w = self.tok.text
+            if w in _VISIBILITY:
+                visibility = w
+            elif w == "constant":
+                constant = True
+            elif w == "immutable":
+                immutable = True
+            elif w != "override":  # `override` is accepted and has no effect in SolidVM
+                break
+            self.i += 1
+        name = self.ident("state variable name")
+        init = None
+        if self.accept("="):
+            init = self.parse_expr()
+        self.expect(";", "after the state variable declaration")
+        return A.StateVarDecl(start, ty, name, visibility, constant, immutable, init)
+
+    # ------------------------------------------------------------ types
+
+    def parse_type(self) -> A.TypeName:
+        start = self.pos()
+        t = self.tok
+        ty: A.TypeName
+        if t.kind is not T.IDENT:
+            self.error(f"expected a type but found {t.describe()}")
+        if t.text == "mapping":
+            self.i += 1
+            self.expect("(")
+            key = self.parse_type()
+            if self.tok.kind is T.IDENT and self.peek().text == "=>":
+                self.i += 1  # named key (newer syntax)
+            self.expect("=>")
+            value = self.parse_type()
+            if self.tok.kind is T.IDENT:
+                self.i += 1
+            self.expect(")")
+            ty = A.MappingTypeName(start, key, value)
+        elif is_elementary(t.text):
+            self.i += 1
+            payable = False
+            if t.text == "address" and self.at("payable"):
+                self.i += 1
+                payable = True
+            ty = A.ElementaryTypeName(start, t.text, payable)
+        else:
+            ty = A.UserTypeName(start, self.parse_path())
+        while self.at_op("["):
+            bpos = self.pos()
+            self.i += 1
+            length = None if self.at_op("]") else self.parse_expr()
+            self.expect("]")
+            ty = A.ArrayTypeName(bpos, ty, length)
+        return ty

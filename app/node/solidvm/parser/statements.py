@@ -1,0 +1,221 @@
+"""Statements and local variable declarations."""
+
+from __future__ import annotations
+
+from .. import ast as A
+from ..errors import ParseError
+from ..lexer import T
+from .base import _LOCATIONS, _NOT_TYPES, ParserBase, is_elementary
+
+
+class StatementsMixin(ParserBase):
+    """Statements and local variable declarations."""
+
+    # ------------------------------------------------------------ statements
+
+    def parse_block(self) -> A.Block:
+        start = self.pos()
+        self.expect("{")
+        self.enter()
+        stmts: list[A.Stmt] = []
+        while not self.at_op("}"):
+            if self.at_eof():
+                self.error("missing '}' to close the block", self.toks[-1])
+            stmts.append(self.parse_statement())
+        self.i += 1
+        self.leave()
+        return A.Block(start, stmts)
+
+    def parse_statement(self) -> A.Stmt:
+        t = self.tok
+        start = self.pos()
+        if t.kind is T.OP and t.text == "{":
+            return self.parse_block()
+        if t.kind is T.IDENT:
+            w = t.text
+            if w == "if":
+                self.i += 1
+                self.expect("(")
+                cond = self.parse_expr()
+                self.expect(")")
+                then = self.parse_statement()
+                other = self.parse_statement() if self.accept("else") else None
+                return A.If(start, cond, then, other)
+            if w == "for":
+                self.i += 1
+                self.expect("(")
+                init: A.Stmt | None = None
+                if not self.accept(";"):
+                    init = self.parse_simple_statement()
+                test = None if self.at_op(";") else self.parse_expr()
+                self.expect(";")
+                post = None if self.at_op(")") else self.parse_expr()
+                self.expect(")")
+                body = self.parse_statement()
+                return A.For(start, init, test, post, body)
+            if w == "while":
+                self.i += 1
+                self.expect("(")
+                cond = self.parse_expr()
+                self.expect(")")
+                return A.While(start, cond, self.parse_statement())
+            if w == "do":
+                self.i += 1
+                body = self.parse_statement()
+                self.expect("while")
+                self.expect("(")
+                cond = self.parse_expr()
+                self.expect(")")
+                self.expect(";")
+                return A.DoWhile(start, body, cond)
+            if w == "break":
+                self.i += 1
+                self.expect(";")
+                return A.Break(start)
+            if w == "continue":
+                self.i += 1
+                self.expect(";")
+                return A.Continue(start)
+            if w == "return":
+                self.i += 1
+                value = None if self.at_op(";") else self.parse_expr()
+                self.expect(";", "after the return statement")
+                return A.Return(start, value)
+            if w == "emit":
+                self.i += 1
+                ev = self.parse_postfix_base()
+                args, names = self.parse_call_args()
+                self.expect(";", "after emit")
+                return A.Emit(start, ev, args, names)
+            if w == "_" and self.peek().text == ";":
+                self.i += 2
+                return A.Placeholder(start)
+            if w == "unchecked" and self.peek().text == "{":
+                self.i += 1
+                return self.parse_block()
+            if w == "revert" and self.peek().kind is T.IDENT:
+                self.i += 1
+                err = self.parse_postfix_base()
+                args, _ = self.parse_call_args()
+                self.expect(";")
+                return A.RevertError(start, err, args)
+            if w == "assembly":
+                self.error("inline assembly is not supported by SolidVM")
+            if w == "try":
+                self.error("try/catch is not supported by this SolidVM version")
+            if w == "throw":
+                self.i += 1
+                self.expect(";")
+                return A.ExprStmt(start, A.Call(start, A.Ident(start, "revert"), []))
+        stmt = self.parse_simple_statement()
+        return stmt
+
+    def parse_simple_statement(self) -> A.Stmt:
+        """A variable declaration or an expression statement, up to and including the ';'."""
+        start = self.pos()
+        decl = self.try_parse_declaration()
+        if decl is not None:
+            self.expect(";", "after the variable declaration")
+            return decl
+        expr = self.parse_expr()
+        self.expect(";", "after the expression")
+        return A.ExprStmt(start, expr)
+
+    def try_parse_declaration(self) -> A.VarDecl | None:
+        start = self.pos()
+        t = self.tok
+        if t.kind is T.IDENT and t.text == "var":
+            self.i += 1
+            if self.at_op("("):
+                names: list[A.VarSlot | None] = []
+                self.i += 1
+                while not self.accept(")"):
+                    if self.at_op(","):
+                        names.append(None)
+                        self.i += 1
+                        continue
+                    npos = self.pos()
+                    names.append(A.VarSlot(npos, None, self.ident()))
+                    if not self.at_op(")"):
+                        self.expect(",")
+                self.expect("=")
+                return A.VarDecl(start, names, self.parse_expr(), True)
+            npos = self.pos()
+            name = self.ident()
+            init = self.parse_expr() if self.accept("=") else None
+            return A.VarDecl(start, [A.VarSlot(npos, None, name)], init)
+        if t.kind is T.OP and t.text == "(":
+            return self.try_parse_tuple_declaration()
+        if t.kind is not T.IDENT:
+            return None
+        save = self.i
+        slot = self.try_parse_var_slot()
+        if slot is None:
+            self.i = save
+            return None
+        init = self.parse_expr() if self.accept("=") else None
+        return A.VarDecl(start, [slot], init)
+
+    def try_parse_var_slot(self) -> A.VarSlot | None:
+        start = self.pos()
+        t = self.tok
+        if t.kind is not T.IDENT:
+            return None
+        # Elementary types followed by '(' are casts (`uint(x)`), not declarations.
+        if is_elementary(t.text) and self.peek().text == "(" and t.text != "mapping":
+            return None
+        if t.text in _NOT_TYPES:
+            return None
+        depth = self.depth
+        try:
+            ty = self.parse_type()
+        except ParseError:
+            self.depth = depth
+            return None
+        location = None
+        if self.tok.kind is T.IDENT and self.tok.text in _LOCATIONS:
+            location = self.tok.text
+            self.i += 1
+        if self.tok.kind is not T.IDENT:
+            return None
+        name_tok = self.tok
+        if name_tok.text in ("is", "returns"):
+            return None
+        self.i += 1
+        nxt = self.tok
+        if not (nxt.kind is T.OP and nxt.text in ("=", ";", ",", ")")):
+            return None
+        return A.VarSlot(start, ty, name_tok.text, location)
+
+    def try_parse_tuple_declaration(self) -> A.VarDecl | None:
+        start = self.pos()
+        save = self.i
+        self.i += 1
+        slots: list[A.VarSlot | None] = []
+        any_decl = False
+        while True:
+            if self.at_op(","):
+                slots.append(None)
+                self.i += 1
+                continue
+            if self.at_op(")"):
+                self.i += 1
+                break
+            slot = self.try_parse_var_slot()
+            if slot is None:
+                self.i = save
+                return None
+            any_decl = True
+            slots.append(slot)
+            if self.at_op(","):
+                self.i += 1
+                if self.at_op(")"):
+                    slots.append(None)
+            elif not self.at_op(")"):
+                self.i = save
+                return None
+        if not any_decl or not self.at_op("="):
+            self.i = save
+            return None
+        self.i += 1
+        return A.VarDecl(start, slots, self.parse_expr(), True)
