@@ -157,6 +157,16 @@ class ContractType(Type):
         return {"tag": "Contract", "typedef": self.name}
 
 
+class VariadicType(Type):
+    """SolidVM's ``variadic``: any number of values of any types, checked only at run time."""
+
+    complex = True
+    name = "variadic"
+
+    def xabi(self) -> dict[str, Any]:
+        return {"tag": "Variadic"}
+
+
 class TupleType(Type):
     def __init__(self, items: list[Type | None]) -> None:
         self.items = items
@@ -172,6 +182,7 @@ BYTES = BytesType(None)
 BYTES32 = BytesType(32)
 ADDRESS = AddressType()
 ACCOUNT = AccountType()
+VARIADIC = VariadicType()
 
 
 def elementary(name: str, payable: bool = False) -> Type:
