@@ -58,27 +58,28 @@ def try_bind(fn: CompiledFunction, vals: list[Any]) -> list[Any] | None:
     out: list[Any] = []
     for i, v in enumerate(fixed):
         co = coercers[i] if i < len(coercers) else None
-        if co is not None:
-            try:
-                v = co(v)
-            except ExecutionError:
-                return None
-        out.append(v)
+        if co is None:
+            out.append(v)
+            continue
+        try:
+            out.append(co(v))
+        except ExecutionError:
+            return None
     if rest is not None:
         out.append(rest)
     return out
 
 
-def bind(fns: list[CompiledFunction], vals: list[Any], what: str) -> tuple[CompiledFunction, list[Any]]:
+def bind(
+    fns: list[CompiledFunction], vals: list[Any], what: str
+) -> tuple[CompiledFunction, list[Any]]:
     """The first of ``fns`` (overloads, in declaration order) that accepts ``vals``."""
     for fn in fns:
         bound = try_bind(fn, vals)
         if bound is not None:
             return fn, bound
     got = ", ".join(describe(v) for v in vals[:8]) + (", ..." if len(vals) > 8 else "")
-    wants = "; ".join(
-        f"({', '.join(t.name for _, t in fn.params)})" for fn in fns[:4]
-    ) or "()"
+    wants = "; ".join(f"({', '.join(t.name for _, t in fn.params)})" for fn in fns[:4]) or "()"
     raise ExecutionError(
         f"type error: argument type mismatch in '{what}': got ({got}), expected {wants}",
         "type error",

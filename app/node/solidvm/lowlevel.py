@@ -16,7 +16,7 @@ from .defs import CompiledFunction, ContractDef
 from .errors import ExecutionError, SolidVMError
 from .ops import chain_key, copy_in, describe, type_error
 from .runtime import MISSING, ExecContext, Frame, invoke, jset_dict
-from .salted import code_hash, salted_address
+from .salted import code_hash, salt_text, salted_address, source_of
 from .values import Address, default_value
 
 if TYPE_CHECKING:
@@ -34,21 +34,6 @@ def function_name(text: str) -> str:
     if m is None:
         return text
     return m.group(1) or "fallback"
-
-
-def salt_text(v: Any, what: str) -> str:
-    """A salt is a string (a bytesN holding text counts: SolidVM keeps such values as text)."""
-    if type(v) is str:
-        return v
-    if type(v) is bytes:
-        try:
-            return v.rstrip(b"\0").decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-    raise ExecutionError(
-        f"invalid arguments: the salt of {what} must be a string, got {describe(v)}",
-        "invalid arguments",
-    )
 
 
 def unpack(r: list[Any], n: int) -> Any:
@@ -272,14 +257,15 @@ class LowLevelCalls:
         """``a.derive(salt, "C", args...)``: where ``new C{salt: salt}(args...)`` run by the
         contract at ``a`` puts its contract (its code collection, its address)."""
         vals = spread_last(list(vals))
-        if len(vals) < 2 or type(vals[0]) is not str or type(vals[1]) is not str:
+        if len(vals) < 2 or type(vals[1]) is not str:
             raise type_error(
                 "derive: first two arguments must be the salt and the contract name (strings)"
             )
+        salt = salt_text(vals[0], "derive")
         acct, _ = self.target_account(fr, target, "derive")
         assert acct.cdef is not None
         chash = code_hash(source_of(acct.cdef))
-        return Address(salted_address(acct.address, vals[0], chash, vals[1], vals[2:]))
+        return Address(salted_address(acct.address, salt, chash, vals[1], vals[2:]))
 
     # ------------------------------------------------------------ introspection
 
@@ -300,9 +286,3 @@ class LowLevelCalls:
                 break
             acct, seen = parent, seen + 1
         return acct.origin if acct.origin is not None else 0
-
-
-def source_of(cdef: ContractDef) -> str:
-    """The source text of the code collection ``cdef`` was compiled from."""
-    unit = cdef.unit
-    return str(unit.source) if unit is not None else cdef.source

@@ -11,18 +11,41 @@ from __future__ import annotations
 
 from typing import Any, Union
 
+from .defs import ContractDef
+from .errors import ExecutionError
 from .ops import describe, keccak256, type_error
 from .values import Address, ContractRef, MappingValue, StructValue
 
-Rlp = Union[int, bytes, list["Rlp"]]
+Rlp = Union[int, bytes, list["Rlp"]]  # noqa: UP007 (a recursive alias needs Union)
 """An RLP item: ``int`` is a scalar byte (0..127), ``bytes`` a string, ``list`` a list."""
 
 MAX_ITEMS = 100_000
 
 
+def source_of(cdef: ContractDef) -> str:
+    """The source text of the code collection ``cdef`` was compiled from."""
+    unit = cdef.unit
+    return str(unit.source) if unit is not None else cdef.source
+
+
 def code_hash(source: str) -> bytes:
     """The code collection hash of a source text (as the platform hashes a single source)."""
     return keccak256(source.encode())
+
+
+def salt_text(v: Any, what: str) -> str:
+    """A salt is a string (a bytesN holding text counts: SolidVM keeps such values as text)."""
+    if type(v) is str:
+        return v
+    if type(v) is bytes:
+        try:
+            return v.rstrip(b"\0").decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    raise ExecutionError(
+        f"invalid arguments: the salt of {what} must be a string, got {describe(v)}",
+        "invalid arguments",
+    )
 
 
 def _bytes_item(b: bytes) -> Rlp:

@@ -264,13 +264,26 @@ class World(LowLevelCalls):
             )
         if len(fns) == 1:
             return fns[0]
-        n = len(args) if isinstance(args, dict | list) else 0
-        for f in fns:
-            if len(f.params) == n and (
-                not isinstance(args, dict) or all(p in args for p, _ in f.params)
-            ):
-                return f
-        return fns[0]
+        # Overloads: those whose parameter names are the JSON names, then those whose names all
+        # appear (extras ignored), most parameters first; the first whose types accept the
+        # values wins (as the compiler picks for f({a: 1, b: 2})).
+        if isinstance(args, dict):
+            keys = set(args)
+            exact = [f for f in fns if {p for p, _ in f.params} == keys]
+            within = [f for f in fns if f not in exact and all(p in keys for p, _ in f.params)]
+            within.sort(key=lambda f: -len(f.params))
+            ranked = exact + within
+        elif isinstance(args, list):
+            ranked = [f for f in fns if len(f.params) == len(args)]
+        else:
+            ranked = [f for f in fns if not f.params]
+        for f in ranked:
+            try:
+                decode_args(f.params, args, cdef.vm, f"function {method}")
+            except ArgumentError:
+                continue
+            return f
+        return ranked[0] if ranked else fns[0]
 
     def _context(self, env: TxEnv, max_steps: int | None = None) -> ExecContext:
         origin = Address(_addr_int(env.origin or env.sender))

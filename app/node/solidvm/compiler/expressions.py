@@ -17,7 +17,6 @@ from ..ops import (
     dyn_index,
     dyn_member,
     index_error,
-    keccak256,
     make_coercer,
     op_add_any,
     values_equal,
@@ -34,7 +33,6 @@ from ..types import (
     ADDRESS,
     BOOL,
     BYTES,
-    BYTES32,
     LITERAL,
     STRING,
     UINT,
@@ -51,6 +49,7 @@ from ..types import (
     StructType,
     TupleType,
     Type,
+    VariadicType,
 )
 from ..values import (
     Address,
@@ -176,6 +175,8 @@ class ExpressionsMixin(CompilerBase):
                 if isinstance(et, EnumType):
                     return self.enum_value(et, name, e)
         base, bt = self.expr(obj, vivify=vivify)
+        if isinstance(bt, VariadicType):
+            return self.variadic_member(base, name, e)
         if isinstance(bt, StructType):
             if name not in bt.field_types:
                 self.error(f"struct {bt.name} has no member '{name}'", e)
@@ -191,17 +192,9 @@ class ExpressionsMixin(CompilerBase):
                 return (lambda fr: chain_id_of(fr, base(fr))), UINT
             if name == "balance":
                 return (lambda fr: fr.ctx.world.balance_of(chain_key(fr, base(fr)), base(fr))), UINT
-            if name in ("codehash", "code"):
-
-                def code_of(fr: Frame) -> Any:
-                    a = base(fr)
-                    acct = fr.ctx.world.accounts.get((chain_key(fr, a), a.value))
-                    if acct is None or acct.cdef is None:
-                        return b""
-                    data = acct.cdef.source.encode()
-                    return keccak256(data) if name == "codehash" else data
-
-                return code_of, BYTES32 if name == "codehash" else BYTES
+            member = self.account_member(base, name, e)
+            if member is not None:
+                return member
         if isinstance(bt, ContractType):
             target = self.uc.contracts.get(bt.name)
             if target is not None and target.find_function(name) is None:
@@ -228,7 +221,7 @@ class ExpressionsMixin(CompilerBase):
             if name == "value":
                 return (lambda fr: fr.value), UINT
             if name in ("data", "sig"):
-                return const(b""), BYTES
+                return self.msg_member(name, e)
             self.error(f"'msg' has no member '{name}'", e)
         if oname == "tx":
             if name == "origin":
@@ -285,6 +278,8 @@ class ExpressionsMixin(CompilerBase):
             self.error("index expression expected", e)
         base, bt = self.expr(e.obj, vivify=vivify)
         key, kt = self.expr(e.index)
+        if isinstance(bt, VariadicType):
+            return self.variadic_index(base, key)
         if isinstance(bt, MappingType):
             vt = bt.value
             kco = make_coercer(bt.key, self.vm) if not key_ok(kt, bt.key) else None
@@ -345,6 +340,8 @@ class ExpressionsMixin(CompilerBase):
         if op == "delete":
             return self.delete(e)
         f, t = self.expr(e.operand)
+        if isinstance(t, VariadicType):
+            t = None
         if op == "!":
             if t is not None and not isinstance(t, BoolType):
                 self.error(f"'!' needs a bool, not {t.name}", e)
@@ -436,6 +433,10 @@ class ExpressionsMixin(CompilerBase):
         return self.binop(op, fa, ta, fb, tb, e)
 
     def binop(self, op: str, fa: Fn, ta: Type | None, fb: Fn, tb: Type | None, e: A.Node) -> CExpr:
+        if isinstance(ta, VariadicType):
+            ta = None
+        if isinstance(tb, VariadicType):
+            tb = None
         if op in ("==", "!="):
             if op == "==":
                 return (lambda fr: values_equal(fa(fr), fb(fr))), BOOL

@@ -33,6 +33,7 @@ from ..types import (
     StringType,
     TupleType,
     Type,
+    VariadicType,
 )
 from ..values import (
     default_value,
@@ -242,7 +243,11 @@ class StatementsMixin(CompilerBase):
 
     def check_assignable(self, src: Type | None, dst: Type, node: A.Node) -> None:
         """Catch the obvious static type mismatches at compile time."""
-        if src is None or isinstance(src, TupleType):
+        if (
+            src is None
+            or isinstance(src, TupleType | VariadicType)
+            or isinstance(dst, VariadicType)
+        ):
             return
         groups = (
             (IntType, EnumType),
@@ -287,6 +292,8 @@ class StatementsMixin(CompilerBase):
 
     def cond(self, e: A.Expr) -> Fn:
         f, t = self.expr(e)
+        if isinstance(t, VariadicType):
+            t = None
         if t is not None and not isinstance(t, BoolType):
             self.error(f"condition must be a bool, not {t.name}", e)
         if t is None:

@@ -24,6 +24,7 @@ from ..types import (
     MappingType,
     StructType,
     Type,
+    VariadicType,
     elementary,
 )
 from ..values import (
@@ -251,6 +252,12 @@ class UnitCompiler:
                     self.error(f"identifier '{part.name}' is already declared", part)
                 seen.add(part.name)
                 sv_type = self.check_size(self.resolve_type(part.type, c), part)
+                if holds_variadic(sv_type, []):
+                    self.error(
+                        f"state variable '{part.name}' cannot hold variadic values "
+                        "(they exist only while a call runs)",
+                        part,
+                    )
                 sv = StateVar(part.name, sv_type, c.name, part)
                 c.own_svars.append(sv)
             elif isinstance(part, A.EventDecl):
@@ -521,3 +528,18 @@ def v_type_of(params: list[tuple[str, Type]], k: int, t: Type) -> Type:
         elif isinstance(t, ArrayType):
             t = t.elem
     return t
+
+
+def holds_variadic(t: Type, stack: list[str]) -> bool:
+    if isinstance(t, VariadicType):
+        return True
+    if isinstance(t, ArrayType):
+        return holds_variadic(t.elem, stack)
+    if isinstance(t, MappingType):
+        return holds_variadic(t.value, stack)
+    if isinstance(t, StructType) and t.name not in stack:
+        stack.append(t.name)
+        found = any(holds_variadic(ft, stack) for _, ft in t.fields)
+        stack.pop()
+        return found
+    return False
