@@ -13,6 +13,7 @@ from typing import Any
 from .defs import CompiledFunction
 from .errors import ExecutionError
 from .ops import describe
+from .runtime import Frame
 from .types import VariadicType
 from .values import VariadicValue
 
@@ -24,10 +25,15 @@ def takes_variadic(fn: CompiledFunction) -> bool:
     return bool(fn.params) and isinstance(fn.params[-1][1], VariadicType)
 
 
-def spread_last(vals: list[Any]) -> list[Any]:
-    """``f(a, v)`` with ``v`` variadic passes the elements of ``v`` after ``a``."""
+def spread_last(fr: Frame, vals: list[Any]) -> list[Any]:
+    """``f(a, v)`` with ``v`` variadic passes the elements of ``v`` after ``a`` (one step per
+    value: copying long argument lists in a loop runs out of gas)."""
     if vals and type(vals[-1]) is VariadicValue:
         vals = vals[:-1] + list(vals[-1])
+        ctx = fr.ctx
+        ctx.steps += len(vals)
+        if ctx.steps > ctx.max_steps:
+            raise ctx.out_of_gas()
     if len(vals) > MAX_ARGS:
         raise ExecutionError(
             f"invalid arguments: a call may pass at most {MAX_ARGS} arguments, {len(vals)} given",

@@ -74,7 +74,7 @@ class LowLevelCalls:
         Returns what the function returns (one value, a tuple, or None); a missing function or a
         failure inside raises, exactly like a normal call (SolidVM has no success flag).
         """
-        vals = spread_last(list(vals))
+        vals = spread_last(fr, list(vals))
         if not vals or type(vals[0]) is not str:
             got = describe(vals[0]) if vals else "nothing"
             raise type_error(f"{mode} needs the function name (a string) first, got {got}")
@@ -152,7 +152,7 @@ class LowLevelCalls:
     def create_from_source(self, fr: Frame, vals: list[Any], salted: bool) -> Address:
         """``create(name, src, args...)`` / ``create2(salt, name, src, args...)``."""
         what = "create2" if salted else "create"
-        vals = spread_last(list(vals))
+        vals = spread_last(fr, list(vals))
         need = 3 if salted else 2
         if len(vals) < need:
             raise type_error(
@@ -256,7 +256,7 @@ class LowLevelCalls:
     def derive_address(self, fr: Frame, target: Any, vals: list[Any]) -> Address:
         """``a.derive(salt, "C", args...)``: where ``new C{salt: salt}(args...)`` run by the
         contract at ``a`` puts its contract (its code collection, its address)."""
-        vals = spread_last(list(vals))
+        vals = spread_last(fr, list(vals))
         if len(vals) < 2 or type(vals[1]) is not str:
             raise type_error(
                 "derive: first two arguments must be the salt and the contract name (strings)"

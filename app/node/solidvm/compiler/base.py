@@ -9,7 +9,7 @@ from .. import ast as A
 from ..defs import CompiledFunction, ContractDef, EventDef, ModifierDef, StateVar
 from ..ops import Coercer, make_coercer
 from ..runtime import Fn
-from ..types import STRING, EnumType, MappingType, Type
+from ..types import STRING, EnumType, MappingType, StructType, Type
 from ..values import default_value
 
 if TYPE_CHECKING:
@@ -111,6 +111,7 @@ class CompilerBase:
         def variadic_index(self, base: Fn, key: Fn) -> CExpr: ...
         def variadic_member(self, base: Fn, name: str, e: A.Member) -> CExpr: ...
         def msg_member(self, name: str, e: A.Member) -> CExpr: ...
+        def variadic_struct(self, st: StructType, args: list[A.Expr], e: A.Call) -> CExpr: ...
         def low_level_call(self, func: A.Member, args: list[A.Expr], e: A.Call) -> CExpr | None: ...
         def flexible_new(
             self,

@@ -130,6 +130,8 @@ class CallsMixin(CompilerBase):
             return self.call_function(fns, args, e, name)
         t = self.c.types.get(name)
         if isinstance(t, StructType):
+            if t.fields and isinstance(t.fields[-1][1], VariadicType):
+                return self.variadic_struct(t, args, e)
             if len(args) != len(t.fields):
                 self.error(f"struct {name} has {len(t.fields)} members, {len(args)} given", e)
             fns2 = [self._arg(a, ft) for a, (_, ft) in zip(args, t.fields, strict=True)]

@@ -175,7 +175,7 @@ class LowLevelMixin(CompilerBase):
             world = fr.ctx.world
             raw = [copy_in(fr, f(fr)) for f in rawfns]
             if spread:
-                raw = spread_last(raw)
+                raw = spread_last(fr, raw)
             bound = world.bind_constructor(target, raw)
             s = None
             if saltfn is not None:

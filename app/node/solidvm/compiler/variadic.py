@@ -33,7 +33,7 @@ from ..types import (
     Type,
     VariadicType,
 )
-from ..values import VariadicValue
+from ..values import StructValue, VariadicValue
 from .base import CExpr, CompilerBase, coerced
 from .closures import ret_type, unpack_returns
 
@@ -88,11 +88,43 @@ class VariadicMixin(CompilerBase):
         def make_variadic(fr: Frame) -> Any:
             vals = [copy_in(fr, f(fr)) for f in fns]
             if spread:
-                vals = spread_last(vals)
+                vals = spread_last(fr, vals)
             fr.ctx.charge_memory(len(vals))
             return VariadicValue(vals)
 
         return make_variadic, VARIADIC
+
+    def variadic_struct(self, st: StructType, args: list[A.Expr], e: A.Call) -> CExpr:
+        """``S(a, b, c, d)`` where S's last member is variadic: it gets the trailing values."""
+        k = len(st.fields) - 1
+        compiled = [self.expr(a) for a in args]
+        spread = self.spreads(compiled)
+        if len(compiled) < k and not spread:
+            self.error(f"struct {st.name} has {len(st.fields)} members, {len(args)} given", e)
+        fns = [f for f, _ in compiled]
+        names = [n for n, _ in st.fields]
+        coercers = [make_coercer(t, self.vm) for _, t in st.fields[:k]]
+
+        def make_struct(fr: Frame) -> Any:
+            vals = [copy_in(fr, f(fr)) for f in fns]
+            if spread:
+                vals = spread_last(fr, vals)
+            if len(vals) < k:
+                raise ExecutionError(
+                    f"invalid arguments: struct {st.name} needs at least {k} values, "
+                    f"{len(vals)} given",
+                    "invalid arguments",
+                )
+            head = [c(v) if c else v for c, v in zip(coercers, vals[:k], strict=True)]
+            tail = vals[k:]
+            rest = (
+                tail[0]
+                if len(tail) == 1 and type(tail[0]) is VariadicValue
+                else VariadicValue(tail)
+            )
+            return StructValue(st, dict(zip(names, [*head, rest], strict=True)))
+
+        return make_struct, st
 
     def msg_member(self, name: str, e: A.Member) -> CExpr:
         """``msg.sig`` (the called function's name) and ``msg.data`` (its arguments)."""
@@ -252,7 +284,7 @@ class VariadicMixin(CompilerBase):
         def call_bound(fr: Frame) -> Any:
             vals = [a(fr) for a in argfns]
             if spread:
-                vals = spread_last(vals)
+                vals = spread_last(fr, vals)
             cdef = fr.cdef
             impls = [cdef.sigtable.get(f.signature, f) for f in cands] if cdef else cands
             fn, bound = bind(impls, vals, name)
@@ -269,7 +301,7 @@ class VariadicMixin(CompilerBase):
         def call_static_bound(fr: Frame) -> Any:
             vals = [a(fr) for a in argfns]
             if spread:
-                vals = spread_last(vals)
+                vals = spread_last(fr, vals)
             target, bound = bind([fn], vals, fn.name)
             r = invoke(fr.ctx, target, fr.acct, bound, fr.sender, fr.value, fr.ro)
             return unpack_returns(r, len(fn.returns))
