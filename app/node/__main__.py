@@ -91,6 +91,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         max_upload=int(opts.max_upload_mb * 1024 * 1024),
         file_storage=not opts.no_file_storage,
         exit_with_parent=opts.exit_with_parent,
+        test_clock=opts.test_clock,
         parent_pid=os.getppid(),
     )
     try:
@@ -318,6 +319,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run without external file storage (the file routes answer 405, as on a STRATO "
         "node without a bucket)",
+    )
+    serve.add_argument(
+        "--test-clock",
+        action="store_true",
+        help="declare the fastForward(seconds) builtin, as the platform's test runner does: "
+        "contracts may move the clock they read forward",
     )
     serve.set_defaults(func=cmd_serve)
 

@@ -182,6 +182,7 @@ class Ledger:
         self.store = store
         self.vault = vault
         self.world = World()
+        self.world.test_clock = config.test_clock
         self.units: dict[str, CompiledUnit] = {}
         self.codes: dict[str, tuple[str, str]] = {}  # code hash -> (vm, source)
         self.new_codes: set[str] = set()
@@ -372,6 +373,7 @@ class Ledger:
             self.world.balances[key] = int(row["balance"])
             self.world.nonces[key] = int(row["nonce"])
         self._sync_identities()
+        self.world.clock["offset"] = int(self.store.get_meta("clock_offset") or 0)
         snap = int(self.store.get_meta("snapshot_block") or -1)
         head = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
         if head is not None:
@@ -455,11 +457,17 @@ class Ledger:
     def code_hash(self, vm: str, source: str) -> str:
         return keccak256(f"{vm}\0{source}".encode()).hex()
 
-    def unit(self, vm: str, source: str) -> tuple[str, CompiledUnit]:
+    def unit(self, vm: str, source: str, stored: bool = False) -> tuple[str, CompiledUnit]:
+        """The compiled unit of a source (cached by code hash).
+
+        ``stored`` code was accepted once already, maybe by this node started with
+        ``--test-clock``: it compiles with ``fastForward`` declared, which then refuses to run
+        unless the node allows it.
+        """
         h = self.code_hash(vm, source)
         unit = self.units.get(h)
         if unit is None:
-            unit = compile_source(source, vm=vm)
+            unit = compile_source(source, vm=vm, test_clock=stored or self.config.test_clock)
             self.units[h] = unit
             if h not in self.codes:
                 self.codes[h] = (vm, source)
@@ -468,7 +476,7 @@ class Ledger:
 
     def _cdef(self, code_hash: str, name: str) -> ContractDef:
         vm, source = self.codes[code_hash]
-        _, unit = self.unit(vm, source)
+        _, unit = self.unit(vm, source, stored=True)
         return unit.contracts[name]
 
     # ================================================================ submission
@@ -994,6 +1002,10 @@ class Ledger:
             db.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('snapshot_block', ?)",
                 (str(self.head.number),),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('clock_offset', ?)",
+                (str(self.world.clock["offset"]),),
             )
         self.dirty_contracts.clear()
         self.dirty_balances.clear()

@@ -37,8 +37,9 @@ from .function import FunctionCompiler
 class UnitCompiler:
     """Compiles one source unit into :class:`ContractDef` objects."""
 
-    def __init__(self, unit: A.SourceUnit, source: str, vm: str) -> None:
+    def __init__(self, unit: A.SourceUnit, source: str, vm: str, test_clock: bool = False) -> None:
         self.unit = unit
+        self.test_clock = test_clock  # declares fastForward, as the platform's test runner
         self.source = source
         self.vm = vm
         self.contracts: dict[str, ContractDef] = {}

@@ -7,9 +7,15 @@ from .crypto import CryptoBuiltins
 from .identity import IdentityBuiltins
 from .introspection import IntrospectionBuiltins
 from .strings import StringBuiltins
+from .testing import TestingBuiltins
 
 
 class BuiltinsMixin(
-    CoreBuiltins, CryptoBuiltins, IdentityBuiltins, IntrospectionBuiltins, StringBuiltins
+    CoreBuiltins,
+    CryptoBuiltins,
+    IdentityBuiltins,
+    IntrospectionBuiltins,
+    StringBuiltins,
+    TestingBuiltins,
 ):
     """Every built-in function family."""
