@@ -433,6 +433,8 @@ def parse_int(v: Any) -> int | None:
         if m is None:
             return None
         base = int(m.group(1))
+        if m.group(2) and int(m.group(2)) > MAX_DECIMAL_DIGITS:
+            return None  # 1e99999999 would take minutes to build, and is far too large anyway
         return base * 10 ** int(m.group(2)) if m.group(2) else base
     except ValueError:
         return None
@@ -495,6 +497,8 @@ def _json_check(v: Any, path: str, out: list[AbiTypeError], depth: int) -> None:
             decimal_parts(v)
         except ValueError as exc:
             out.append(AbiTypeError(path, str(exc)))
+    elif isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
+        out.append(AbiTypeError(path, "too large"))
     elif isinstance(v, (list, tuple)):
         for i, x in enumerate(v):
             _json_check(x, f"{path}[{i}]", out, depth + 1)

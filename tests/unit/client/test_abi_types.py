@@ -366,6 +366,7 @@ def test_variadic_holds_any_json_but_null() -> None:
     assert "list of values" in str(VARIADIC.problems("1, 2")[0])
     assert "xs[0].a" in str(VARIADIC.problems([{"a": [None]}], "SolidVM", "xs")[0])
     assert "not a JSON value" in str(VARIADIC.problems([object()])[0])
+    assert "too large" in str(VARIADIC.problems([10**3000])[0])
     # read back: one value stands for a list of one; floats from other readers become exact
     assert VARIADIC.from_wire(5) == [5]
     assert VARIADIC.from_wire([0.5, "x"]) == [Decimal("0.5"), "x"]
@@ -377,3 +378,4 @@ def test_parse_int_takes_exact_json_numbers() -> None:
     assert parse_int(Decimal("12")) == 12 and parse_int(Decimal("1E+2")) == 100
     assert parse_int(Decimal("1.5")) is None and parse_int(Decimal("NaN")) is None
     assert UINT.from_wire(Decimal("7")) == 7
+    assert parse_int("1e99999999") is None  # refused at once, not built
