@@ -338,7 +338,7 @@ class DeclarationsMixin(ParserBase):
         elif is_elementary(t.text):
             self.i += 1
             payable = False
-            if t.text == "address" and self.at("payable"):
+            if t.text in ("address", "account") and self.at("payable"):
                 self.i += 1
                 payable = True
             ty = A.ElementaryTypeName(start, t.text, payable)
