@@ -373,10 +373,11 @@ def contract_xabi(c: ContractDef) -> dict[str, Any]:
 
 
 def using_xabi(c: ContractDef) -> dict[str, list[dict[str, str]]]:
-    """``using L for T;`` as the platform's xabi keeps it: T as written -> [{using, for}]."""
+    """``using L for T;`` as the platform's xabi keeps it: T as written -> [{using, for}], the
+    latest declaration first (the platform builds the map with ``fromListWith (++)``)."""
     out: dict[str, list[dict[str, str]]] = {}
     for u in c.usings:
-        out.setdefault(u.text, []).append({"using": u.library.name, "for": u.text})
+        out.setdefault(u.text, []).insert(0, {"using": u.library.name, "for": u.text})
     return out
 
 

@@ -302,6 +302,12 @@ def test_xabi_using_section_and_library_kind() -> None:
     star = compile_src(LIB_MEMBERS).contracts["Plan"].xabi["using"]
     assert star == {"*": [{"using": "Shapes", "for": "*"}]}
     assert compile_src(SAFE_MATH + "contract E {}").contracts["E"].xabi["using"] == {}
+    two = compile_src(
+        SAFE_MATH + LIB + "contract F {\n    using SafeMath for uint;\n    using L for uint;\n}\n"
+    )
+    assert two.contracts["F"].xabi["using"] == {
+        "uint": [{"using": "L", "for": "uint"}, {"using": "SafeMath", "for": "uint"}]
+    }
 
 
 def test_a_library_cannot_be_deployed(world: Any) -> None:
