@@ -88,6 +88,21 @@ def test_free_function_sees_the_caller_s_msg_sender(deploy: DeployFn, call: Call
     assert call(a, "who", sender="b2" * 20).values == ["b2" * 20]
 
 
+def test_this_in_a_free_function_is_the_calling_contract(deploy: DeployFn, call: CallFn) -> None:
+    src = """
+    function self() view returns (address) { return address(this); }
+    function selfAccount() view returns (address a) { a = account(this); }
+    contract P {
+        function me() public view returns (address, address) { return (self(), selfAccount()); }
+    }
+    contract Q { function me() public view returns (address) { return self(); } }
+    """
+    p = deploy(src, "P").address
+    q = deploy(src, "Q").address
+    assert call(p, "me").values == [p, p]
+    assert call(q, "me").values == [q]
+
+
 def test_free_functions_across_files_of_one_upload(deploy: DeployFn, call: CallFn) -> None:
     src = {
         "Math.sol": "uint constant BASE = 7;\nfunction plusBase(uint v) pure returns (uint) "
@@ -127,14 +142,6 @@ def test_free_function_limits(deploy: DeployFn, call: CallFn) -> None:
 
 ERRORS = [
     pytest.param(
-        "function f() view returns (address) {\n    return address(this);\n}\n",
-        2,
-        20,
-        "'this' is not available in a free function",
-        CompileError,
-        id="this-in-free-function",
-    ),
-    pytest.param(
         "function f() public pure returns (uint) { return 1; }\n",
         1,
         1,
@@ -155,7 +162,7 @@ ERRORS = [
         "function f(uint b) pure returns (uint) { return b; }\n",
         2,
         1,
-        "free function 'f' with 1 parameters is declared twice",
+        "free function 'f' with 1 parameters is declared twice (overloads must differ",
         CompileError,
         id="duplicate-free-function",
     ),

@@ -227,7 +227,6 @@ class CallsMixin(CompilerBase):
                 if fn is None:
                     return self.qualified_type_call(owner, name, args, e)
             if o == "this":
-                self.no_this(e)
                 return self.external_call(
                     (lambda fr: ContractRef(fr.cdef.name, fr.acct.address)),
                     ContractType(self.c.name),

@@ -134,10 +134,9 @@ class ExpressionsMixin(CompilerBase):
         if name == "now":
             return (lambda fr: fr.ctx.timestamp), UINT
         if name == "this":
-            self.no_this(e)
             cname = self.c.name
             return (lambda fr: ContractRef(fr.cdef.name if fr.cdef else cname, fr.acct.address)), (
-                ContractType(cname)
+                self.this_type()
             )
         if name in ("msg", "tx", "block", "super", "abi"):
             self.error(f"'{name}' cannot be used as a value", e)

@@ -164,9 +164,9 @@ class LibrariesMixin(CompilerBase):
                     break
         return sv if sv is not None and sv.constant else None
 
-    def no_this(self, e: A.Node) -> None:
-        if self.c is self.uc.file_def:
-            self.error("'this' is not available in a free function", e)
+    def this_type(self) -> Type | None:
+        """``this`` is the calling contract; in a free function its contract type is unknown."""
+        return None if self.c is self.uc.file_def else ContractType(self.c.name)
 
     def static_internal(self, fn: CompiledFunction) -> bool:
         """Calls made by library and free-function code go to exactly that function: their frame

@@ -170,7 +170,9 @@ class FileScopeMixin:
         key = (d.name, len(d.params))
         if key in arities:
             self.error(
-                f"free function '{d.name}' with {len(d.params)} parameters is declared twice", d
+                f"free function '{d.name}' with {len(d.params)} parameters is declared twice "
+                "(overloads must differ in their number of parameters)",
+                d,
             )
         arities.add(key)
         fn = self.declare_function(self.file_def, d)
