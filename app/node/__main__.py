@@ -1,7 +1,9 @@
 """Command line of the sandbox node (``python -m app.node``, ``stratoscope-node``).
 
 ``serve`` runs the node; ``token``, ``users`` and ``oauth-client`` work on a data dir (also
-while its node runs); ``check`` compiles SolidVM sources and lists what they contain.
+while its node runs); ``check`` compiles SolidVM sources and lists what they contain; ``compile``
+does the same for a root file bundled with its relative imports (``app.client.bundler``: pure
+Python, shared with the desktop app's composer), errors mapped back to ``file:line:column``.
 """
 
 from __future__ import annotations
@@ -69,6 +71,51 @@ def cmd_check(opts: argparse.Namespace) -> int:
     return status
 
 
+def cmd_compile(opts: argparse.Namespace) -> int:
+    from app.client.bundler import BundleError, bundle
+
+    root = Path(opts.path)
+    if not root.is_file():
+        why = "is a folder" if root.is_dir() else "no such file"
+        return _fail(f"cannot read {opts.path}: {why}")
+    try:
+        b = bundle(root)
+    except BundleError as exc:
+        if len(exc.problems) == 1 and exc.problems[0].line == 0:  # the root itself is unreadable
+            return _fail(str(exc.problems[0]))
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    for warning in b.warnings:
+        print(
+            f"{warning.file}:{warning.line}:{warning.column}: warning: {warning.message}",
+            file=sys.stderr,
+        )
+    if opts.bundle:
+        sys.stdout.write(b.source)
+    try:
+        unit = compile_source(b.source, vm=opts.vm)
+    except SolidVMError as exc:
+        print(b.map_error(exc), file=sys.stderr)
+        return 1
+    if opts.bundle:
+        return 0
+    if opts.json:
+        print(json.dumps(unit.xabis(), indent=2))
+        return 0
+    n, files = len(unit.contracts), len(b.files)
+    print(
+        f"{b.root}: ok ({n} contract{'s' if n != 1 else ''}"
+        f" from {files} file{'s' if files != 1 else ''})"
+    )
+    for c in unit.contracts.values():
+        lines = _describe_contract(c)
+        if c.decl is not None:
+            lines[0] += f"  ({b.locate(*c.decl.pos)})"
+        print("\n".join(lines))
+    return 0
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"stratoscope-node: {message}", file=sys.stderr)
     return code
@@ -91,6 +138,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         max_upload=int(opts.max_upload_mb * 1024 * 1024),
         file_storage=not opts.no_file_storage,
         exit_with_parent=opts.exit_with_parent,
+        test_clock=opts.test_clock,
         parent_pid=os.getppid(),
     )
     try:
@@ -319,6 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run without external file storage (the file routes answer 405, as on a STRATO "
         "node without a bucket)",
     )
+    serve.add_argument(
+        "--test-clock",
+        action="store_true",
+        help="declare the fastForward(seconds) builtin, as the platform's test runner does: "
+        "contracts may move the clock they read forward",
+    )
     serve.set_defaults(func=cmd_serve)
 
     token = sub.add_parser("token", help="print an access token for a user")
@@ -366,6 +420,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--vm", choices=VMS, default="SolidVM")
     check.add_argument("--json", action="store_true", help="print the xabi as JSON")
     check.set_defaults(func=cmd_check)
+    comp = sub.add_parser(
+        "compile", help="bundle a root .sol file with its relative imports and compile it"
+    )
+    comp.add_argument("path", help="the root .sol file")
+    comp.add_argument("--vm", choices=VMS, default="SolidVM")
+    out = comp.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the xabi as JSON")
+    out.add_argument(
+        "--bundle", action="store_true", help="print the bundled source (the text the node gets)"
+    )
+    comp.set_defaults(func=cmd_compile)
     return ap
 
 

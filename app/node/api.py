@@ -642,7 +642,7 @@ class NodeApi:
         if vm not in ("SolidVM", "EVM"):
             raise bad_request(f"Invalid value for VM choice: {json.dumps(vm)}")
         try:
-            unit = compile_source(body["src"], vm=vm)
+            unit = compile_source(body["src"], vm=vm, test_clock=self.ledger.config.test_clock)
         except ParseError as exc:
             raise bad_request(str(exc)) from None
         except SolidVMError as exc:

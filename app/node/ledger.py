@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import certs
 from .chains import Chain, parse_member
 from .cirrus.backend import CirrusBackend
 from .cirrus.indexer import Indexer, cirrus_timestamp
@@ -184,6 +185,7 @@ class Ledger:
         self.world = World()
         # sources compiled at run time by create()/create2() join the code table
         self.world.compile_hook = lambda src, vm: self.unit(vm, src)[1]
+        self.world.test_clock = config.test_clock
         self.units: dict[str, CompiledUnit] = {}
         self.codes: dict[str, tuple[str, str]] = {}  # code hash -> (vm, source)
         self.new_codes: set[str] = set()
@@ -211,6 +213,7 @@ class Ledger:
         self._sealed: dict[str, bytes] = {}  # address -> sealed key (b"" when none)
         self.dirty_chains: set[str] = set()
         self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
+        self._root_cert = ""  # the operator's certificate, issuer of the users' ones
         backend = CirrusBackend(store.db, store.path)
         self.indexer = Indexer(backend, self.world, config.index_evm)
 
@@ -283,6 +286,7 @@ class Ledger:
 
     def _identity_sub(self, name: str, address: str, org: str, unit: str) -> Sub:
         key = self.key_of(name)
+        cert = self._issue_certificate(name, org, unit, key["pubkey"]) if key else ""
         return self._internal_sub(
             "FUNCTION",
             {
@@ -295,9 +299,32 @@ class Ledger:
                     "_organizationalUnit": unit,
                     "_country": "",
                     "_publicKey": key["pubkey"] if key else "",
+                    "_certificateString": cert,
                 },
             },
         )
+
+    def _issue_certificate(self, name: str, org: str, unit: str, pubkey: str) -> str:
+        """A real X.509 certificate (PEM chain) for the registry, signed by the operator.
+
+        Made when the registration is submitted, so the recorded transaction carries it and a
+        replay registers the very same certificate.
+        """
+        row = self.store.one("SELECT pubkey, sealed FROM keys WHERE name=?", ROOT_USER)
+        if row is None:
+            return ""
+        secret = self.vault.unseal(row["sealed"])
+        if name == ROOT_USER:
+            self._root_cert = certs.issue((name, org, unit, ""), pubkey, secret, None)
+            return self._root_cert
+        if not self._root_cert:
+            root = self.world.identities.get(int(self.root_address or "0", 16)) or {}
+            self._root_cert = root.get("certString", "")
+        if "BEGIN CERTIFICATE" not in self._root_cert:  # a registry made before certificates
+            self._root_cert = certs.issue(
+                (ROOT_USER, "BlockApps", "Operations", ""), row["pubkey"], secret, None
+            )
+        return certs.issue((name, org, unit, ""), pubkey, secret, self._root_cert)
 
     def _internal_sub(self, type_: str, payload: dict[str, Any], chain: str = "") -> Sub:
         root = self.key_of(ROOT_USER)
@@ -375,6 +402,7 @@ class Ledger:
             self.world.balances[key] = int(row["balance"])
             self.world.nonces[key] = int(row["nonce"])
         self._sync_identities()
+        self.world.clock["offset"] = int(self.store.get_meta("clock_offset") or 0)
         snap = int(self.store.get_meta("snapshot_block") or -1)
         head = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
         if head is not None:
@@ -470,11 +498,17 @@ class Ledger:
     def code_hash(self, vm: str, source: str) -> str:
         return keccak256(f"{vm}\0{source}".encode()).hex()
 
-    def unit(self, vm: str, source: str) -> tuple[str, CompiledUnit]:
+    def unit(self, vm: str, source: str, stored: bool = False) -> tuple[str, CompiledUnit]:
+        """The compiled unit of a source (cached by code hash).
+
+        ``stored`` code was accepted once already, maybe by this node started with
+        ``--test-clock``: it compiles with ``fastForward`` declared, which then refuses to run
+        unless the node allows it.
+        """
         h = self.code_hash(vm, source)
         unit = self.units.get(h)
         if unit is None:
-            unit = compile_source(source, vm=vm)
+            unit = compile_source(source, vm=vm, test_clock=stored or self.config.test_clock)
             self.units[h] = unit
             if h not in self.codes:
                 self.codes[h] = (vm, source)
@@ -483,7 +517,7 @@ class Ledger:
 
     def _cdef(self, code_hash: str, name: str) -> ContractDef:
         vm, source = self.codes[code_hash]
-        _, unit = self.unit(vm, source)
+        _, unit = self.unit(vm, source, stored=True)
         return unit.contracts[name]
 
     # ================================================================ submission
@@ -1009,6 +1043,10 @@ class Ledger:
             db.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('snapshot_block', ?)",
                 (str(self.head.number),),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('clock_offset', ?)",
+                (str(self.world.clock["offset"]),),
             )
         self.dirty_contracts.clear()
         self.dirty_balances.clear()

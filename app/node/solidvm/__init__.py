@@ -51,14 +51,20 @@ def join_sources(src: str | dict[str, str] | list[Any]) -> str:
     return "\n".join(parts)
 
 
-def compile_source(src: str | dict[str, str] | list[Any], vm: str = "SolidVM") -> CompiledUnit:
-    """Parse and compile ``src``. Raises :class:`ParseError` / :class:`CompileError`."""
+def compile_source(
+    src: str | dict[str, str] | list[Any], vm: str = "SolidVM", *, test_clock: bool = False
+) -> CompiledUnit:
+    """Parse and compile ``src``. Raises :class:`ParseError` / :class:`CompileError`.
+
+    ``test_clock`` declares the ``fastForward(seconds)`` builtin (a node started with
+    ``--test-clock``, like the platform's test runner); elsewhere it is an undeclared function.
+    """
     if vm not in VMS:
         raise SolidVMError(f"Invalid value for VM choice: {vm!r}; valid values are SolidVM, EVM")
     text = join_sources(src)
     try:
         unit = parse(text)
-        contracts = UnitCompiler(unit, text, vm).compile()
+        contracts = UnitCompiler(unit, text, vm, test_clock).compile()
     except RecursionError:
         raise ParseError("source nests too deeply", 1, 1) from None
     result = CompiledUnit(text, vm, contracts)

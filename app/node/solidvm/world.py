@@ -131,6 +131,10 @@ class World(LowLevelCalls):
         self.chain_parents: dict[str, str] = {}  # chain id -> parent ("" = main)
         self.compile_hook: Callable[[str, str], Any] | None = None  # (source, vm) -> unit
         self.units: dict[bytes, Any] = {}  # sources compiled by create()/create2()
+        # Seconds fastForward moved the contracts' clock ahead of the blocks' (journaled: a
+        # failed transaction moves nothing).
+        self.clock: dict[str, int] = {"offset": 0}
+        self.test_clock = False  # fastForward runs only when the node allows it
 
     # ------------------------------------------------------------ set-up
 
@@ -288,7 +292,8 @@ class World(LowLevelCalls):
     def _context(self, env: TxEnv, max_steps: int | None = None) -> ExecContext:
         origin = Address(_addr_int(env.origin or env.sender))
         steps = env.max_steps if max_steps is None else max_steps
-        return ExecContext(self, origin, env.block_number, env.timestamp, steps, env.max_memory)
+        ts = env.timestamp + self.clock["offset"]
+        return ExecContext(self, origin, env.block_number, ts, steps, env.max_memory)
 
     def _run(self, ctx: ExecContext, body: Callable[[], Any]) -> Any:
         try:

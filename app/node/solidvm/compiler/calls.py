@@ -40,6 +40,7 @@ from ..types import (
     EnumType,
     StructType,
     Type,
+    UserDefinedType,
     VariadicType,
 )
 from ..values import (
@@ -95,6 +96,10 @@ class CallsMixin(CompilerBase):
             fns = self.c.functions.get(func.name)
             if fns:
                 params = [p for p, _ in fns[0].params]
+            else:
+                sf = self.scope_function(func.name, len(e.args), e)
+                if sf is not None:
+                    params = [p for p, _ in sf.params]
             st = self.c.types.get(func.name)
             if isinstance(st, StructType):
                 params = [n for n, _ in st.fields]
@@ -128,7 +133,12 @@ class CallsMixin(CompilerBase):
         fns = self.c.functions.get(name)
         if fns:
             return self.call_function(fns, args, e, name)
+        sf = self.scope_function(name, len(args), e)
+        if sf is not None:
+            return self.static_call(sf, args, e)
         t = self.c.types.get(name)
+        if isinstance(t, UserDefinedType):
+            self.error(f"use {name}.wrap(...) to make a {name}", e)
         if isinstance(t, StructType):
             if t.fields and isinstance(t.fields[-1][1], VariadicType):
                 return self.variadic_struct(t, args, e)
@@ -157,6 +167,8 @@ class CallsMixin(CompilerBase):
         self.error(f"undeclared function '{name}'", e)
 
     def internal_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr:
+        if self.static_internal(fn):
+            return self.static_call(fn, args, e)
         argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
         key = (fn.name, len(fn.params))
         rt = ret_type(fn)
@@ -190,6 +202,9 @@ class CallsMixin(CompilerBase):
             low = self.low_level_call(func, args, e)
             if low is not None:
                 return low
+        ut = self.value_type_of(obj)
+        if ut is not None:
+            return self.value_type_call(ut, name, args, e)
         if (
             isinstance(obj, A.Ident)
             and self.lookup_local(obj.name) is None
@@ -225,13 +240,19 @@ class CallsMixin(CompilerBase):
                 if fn is None and owner.constructor is not None and name == o:
                     fn = None
                 if fn is not None and (owner in self.c.linearization or owner.kind == "library"):
+                    if (
+                        owner.kind == "library"
+                        and owner is not self.c
+                        and fn.visibility == "private"
+                    ):
+                        self.error(f"function '{o}.{name}' is private to library {o}", e)
                     if fn.getter_of is None and fn.decl is not None and fn.decl.body is None:
                         self.error(f"function '{o}.{name}' has no implementation", e)
                     # Base.f(): exactly that implementation (or the nearest one it inherits)
                     impl = self._impl_in(owner, name, len(args)) or fn
                     return self.static_call(impl, args, e)
                 if fn is None:
-                    self.error(f"contract {o} has no function '{name}'", e)
+                    return self.qualified_type_call(owner, name, args, e)
             if o == "this":
                 return self.external_call(
                     (lambda fr: ContractRef(fr.cdef.name, fr.acct.address)),
@@ -240,7 +261,12 @@ class CallsMixin(CompilerBase):
                     args,
                     e,
                 )
-        base, bt = self.expr(obj, vivify=name in ("push", "pop"))
+        base, bt = self.expr(
+            obj, vivify=name in ("push", "pop") or self.wants_storage_receiver(name)
+        )
+        bound = self.bound_call(base, bt, name, args, e)
+        if bound is not None:
+            return bound
         if isinstance(bt, ArrayType) or (bt is None and name in ("push", "pop")):
             if name == "push":
                 return self.array_push(base, bt, args, e)
@@ -456,7 +482,12 @@ class CallsMixin(CompilerBase):
         t = self.uc.resolve_type(tn, self.c)
         if len(args) != 1:
             self.error(f"conversion to {t.name} takes one argument", e)
-        f, _ = self.expr(args[0])
+        f, at = self.expr(args[0])
+        if isinstance(at, UserDefinedType):
+            self.error(
+                f"conversion from {at.name} to {t.name} is not allowed; use {at.name}.unwrap(...)",
+                e,
+            )
         vm = self.vm
         return (lambda fr: convert(f(fr), t, vm)), t
 

@@ -127,12 +127,15 @@ class ExpressionsMixin(CompilerBase):
             if sv.constant:
                 return self.constant_ref(sv, e)
             return (lambda fr: fr.st[name]), sv.type
+        sc = self.scope_constant(name)
+        if sc is not None:
+            return self.constant_ref(sc, e)
         if name == "now":
             return (lambda fr: fr.ctx.timestamp), UINT
         if name == "this":
             cname = self.c.name
             return (lambda fr: ContractRef(fr.cdef.name if fr.cdef else cname, fr.acct.address)), (
-                ContractType(cname)
+                self.this_type()
             )
         if name in ("msg", "tx", "block", "super", "abi"):
             self.error(f"'{name}' cannot be used as a value", e)
@@ -342,6 +345,7 @@ class ExpressionsMixin(CompilerBase):
         f, t = self.expr(e.operand)
         if isinstance(t, VariadicType):
             t = None
+        self.no_value_type_operand(op, t, e)
         if op == "!":
             if t is not None and not isinstance(t, BoolType):
                 self.error(f"'!' needs a bool, not {t.name}", e)
@@ -370,6 +374,7 @@ class ExpressionsMixin(CompilerBase):
         self.error(f"unknown operator '{op}'", e)
 
     def expect_int(self, t: Type | None, node: A.Node) -> None:
+        self.no_value_type_operand(getattr(node, "op", "arithmetic"), t, node)
         if t is not None and not isinstance(t, IntType):
             self.error(f"operator needs an integer operand, not {t.name}", node)
 
@@ -437,6 +442,8 @@ class ExpressionsMixin(CompilerBase):
             ta = None
         if isinstance(tb, VariadicType):
             tb = None
+        self.no_value_type_operand(op, ta, e)
+        self.no_value_type_operand(op, tb, e)
         if op in ("==", "!="):
             if op == "==":
                 return (lambda fr: values_equal(fa(fr), fb(fr))), BOOL

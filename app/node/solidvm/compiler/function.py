@@ -6,6 +6,7 @@ from .assignment import AssignmentMixin
 from .builtins import BuiltinsMixin
 from .calls import CallsMixin
 from .expressions import ExpressionsMixin
+from .libraries import LibrariesMixin
 from .lowlevel import LowLevelMixin
 from .statements import StatementsMixin
 from .variadic import VariadicMixin
@@ -19,5 +20,6 @@ class FunctionCompiler(
     BuiltinsMixin,
     VariadicMixin,
     LowLevelMixin,
+    LibrariesMixin,
 ):
     """Compiles the bodies of one function (or modifier, or initializer) of contract ``c``."""

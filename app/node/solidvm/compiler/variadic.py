@@ -242,6 +242,14 @@ class VariadicMixin(CompilerBase):
             for (f, _), (_, t) in zip(compiled, fn.params, strict=True)
         ]
         nret = len(fn.returns)
+        if self.static_internal(fn):  # library and free-function code: exactly this function
+
+            def call_exact(fr: Frame) -> Any:
+                vals = [a(fr) for a in argfns]
+                r = invoke(fr.ctx, fn, fr.acct, vals, fr.sender, fr.value, fr.ro)
+                return unpack_returns(r, nret)
+
+            return call_exact, ret_type(fn)
         if self.arity_shared(fn):
             sig = fn.signature
 
@@ -280,13 +288,16 @@ class VariadicMixin(CompilerBase):
         cands = list(fns)
         shapes = {tuple(t.name for _, t in f.returns) for f in cands}
         rt = ret_type(cands[0]) if len(shapes) == 1 else None
+        virtual = not self.static_internal(cands[0])
 
         def call_bound(fr: Frame) -> Any:
             vals = [a(fr) for a in argfns]
             if spread:
                 vals = spread_last(fr, vals)
             cdef = fr.cdef
-            impls = [cdef.sigtable.get(f.signature, f) for f in cands] if cdef else cands
+            impls = (
+                [cdef.sigtable.get(f.signature, f) for f in cands] if cdef and virtual else cands
+            )
             fn, bound = bind(impls, vals, name)
             r = invoke(fr.ctx, fn, fr.acct, bound, fr.sender, fr.value, fr.ro)
             return unpack_returns(r, len(fn.returns))

@@ -1,0 +1,68 @@
+"""A node started with --test-clock: fastForward works, and its clock survives a restart."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.integration.conftest import make_node
+from tests.integration.node_fixture import RunningNode, call_tx, deploy, submit, upload_tx
+
+CLOCK = """
+contract Clock {
+    uint public seen;
+    function jump(uint secs) public returns (uint) {
+        uint before = block.timestamp;
+        fastForward(secs);
+        seen = block.timestamp;
+        return seen - before;
+    }
+    function time() public view returns (uint) { return block.timestamp; }
+}
+"""
+YEAR = 365 * 24 * 3600
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
+    n = make_node(tmp_path_factory, "--test-clock", name="clock")
+    try:
+        yield n
+    finally:
+        n.stop()
+
+
+def read_time(node: RunningNode, address: str) -> int:
+    res = submit(node.client("alice"), call_tx(address, "time"))
+    assert res[0]["status"] == "Success", res
+    return int(res[0]["data"]["contents"][0])
+
+
+def test_fast_forward_moves_block_timestamp_and_survives_a_restart(node: RunningNode) -> None:
+    c = node.client("alice")
+    address = deploy(c, "Clock", CLOCK)
+    start = read_time(node, address)
+    res = submit(c, call_tx(address, "jump", {"secs": YEAR}))
+    assert res[0]["status"] == "Success", res
+    assert res[0]["data"]["contents"] == [str(YEAR)]
+    assert read_time(node, address) >= start + YEAR
+    node.restart()
+    assert read_time(node, address) >= start + YEAR
+
+
+def test_the_xabi_route_accepts_fast_forward_on_this_node(node: RunningNode) -> None:
+    r = node.client("alice").post("/bloc/v2.2/contracts/xabi", json={"src": CLOCK})
+    assert r.status_code == 200, r.text
+    assert "jump" in r.json()["src"]["Clock"]["funcs"]
+
+
+def test_a_node_without_the_test_clock_refuses_the_upload(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    plain = make_node(tmp_path_factory, name="plain-clock")
+    try:
+        res = submit(plain.client("alice"), upload_tx("Clock", CLOCK), expect=400)
+        assert "undeclared function 'fastForward'" in str(res)
+    finally:
+        plain.stop()
