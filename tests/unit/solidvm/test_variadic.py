@@ -304,3 +304,18 @@ contract C {
     with pytest.raises(ExecutionError) as info:
         call(c.address, "f", {"n": 10_000_000}, max_steps=100_000)
     assert info.value.kind in ("out of gas", "memory limit")
+
+
+def test_free_and_library_functions_take_variadics(run: RunFn) -> None:
+    src = """
+function tagged(string tag, variadic xs) returns (variadic) { return variadic(tag, xs[0]); }
+library L {
+    function plus(uint a, variadic xs) internal returns (uint) { return a + uint(xs[0]); }
+}
+contract C {
+    function f() public returns (variadic) { return tagged("t", 5, 6); }
+    function g() public returns (uint) { return L.plus(1, 2, 3); }
+}
+"""
+    assert run(src, "f") == [["t", "5"]]
+    assert run(src, "g") == ["3"]

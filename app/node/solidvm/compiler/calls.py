@@ -133,6 +133,9 @@ class CallsMixin(CompilerBase):
         fns = self.c.functions.get(name)
         if fns:
             return self.call_function(fns, args, e, name)
+        free = self.free_variadic_call(name, args)
+        if free is not None:
+            return free
         sf = self.scope_function(name, len(args), e)
         if sf is not None:
             return self.static_call(sf, args, e)

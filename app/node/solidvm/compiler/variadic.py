@@ -304,6 +304,18 @@ class VariadicMixin(CompilerBase):
 
         return call_bound, rt
 
+    def free_variadic_call(self, name: str, args: list[A.Expr]) -> CExpr | None:
+        """A call of a free function with a variadic parameter (None: no such function)."""
+        fd = self.uc.file_def
+        if self.c is fd:
+            return None
+        fns = [f for f in fd.functions.get(name, ()) if takes_variadic(f)]
+        if not fns:
+            return None
+        compiled = [self.expr(a) for a in args]
+        cands = self.candidates(fns, len(compiled)) or fns
+        return self.static_bound_call(self.choose_overload(cands, compiled), compiled)
+
     def static_bound_call(self, fn: CompiledFunction, compiled: list[CExpr]) -> CExpr:
         """``Base.f(...)``/``Lib.f(...)`` of a function with a variadic parameter."""
         argfns = [f for f, _ in compiled]
