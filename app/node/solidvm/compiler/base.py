@@ -9,7 +9,7 @@ from .. import ast as A
 from ..defs import CompiledFunction, ContractDef, EventDef, ModifierDef, StateVar
 from ..ops import Coercer, make_coercer
 from ..runtime import Fn
-from ..types import STRING, EnumType, MappingType, Type, UserDefinedType
+from ..types import STRING, DecimalType, EnumType, MappingType, Type, UserDefinedType
 from ..values import default_value
 
 if TYPE_CHECKING:
@@ -177,4 +177,6 @@ class CompilerBase:
         f, at = self.expr(e)
         if isinstance(at, UserDefinedType) or isinstance(t, UserDefinedType):
             self.check_udvt(at, t, e)
+        if isinstance(t, DecimalType) or isinstance(at, DecimalType):
+            self.check_assignable(at, t, e)
         return coerced(f, make_coercer(t, self.vm))
