@@ -113,6 +113,14 @@ def op_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
+def op_floordiv(a: int, b: int) -> int:
+    """SolidVM's integer ``/``: Haskell's ``div``, which rounds toward minus infinity (-7 / 2 is
+    -4), while ``%`` keeps the sign of the dividend (``rem``: -7 % 2 is -1)."""
+    if b == 0:
+        raise div_zero()
+    return a // b
+
+
 def op_mod(a: int, b: int) -> int:
     if b == 0:
         raise div_zero()

@@ -162,3 +162,18 @@ def test_odd_hex_literal_is_a_parse_error() -> None:
         compile_src(c('string s = hex"414";'))
     assert "even number of digits" in info.value.detail
     assert (info.value.line, info.value.column) == (2, 12)
+
+
+# ---------------------------------------------------------------- integer division
+
+
+@pytest.mark.parametrize(
+    ("body", "vm", "expected"),
+    [
+        pytest.param("int a = -7; a /= 2; return a;", "SolidVM", "-4", id="compound-floors"),
+        pytest.param("int a = -7; return a / 2 * 2 + a % 2;", "SolidVM", "-9", id="div-and-rem"),
+        pytest.param("int a = -7; return a / 2;", "EVM", "-3", id="evm-truncates"),
+    ],
+)
+def test_integer_division_rounds_down(body: str, vm: str, expected: str, run: RunFn) -> None:
+    assert run(fn("int", body), "f", vm=vm) == [expected]

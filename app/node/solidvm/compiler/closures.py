@@ -13,6 +13,7 @@ from ..ops import (
     describe,
     op_add_any,
     op_div,
+    op_floordiv,
     op_mod,
     op_mul,
     op_pow,
@@ -203,7 +204,7 @@ def int_binop(fa: Fn, fb: Fn, op: Callable[[int, int], int], sym: str = "") -> F
     return run
 
 
-def make_arith(op: str, fa: Fn, fb: Fn) -> Fn:
+def make_arith(op: str, fa: Fn, fb: Fn, vm: str = "EVM") -> Fn:
     if op == "+":
 
         def add(fr: Frame) -> Any:
@@ -230,7 +231,7 @@ def make_arith(op: str, fa: Fn, fb: Fn) -> Fn:
         return sub
     table: dict[str, Callable[[int, int], int]] = {
         "*": op_mul,
-        "/": op_div,
+        "/": op_div if vm == "EVM" else op_floordiv,
         "%": op_mod,
         "**": op_pow,
         "<<": op_shl,

@@ -492,7 +492,7 @@ class ExpressionsMixin(CompilerBase):
             if t is not None and not isinstance(t, (IntType, EnumType)):
                 self.error(f"operator '{op}' needs integer operands, not {t.name}", e)
         wrap = self.wrapper(rt)
-        f = make_arith(op, fa, fb)
+        f = make_arith(op, fa, fb, self.vm)
         if wrap is not None:
             inner = f
             return (lambda fr: wrap(inner(fr))), rt
