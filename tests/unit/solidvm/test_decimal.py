@@ -441,3 +441,17 @@ def test_persistence_keeps_places() -> None:
     assert dumped == [["1.5", "2.500"]]
     loaded = load_value(dumped, mt)
     assert str(loaded[DecimalValue(150, 2)]) == "2.500"
+
+
+def test_user_defined_value_type_over_decimal(deploy: DeployFn, call: CallFn, world: Any) -> None:
+    src = "type Price is decimal;\n" + c(
+        "    Price public p = Price.wrap(1.50);\n"
+        "    function f(Price q) public returns (decimal, Price) {\n"
+        "        return (Price.unwrap(q) * 2, q);\n"
+        "    }"
+    )
+    res = deploy(src, "C")
+    assert world.state(res.address) == {"p": "1.50"}
+    assert values(call(res.address, "f", {"q": "2.25"})) == ["4.50", "2.25"]
+    xabi = compile_src(src).contracts["C"].xabi
+    assert xabi["vars"]["p"]["actual"] == {"tag": "Decimal"}
