@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .decimals import from_float, parse_decimal
 from .errors import ArgumentError
 from .types import (
     AccountType,
@@ -18,6 +19,7 @@ from .types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     MappingType,
@@ -26,7 +28,15 @@ from .types import (
     Type,
     VariadicType,
 )
-from .values import Address, ArrayValue, ContractRef, MappingValue, StructValue, VariadicValue
+from .values import (
+    Address,
+    ArrayValue,
+    ContractRef,
+    DecimalValue,
+    MappingValue,
+    StructValue,
+    VariadicValue,
+)
 
 if TYPE_CHECKING:
     from .defs import CompiledFunction, ContractDef
@@ -83,6 +93,8 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
         if n.bit_length() > 8192:
             raise _bad(pname, t, "...", "integer too large")
         return n
+    if isinstance(t, DecimalType):
+        return _decode_decimal(v, t, pname)
     if isinstance(t, BoolType):
         if isinstance(v, bool):
             return v
@@ -248,6 +260,23 @@ def _inferred_type(v: Any) -> Type:
 STRING_T = StringType()
 
 
+def _decode_decimal(v: Any, t: Type, pname: str) -> DecimalValue:
+    """A decimal argument: a string ("1.50", exact, places kept), an integer, or a JSON number
+    (as the platform accepts; at most 15 significant digits, since it arrives as a double)."""
+    try:
+        if isinstance(v, str):
+            return parse_decimal(v)
+        if isinstance(v, int) and not isinstance(v, bool):
+            if v.bit_length() > 8192:
+                raise ValueError("too large")
+            return DecimalValue(v, 0)
+        if isinstance(v, float):
+            return from_float(v)
+    except ValueError as exc:
+        raise _bad(pname, t, v, str(exc)) from None
+    raise _bad(pname, t, v, 'expected a decimal such as "1.25"')
+
+
 def _decode_key(k: str, t: Type, pname: str, vm: str) -> Any:
     if isinstance(t, StringType):
         if len(k) >= 2 and k[0] == "'" and k[-1] == "'":
@@ -288,7 +317,7 @@ def decode_args(params: list[tuple[str, Type]], args: Any, vm: str, what: str) -
 
 def encode_value(v: Any, t: Type | None) -> Any:
     """Runtime value -> the JSON the API returns (scalars as strings)."""
-    if isinstance(t, IntType | EnumType):
+    if isinstance(t, IntType | EnumType | DecimalType):
         return str(v)
     if isinstance(t, BoolType):
         return "true" if v else "false"
@@ -337,6 +366,8 @@ def encode_dynamic(v: Any) -> Any:
         return v.hex()
     if isinstance(v, Address):
         return v.account_text()
+    if isinstance(v, DecimalValue):
+        return str(v)
     if isinstance(v, StructValue):
         return encode_value(v, v.stype)
     if isinstance(v, ArrayValue):
@@ -491,7 +522,7 @@ def _source_text(source: str, node: Any) -> str | None:
     """Best-effort source text of a simple initializer (literal values)."""
     from . import ast as A
 
-    if isinstance(node, A.NumberLit):
+    if isinstance(node, A.NumberLit | A.DecimalLit):
         return node.text
     if isinstance(node, A.StringLit):
         return node.value

@@ -58,6 +58,15 @@ class NumberLit(Expr):
 
 
 @dataclass(slots=True)
+class DecimalLit(Expr):
+    """A fractional literal such as ``1.50``: the value ``mantissa / 10**places``."""
+
+    mantissa: int
+    places: int
+    text: str
+
+
+@dataclass(slots=True)
 class StringLit(Expr):
     value: str
 

@@ -55,6 +55,15 @@ class BoolType(Type):
         return {"tag": "Bool"}
 
 
+class DecimalType(Type):
+    """SolidVM's exact decimal numbers (an integer mantissa and 0..255 decimal places)."""
+
+    name = "decimal"
+
+    def xabi(self) -> dict[str, Any]:
+        return {"tag": "Decimal"}
+
+
 class StringType(Type):
     name = "string"
 
@@ -208,6 +217,7 @@ UINT = IntType(False)
 LITERAL = IntType(False, 256)  # the type of an integer literal; adopts the other operand's type
 INT = IntType(True)
 BOOL = BoolType()
+DECIMAL = DecimalType()
 STRING = StringType()
 BYTES = BytesType(None)
 BYTES32 = BytesType(32)
@@ -226,6 +236,8 @@ def elementary(name: str, payable: bool = False) -> Type:
         return IntType(True, int(name[3:]))
     if name == "bool":
         return BOOL
+    if name == "decimal":
+        return DECIMAL
     if name == "string":
         return STRING
     if name == "bytes":

@@ -9,7 +9,7 @@ from .. import ast as A
 from ..defs import CompiledFunction, ContractDef, EventDef, ModifierDef, StateVar
 from ..ops import Coercer, make_coercer
 from ..runtime import Fn
-from ..types import STRING, EnumType, MappingType, StructType, Type, UserDefinedType
+from ..types import STRING, DecimalType, EnumType, MappingType, StructType, Type, UserDefinedType
 from ..values import default_value
 
 if TYPE_CHECKING:
@@ -209,6 +209,12 @@ class CompilerBase:
 
     def _arg(self, e: A.Expr, t: Type) -> Fn:
         f, at = self.expr(e)
+        self.check_arg(at, t, e)
+        return coerced(f, make_coercer(t, self.vm))
+
+    def check_arg(self, at: Type | None, t: Type, e: A.Node) -> None:
+        """Argument types the compiler refuses: value types and decimals do not mix."""
         if isinstance(at, UserDefinedType) or isinstance(t, UserDefinedType):
             self.check_udvt(at, t, e)
-        return coerced(f, make_coercer(t, self.vm))
+        if isinstance(t, DecimalType) or isinstance(at, DecimalType):
+            self.check_assignable(at, t, e)

@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import ast as A
 from ..binding import takes_variadic
+from ..decimals import dec_truncate
 from ..defs import CompiledFunction, ContractDef
 from ..ops import (
     check_int,
@@ -16,6 +17,7 @@ from ..ops import (
     describe,
     make_coercer,
     pack,
+    parse_int_text,
     resolve_chain_spec,
     type_error,
 )
@@ -30,6 +32,7 @@ from ..types import (
     ACCOUNT,
     BOOL,
     BYTES,
+    DECIMAL,
     STRING,
     UINT,
     AccountType,
@@ -37,7 +40,10 @@ from ..types import (
     ArrayType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
+    IntType,
+    StringType,
     StructType,
     Type,
     UserDefinedType,
@@ -277,6 +283,8 @@ class CallsMixin(CompilerBase):
                 if args:
                     self.error("pop() takes no arguments", e)
                 return (lambda fr: jpop(fr, base(fr))), bt.elem if bt else None
+        if isinstance(bt, DecimalType):
+            return self.decimal_method(base, name, args, e)
         if isinstance(bt, BytesType) and name == "push":
             self.error("push on bytes is not supported; use string concatenation", e)
         if name in ("transfer", "send") and (
@@ -295,6 +303,17 @@ class CallsMixin(CompilerBase):
         if isinstance(bt, (ContractType, AddressType, AccountType)) or bt is None:
             return self.external_call(base, bt, name, args, e)
         self.error(f"type {bt.name} has no function '{name}'", e)
+
+    def decimal_method(self, base: Fn, name: str, args: list[A.Expr], e: A.Call) -> CExpr:
+        """``d.truncate(n)``: ``d`` cut (toward zero) or padded to ``n`` decimal places."""
+        if name != "truncate":
+            self.error(f"type decimal has no function '{name}'", e)
+        if len(args) != 1:
+            self.error("truncate takes one argument: the number of decimal places", e)
+        n, nt = self.expr(args[0])
+        if nt is not None and not isinstance(nt, IntType):
+            self.error(f"truncate needs an integer number of places, not {nt.name}", args[0])
+        return (lambda fr: dec_truncate(base(fr), n(fr))), DECIMAL
 
     def _impl_in(self, owner: ContractDef, name: str, n: int) -> CompiledFunction | None:
         for b in owner.linearization:
@@ -483,16 +502,41 @@ class CallsMixin(CompilerBase):
         if isinstance(tn, A.ElementaryTypeName) and tn.name == "account":
             return self.account_ctor(args, e)
         t = self.uc.resolve_type(tn, self.c)
+        if isinstance(t, IntType) and len(args) == 2 and self.vm != "EVM":
+            return self.int_from_text(t, args, e)
         if len(args) != 1:
             self.error(f"conversion to {t.name} takes one argument", e)
-        f, at = self.expr(args[0])
-        if isinstance(at, UserDefinedType):
+        f, st = self.expr(args[0])
+        if isinstance(st, UserDefinedType):
             self.error(
-                f"conversion from {at.name} to {t.name} is not allowed; use {at.name}.unwrap(...)",
+                f"conversion from {st.name} to {t.name} is not allowed; use {st.name}.unwrap(...)",
                 e,
             )
+        if isinstance(t, DecimalType) and st is not None:
+            if not isinstance(st, (IntType, StringType, DecimalType)):
+                self.error(f"cannot convert {st.name} to decimal", args[0])
+        elif isinstance(st, DecimalType) and not isinstance(t, IntType):
+            self.error(f"cannot convert decimal to {t.name}", args[0])
         vm = self.vm
         return (lambda fr: convert(f(fr), t, vm)), t
+
+    def int_from_text(self, t: IntType, args: list[A.Expr], e: A.Call) -> CExpr:
+        """``uint(s, base)``: a string read in base 10 or 16."""
+        f, st = self.expr(args[0])
+        if st is not None and not isinstance(st, StringType):
+            self.error(f"{t.name}(value, base) reads a string, not {st.name}", args[0])
+        b, bt = self.expr(args[1])
+        if bt is not None and not isinstance(bt, IntType):
+            self.error(f"the base must be an integer, not {bt.name}", args[1])
+        name = t.name
+
+        def run_parse(fr: Frame) -> Any:
+            s = f(fr)
+            if type(s) is not str:
+                raise type_error(f"{name}(value, base) reads a string, got {describe(s)}")
+            return parse_int_text(s, b(fr), name)
+
+        return run_parse, t
 
     def account_ctor(self, args: list[A.Expr], e: A.Call) -> CExpr:
         if not 1 <= len(args) <= 3:

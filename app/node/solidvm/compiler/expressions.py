@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ast as A
+from ..decimals import dec_neg
 from ..defs import StateVar
 from ..errors import ExecutionError
 from ..ops import (
@@ -33,6 +34,7 @@ from ..types import (
     ADDRESS,
     BOOL,
     BYTES,
+    DECIMAL,
     LITERAL,
     STRING,
     UINT,
@@ -42,6 +44,7 @@ from ..types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     MappingType,
@@ -55,10 +58,11 @@ from ..values import (
     Address,
     ArrayValue,
     ContractRef,
+    DecimalValue,
     default_value,
 )
 from .base import CExpr, CompilerBase, coerced, const
-from .closures import key_ok, make_arith, make_compare, result_type
+from .closures import key_ok, make_arith, make_compare, make_dec_arith, result_type
 
 
 class ExpressionsMixin(CompilerBase):
@@ -78,6 +82,11 @@ class ExpressionsMixin(CompilerBase):
 
     def x_NumberLit(self, e: A.NumberLit) -> CExpr:
         return const(e.value), LITERAL
+
+    def x_DecimalLit(self, e: A.DecimalLit) -> CExpr:
+        if self.vm == "EVM":
+            self.error("decimal numbers are a SolidVM feature", e)
+        return const(DecimalValue(e.mantissa, e.places)), DECIMAL
 
     def x_StringLit(self, e: A.StringLit) -> CExpr:
         return const(e.value), STRING
@@ -107,6 +116,9 @@ class ExpressionsMixin(CompilerBase):
         at = ArrayType(et, len(items))
         fns = [f for f, _ in items]
         n = len(fns)
+        if isinstance(et, DecimalType):  # [1, 2.5]: the integers become decimals too
+            co = make_coercer(et, self.vm)
+            fns = [coerced(f, co) for f in fns]
 
         def run_array(fr: Frame) -> Any:
             fr.ctx.charge_memory(n)
@@ -354,6 +366,10 @@ class ExpressionsMixin(CompilerBase):
             if isinstance(e.operand, A.NumberLit):
                 v = -e.operand.value
                 return const(v), LITERAL
+            if isinstance(t, DecimalType):
+                if isinstance(e.operand, A.DecimalLit):
+                    return const(dec_neg(DecimalValue(e.operand.mantissa, e.operand.places))), t
+                return (lambda fr: dec_neg(f(fr))), t
             self.expect_int(t, e)
             wrap = self.wrapper(t)
             if wrap:
@@ -444,6 +460,8 @@ class ExpressionsMixin(CompilerBase):
             tb = None
         self.no_value_type_operand(op, ta, e)
         self.no_value_type_operand(op, tb, e)
+        if isinstance(ta, DecimalType) or isinstance(tb, DecimalType):
+            return self.decimal_binop(op, fa, ta, fb, tb, e)
         if op in ("==", "!="):
             if op == "==":
                 return (lambda fr: values_equal(fa(fr), fb(fr))), BOOL
@@ -475,11 +493,38 @@ class ExpressionsMixin(CompilerBase):
             if t is not None and not isinstance(t, (IntType, EnumType)):
                 self.error(f"operator '{op}' needs integer operands, not {t.name}", e)
         wrap = self.wrapper(rt)
-        f = make_arith(op, fa, fb)
+        f = make_arith(op, fa, fb, self.vm)
         if wrap is not None:
             inner = f
             return (lambda fr: wrap(inner(fr))), rt
         return f, rt
+
+    def decimal_binop(
+        self, op: str, fa: Fn, ta: Type | None, fb: Fn, tb: Type | None, e: A.Node
+    ) -> CExpr:
+        """An operator with a decimal operand: the other must be a decimal too, or an integer
+        literal (which counts as a decimal with 0 places); integer variables need decimal(x)."""
+        ordering = op in ("<", ">", "<=", ">=")
+        if op not in ("==", "!=", "+", "-", "*", "/", "%") and not ordering:
+            self.error(f"operator '{op}' is not defined for decimal", e)
+        for t in (ta, tb):
+            if t is None or isinstance(t, DecimalType):
+                continue
+            if isinstance(t, IntType):
+                if t is LITERAL and not ordering:
+                    continue
+                what = "an integer literal" if t is LITERAL else t.name
+                self.error(
+                    f"operator '{op}' cannot mix decimal and {what}: convert with decimal(...)", e
+                )
+            self.error(f"operator '{op}' cannot combine decimal and {t.name}", e)
+        if op in ("==", "!="):
+            if op == "==":
+                return (lambda fr: values_equal(fa(fr), fb(fr))), BOOL
+            return (lambda fr: not values_equal(fa(fr), fb(fr))), BOOL
+        if ordering:
+            return make_compare(fa, fb, op), BOOL
+        return make_dec_arith(op, fa, fb), DECIMAL
 
     def x_Ternary(self, e: A.Ternary) -> CExpr:
         c = self.cond(e.cond)

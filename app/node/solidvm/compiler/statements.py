@@ -23,11 +23,13 @@ from ..runtime import (
     Frame,
 )
 from ..types import (
+    LITERAL,
     AccountType,
     AddressType,
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     StringType,
@@ -261,6 +263,14 @@ class StatementsMixin(CompilerBase):
         )
         if type(src) is type(dst):
             return
+        if src is LITERAL and isinstance(dst, DecimalType):
+            return  # an integer literal is a decimal with 0 places
+        if isinstance(src, IntType) and isinstance(dst, DecimalType):
+            self.error(
+                f"type {src.name} is not implicitly convertible to decimal: "
+                "convert with decimal(...)",
+                node,
+            )
         for g in groups:
             if isinstance(src, g) and isinstance(dst, g):
                 return

@@ -185,6 +185,8 @@ class UnitCompiler(FileScopeMixin):
         if isinstance(tn, A.ElementaryTypeName):
             if tn.name == "var":
                 self.error("'var' is not allowed here", tn)
+            if tn.name == "decimal" and self.vm == "EVM":
+                self.error("decimal is a SolidVM type", tn)
             return elementary(tn.name, tn.payable)
         if isinstance(tn, A.ArrayTypeName):
             base = self.resolve_type(tn.base, c)

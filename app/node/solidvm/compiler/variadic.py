@@ -231,6 +231,9 @@ class VariadicMixin(CompilerBase):
                 )
             self.arity_error(fns, len(compiled), name, e)
         fn = self.choose_overload(cands, compiled)
+        if not takes_variadic(fn):
+            for a, (_, at), (_, t) in zip(args, compiled, fn.params, strict=True):
+                self.check_arg(at, t, a)
         return self.call_chosen(fn, compiled)
 
     def call_chosen(self, fn: CompiledFunction, compiled: list[CExpr]) -> CExpr:

@@ -183,6 +183,21 @@ class ExpressionsMixin(ParserBase):
                 return args, None
             self.expect(",", "or ')' in the argument list")
 
+    def decimal_literal(self, start: A.Pos) -> A.Expr:
+        """The number token just read, written with a point: a ``decimal`` such as ``1.50``."""
+        t = self.toks[self.i - 1]
+        text = t.text.replace("_", "")
+        if "e" in text.lower():
+            if isinstance(t.value, int):  # 2.5e18: a whole number, as before
+                return A.NumberLit(start, t.value, t.text)
+            self.error("a decimal literal cannot have an exponent: write it out, e.g. 0.002", t)
+        whole, _, frac = text.partition(".")
+        if not whole:
+            self.error(f"a decimal literal needs a digit before the point: write 0{text}", t)
+        if len(frac) > 255:
+            self.error("a decimal literal has at most 255 decimal places", t)
+        return A.DecimalLit(start, int(whole + frac), len(frac), t.text)
+
     def parse_primary(self) -> A.Expr:
         t = self.tok
         start = self.pos()
@@ -202,8 +217,8 @@ class ExpressionsMixin(ParserBase):
                 else:
                     assert isinstance(value, int)
                     value = value * mult
-            if isinstance(value, tuple):
-                self.error("fractional numbers are not supported", t)
+            elif "." in t.text or isinstance(value, tuple):
+                return self.decimal_literal(start)
             assert isinstance(value, int)
             return A.NumberLit(start, value, t.text)
         if k is T.STRING:
