@@ -16,6 +16,7 @@ from .runtime import (
     MAX_INT_BITS,
     MISSING,
     Frame,
+    invalid_write,
     jset_dict,
     jset_list,
 )
@@ -598,3 +599,56 @@ def concat_bytes(fr: Frame, parts: list[Any]) -> bytes:
     out = b"".join(p if type(p) is bytes else str(p).encode() for p in parts)
     fr.ctx.charge_memory(len(out))
     return out
+
+
+# ------------------------------------------------------------------ storage arrays
+
+
+def storage_read(a: Any, i: Any, et: Type) -> Any:
+    """``arr[i]`` of an array in storage: SolidVM reads any index; past the end it finds what
+    ``arr[i] = v`` wrote there, else the element type's default (no index error)."""
+    if type(i) is not int:
+        raise type_error(f"array index must be an integer, got {describe(i)}")
+    if 0 <= i < len(a):
+        return a[i]
+    b = getattr(a, "beyond", None)
+    if b:
+        v = b.get(i, MISSING)
+        if v is not MISSING:
+            return v
+    return default_value(et)
+
+
+def storage_vivify(fr: Frame, a: Any, i: Any, et: Type) -> Any:
+    """Like :func:`storage_read`, but a complex element past the end is created in place so
+    that writes into it (``arr[7].f = 1``) persist."""
+    v = storage_read(a, i, et)
+    if et.complex and not 0 <= i < len(a):
+        b = getattr(a, "beyond", None)
+        if b is None or i not in b:
+            storage_write(fr, a, i, v)
+    return v
+
+
+def storage_write(fr: Frame, a: Any, i: Any, v: Any) -> None:
+    """``arr[i] = v`` in storage: past the end the element is stored without changing
+    ``arr.length``, as SolidVM does."""
+    if type(i) is not int:
+        raise type_error(f"array index must be an integer, got {describe(i)}")
+    if 0 <= i < len(a):
+        jset_list(fr, a, i, v)
+        return
+    if fr.ro:
+        raise invalid_write(fr)
+    b = a.beyond
+    if b is None:
+        b = a.beyond = {}
+    jset_dict(fr, b, i, v)
+
+
+def memory_write_error(i: Any, n: int) -> ExecutionError:
+    return ExecutionError(
+        "invalid write: Cannot assign a value outside the allocated space for an array "
+        f"(index {i}, length {n})",
+        "invalid write",
+    )

@@ -22,6 +22,7 @@ from ..runtime import (
     Fn,
     Frame,
     invoke,
+    jdel_dict,
     jpop,
     jpush,
 )
@@ -49,6 +50,13 @@ from ..values import (
 )
 from .base import CExpr, CompilerBase
 from .closures import ret_type, unpack_returns
+
+
+def drop_beyond(fr: Frame, a: Any) -> None:
+    """A push stores at index ``len(a)``: it replaces what an earlier write past the end put
+    there."""
+    if len(a) in a.beyond:
+        jdel_dict(fr, a.beyond, len(a))
 
 
 class CallsMixin(CompilerBase):
@@ -285,7 +293,10 @@ class CallsMixin(CompilerBase):
 
             def push_default(fr: Frame) -> Any:
                 v = default_value(et)
-                jpush(fr, base(fr), v)
+                a = base(fr)
+                if a.beyond:
+                    drop_beyond(fr, a)
+                jpush(fr, a, v)
                 return v
 
             return push_default, et
@@ -306,6 +317,8 @@ class CallsMixin(CompilerBase):
                 v = co(v)
             if cp:
                 v = copy_in(fr, v)
+            if getattr(a, "beyond", None):
+                drop_beyond(fr, a)
             jpush(fr, a, v)
             return len(a)
 

@@ -20,6 +20,8 @@ from ..ops import (
     keccak256,
     make_coercer,
     op_add_any,
+    storage_read,
+    storage_vivify,
     values_equal,
 )
 from ..runtime import (
@@ -313,6 +315,18 @@ class ExpressionsMixin(CompilerBase):
             return (lambda fr: base(fr).get(key(fr), dv)), vt
         if isinstance(bt, ArrayType):
             et = bt.elem
+            if self.is_storage(e.obj):
+                if vivify and et.complex:
+                    return (lambda fr: storage_vivify(fr, base(fr), key(fr), et)), et
+
+                def arr_storage(fr: Frame) -> Any:
+                    a = base(fr)
+                    i = key(fr)
+                    if type(i) is int and 0 <= i < len(a):
+                        return a[i]
+                    return storage_read(a, i, et)
+
+                return arr_storage, et
 
             def arr_index(fr: Frame) -> Any:
                 a = base(fr)

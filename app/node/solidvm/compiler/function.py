@@ -6,10 +6,11 @@ from .assignment import AssignmentMixin
 from .builtins import BuiltinsMixin
 from .calls import CallsMixin
 from .expressions import ExpressionsMixin
+from .places import PlacesMixin
 from .statements import StatementsMixin
 
 
 class FunctionCompiler(
-    StatementsMixin, ExpressionsMixin, AssignmentMixin, CallsMixin, BuiltinsMixin
+    StatementsMixin, ExpressionsMixin, AssignmentMixin, CallsMixin, BuiltinsMixin, PlacesMixin
 ):
     """Compiles the bodies of one function (or modifier, or initializer) of contract ``c``."""

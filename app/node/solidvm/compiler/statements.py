@@ -216,11 +216,14 @@ class StatementsMixin(CompilerBase):
                 fr.l[slot] = dv
 
             return run_default
-        init, it = self.expr(s.init, vivify=vs.location == "storage")
+        location = vs.location
+        if location is None and t.complex and self.is_storage(s.init):
+            location = "storage"  # no location: a reference to storage, as in SolidVM
+        init, it = self.expr(s.init, vivify=location == "storage")
         self.check_assignable(it, t, s.init)
         co = make_coercer(t, self.vm)
-        copy = t.complex and vs.location == "memory"
-        slot = self.declare(vs.name, t, vs, vs.location)
+        copy = t.complex and location == "memory"
+        slot = self.declare(vs.name, t, vs, location)
         if copy:
 
             def run_copy(fr: Frame) -> Any:
