@@ -53,6 +53,7 @@ class ExecContext:
         "depth",
         "dirty",
         "events",
+        "implicit",
         "journal",
         "max_mem",
         "max_steps",
@@ -85,6 +86,9 @@ class ExecContext:
         self.mem = 0
         self.max_mem = max_mem
         self.depth = 0
+        # True when the call that finished last ended without `return <values>`: the platform
+        # then answers only its named return values
+        self.implicit = False
 
     def out_of_gas(self) -> ExecutionError:
         return ExecutionError(
@@ -242,7 +246,9 @@ def invoke(
     ctx.depth -= 1
     r = fr.ret
     if r is None:
+        ctx.implicit = True
         return [loc[s] for s in fn.ret_slots]
+    ctx.implicit = False
     return r
 
 

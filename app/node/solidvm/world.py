@@ -307,7 +307,13 @@ class World:
     ) -> ExecResult:
         res = ExecResult(address=address, chain_id=chain_id, raw=raw, steps=ctx.steps)
         if fn is not None:
-            res.values = [encode_value(v, t) for v, (_, t) in zip(raw, fn.returns, strict=True)]
+            rets = fn.returns
+            if ctx.implicit and not all(n for n, _ in rets):
+                # no `return <values>` ran: SolidVM answers the named return values only
+                raw = [v for v, (n, _) in zip(raw, rets, strict=True) if n]
+                rets = [(n, t) for n, t in rets if n]
+                res.raw = raw
+            res.values = [encode_value(v, t) for v, (_, t) in zip(raw, rets, strict=True)]
         for acct, ev, vals in ctx.events:
             assert acct.cdef is not None
             res.events.append(

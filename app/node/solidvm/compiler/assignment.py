@@ -29,6 +29,7 @@ from ..types import (
     ArrayType,
     MappingType,
     StructType,
+    TupleType,
     Type,
 )
 from ..values import (
@@ -143,8 +144,11 @@ class AssignmentMixin(CompilerBase):
             else:
                 ref, _get, put, t = self.lvalue(item)
                 targets.append((ref, put, make_coercer(t, self.vm)))
-        val, _ = self.expr(e.value)
+        val, vt = self.expr(e.value)
         n = len(targets)
+        if vt is not None and (not isinstance(vt, TupleType) or len(vt.items) != n):
+            got = len(vt.items) if isinstance(vt, TupleType) else 1
+            self.error(f"cannot assign {got} value{'s' if got != 1 else ''} to {n} targets", e)
 
         def run_tuple_assign(fr: Frame) -> Any:
             vals = val(fr)
