@@ -532,9 +532,9 @@ def dyn_index(fr: Frame, c: Any, k: Any, vivify: bool) -> Any:
             if vivify and c.mtype.value.complex:
                 jset_dict(fr, c, k, v)
         return v
-    if isinstance(c, (list, bytes)):
+    if isinstance(c, (list, bytes, tuple)):
         if type(k) is int and 0 <= k < len(c):
-            return c[k] if isinstance(c, list) else c[k : k + 1]
+            return c[k : k + 1] if isinstance(c, bytes) else c[k]
         raise index_error(k, len(c))
     raise type_error(f"cannot index {describe(c)}")
 

@@ -55,6 +55,7 @@ class ExecContext:
         "events",
         "implicit",
         "journal",
+        "logs",
         "max_mem",
         "max_steps",
         "mem",
@@ -89,6 +90,7 @@ class ExecContext:
         # True when the call that finished last ended without `return <values>`: the platform
         # then answers only its named return values
         self.implicit = False
+        self.logs: list[str] = []  # what log(...) printed, in order
 
     def out_of_gas(self) -> ExecutionError:
         return ExecutionError(
@@ -259,6 +261,7 @@ def run_modifiers(fr: Frame, fn: CompiledFunction, i: int) -> None:
     mdef, argfns = fn.mods[i]
     mfr = Frame(fr.ctx, fr.acct, fr.sender, fr.value, fr.ro, mdef.nslots)
     mfr.cdef = fr.cdef
+    mfr.fn = fn
     for k, a in enumerate(argfns):
         mfr.l[k] = a(fr)
     mfr.ph = lambda: run_modifiers(fr, fn, i + 1)

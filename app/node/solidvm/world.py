@@ -89,6 +89,7 @@ class ExecResult:
     created: list[tuple[str, str]] = field(default_factory=list)
     touched: list[tuple[str, str]] = field(default_factory=list)
     steps: int = 0
+    logs: list[str] = field(default_factory=list)  # lines printed by log(...)
 
 
 def _addr_int(a: str | int) -> int:
@@ -305,7 +306,9 @@ class World:
         raw: list[Any],
         fn: CompiledFunction | None,
     ) -> ExecResult:
-        res = ExecResult(address=address, chain_id=chain_id, raw=raw, steps=ctx.steps)
+        res = ExecResult(
+            address=address, chain_id=chain_id, raw=raw, steps=ctx.steps, logs=ctx.logs
+        )
         if fn is not None:
             rets = fn.returns
             if ctx.implicit and not all(n for n, _ in rets):

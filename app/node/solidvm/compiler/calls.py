@@ -8,13 +8,10 @@ from .. import ast as A
 from ..defs import CompiledFunction, ContractDef
 from ..ops import (
     check_int,
-    concat_bytes,
-    concat_str,
     convert,
     copy_in,
     describe,
     make_coercer,
-    pack,
     resolve_chain_spec,
     type_error,
 )
@@ -35,9 +32,11 @@ from ..types import (
     AccountType,
     AddressType,
     ArrayType,
+    BoolType,
     BytesType,
     ContractType,
     EnumType,
+    StringType,
     StructType,
     Type,
 )
@@ -185,6 +184,13 @@ class CallsMixin(CompilerBase):
         obj = func.obj
         name = func.name
         if (
+            isinstance(obj, A.TypeExpr)
+            and isinstance(obj.type, A.ElementaryTypeName)
+            and obj.type.name in ("string", "bytes")
+            and name == "concat"
+        ):
+            return self.concat_call(obj.type.name, args, e)
+        if (
             isinstance(obj, A.Ident)
             and self.lookup_local(obj.name) is None
             and (obj.name not in self.c.svars)
@@ -192,14 +198,8 @@ class CallsMixin(CompilerBase):
             o = obj.name
             if o == "super":
                 return self.super_call(name, args, e)
-            if o == "abi" and name in ("encodePacked", "encode", "encodeWithSignature"):
-                fns = [self.expr(a)[0] for a in args]
-                return (lambda fr: pack([f(fr) for f in fns])), BYTES
-            if o in ("string", "bytes") and name == "concat":
-                fns = [self.expr(a)[0] for a in args]
-                if o == "string":
-                    return (lambda fr: concat_str(fr, [f(fr) for f in fns])), STRING
-                return (lambda fr: concat_bytes(fr, [f(fr) for f in fns])), BYTES
+            if o == "abi":
+                return self.abi_member_call(name, args, e)
             if o in self.uc.contracts and o != "this":
                 owner = self.uc.contracts[o]
                 fn = owner.find_function(name, len(args))
@@ -413,10 +413,20 @@ class CallsMixin(CompilerBase):
     def cast(self, tn: A.TypeName, args: list[A.Expr], e: A.Call) -> CExpr:
         if isinstance(tn, A.ElementaryTypeName) and tn.name == "account":
             return self.account_ctor(args, e)
+        if (
+            len(args) == 2
+            and isinstance(tn, A.ElementaryTypeName)
+            and tn.name in ("string", "bytes")
+            and isinstance(args[1], A.StringLit)
+        ):
+            return self.encoding_cast(tn.name, args, e)  # string(b, "utf-8"), bytes(s, "raw")
         t = self.uc.resolve_type(tn, self.c)
         if len(args) != 1:
             self.error(f"conversion to {t.name} takes one argument", e)
-        f, _ = self.expr(args[0])
+        f, at = self.expr(args[0])
+        ok = (BoolType, StringType, BytesType)
+        if isinstance(t, BoolType) and at is not None and not isinstance(at, ok):
+            self.error(f'bool(...) takes a bool or "true"/"false", not {at.name}', e)
         vm = self.vm
         return (lambda fr: convert(f(fr), t, vm)), t
 

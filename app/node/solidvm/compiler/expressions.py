@@ -229,8 +229,16 @@ class ExpressionsMixin(CompilerBase):
                 return (lambda fr: fr.sender), ACCOUNT
             if name == "value":
                 return (lambda fr: fr.value), UINT
-            if name in ("data", "sig"):
-                return const(b""), BYTES
+            if name == "sig":  # SolidVM: the name of the function being called
+                fname = self.fn.name if self.fn is not None else None
+                if fname is not None and not self.in_modifier:
+                    return const(fname), STRING
+                return (lambda fr: fr.fn.name if fr.fn is not None else ""), STRING
+            if name == "data":  # SolidVM: the arguments of the call, as a variadic
+                if self.in_modifier or self.fn is None:
+                    self.error("msg.data is only available in a function body", e)
+                n = len(self.fn.params)
+                return (lambda fr: tuple(fr.l[:n])), None
             self.error(f"'msg' has no member '{name}'", e)
         if oname == "tx":
             if name == "origin":

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from .core import CoreBuiltins
 from .crypto import CryptoBuiltins
+from .encoding import EncodingBuiltins
 from .identity import IdentityBuiltins
 from .introspection import IntrospectionBuiltins
 from .strings import StringBuiltins
 from .testing import TestingBuiltins
+from .utility import UtilityBuiltins
 
 
 class BuiltinsMixin(
     CoreBuiltins,
     CryptoBuiltins,
+    EncodingBuiltins,
     IdentityBuiltins,
     IntrospectionBuiltins,
     StringBuiltins,
     TestingBuiltins,
+    UtilityBuiltins,
 ):
     """Every built-in function family."""

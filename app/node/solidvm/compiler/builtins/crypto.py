@@ -27,8 +27,6 @@ class CryptoBuiltins(CompilerBase):
         fns = [self.expr(a)[0] for a in args]
         return (lambda fr: keccak256(pack([f(fr) for f in fns]))), BYTES32
 
-    b_sha3 = b_keccak256
-
     def b_sha256(self, args: list[A.Expr], e: A.Call) -> CExpr:
         fns = [self.expr(a)[0] for a in args]
         return (lambda fr: hashlib.sha256(pack([f(fr) for f in fns])).digest()), BYTES32
