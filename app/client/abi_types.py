@@ -1,25 +1,36 @@
 """Declared argument types from the xabi, and the values the composer edits for them (no Qt).
 
 ``AbiType.from_xabi`` reads the ``tag`` descriptors the node returns (``Int``, ``Bool``,
-``Address``, ``Account``, ``String``, ``Bytes``, ``Enum``, ``Array``, ``Struct``, ``Mapping``,
-``Contract``), resolving struct and enum type definitions from the contract's ``types``.
+``Address``, ``Account``, ``String``, ``Bytes``, ``Decimal``, ``Enum``, ``Array``, ``Struct``,
+``Mapping``, ``Contract``, ``UserDefined``, ``Variadic``), resolving struct and enum type
+definitions from the contract's ``types``.
 
-Editor values are plain Python: ints, bools, strings (addresses and hex bytes as text), lists for
-arrays, dicts for structs, and lists of ``(key, value)`` pairs for mappings (so a row being typed
-can hold a duplicate key until it is fixed). ``to_wire`` renders the JSON the platform expects
-(mapping string keys wrapped in single quotes, as the seed says); ``from_wire`` reads it back;
-``problems`` lists what is wrong, per field path, before anything is sent.
+Editor values are plain Python: ints, bools, strings (addresses, hex bytes and decimals as text),
+lists for arrays, dicts for structs, lists of ``(key, value)`` pairs for mappings (so a row being
+typed can hold a duplicate key until it is fixed), and lists of JSON values for ``variadic``
+(fractions as ``decimal.Decimal``, never float; an item that does not parse is an ``Unparsed``).
+A user-defined value type (``type Price is uint;``) holds the value of its actual type.
+``to_wire`` renders the JSON the platform expects (mapping string keys wrapped in single quotes,
+as the seed says; decimals as their exact text); ``from_wire`` reads it back; ``problems`` lists
+what is wrong, per field path, before anything is sent.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 HEX_RE = re.compile(r"^(0x)?[0-9a-fA-F]*$")
 ADDRESS_RE = re.compile(r"^(0x)?[0-9a-fA-F]{1,40}$")
 MAX_INT_BITS = 8192  # the node refuses bigger integers
+MAX_DECIMAL_DIGITS = 2467  # about MAX_INT_BITS in decimal digits
+MAX_DECIMAL_PLACES = 255  # the platform's Data.Decimal keeps the places in a Word8
+MAX_JSON_DEPTH = 32
+# the platform reads ``-12.5``, ``+3``, ``1.5e3``; Solidity literals also allow ``.5`` and ``5.``
+DECIMAL_RE = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,6}))?")
 
 
 class AbiTypeError(ValueError):
@@ -31,10 +42,19 @@ class AbiTypeError(ValueError):
         self.message = message
 
 
+@dataclass(frozen=True)
+class Unparsed:
+    """A variadic item whose text is not a value yet (kept so the editor can say why)."""
+
+    text: str
+    reason: str
+
+
 @dataclass(frozen=True, repr=False)
 class AbiType:
-    kind: str  # int bool address account contract string bytes enum array struct mapping
-    name: str = ""  # struct/enum/contract name
+    kind: str  # int bool address account contract string bytes decimal enum array struct
+    # mapping udvt variadic
+    name: str = ""  # struct/enum/contract name, a user-defined value type's alias
     signed: bool = False
     bits: int = 256  # ints
     size: int | None = None  # bytesN (None: dynamic bytes)
@@ -44,6 +64,7 @@ class AbiType:
     value: AbiType | None = None  # mapping value
     fields: tuple[tuple[str, AbiType], ...] = ()
     names: tuple[str, ...] = ()  # enum values
+    actual: AbiType | None = None  # the type a user-defined value type wraps
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     # ------------------------------------------------------------ reading the xabi
@@ -53,6 +74,9 @@ class AbiType:
         if depth > 32 or not isinstance(d, dict):
             return cls("string")  # unknown shapes are edited as text
         types = types or {}
+        if "tag" not in d and isinstance(d.get("type"), dict):
+            # SolidVM's own IndexedType JSON nests the type: {"index": 0, "type": {...}}
+            return cls.from_xabi(d["type"], types, depth + 1)
         tag = str(d.get("tag", ""))
         if tag == "Int":
             nbytes = d.get("bytes")
@@ -70,6 +94,13 @@ class AbiType:
         if tag == "Bytes":
             dynamic = d.get("dynamic") or d.get("bytes") is None
             return cls("bytes", size=None if dynamic else int(d["bytes"]))
+        if tag == "Decimal":
+            return cls("decimal")
+        if tag == "Variadic":
+            return cls("variadic")
+        if tag == "UserDefined":
+            actual = cls.from_xabi(d.get("actual"), types, depth + 1)
+            return cls("udvt", name=str(d.get("alias") or ""), actual=actual)
         if tag == "Enum":
             name = str(d.get("typedef") or "")
             names = d.get("names") or (types.get(name) or {}).get("names") or []
@@ -111,6 +142,9 @@ class AbiType:
             return f"bytes{self.size}" if self.size is not None else "bytes"
         if k in ("enum", "struct", "contract"):
             return self.name or k
+        if k == "udvt":
+            assert self.actual is not None
+            return self.name or self.actual.describe()
         if k == "array":
             assert self.entry is not None
             return f"{self.entry.describe()}[{'' if self.length is None else self.length}]"
@@ -121,7 +155,15 @@ class AbiType:
 
     @property
     def is_composite(self) -> bool:
-        return self.kind in ("array", "struct", "mapping")
+        return self.unwrapped.kind in ("array", "struct", "mapping", "variadic")
+
+    @property
+    def unwrapped(self) -> AbiType:
+        """The type itself, or the actual type behind user-defined value types."""
+        t = self
+        while t.kind == "udvt" and t.actual is not None:
+            t = t.actual
+        return t
 
     def default(self) -> Any:
         """The value a fresh editor starts from."""
@@ -137,8 +179,13 @@ class AbiType:
             return [self.entry.default() for _ in range(self.length or 0)]
         if k == "struct":
             return {n: t.default() for n, t in self.fields}
-        if k == "mapping":
+        if k in ("mapping", "variadic"):
             return []
+        if k == "decimal":
+            return "0"
+        if k == "udvt":
+            assert self.actual is not None
+            return self.actual.default()
         return ""
 
     # ------------------------------------------------------------ checking
@@ -197,6 +244,20 @@ class AbiType:
                 bad(AbiTypeError(path, "hex needs an even number of digits"))
             elif self.size is not None and digits != 2 * self.size:
                 bad(AbiTypeError(path, f"{self.describe()} needs exactly {2 * self.size} digits"))
+        elif k == "decimal":
+            try:
+                decimal_parts(v)
+            except ValueError as exc:
+                bad(AbiTypeError(path, str(exc)))
+        elif k == "udvt":
+            assert self.actual is not None
+            self.actual._check(v, vm, path, out)
+        elif k == "variadic":
+            if not isinstance(v, list):
+                bad(AbiTypeError(path, "variadic needs a list of values"))
+                return
+            for i, x in enumerate(v):
+                _json_check(x, f"{path}[{i}]", out, 0)
         elif k == "enum":
             if v not in self.names:
                 bad(AbiTypeError(path, f"one of {', '.join(self.names)}"))
@@ -223,7 +284,7 @@ class AbiType:
             if not isinstance(v, list):
                 bad(AbiTypeError(path, "a list of key/value pairs expected"))
                 return
-            if self.key.kind in ("address", "account", "contract"):
+            if self.key.unwrapped.kind in ("address", "account", "contract"):
                 bad(AbiTypeError(path, "mapping arguments cannot have address keys (platform)"))
                 return
             seen: set[str] = set()
@@ -262,11 +323,19 @@ class AbiType:
         if k == "bytes":
             s = str(v).strip()
             return s[2:].lower() if s[:2] in ("0x", "0X") else s.lower()
+        if k == "decimal":
+            # as text: exact, where a JSON number would pass through doubles
+            return decimal_text(v)
+        if k == "udvt":
+            assert self.actual is not None
+            return self.actual.to_wire(v)
+        if k == "variadic":
+            return [_json_wire(x) for x in v]
         return v
 
     def key_to_wire(self, key: Any) -> str:
         assert self.key is not None
-        if self.key.kind == "string":
+        if self.key.unwrapped.kind == "string":
             return f"'{key}'"
         w = self.key.to_wire(key)
         return str(w).lower() if isinstance(w, bool) else str(w)
@@ -285,6 +354,17 @@ class AbiType:
             if w in ("true", "false"):
                 return w == "true"
             raise AbiTypeError(path, f"bool needs true or false, not {w!r}")
+        if k == "decimal":
+            try:
+                return decimal_text(w)
+            except ValueError as exc:
+                raise AbiTypeError(path, f"{exc}, not {w!r}") from None
+        if k == "udvt":
+            assert self.actual is not None
+            return self.actual.from_wire(w, path)
+        if k == "variadic":
+            items = w if isinstance(w, list) else [w]  # one value stands for a list of one
+            return [_json_from_wire(x, f"{path}[{i}]", 0) for i, x in enumerate(items)]
         if k == "enum":
             if isinstance(w, int) and not isinstance(w, bool) and 0 <= w < len(self.names):
                 return self.names[w]
@@ -314,7 +394,7 @@ class AbiType:
             pairs = []
             for raw, val in w.items():
                 key: Any
-                if self.key.kind == "string":
+                if self.key.unwrapped.kind == "string":
                     if not (len(raw) >= 2 and raw[0] == "'" and raw[-1] == "'"):
                         raise AbiTypeError(
                             f"{path}[{raw}]", "string keys are wrapped in single quotes"
@@ -325,7 +405,7 @@ class AbiType:
                 pairs.append((key, self.value.from_wire(val, f"{path}[{raw}]")))
             return pairs
         if k in ("string", "address", "account", "contract", "bytes"):
-            if isinstance(w, bool) or not isinstance(w, (str, int, float)):
+            if isinstance(w, bool) or not isinstance(w, (str, int, float, Decimal)):
                 raise AbiTypeError(path, f"{self.describe()} needs text, not {w!r}")
             return str(w)
         return w
@@ -339,6 +419,8 @@ def parse_int(v: Any) -> int | None:
         return v
     if isinstance(v, float):
         return int(v) if v.is_integer() else None
+    if isinstance(v, Decimal):  # a JSON number read exactly
+        return int(v) if v.is_finite() and v == v.to_integral_value() else None
     if not isinstance(v, str):
         return None
     s = v.strip().replace("_", "").replace(",", "")
@@ -351,9 +433,111 @@ def parse_int(v: Any) -> int | None:
         if m is None:
             return None
         base = int(m.group(1))
+        if m.group(2) and int(m.group(2)) > MAX_DECIMAL_DIGITS:
+            return None  # 1e99999999 would take minutes to build, and is far too large anyway
         return base * 10 ** int(m.group(2)) if m.group(2) else base
     except ValueError:
         return None
+
+
+DECIMAL_HINT = "a decimal is written like 12.5, -0.25 or 1.5e3"
+
+
+def decimal_parts(v: Any) -> tuple[int, int]:
+    """``(mantissa, places)`` of a decimal, as the platform's ``read :: Decimal`` gives them
+    (``"12.50"`` -> ``(1250, 2)``, ``"1.5e3"`` -> ``(1500, 0)``); raises ValueError saying why.
+
+    Takes text, ints and exact JSON numbers (``decimal.Decimal``); a float is read from its
+    shortest repr (it has already been rounded by whoever made it)."""
+    if isinstance(v, bool):
+        raise ValueError(DECIMAL_HINT)
+    if isinstance(v, int):
+        if v.bit_length() > MAX_INT_BITS:
+            raise ValueError("too large")
+        return v, 0
+    if isinstance(v, (float, Decimal)):
+        if not (v.is_finite() if isinstance(v, Decimal) else math.isfinite(v)):
+            raise ValueError("a decimal must be a finite number")
+        v = repr(v) if isinstance(v, float) else str(v)
+    if not isinstance(v, str):
+        raise ValueError(DECIMAL_HINT)
+    m = DECIMAL_RE.fullmatch(v.strip())
+    if m is None or not (m.group(2) or m.group(3)):
+        raise ValueError(DECIMAL_HINT)
+    sign, whole, frac, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+    places = len(frac) - (int(exp) if exp else 0)
+    digits = (whole + frac).lstrip("0")
+    if len(digits) + max(0, -places) > MAX_DECIMAL_DIGITS:
+        raise ValueError("too large")
+    if places > MAX_DECIMAL_PLACES:
+        raise ValueError(f"at most {MAX_DECIMAL_PLACES} decimal places")
+    n = int(digits or "0") * 10 ** max(0, -places)
+    return (-n if sign == "-" else n), max(places, 0)
+
+
+def decimal_text(v: Any) -> str:
+    """The platform's rendering of a decimal: plain notation keeping its places (``"12.000"``,
+    ``"-0.5"``, ``"1500"``); raises ValueError for what is not a decimal."""
+    n, places = decimal_parts(v)
+    digits = str(abs(n)).rjust(places + 1, "0")
+    sign = "-" if n < 0 else ""
+    return f"{sign}{digits[: len(digits) - places]}.{digits[-places:]}" if places else sign + digits
+
+
+def _json_check(v: Any, path: str, out: list[AbiTypeError], depth: int) -> None:
+    """Problems of one untyped (variadic) value: anything JSON but null."""
+    if depth > MAX_JSON_DEPTH:
+        out.append(AbiTypeError(path, "nests too deeply"))
+    elif isinstance(v, Unparsed):
+        out.append(AbiTypeError(path, v.reason))
+    elif v is None:
+        out.append(AbiTypeError(path, "null is not a value (the platform refuses null arguments)"))
+    elif isinstance(v, (float, Decimal)):
+        try:
+            decimal_parts(v)
+        except ValueError as exc:
+            out.append(AbiTypeError(path, str(exc)))
+    elif isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_INT_BITS:
+        out.append(AbiTypeError(path, "too large"))
+    elif isinstance(v, (list, tuple)):
+        for i, x in enumerate(v):
+            _json_check(x, f"{path}[{i}]", out, depth + 1)
+    elif isinstance(v, dict):
+        for key, x in v.items():
+            _json_check(x, f"{path}.{key}", out, depth + 1)
+    elif not isinstance(v, (bool, int, str)):
+        out.append(AbiTypeError(path, f"not a JSON value: {v!r}"))
+
+
+def _json_wire(v: Any) -> Any:
+    """An untyped value as JSON: fractions become their exact decimal text."""
+    if isinstance(v, (float, Decimal)):
+        return decimal_text(v)
+    if isinstance(v, (list, tuple)):
+        return [_json_wire(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _json_wire(x) for k, x in v.items()}
+    return v
+
+
+def _json_from_wire(w: Any, path: str, depth: int) -> Any:
+    """An untyped JSON value read back (floats from other readers become exact Decimals)."""
+    if depth > MAX_JSON_DEPTH:
+        raise AbiTypeError(path, "nests too deeply")
+    if w is None:
+        raise AbiTypeError(path, "null is not a value (the platform refuses null arguments)")
+    if isinstance(w, float):
+        try:
+            return Decimal(decimal_text(w))
+        except ValueError as exc:
+            raise AbiTypeError(path, str(exc)) from None
+    if isinstance(w, list):
+        return [_json_from_wire(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(w)]
+    if isinstance(w, dict):
+        return {str(k): _json_from_wire(x, f"{path}.{k}", depth + 1) for k, x in w.items()}
+    if isinstance(w, (bool, int, str, Decimal)):
+        return w
+    raise AbiTypeError(path, f"not a JSON value: {w!r}")
 
 
 @dataclass(frozen=True)

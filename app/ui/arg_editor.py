@@ -1,9 +1,11 @@
 """Typed argument editors generated from declared SolidVM types, with a raw-JSON view.
 
 Every editor holds the value of one ``AbiType`` (see ``app.client.abi_types``): numbers take
-unbounded integers (``1e18`` and ``0x..`` too), bools are check boxes, enums drop-downs, arrays
-editable lists (fixed arrays keep their length), structs grouped members, mappings key/value
-rows. ``ArgumentsEditor`` puts one editor per parameter beside a raw-JSON page of the whole
+unbounded integers (``1e18`` and ``0x..`` too), decimals keep the exact text typed, bools are
+check boxes, enums drop-downs, arrays editable lists (fixed arrays keep their length), structs
+grouped members, mappings key/value rows, user-defined value types the editor of their actual
+type beside the alias, and ``variadic`` a list of untyped items (text, number, bool or raw JSON).
+``ArgumentsEditor`` puts one editor per parameter beside a raw-JSON page of the whole
 ``args`` object; switching pages converts both ways, and problems are listed per field before
 anything is sent.
 """
@@ -12,10 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QRegularExpression, Signal
+from PySide6.QtGui import QAction, QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -34,7 +37,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.client.abi_types import AbiType, AbiTypeError, FunctionSpec, parse_int
+from app.client.abi_types import (
+    AbiType,
+    AbiTypeError,
+    FunctionSpec,
+    Unparsed,
+    decimal_parts,
+    decimal_text,
+    parse_int,
+)
 
 from .widgets import name_widget
 
@@ -45,7 +56,10 @@ PLACEHOLDER = {
     "account": "address, or address:chainId",
     "bytes": "hex digits",
     "string": "text",
+    "decimal": "decimal: 12.5, -0.25, 1.5e3",
 }
+# what a decimal can be on its way to being one: keys that could never make one are refused
+DECIMAL_TYPING = r"\s*[+-]?[0-9]*\.?[0-9]*([eE][+-]?[0-9]*)?\s*"
 
 
 class AddressBook:
@@ -84,9 +98,12 @@ def editor_for(
     kinds: dict[str, type[ValueEditor]] = {
         "bool": BoolEditor,
         "enum": EnumEditor,
+        "decimal": DecimalEditor,
+        "udvt": UdvtEditor,
         "array": ArrayEditor,
         "struct": StructEditor,
         "mapping": MappingEditor,
+        "variadic": VariadicEditor,
     }
     return kinds.get(t.kind, TextEditor)(t, path, parent, book)
 
@@ -163,6 +180,49 @@ class TextEditor(ValueEditor):
     def set_value(self, v: Any) -> None:
         self.edit.setText("" if v is None else str(v))
         self.edit.setCursorPosition(0)  # long addresses show their start
+
+
+class DecimalEditor(TextEditor):
+    """A decimal as text: what is typed is what is sent (canonicalised, never through a float);
+    keys that cannot be part of a decimal are refused."""
+
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
+        self.edit.setValidator(
+            QRegularExpressionValidator(QRegularExpression(DECIMAL_TYPING), self.edit)
+        )
+
+
+class UdvtEditor(ValueEditor):
+    """A user-defined value type (``type Price is uint;``): its alias, then the editor of the
+    actual type (same path, so problems and object names read as for a plain parameter)."""
+
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
+        assert t.actual is not None
+        actual = t.actual.describe()
+        self.alias = QLabel(t.describe(), self)
+        self.alias.setToolTip(f"{t.describe()} is a user-defined value type over {actual}")
+        self.alias.setStyleSheet("font-style: italic;")
+        name_widget(self.alias, _object_name(path) + "_alias", f"{path} type {t.describe()}")
+        self.inner = editor_for(t.actual, path, self, book)
+        self.inner.changed.connect(self.changed)
+        for w in self.inner.findChildren(QWidget, _object_name(path)):
+            w.setAccessibleName(f"{path} ({t.describe()}, a {actual})")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.alias)
+        lay.addWidget(self.inner, 1)
+
+    def value(self) -> Any:
+        return self.inner.value()
+
+    def set_value(self, v: Any) -> None:
+        self.inner.set_value(v)
 
 
 class BoolEditor(ValueEditor):
@@ -323,6 +383,142 @@ class MappingEditor(_Rows):
             self.add_row(pair)
 
 
+ITEM_KINDS = ("text", "number", "bool", "JSON")
+ITEM_HINTS = {
+    "text": "text, sent as a JSON string",
+    "number": "42, -7, 1e18 or 1.5 (fractions travel as their exact text)",
+    "JSON": 'any JSON value: 42, "text", true, [1, 2], {"a": 1}',
+}
+
+
+def variadic_item(kind: str, text: str, checked: bool = False) -> Any:
+    """The value of one variadic item typed as ``kind`` (an Unparsed when it is not one)."""
+    if kind == "bool":
+        return checked
+    if kind == "text":
+        return text
+    if kind == "number":
+        n = parse_int(text)
+        if n is not None:
+            return n
+        try:
+            number, places = decimal_parts(text)
+        except ValueError:
+            return Unparsed(text, "not a number: write 42, -7, 1e18 or 1.5")
+        return number if places == 0 else Decimal(decimal_text(text))
+    if not text.strip():
+        return Unparsed(text, 'empty: write a JSON value such as 42, "text" or [1, 2]')
+    try:
+        return json.loads(text, parse_float=Decimal)
+    except ValueError as exc:
+        return Unparsed(text, f"not valid JSON: {getattr(exc, 'msg', exc)}")
+    except RecursionError:
+        return Unparsed(text, "not valid JSON: nests too deeply")
+
+
+class VariadicItemEditor(ValueEditor):
+    """One untyped value of a variadic: what kind it is, then its text (or a check box)."""
+
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
+        name = _object_name(path)
+        self.kind = QComboBox(self)
+        self.kind.addItems(list(ITEM_KINDS))
+        name_widget(self.kind, name + "_kind", f"Kind of {path}")
+        self.edit = QLineEdit(self)
+        name_widget(self.edit, name, f"{path} (variadic item)")
+        self.check = QCheckBox("false", self)
+        name_widget(self.check, name + "_bool", f"{path} (bool)")
+        self.check.setVisible(False)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.kind)
+        lay.addWidget(self.edit, 1)
+        lay.addWidget(self.check, 1)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self.edit.textChanged.connect(self._edited)
+        self.check.toggled.connect(self._edited)
+        self._kind_changed()
+
+    def _kind_changed(self, _i: int = 0) -> None:
+        kind = self.kind.currentText()
+        self.edit.setVisible(kind != "bool")
+        self.check.setVisible(kind == "bool")
+        self.edit.setPlaceholderText(ITEM_HINTS.get(kind, ""))
+        self._edited()
+
+    def _edited(self) -> None:
+        self.check.setText("true" if self.check.isChecked() else "false")
+        problems = self.type.problems([self.value()], "SolidVM", self.path)
+        self.edit.setToolTip(problems[0].message if problems else "")
+        self.edit.setStyleSheet("QLineEdit { border: 1px solid #c0392b; }" if problems else "")
+        self.changed.emit()
+
+    def focus(self) -> None:
+        (self.check if self.kind.currentText() == "bool" else self.edit).setFocus()
+
+    def value(self) -> Any:
+        return variadic_item(self.kind.currentText(), self.edit.text(), self.check.isChecked())
+
+    def set_value(self, v: Any) -> None:
+        kind, text = "JSON", ""
+        if isinstance(v, bool):
+            kind = "bool"
+            self.check.setChecked(v)
+        elif isinstance(v, int):
+            kind, text = "number", str(v)
+        elif isinstance(v, (float, Decimal)):
+            try:
+                kind, text = "number", decimal_text(v)
+            except ValueError:
+                text = str(v)
+        elif isinstance(v, str):
+            kind, text = "text", v
+        elif isinstance(v, Unparsed):
+            text = v.text
+        else:
+            text = json.dumps(v, default=_json_default)
+        self.edit.blockSignals(True)
+        self.edit.setText(text)
+        self.edit.blockSignals(False)
+        self.kind.setCurrentText(kind)
+        self._kind_changed()
+
+
+class VariadicEditor(_Rows):
+    """Any number of values of any type: rows of untyped items, added and removed at will."""
+
+    def __init__(
+        self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
+    ) -> None:
+        super().__init__(t, path, parent, book)
+        self.add_button.setText("Add value")
+
+    def _add_clicked(self) -> None:
+        super()._add_clicked()
+        frame, (item,) = self.rows[-1]
+        assert isinstance(item, VariadicItemEditor)
+        frame.show()  # the layout would show it later; focus needs it now
+        item.focus()  # typing goes on from the keyboard
+
+    def add_row(self, value: Any = None) -> list[ValueEditor]:
+        ed = VariadicItemEditor(self.type, f"{self.path}[{len(self.rows)}]", self.box, self.book)
+        ed.set_value("" if value is None else value)
+        self._row_frame([ed], removable=True)
+        return [ed]
+
+    def value(self) -> Any:
+        return [eds[0].value() for _, eds in self.rows]
+
+    def set_value(self, v: Any) -> None:
+        self.clear_rows()
+        for x in v if isinstance(v, list) else []:
+            ed = self.add_row()[0]
+            ed.set_value(x)  # a null too: the row shows it and says why it cannot be sent
+
+
 class StructEditor(ValueEditor):
     def __init__(
         self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
@@ -451,7 +647,7 @@ class ArgumentsEditor(QWidget):
         assert self.spec is not None
         text = self.raw.toPlainText().strip() or "{}"
         try:
-            data = json.loads(text)
+            data = json.loads(text, parse_float=Decimal)  # fractions stay exact
         except ValueError as exc:
             raise AbiTypeError("", f"not valid JSON: {exc}") from None
         return self.spec.from_wire(data)
@@ -464,7 +660,7 @@ class ArgumentsEditor(QWidget):
             else {n: _loose_wire(self.spec, n, v) for n, v in values.items()}
         )
         self.raw.blockSignals(True)
-        self.raw.setPlainText(json.dumps(wire, indent=2))
+        self.raw.setPlainText(json.dumps(wire, indent=2, default=_json_default))
         self.raw.blockSignals(False)
 
     def _toggle_raw(self, raw: bool) -> None:
@@ -492,6 +688,15 @@ class ArgumentsEditor(QWidget):
         found = self.problems()
         self.problems_label.setText("\n".join(found[:8]) + ("\n…" if len(found) > 8 else ""))
         self.changed.emit()
+
+
+def _json_default(v: Any) -> Any:
+    """What the raw page shows for values JSON has no spelling for (items still being typed)."""
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, Unparsed):
+        return v.text
+    raise TypeError(f"not JSON: {v!r}")
 
 
 def _loose_wire(spec: FunctionSpec, name: str, value: Any) -> Any:

@@ -24,7 +24,7 @@ from app.services.account import format_balance
 from app.services.composer import TxDetails, inspect_transaction
 from app.services.controller import AppController
 
-from .tx_render import returned_items
+from .tx_render import returned_items, value_html
 from .widgets import name_widget, while_alive
 
 POLL_INTERVAL = 0.5
@@ -180,9 +180,13 @@ def _events_html(d: TxDetails) -> str:
         return f"<p><i>{escape(d.events_note)}</i></p>" if d.events_note else ""
     if not d.events:
         return "<h3>Events</h3><p>none emitted</p>"
+    declared = {e.name: dict(e.type.fields) for e in d.called.events} if d.called else {}
     items = "".join(
         f"<li><b>{escape(name)}</b>("
-        + ", ".join(f"{escape(k)}: <code>{escape(str(v))}</code>" for k, v in logged.items())
+        + ", ".join(
+            f"{escape(k)}: {value_html(declared.get(name, {}).get(k), v)}"
+            for k, v in logged.items()
+        )
         + ")</li>"
         for name, logged in d.events
     )

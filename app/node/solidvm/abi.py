@@ -386,8 +386,17 @@ def contract_xabi(c: ContractDef) -> dict[str, Any]:
         "modifiers": modifiers,
         "events": events,
         "kind": kind,
-        "using": {},
+        "using": using_xabi(c),
     }
+
+
+def using_xabi(c: ContractDef) -> dict[str, list[dict[str, str]]]:
+    """``using L for T;`` as the platform's xabi keeps it: T as written -> [{using, for}], the
+    latest declaration first (the platform builds the map with ``fromListWith (++)``)."""
+    out: dict[str, list[dict[str, str]]] = {}
+    for u in c.usings:
+        out.setdefault(u.text, []).insert(0, {"using": u.library.name, "for": u.text})
+    return out
 
 
 def _source_text(source: str, node: Any) -> str | None:

@@ -321,6 +321,14 @@ class UsingDecl(Node):
 
 
 @dataclass(slots=True)
+class UserTypeDecl(Node):
+    """``type Price is uint256;``: a user-defined value type."""
+
+    name: str
+    underlying: TypeName
+
+
+@dataclass(slots=True)
 class BaseSpec(Node):
     path: list[str]
     args: list[Expr] | None

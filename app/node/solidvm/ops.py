@@ -80,6 +80,8 @@ def check_int(v: Any) -> int:
 
 
 def describe(v: Any) -> str:
+    if v is None:
+        return "no value (the expression returns nothing)"
     if isinstance(v, bool):
         return "a bool"
     if isinstance(v, int):

@@ -122,7 +122,7 @@ class ExecContext:
                     c.clear()
                     c.update(old)
             elif old is MISSING:
-                del c[k]
+                c.pop(k, None)  # a key journaled twice (a self-transfer) is already gone
             else:
                 c[k] = old
 

@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.client.abi_types import AbiType, ContractSpec, FunctionSpec, Param, parse_int
+from app.client.abi_types import (
+    AbiType,
+    AbiTypeError,
+    ContractSpec,
+    FunctionSpec,
+    Param,
+    Unparsed,
+    decimal_parts,
+    decimal_text,
+    parse_int,
+)
 
 UINT = AbiType("int", bits=256)
 INT8 = AbiType("int", signed=True, bits=8)
 COLOR = AbiType("enum", name="Color", names=("Red", "Blue"))
+DECIMAL = AbiType("decimal")
+PRICE = AbiType("udvt", name="Price", actual=UINT)
+LABEL = AbiType("udvt", name="Label", actual=AbiType("string"))
+VARIADIC = AbiType("variadic")
 
 # ---------------------------------------------------------------- strategies
 
@@ -28,9 +43,14 @@ scalar_types = st.sampled_from(
         AbiType("bytes"),
         AbiType("bytes", size=4),
         COLOR,
+        DECIMAL,
+        PRICE,
+        LABEL,
+        AbiType("udvt", name="Rate", actual=DECIMAL),
+        VARIADIC,
     ]
 )
-key_types = st.sampled_from([UINT, AbiType("string"), AbiType("bool"), COLOR])
+key_types = st.sampled_from([UINT, AbiType("string"), AbiType("bool"), COLOR, PRICE, LABEL])
 names = st.from_regex(r"[a-z][a-zA-Z0-9_]{0,8}", fullmatch=True)
 
 
@@ -48,6 +68,16 @@ def composite(children: st.SearchStrategy[AbiType]) -> st.SearchStrategy[AbiType
 
 abi_types = st.recursive(scalar_types, composite, max_leaves=8)
 hex_text = st.text("0123456789abcdef", max_size=40)
+# canonical decimal text: the platform's own rendering (no "+", no leading zeros, no "-0")
+decimal_texts = st.from_regex(r"-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,8})?", fullmatch=True).filter(
+    lambda s: not (s.startswith("-") and set(s) <= set("-0."))
+)
+# what a variadic holds once read back: any JSON but null (fractions travel as text)
+json_values = st.recursive(
+    st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(names, inner, max_size=3),
+    max_leaves=6,
+)
 
 
 @st.composite
@@ -73,6 +103,13 @@ def values(draw: st.DrawFn, t: AbiType, vm: str = "SolidVM") -> Any:
         return draw(st.from_regex(r"([0-9a-f]{2}){0,6}", fullmatch=True))
     if k == "enum":
         return draw(st.sampled_from(t.names))
+    if k == "decimal":
+        return draw(decimal_texts)
+    if k == "udvt":
+        assert t.actual is not None
+        return draw(values(t.actual, vm))
+    if k == "variadic":
+        return draw(st.lists(json_values, max_size=4))
     if k == "array":
         assert t.entry is not None
         n = t.length if t.length is not None else draw(st.integers(0, 3))
@@ -215,3 +252,130 @@ def test_parse_int_forms() -> None:
     assert parse_int(" 42 ") == 42
     assert parse_int("4.5") is None and parse_int(True) is None and parse_int("") is None
     assert UINT.to_wire(10**30) == str(10**30) and UINT.to_wire(5) == 5
+
+
+# ---------------------------------------------------------------- decimal, udvt, variadic
+
+
+def test_from_xabi_reads_decimal_udvt_and_variadic() -> None:
+    x = {
+        "funcs": {
+            "quote": {
+                "args": {
+                    "rate": {"tag": "Decimal", "index": 0},
+                    "price": {
+                        "tag": "UserDefined",
+                        "alias": "Price",
+                        "actual": {"tag": "Int", "bytes": 32},
+                        "index": 1,
+                    },
+                    "rest": {"tag": "Variadic", "index": 2},
+                },
+                "vals": {"#0": {"index": 0, "type": {"tag": "Decimal"}}},  # SolidVM's nesting
+            }
+        }
+    }
+    f = ContractSpec.from_xabi("C", x).function("quote")
+    assert f is not None
+    assert f.signature() == "quote(decimal rate, Price price, variadic rest)"
+    price = f.params[1].type
+    assert price.kind == "udvt" and price.actual == UINT and price.unwrapped == UINT
+    assert f.returns[0].type == DECIMAL
+    assert f.defaults() == {"rate": "0", "price": 0, "rest": []}
+    assert VARIADIC.is_composite and not PRICE.is_composite
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "parts"),
+    [
+        ("1.25", "1.25", (125, 2)),
+        ("12.000", "12.000", (12000, 3)),  # the places are kept, as the platform shows them
+        ("+3", "3", (3, 0)),
+        ("-0.50", "-0.50", (-50, 2)),
+        ("-0.0", "0.0", (0, 1)),
+        ("1.5e3", "1500", (1500, 0)),
+        ("1.50E1", "15.0", (150, 1)),
+        ("2e-3", "0.002", (2, 3)),
+        (" .5 ", "0.5", (5, 1)),
+        ("7.", "7", (7, 0)),
+        (Decimal("1.50"), "1.50", (150, 2)),  # a JSON number read exactly
+        (Decimal("1E+2"), "100", (100, 0)),
+        (42, "42", (42, 0)),
+        (0.1, "0.1", (1, 1)),
+    ],
+)
+def test_decimal_forms(text: Any, shown: str, parts: tuple[int, int]) -> None:
+    assert decimal_text(text) == shown and decimal_parts(text) == parts
+    assert DECIMAL.problems(text) == []
+    assert DECIMAL.to_wire(text) == shown  # exact text on the wire, never a float
+    assert DECIMAL.from_wire(text) == shown
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("abc", "written like 12.5"),
+        ("1.2.3", "written like 12.5"),
+        ("", "written like 12.5"),
+        ("-", "written like 12.5"),
+        ("0x10", "written like 12.5"),
+        ("1,5", "written like 12.5"),
+        ("1e", "written like 12.5"),
+        (True, "written like 12.5"),
+        (None, "written like 12.5"),
+        (Decimal("NaN"), "finite"),
+        (float("inf"), "finite"),
+        ("0." + "1" * 256, "at most 255 decimal places"),
+        ("1e999999", "too large"),
+        ("9" * 3000, "too large"),
+    ],
+)
+def test_decimal_problems_name_the_field(value: Any, message: str) -> None:
+    found = DECIMAL.problems(value, "SolidVM", "order.rate")
+    assert len(found) == 1 and str(found[0]).startswith("order.rate: ") and message in str(found[0])
+    with pytest.raises(AbiTypeError, match=message):
+        DECIMAL.from_wire(value, "order.rate")
+
+
+def test_udvt_delegates_to_its_actual_type() -> None:
+    assert PRICE.describe() == "Price" and PRICE.default() == 0
+    assert "needs a whole number" in str(PRICE.problems("1.5", "SolidVM", "p")[0])
+    assert PRICE.to_wire("0x10") == 16 and PRICE.from_wire("16") == 16
+    m = AbiType("mapping", key=LABEL, value=PRICE)
+    assert m.to_wire([("gold", 5)]) == {"'gold'": 5}
+    assert m.from_wire({"'gold'": "5"}) == [("gold", 5)]
+    wallet = AbiType("udvt", name="Wallet", actual=AbiType("address"))
+    keyed = AbiType("mapping", key=wallet, value=UINT)
+    assert "address keys" in str(keyed.problems([], "SolidVM", "m")[0])
+    nameless = AbiType.from_xabi({"tag": "UserDefined", "actual": {"tag": "Bool"}})
+    assert nameless.describe() == "bool"
+
+
+def test_variadic_holds_any_json_but_null() -> None:
+    items = [1, "two", True, [3, {"k": "v"}], Decimal("1.50")]
+    assert VARIADIC.problems(items) == []
+    assert VARIADIC.to_wire(items) == [1, "two", True, [3, {"k": "v"}], "1.50"]
+    found = [
+        str(p)
+        for p in VARIADIC.problems([1, None, Unparsed("{x", "not valid JSON")], "SolidVM", "xs")
+    ]
+    assert found == [
+        "xs[1]: null is not a value (the platform refuses null arguments)",
+        "xs[2]: not valid JSON",
+    ]
+    assert "list of values" in str(VARIADIC.problems("1, 2")[0])
+    assert "xs[0].a" in str(VARIADIC.problems([{"a": [None]}], "SolidVM", "xs")[0])
+    assert "not a JSON value" in str(VARIADIC.problems([object()])[0])
+    assert "too large" in str(VARIADIC.problems([10**3000])[0])
+    # read back: one value stands for a list of one; floats from other readers become exact
+    assert VARIADIC.from_wire(5) == [5]
+    assert VARIADIC.from_wire([0.5, "x"]) == [Decimal("0.5"), "x"]
+    with pytest.raises(AbiTypeError, match=r"xs\[1\]: null"):
+        VARIADIC.from_wire([1, None], "xs")
+
+
+def test_parse_int_takes_exact_json_numbers() -> None:
+    assert parse_int(Decimal("12")) == 12 and parse_int(Decimal("1E+2")) == 100
+    assert parse_int(Decimal("1.5")) is None and parse_int(Decimal("NaN")) is None
+    assert UINT.from_wire(Decimal("7")) == 7
+    assert parse_int("1e99999999") is None  # refused at once, not built

@@ -39,6 +39,7 @@ from ..types import (
     StringType,
     StructType,
     Type,
+    UserDefinedType,
 )
 from ..values import (
     Address,
@@ -93,6 +94,10 @@ class CallsMixin(CompilerBase):
             fns = self.c.functions.get(func.name)
             if fns:
                 params = [p for p, _ in fns[0].params]
+            else:
+                sf = self.scope_function(func.name, len(e.args), e)
+                if sf is not None:
+                    params = [p for p, _ in sf.params]
             st = self.c.types.get(func.name)
             if isinstance(st, StructType):
                 params = [n for n, _ in st.fields]
@@ -127,7 +132,12 @@ class CallsMixin(CompilerBase):
                     f"function '{name}' takes {len(fns[0].params)} arguments, {len(args)} given", e
                 )
             return self.internal_call(fn, args, e)
+        sf = self.scope_function(name, len(args), e)
+        if sf is not None:
+            return self.static_call(sf, args, e)
         t = self.c.types.get(name)
+        if isinstance(t, UserDefinedType):
+            self.error(f"use {name}.wrap(...) to make a {name}", e)
         if isinstance(t, StructType):
             if len(args) != len(t.fields):
                 self.error(f"struct {name} has {len(t.fields)} members, {len(args)} given", e)
@@ -154,6 +164,8 @@ class CallsMixin(CompilerBase):
         self.error(f"undeclared function '{name}'", e)
 
     def internal_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr:
+        if self.static_internal(fn):
+            return self.static_call(fn, args, e)
         argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
         key = (fn.name, len(fn.params))
         rt = ret_type(fn)
@@ -183,6 +195,9 @@ class CallsMixin(CompilerBase):
     def call_member(self, func: A.Member, args: list[A.Expr], e: A.Call) -> CExpr:
         obj = func.obj
         name = func.name
+        ut = self.value_type_of(obj)
+        if ut is not None:
+            return self.value_type_call(ut, name, args, e)
         if (
             isinstance(obj, A.TypeExpr)
             and isinstance(obj.type, A.ElementaryTypeName)
@@ -206,13 +221,19 @@ class CallsMixin(CompilerBase):
                 if fn is None and owner.constructor is not None and name == o:
                     fn = None
                 if fn is not None and (owner in self.c.linearization or owner.kind == "library"):
+                    if (
+                        owner.kind == "library"
+                        and owner is not self.c
+                        and fn.visibility == "private"
+                    ):
+                        self.error(f"function '{o}.{name}' is private to library {o}", e)
                     if fn.getter_of is None and fn.decl is not None and fn.decl.body is None:
                         self.error(f"function '{o}.{name}' has no implementation", e)
                     # Base.f(): exactly that implementation (or the nearest one it inherits)
                     impl = self._impl_in(owner, name, len(args)) or fn
                     return self.static_call(impl, args, e)
                 if fn is None:
-                    self.error(f"contract {o} has no function '{name}'", e)
+                    return self.qualified_type_call(owner, name, args, e)
             if o == "this":
                 return self.external_call(
                     (lambda fr: ContractRef(fr.cdef.name, fr.acct.address)),
@@ -221,7 +242,12 @@ class CallsMixin(CompilerBase):
                     args,
                     e,
                 )
-        base, bt = self.expr(obj, vivify=name in ("push", "pop"))
+        base, bt = self.expr(
+            obj, vivify=name in ("push", "pop") or self.wants_storage_receiver(name)
+        )
+        bound = self.bound_call(base, bt, name, args, e)
+        if bound is not None:
+            return bound
         if isinstance(bt, ArrayType) or (bt is None and name in ("push", "pop")):
             if name == "push":
                 return self.array_push(base, bt, args, e)
@@ -424,6 +450,11 @@ class CallsMixin(CompilerBase):
         if len(args) != 1:
             self.error(f"conversion to {t.name} takes one argument", e)
         f, at = self.expr(args[0])
+        if isinstance(at, UserDefinedType):
+            self.error(
+                f"conversion from {at.name} to {t.name} is not allowed; use {at.name}.unwrap(...)",
+                e,
+            )
         ok = (BoolType, StringType, BytesType)
         if isinstance(t, BoolType) and at is not None and not isinstance(at, ok):
             self.error(f'bool(...) takes a bool or "true"/"false", not {at.name}', e)

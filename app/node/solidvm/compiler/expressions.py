@@ -130,12 +130,15 @@ class ExpressionsMixin(CompilerBase):
             if sv.constant:
                 return self.constant_ref(sv, e)
             return (lambda fr: fr.st[name]), sv.type
+        sc = self.scope_constant(name)
+        if sc is not None:
+            return self.constant_ref(sc, e)
         if name == "now":
             return (lambda fr: fr.ctx.timestamp), UINT
         if name == "this":
             cname = self.c.name
             return (lambda fr: ContractRef(fr.cdef.name if fr.cdef else cname, fr.acct.address)), (
-                ContractType(cname)
+                self.this_type()
             )
         if name in ("msg", "tx", "block", "super", "abi"):
             self.error(f"'{name}' cannot be used as a value", e)
@@ -367,6 +370,7 @@ class ExpressionsMixin(CompilerBase):
         if op == "delete":
             return self.delete(e)
         f, t = self.expr(e.operand)
+        self.no_value_type_operand(op, t, e)
         if op == "!":
             if t is not None and not isinstance(t, BoolType):
                 self.error(f"'!' needs a bool, not {t.name}", e)
@@ -395,6 +399,7 @@ class ExpressionsMixin(CompilerBase):
         self.error(f"unknown operator '{op}'", e)
 
     def expect_int(self, t: Type | None, node: A.Node) -> None:
+        self.no_value_type_operand(getattr(node, "op", "arithmetic"), t, node)
         if t is not None and not isinstance(t, IntType):
             self.error(f"operator needs an integer operand, not {t.name}", node)
 
@@ -458,6 +463,8 @@ class ExpressionsMixin(CompilerBase):
         return self.binop(op, fa, ta, fb, tb, e)
 
     def binop(self, op: str, fa: Fn, ta: Type | None, fb: Fn, tb: Type | None, e: A.Node) -> CExpr:
+        self.no_value_type_operand(op, ta, e)
+        self.no_value_type_operand(op, tb, e)
         if op in ("==", "!="):
             if op == "==":
                 return (lambda fr: values_equal(fa(fr), fb(fr))), BOOL

@@ -6,11 +6,18 @@ from .assignment import AssignmentMixin
 from .builtins import BuiltinsMixin
 from .calls import CallsMixin
 from .expressions import ExpressionsMixin
+from .libraries import LibrariesMixin
 from .places import PlacesMixin
 from .statements import StatementsMixin
 
 
 class FunctionCompiler(
-    StatementsMixin, ExpressionsMixin, AssignmentMixin, CallsMixin, BuiltinsMixin, PlacesMixin
+    StatementsMixin,
+    ExpressionsMixin,
+    AssignmentMixin,
+    CallsMixin,
+    BuiltinsMixin,
+    LibrariesMixin,
+    PlacesMixin,
 ):
     """Compiles the bodies of one function (or modifier, or initializer) of contract ``c``."""

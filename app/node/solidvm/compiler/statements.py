@@ -33,6 +33,7 @@ from ..types import (
     StringType,
     TupleType,
     Type,
+    UserDefinedType,
 )
 from ..values import (
     default_value,
@@ -262,6 +263,9 @@ class StatementsMixin(CompilerBase):
         """Catch the obvious static type mismatches at compile time."""
         if src is None or isinstance(src, TupleType):
             return
+        if isinstance(src, UserDefinedType) or isinstance(dst, UserDefinedType):
+            self.check_udvt(src, dst, node)
+            return
         groups = (
             (IntType, EnumType),
             (BoolType,),
@@ -305,7 +309,7 @@ class StatementsMixin(CompilerBase):
 
     def cond(self, e: A.Expr) -> Fn:
         f, t = self.expr(e)
-        if t is not None and not isinstance(t, BoolType):
+        if isinstance(t, UserDefinedType) or (t is not None and not isinstance(t, BoolType)):
             self.error(f"condition must be a bool, not {t.name}", e)
         if t is None:
 
@@ -453,6 +457,13 @@ class StatementsMixin(CompilerBase):
         if name is None:
             self.error("expected an event name after 'emit'", e)
         ev = self.c.events.get(name)
+        if ev is None:  # `emit L.E(...)`, or an event of a library named in `using`
+            owner = e.obj.name if isinstance(e, A.Member) and isinstance(e.obj, A.Ident) else None
+            libs = [self.uc.contracts[owner]] if owner in self.uc.contracts else []
+            for lib in libs or [u.library for u in self.c.usings]:
+                ev = lib.events.get(name)
+                if ev is not None:
+                    break
         if ev is None:
             self.error(f"event '{name}' is not declared", e)
         return ev

@@ -30,9 +30,10 @@ from ..values import (
 )
 from .base import coerced
 from .function import FunctionCompiler
+from .scope import FileScopeMixin
 
 
-class UnitCompiler:
+class UnitCompiler(FileScopeMixin):
     """Compiles one source unit into :class:`ContractDef` objects."""
 
     def __init__(self, unit: A.SourceUnit, source: str, vm: str, test_clock: bool = False) -> None:
@@ -48,6 +49,7 @@ class UnitCompiler:
         for name, value in unit.pragmas:
             if name == "solidvm":
                 self.pragma_solidvm = value
+        self.new_file_scope()
 
     def error(self, msg: str, node: A.Node | A.Pos) -> NoReturn:
         pos = node if isinstance(node, tuple) else node.pos
@@ -74,6 +76,8 @@ class UnitCompiler:
                 self.file_functions.append(item)
             elif isinstance(item, A.ErrorDecl):
                 self.file_errors[item.name] = item
+            elif isinstance(item, A.UserTypeDecl):
+                self.declare_file_type(item)
         for item in self.unit.items:
             if isinstance(item, A.StructDecl):
                 st = self.file_types[item.name]
@@ -89,16 +93,23 @@ class UnitCompiler:
         for d in decls:
             self.declare_types(self.contracts[d.name])
         for d in decls:
+            self.collect_usings(self.contracts[d.name])
+        for d in decls:
             self.visible_types(self.contracts[d.name])
         for d in decls:
             self.resolve_struct_fields(self.contracts[d.name])
+        for d in decls:
+            self.resolve_usings(self.contracts[d.name])
+            self.check_library(self.contracts[d.name])
         ordered = sorted(self.contracts.values(), key=lambda c: len(c.linearization))
         for c in ordered:
             self.declare_members(c)
         for c in ordered:
             self.merge_inherited(c)
+        self.declare_file_members()
         for c in ordered:
             self.compile_bodies(c)
+        self.compile_file_bodies()
         return self.contracts
 
     def linearize(self, c: ContractDef, stack: list[str]) -> list[ContractDef]:
@@ -143,12 +154,15 @@ class UnitCompiler:
                 if len(set(part.values)) != len(part.values):
                     self.error(f"enum '{part.name}' has duplicate values", part)
                 c.own_types[part.name] = EnumType(part.name, part.values)
+            elif isinstance(part, A.UserTypeDecl):
+                c.own_types[part.name] = self.value_type(part)
 
     def visible_types(self, c: ContractDef) -> dict[str, Type]:
         if not c.types:
             types: dict[str, Type] = dict(self.file_types)
             for base in reversed(c.linearization):
                 types.update(base.own_types)
+            self.library_types(c, types)
             c.types = types
         return c.types
 
@@ -229,6 +243,10 @@ class UnitCompiler:
                         and part.init is not None
                     ):
                         return self.const_int(part.init, c)
+        if isinstance(e, A.Ident):
+            fc = self.file_constant(e.name)
+            if fc is not None and fc.init is not None:
+                return self.const_int(fc.init, c)
         if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "**"):
             a, b = self.const_int(e.left, c), self.const_int(e.right, c)
             return {"+": a + b, "-": a - b, "*": a * b, "**": a**b if b < 64 else 0}[e.op]
@@ -409,7 +427,8 @@ class UnitCompiler:
         for sv in c.own_svars:
             if sv.decl.init is not None:
                 fc = FunctionCompiler(self, c, None)
-                init, _ = fc.expr(sv.decl.init)
+                init, it = fc.expr(sv.decl.init)
+                fc.check_udvt(it, sv.type, sv.decl.init)
                 coerce = make_coercer(sv.type, self.vm)
                 sv.init = coerced(init, coerce)
                 if sv.constant:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import ast as A
+from ..errors import ParseError
 from ..lexer import T
 from .base import _LOCATIONS, _MUTABILITY, _VISIBILITY, ParserBase, is_elementary
 
@@ -33,14 +34,48 @@ class DeclarationsMixin(ParserBase):
             elif t.kind is T.IDENT and t.text == "function":
                 items.append(self.parse_function())
             elif t.kind is T.IDENT and t.text == "using":
-                items.append(self.parse_using())
+                # the platform's file grammar has no file-level `using`
+                self.error("'using ... for' must be declared inside a contract or library")
+            elif t.kind is T.IDENT and t.text == "type" and self.peek(2).text == "is":
+                items.append(self.parse_user_type())
             elif t.kind is T.OP and t.text == ";":
                 self.i += 1
             else:
-                self.error(
-                    f"expected a contract, interface, library or pragma but found {t.describe()}"
-                )
+                items.append(self.parse_file_constant())
         return A.SourceUnit(start, items, pragmas)
+
+    def parse_file_constant(self) -> A.StateVarDecl:
+        """``uint constant MAX = 10;`` at file level (the only variables allowed there)."""
+        t = self.tok
+        start = self.i
+        try:
+            decl = self.parse_state_var()
+        except ParseError:
+            j = start
+            while (
+                j < len(self.toks) and self.toks[j].text != ";" and self.toks[j].kind is not T.EOF
+            ):
+                if self.toks[j].kind is T.IDENT and self.toks[j].text == "constant":
+                    raise
+                j += 1
+            self.i = start
+            self.error(
+                f"expected a contract, interface, library or pragma but found {t.describe()}", t
+            )
+        if not decl.constant:
+            self.error("only constants can be declared at file level", t)
+        if decl.init is None:
+            self.error(f"constant '{decl.name}' needs a value", t)
+        return decl
+
+    def parse_user_type(self) -> A.UserTypeDecl:
+        start = self.pos()
+        self.expect("type")
+        name = self.ident("type name")
+        self.expect("is")
+        underlying = self.parse_type()
+        self.expect(";", "after the user-defined value type")
+        return A.UserTypeDecl(start, name, underlying)
 
     def parse_pragma(self) -> tuple[str, str]:
         self.expect("pragma")
@@ -123,6 +158,8 @@ class DeclarationsMixin(ParserBase):
                 return self.parse_function()
             if w == "using":
                 return self.parse_using()
+            if w == "type" and self.peek().kind is T.IDENT and self.peek(2).text == "is":
+                return self.parse_user_type()
         return self.parse_state_var()
 
     def parse_struct(self) -> A.StructDecl:
@@ -172,6 +209,8 @@ class DeclarationsMixin(ParserBase):
     def parse_using(self) -> A.UsingDecl:
         start = self.pos()
         self.expect("using")
+        if self.at_op("{"):
+            self.error("'using {...} for' is not supported by SolidVM: name a library")
         lib = self.parse_path()
         self.expect("for")
         target: A.TypeName | None = None
@@ -338,7 +377,7 @@ class DeclarationsMixin(ParserBase):
         elif is_elementary(t.text):
             self.i += 1
             payable = False
-            if t.text == "address" and self.at("payable"):
+            if t.text in ("address", "account") and self.at("payable"):
                 self.i += 1
                 payable = True
             ty = A.ElementaryTypeName(start, t.text, payable)

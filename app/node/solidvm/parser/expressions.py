@@ -260,7 +260,7 @@ class ExpressionsMixin(ParserBase):
             if is_elementary(w) and w != "var":
                 self.i += 1
                 ety: A.TypeName = A.ElementaryTypeName(start, w)
-                if w == "address" and self.at("payable"):
+                if w in ("address", "account") and self.at("payable"):
                     self.i += 1
                     ety = A.ElementaryTypeName(start, w, True)
                 while self.at_op("[") and self.peek().text == "]":

@@ -10,6 +10,7 @@ from .introspection import IntrospectionBuiltins
 from .strings import StringBuiltins
 from .testing import TestingBuiltins
 from .utility import UtilityBuiltins
+from .x509 import X509Builtins
 
 
 class BuiltinsMixin(
@@ -21,5 +22,6 @@ class BuiltinsMixin(
     StringBuiltins,
     TestingBuiltins,
     UtilityBuiltins,
+    X509Builtins,
 ):
     """Every built-in function family."""
