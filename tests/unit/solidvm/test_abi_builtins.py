@@ -309,3 +309,13 @@ def test_a_contract_event_named_log_is_still_emitted(deploy: DeployFn, call: Cal
     out = call(res.address, "f")
     assert [(e.name, e.values) for e in out.events] == [("log", {"v": "5"})]
     assert out.logs == []
+
+
+def test_util_helpers_need_no_declaration(run: RunFn) -> None:
+    src = c(
+        "    function f() public pure returns (string, bytes32) {\n"
+        '        bytes32 x = "Will the real ";\n'
+        "        return (Util.bytes32ToString(x), Util.b32(x));\n"
+        "    }"
+    )
+    assert run(src, "f") == ["Will the real ", "Will the real "]

@@ -158,6 +158,10 @@ ARRAYS = c(
         return a[i];
     }
     function failAfterWrite() public { xs[8] = 1; require(false, "late"); }
+    function boolIndex() public pure returns (uint) {
+        uint[] memory a = new uint[](2);
+        return a[true];
+    }
 """
 )
 
@@ -227,6 +231,7 @@ def test_failed_call_undoes_writes_past_the_end(arrays: str, call: CallFn) -> No
             {"i": 2},
             "index out of bounds: index value was 2, but the array length was 2",
         ),
+        ("boolIndex", {}, "type error: array index must be an integer, got a bool"),
     ],
 )
 def test_memory_arrays_keep_their_bounds(

@@ -215,6 +215,8 @@ class CallsMixin(CompilerBase):
                 return self.super_call(name, args, e)
             if o == "abi":
                 return self.abi_member_call(name, args, e)
+            if o == "Util" and o not in self.uc.contracts and name in ("bytes32ToString", "b32"):
+                return self.util_call(name, args, e)  # blockapps-sol's Util, built into SolidVM
             if o in self.uc.contracts and o != "this":
                 owner = self.uc.contracts[o]
                 fn = owner.find_function(name, len(args))

@@ -14,6 +14,7 @@ from ..ops import (
     chain_key,
     check_int,
     copy_in,
+    describe,
     dyn_index,
     dyn_member,
     index_error,
@@ -22,6 +23,7 @@ from ..ops import (
     op_add_any,
     storage_read,
     storage_vivify,
+    type_error,
     values_equal,
 )
 from ..runtime import (
@@ -344,6 +346,8 @@ class ExpressionsMixin(CompilerBase):
                 i = key(fr)
                 if type(i) is int and 0 <= i < len(a):
                     return a[i]
+                if type(i) is not int:
+                    raise type_error(f"array index must be an integer, got {describe(i)}")
                 raise index_error(i, len(a))
 
             return arr_index, et

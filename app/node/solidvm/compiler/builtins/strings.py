@@ -45,6 +45,14 @@ class StringBuiltins(CompilerBase):
         f, _ = self.expr(args[0])
         return (lambda fr: convert(f(fr), ADDRESS, "SolidVM").hex), STRING
 
+    def util_call(self, name: str, args: list[A.Expr], e: A.Call) -> CExpr:
+        """``Util.bytes32ToString(b)`` and ``Util.b32(b)`` (the identity) without declaring Util."""
+        if len(args) != 1:
+            self.error(f"Util.{name} takes one argument", e)
+        if name == "bytes32ToString":
+            return self.b_bytes32ToString(args, e)
+        return self.expr(args[0])
+
     def concat_call(self, owner: str, args: list[A.Expr], e: A.Call) -> CExpr:
         """``string.concat(a, b, ...)``; SolidVM has no ``bytes.concat``."""
         if owner == "bytes":
