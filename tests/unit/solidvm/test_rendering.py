@@ -16,7 +16,7 @@ import pytest
 from app.node.solidvm.persist import dump_value, load_value
 from app.node.solidvm.values import TextBytes
 
-from .conftest import CallFn, DeployFn
+from .conftest import CallFn, DeployFn, RunFn
 from .helpers import c, values
 
 BYTES = c(
@@ -131,3 +131,13 @@ def test_evm_contracts_keep_padded_hex(deploy: DeployFn, call: CallFn) -> None:
     src = c('    function f() public pure returns (bytes32) { bytes32 x = "hi"; return x; }')
     res = deploy(src, "C", vm="EVM")
     assert values(call(res.address, "f")) == [b"hi".hex() + "00" * 30]
+
+
+def test_text_in_bytes_compares_with_strings(run: RunFn) -> None:
+    src = c(
+        "    function f() public pure returns (bool, bool, bool) {\n"
+        '        bytes32 b = "abc";\n'
+        '        return (b == "abc", bytes("abc") == "abc", b != "abd");\n'
+        "    }"
+    )
+    assert run(src, "f") == ["true", "true", "true"]
