@@ -586,7 +586,7 @@ def values_equal(a: Any, b: Any) -> bool:
     if ta is bool or type(b) is bool:
         return False
     if ta is str and isinstance(b, bytes):  # SolidVM compares a string with bytes as UTF-8
-        return a.encode() == b
+        return bool(a.encode() == b)
     if isinstance(a, bytes) and type(b) is str:
         return a == b.encode()
     return bool(a == b)
