@@ -183,6 +183,8 @@ class Ledger:
         self.store = store
         self.vault = vault
         self.world = World()
+        # sources compiled at run time by create()/create2() join the code table
+        self.world.compile_hook = lambda src, vm: self.unit(vm, src)[1]
         self.world.test_clock = config.test_clock
         self.units: dict[str, CompiledUnit] = {}
         self.codes: dict[str, tuple[str, str]] = {}  # code hash -> (vm, source)
@@ -394,6 +396,7 @@ class Ledger:
                 row["app"],
                 row["tbl"],
             )
+        self._link_creators()
         for row in self.store.all("SELECT * FROM accounts"):
             key = (row["chain"], int(row["address"], 16))
             self.world.balances[key] = int(row["balance"])
@@ -404,6 +407,18 @@ class Ledger:
         head = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
         if head is not None:
             self.head = Head(head["number"], head["hash"], head["timestamp"])
+
+    def _link_creators(self) -> None:
+        """Restore who created each loaded contract (``this.creator``, ``this.root`` need it)."""
+        accounts = self.world.accounts
+        for (chain, addr), meta in self.meta.items():
+            acct = accounts.get((chain, addr))
+            parent = int(meta.creator, 16) if meta.creator else None
+            if acct is not None and parent is not None:
+                if (chain, parent) in accounts:
+                    acct.creator = parent
+                else:
+                    acct.origin = parent
 
     def _replay(self) -> None:
         """Re-run the blocks committed after the last snapshot."""

@@ -7,6 +7,7 @@ scalar is a string.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from .errors import ArgumentError
@@ -23,6 +24,7 @@ from .types import (
     StringType,
     StructType,
     Type,
+    VariadicType,
 )
 from .values import (
     Address,
@@ -31,6 +33,7 @@ from .values import (
     MappingValue,
     StructValue,
     TextBytes,
+    VariadicValue,
     is_default,
 )
 
@@ -166,6 +169,13 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
         return StructValue(
             t, {n: decode_value(v[n], ft, f"{pname}.{n}", vm, depth + 1) for n, ft in t.fields}
         )
+    if isinstance(t, VariadicType):
+        items = v if isinstance(v, list) else [v]
+        if len(items) > 100_000:
+            raise _bad(pname, t, "...", "too many values")
+        return VariadicValue(
+            infer_value(x, f"{pname}[{i}]", depth + 1) for i, x in enumerate(items)
+        )
     if isinstance(t, MappingType):
         if not isinstance(v, dict):
             raise _bad(pname, t, v, "expected a JSON object")
@@ -176,6 +186,75 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
             )
         return out
     raise _bad(pname, t, v, "unsupported parameter type")
+
+
+def infer_value(v: Any, pname: str, depth: int = 0) -> Any:
+    """One value of a variadic argument: its type comes from the JSON, as the platform infers
+    it (``argValueToType``): numbers are integers; a string is an address when it is at most 40
+    hex digits (``0x`` optional), an integer when it is decimal digits, JSON when it starts with
+    ``[``, and text otherwise (a JSON string inside the string, ``"\"cafe\""``, is always text).
+    """
+    if depth > MAX_ARG_DEPTH:
+        raise _bad(pname, VariadicType(), "...", "nested too deeply")
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        if v.bit_length() > 8192:
+            raise _bad(pname, VariadicType(), "...", "integer too large")
+        return v
+    if isinstance(v, float):
+        if v.is_integer():
+            return int(v)
+        raise _bad(pname, VariadicType(), v, "decimal numbers are not supported here")
+    if isinstance(v, list):
+        if len(v) > 100_000:
+            raise _bad(pname, VariadicType(), "...", "array too long")
+        elems = [infer_value(x, f"{pname}[{i}]", depth + 1) for i, x in enumerate(v)]
+        return ArrayValue(ArrayType(_inferred_type(elems[0]) if elems else STRING_T, None), elems)
+    if isinstance(v, dict):
+        raise _bad(pname, VariadicType(), v, "objects are not supported in a variadic argument")
+    if not isinstance(v, str):
+        raise _bad(pname, VariadicType(), v)
+    s = v.strip()
+    if s[:2] in ("0x", "0X"):
+        a = _hex_int(s)
+        if a is not None:
+            return Address(a)
+        try:
+            return int(s, 16)
+        except ValueError:
+            return v
+    if s.startswith('"'):
+        try:
+            text = json.loads(s)
+        except ValueError:
+            return v
+        return text if isinstance(text, str) else v
+    if s.startswith("["):
+        try:
+            return infer_value(json.loads(s), pname, depth + 1)
+        except ValueError:
+            return v
+    if s.lstrip("-").isdigit() and s.isascii():
+        return int(s)
+    if s and len(s) <= 40 and all(c in "0123456789abcdefABCDEF" for c in s):
+        return Address(int(s, 16))
+    return v
+
+
+def _inferred_type(v: Any) -> Type:
+    if isinstance(v, bool):
+        return BoolType()
+    if isinstance(v, int):
+        return IntType(True)
+    if isinstance(v, Address):
+        return AddressType()
+    if isinstance(v, ArrayValue):
+        return v.atype
+    return STRING_T
+
+
+STRING_T = StringType()
 
 
 def _decode_key(k: str, t: Type, pname: str, vm: str) -> Any:
@@ -239,6 +318,12 @@ def encode_value(v: Any, t: Type | None) -> Any:
         return {
             key_text(k, t.key): encode_value(x, t.value) for k, x in v.items() if not is_default(x)
         }
+    if isinstance(t, VariadicType):  # always a JSON array, whatever the function put there
+        if v is None:
+            return []
+        if isinstance(v, list | tuple) and not isinstance(v, ArrayValue):
+            return [encode_dynamic(x) for x in v]
+        return [encode_dynamic(v)]
     return encode_dynamic(v)
 
 
@@ -296,12 +381,34 @@ def event_text(v: Any, t: Type) -> str:
         return str(v)
     if isinstance(t, ArrayType):
         return "[" + ", ".join(event_text(x, t.elem) for x in v) + "]"
+    if isinstance(t, VariadicType):
+        items = v if isinstance(v, tuple) else () if v is None else (v,)
+        return "[" + ", ".join(_json_text(x) for x in items) + "]"
     enc = encode_value(v, t)
     if isinstance(enc, str):
         return enc
     import json
 
     return json.dumps(enc, separators=(",", ":"))
+
+
+def _json_text(v: Any) -> str:
+    """A value inside a variadic event argument, as SolidVM shows it (strings quoted)."""
+    import json
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, bytes):
+        return json.dumps(v.hex())
+    if isinstance(v, Address):
+        return json.dumps(v.hex)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_json_text(x) for x in v) + "]"
+    return json.dumps(encode_dynamic(v))
 
 
 # ======================================================================= xabi

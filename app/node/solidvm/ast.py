@@ -99,6 +99,7 @@ class Call(Expr):
 @dataclass(slots=True)
 class New(Expr):
     type: TypeName
+    salt: Expr | None = None  # new C{salt: s}(...)
 
 
 @dataclass(slots=True)

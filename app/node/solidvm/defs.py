@@ -141,6 +141,7 @@ class ContractDef:
         self.own_functions: list[CompiledFunction] = []
         self.functions: dict[str, list[CompiledFunction]] = {}  # most derived override per sig
         self.vtable: dict[tuple[str, int], CompiledFunction] = {}
+        self.sigtable: dict[str, CompiledFunction] = {}  # signature -> most derived override
         self.constructor: CompiledFunction | None = None
         self.base_args: dict[str, tuple[str, list[Fn]]] = {}  # base -> (where, arg fns)
         self.ctor_base_args: dict[str, list[Fn]] = {}

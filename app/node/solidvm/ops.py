@@ -41,6 +41,7 @@ from .values import (
     MappingValue,
     StructValue,
     TextBytes,
+    VariadicValue,
     copy_value,
     default_value,
 )
@@ -98,6 +99,10 @@ def describe(v: Any) -> str:
         return "an array"
     if isinstance(v, MappingValue):
         return "a mapping"
+    if isinstance(v, VariadicValue):
+        return "a variadic"
+    if v is None:
+        return "nothing"
     return type(v).__name__
 
 
@@ -204,7 +209,7 @@ def pack(values: list[Any]) -> bytes:
             out += v
         elif isinstance(v, Address):
             out += v.value.to_bytes(20, "big")
-        elif isinstance(v, list):
+        elif isinstance(v, list | tuple):
             out += pack(list(v))
         else:
             raise type_error(f"cannot encode {describe(v)}")

@@ -130,7 +130,8 @@ class ExecContext:
 class Frame:
     """One activation of a function or modifier body."""
 
-    __slots__ = ("acct", "cdef", "ctx", "fn", "l", "ph", "ret", "ro", "sender", "st", "value")
+    __slots__ = ("acct", "cdef", "ctx", "fn", "l", "ph", "ret", "ro", "sender", "st", "up", "value")
+    up: Frame  # a modifier's frame only: the frame of the function it wraps
 
     def __init__(
         self,
@@ -156,7 +157,9 @@ class Frame:
 
 def invalid_write(fr: Frame) -> ExecutionError:
     return ExecutionError(
-        "invalid write: a contract on another chain is read-only from here", "invalid write"
+        "invalid write: state cannot change here (a staticcall, a read-only call, or a "
+        "contract on another chain)",
+        "invalid write",
     )
 
 
@@ -262,6 +265,7 @@ def run_modifiers(fr: Frame, fn: CompiledFunction, i: int) -> None:
     mfr = Frame(fr.ctx, fr.acct, fr.sender, fr.value, fr.ro, mdef.nslots)
     mfr.cdef = fr.cdef
     mfr.fn = fn
+    mfr.up = fr
     for k, a in enumerate(argfns):
         mfr.l[k] = a(fr)
     mfr.ph = lambda: run_modifiers(fr, fn, i + 1)

@@ -157,6 +157,16 @@ class ContractType(Type):
         return {"tag": "Contract", "typedef": self.name}
 
 
+class VariadicType(Type):
+    """SolidVM's ``variadic``: any number of values of any types, checked only at run time."""
+
+    complex = True
+    name = "variadic"
+
+    def xabi(self) -> dict[str, Any]:
+        return {"tag": "Variadic"}
+
+
 class UserDefinedType(Type):
     """A user-defined value type (``type Price is uint256;``).
 
@@ -203,6 +213,7 @@ BYTES = BytesType(None)
 BYTES32 = BytesType(32)
 ADDRESS = AddressType()
 ACCOUNT = AccountType()
+VARIADIC = VariadicType()
 
 
 def elementary(name: str, payable: bool = False) -> Type:

@@ -22,6 +22,7 @@ from .types import (
     StringType,
     StructType,
     Type,
+    VariadicType,
 )
 
 MAIN = "main"
@@ -140,6 +141,12 @@ class TextBytes(bytes):
         return f"TextBytes({bytes(self)!r})"
 
 
+class VariadicValue(tuple[Any, ...]):
+    """A ``variadic`` value: an immutable sequence of values of any types."""
+
+    __slots__ = ()
+
+
 ZERO_ADDRESS = Address(0)
 
 
@@ -167,6 +174,8 @@ def default_value(t: Type) -> Any:
         return ArrayValue(t, [default_value(t.elem) for _ in range(t.length)])
     if isinstance(t, MappingType):
         return MappingValue(t)
+    if isinstance(t, VariadicType):
+        return VariadicValue()
     return None
 
 
@@ -193,6 +202,8 @@ def is_default(v: Any) -> bool:
         return len(v) == 0 if v.atype.length is None else all(is_default(x) for x in v)
     if cls is MappingValue:
         return all(is_default(x) for x in v.values())
+    if cls is VariadicValue:
+        return len(v) == 0
     if cls is bool:
         return v is False
     if cls is int:

@@ -276,10 +276,10 @@ def test_msg_data_holds_the_arguments(run: RunFn) -> None:
     assert run(MSG, "data", {"x": 3, "s": "yo"}) == ["3", "yo"]
 
 
-def test_msg_data_outside_a_function_body_is_a_compile_error() -> None:
+def test_msg_data_outside_a_function_is_a_compile_error() -> None:
     with pytest.raises(CompileError) as info:
-        compile_source(c("    modifier m() { require(msg.data.length == 0); _; }"))
-    assert "msg.data is only available in a function body" in info.value.message
+        compile_source(c("    string s = msg.sig;"))
+    assert "'msg.sig' is only available inside a function or modifier" in info.value.message
 
 
 def test_log_prints_on_the_node_log_and_in_the_result(

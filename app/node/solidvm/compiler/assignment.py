@@ -31,6 +31,7 @@ from ..types import (
     StructType,
     TupleType,
     Type,
+    VariadicType,
 )
 from ..values import (
     default_value,
@@ -146,7 +147,9 @@ class AssignmentMixin(CompilerBase):
                 targets.append((ref, put, make_coercer(t, self.vm)))
         val, vt = self.expr(e.value)
         n = len(targets)
-        if vt is not None and (not isinstance(vt, TupleType) or len(vt.items) != n):
+        if (isinstance(vt, TupleType) and len(vt.items) != n) or (
+            vt is not None and not isinstance(vt, (TupleType, VariadicType))
+        ):
             got = len(vt.items) if isinstance(vt, TupleType) else 1
             self.error(f"cannot assign {got} value{'s' if got != 1 else ''} to {n} targets", e)
 

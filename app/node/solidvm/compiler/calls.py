@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ast as A
+from ..binding import takes_variadic
 from ..defs import CompiledFunction, ContractDef
 from ..ops import (
     check_int,
@@ -40,6 +41,7 @@ from ..types import (
     StructType,
     Type,
     UserDefinedType,
+    VariadicType,
 )
 from ..values import (
     Address,
@@ -48,8 +50,9 @@ from ..values import (
     StructValue,
     default_value,
 )
-from .base import CExpr, CompilerBase
+from .base import CExpr, CompilerBase, coerced
 from .closures import ret_type, unpack_returns
+from .lowlevel import LOW_LEVEL
 
 
 def drop_beyond(fr: Frame, a: Any) -> None:
@@ -73,6 +76,12 @@ class CallsMixin(CompilerBase):
     def x_Call(self, e: A.Call) -> CExpr:
         func = e.func
         if e.names is not None:
+            if isinstance(func, A.Ident) and self.lookup_local(func.name) is None:
+                fns = self.c.functions.get(func.name)
+                if fns:  # the overload whose parameter names are the names given
+                    compiled = {n: self.expr(a) for n, a in zip(e.names, e.args, strict=True)}
+                    fn = self.pick_named(fns, e.names, func.name, e, compiled)
+                    return self.call_chosen(fn, [compiled[p] for p, _ in fn.params])
             args = self.named_args(e)
         else:
             args = e.args
@@ -105,8 +114,12 @@ class CallsMixin(CompilerBase):
             if ev is not None:
                 params = [p[0] for p in ev.params]
         elif isinstance(func, A.Member):
+            want = set(e.names)
             for c in self.uc.contracts.values():
-                f = c.find_function(func.name, len(e.args))
+                f = next(
+                    (g for g in c.functions.get(func.name, ()) if {p for p, _ in g.params} == want),
+                    None,
+                )
                 if f is not None:
                     params = [p for p, _ in f.params]
                     break
@@ -126,12 +139,10 @@ class CallsMixin(CompilerBase):
                 return builtin(args, e)  # type: ignore[no-any-return]
         fns = self.c.functions.get(name)
         if fns:
-            fn = next((f for f in fns if len(f.params) == len(args)), None)
-            if fn is None:
-                self.error(
-                    f"function '{name}' takes {len(fns[0].params)} arguments, {len(args)} given", e
-                )
-            return self.internal_call(fn, args, e)
+            return self.call_function(fns, args, e, name)
+        free = self.free_variadic_call(name, args)
+        if free is not None:
+            return free
         sf = self.scope_function(name, len(args), e)
         if sf is not None:
             return self.static_call(sf, args, e)
@@ -139,6 +150,8 @@ class CallsMixin(CompilerBase):
         if isinstance(t, UserDefinedType):
             self.error(f"use {name}.wrap(...) to make a {name}", e)
         if isinstance(t, StructType):
+            if t.fields and isinstance(t.fields[-1][1], VariadicType):
+                return self.variadic_struct(t, args, e)
             if len(args) != len(t.fields):
                 self.error(f"struct {name} has {len(t.fields)} members, {len(args)} given", e)
             fns2 = [self._arg(a, ft) for a, (_, ft) in zip(args, t.fields, strict=True)]
@@ -195,6 +208,10 @@ class CallsMixin(CompilerBase):
     def call_member(self, func: A.Member, args: list[A.Expr], e: A.Call) -> CExpr:
         obj = func.obj
         name = func.name
+        if name in LOW_LEVEL or name == "code":
+            low = self.low_level_call(func, args, e)
+            if low is not None:
+                return low
         ut = self.value_type_of(obj)
         if ut is not None:
             return self.value_type_call(ut, name, args, e)
@@ -220,6 +237,19 @@ class CallsMixin(CompilerBase):
             if o in self.uc.contracts and o != "this":
                 owner = self.uc.contracts[o]
                 fn = owner.find_function(name, len(args))
+                vfn = fn if fn is not None and takes_variadic(fn) else None
+                if fn is None:
+                    vfn = next(
+                        (
+                            f
+                            for f in owner.functions.get(name, ())
+                            if takes_variadic(f) and len(args) >= len(f.params) - 1
+                        ),
+                        None,
+                    )
+                if vfn is not None and (owner in self.c.linearization or owner.kind == "library"):
+                    impl = self._impl_in(owner, name, len(vfn.params)) or vfn
+                    return self.static_bound_call(impl, [self.expr(a) for a in args])
                 if fn is None and owner.constructor is not None and name == o:
                     fn = None
                 if fn is not None and (owner in self.c.linearization or owner.kind == "library"):
@@ -356,29 +386,47 @@ class CallsMixin(CompilerBase):
         self, base: Fn, bt: Type | None, name: str, args: list[A.Expr], e: A.Call
     ) -> CExpr:
         fn: CompiledFunction | None = None
+        compiled = [self.expr(a) for a in args]
+        spread = bool(compiled) and isinstance(compiled[-1][1], VariadicType)
         if isinstance(bt, ContractType):
             target = self.uc.contracts.get(bt.name)
             if target is not None:
-                fn = target.find_function(name, len(args))
-                if fn is None:
+                fns = target.functions.get(name, [])
+                cands = self.candidates(fns, len(args))
+                if not cands and not (spread and fns):
                     self.error(
                         f"contract {bt.name} has no function '{name}' taking {len(args)} arguments",
                         e,
                     )
+                fn = self.choose_overload(cands or fns, compiled)
                 if not fn.external:
                     self.error(f"function '{name}' of {bt.name} is not visible from outside", e)
+        if spread or (fn is not None and takes_variadic(fn)):
+            # bound when it runs: the target's overloads, its fallback, its getters
+            rawfns = [f for f, _ in compiled]
+            rt0 = ret_type(fn) if fn is not None else None
+
+            def call_external_bound(fr: Frame) -> Any:
+                vals = [name] + [copy_in(fr, a(fr)) for a in rawfns]
+                return fr.ctx.world.low_level_call(fr, base(fr), "call", vals)
+
+            return call_external_bound, rt0
         if fn is not None:
-            argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
+            argfns = [
+                coerced(f, make_coercer(t, self.vm))
+                for (f, _), (_, t) in zip(compiled, fn.params, strict=True)
+            ]
             rt = ret_type(fn)
         else:
-            argfns = [self.expr(a)[0] for a in args]
+            argfns = [f for f, _ in compiled]
             rt = None
         nargs = len(args)
+        sig = fn.signature if fn is not None else None
 
         def call_external(fr: Frame) -> Any:
             target = base(fr)
             vals = [copy_in(fr, a(fr)) for a in argfns]
-            r = fr.ctx.world.call_from(fr, target, name, vals, nargs)
+            r = fr.ctx.world.call_from(fr, target, name, vals, nargs, sig)
             return r
 
         return call_external, rt
@@ -425,11 +473,19 @@ class CallsMixin(CompilerBase):
             self.error(f"contract '{cname}' cannot create itself", e)
         ctor = target.constructor
         params = ctor.params if ctor else []
+        if n.salt is not None or (ctor is not None and takes_variadic(ctor)):
+            return self.flexible_new(target, args, n.salt, e)
+        compiled = [self.expr(a) for a in args]
+        if compiled and isinstance(compiled[-1][1], VariadicType):
+            return self.flexible_new(target, args, None, e, compiled)
         if len(args) != len(params):
             self.error(
                 f"constructor of {cname} takes {len(params)} arguments, {len(args)} given", e
             )
-        argfns = [self._arg(a, t) for a, (_, t) in zip(args, params, strict=True)]
+        argfns = [
+            coerced(f, make_coercer(t, self.vm))
+            for (f, _), (_, t) in zip(compiled, params, strict=True)
+        ]
 
         def new_contract(fr: Frame) -> Any:
             vals = [copy_in(fr, a(fr)) for a in argfns]

@@ -18,7 +18,6 @@ from ..ops import (
     dyn_index,
     dyn_member,
     index_error,
-    keccak256,
     make_coercer,
     op_add_any,
     storage_read,
@@ -38,7 +37,6 @@ from ..types import (
     ADDRESS,
     BOOL,
     BYTES,
-    BYTES32,
     LITERAL,
     STRING,
     UINT,
@@ -55,6 +53,7 @@ from ..types import (
     StructType,
     TupleType,
     Type,
+    VariadicType,
 )
 from ..values import (
     Address,
@@ -183,6 +182,8 @@ class ExpressionsMixin(CompilerBase):
                 if isinstance(et, EnumType):
                     return self.enum_value(et, name, e)
         base, bt = self.expr(obj, vivify=vivify)
+        if isinstance(bt, VariadicType):
+            return self.variadic_member(base, name, e)
         if isinstance(bt, StructType):
             if name not in bt.field_types:
                 self.error(f"struct {bt.name} has no member '{name}'", e)
@@ -198,17 +199,9 @@ class ExpressionsMixin(CompilerBase):
                 return (lambda fr: chain_id_of(fr, base(fr))), UINT
             if name == "balance":
                 return (lambda fr: fr.ctx.world.balance_of(chain_key(fr, base(fr)), base(fr))), UINT
-            if name in ("codehash", "code"):
-
-                def code_of(fr: Frame) -> Any:
-                    a = base(fr)
-                    acct = fr.ctx.world.accounts.get((chain_key(fr, a), a.value))
-                    if acct is None or acct.cdef is None:
-                        return b""
-                    data = acct.cdef.source.encode()
-                    return keccak256(data) if name == "codehash" else data
-
-                return code_of, BYTES32 if name == "codehash" else BYTES
+            member = self.account_member(base, name, e)
+            if member is not None:
+                return member
         if isinstance(bt, ContractType):
             target = self.uc.contracts.get(bt.name)
             if target is not None and target.find_function(name) is None:
@@ -234,16 +227,8 @@ class ExpressionsMixin(CompilerBase):
                 return (lambda fr: fr.sender), ACCOUNT
             if name == "value":
                 return (lambda fr: fr.value), UINT
-            if name == "sig":  # SolidVM: the name of the function being called
-                fname = self.fn.name if self.fn is not None else None
-                if fname is not None and not self.in_modifier:
-                    return const(fname), STRING
-                return (lambda fr: fr.fn.name if fr.fn is not None else ""), STRING
-            if name == "data":  # SolidVM: the arguments of the call, as a variadic
-                if self.in_modifier or self.fn is None:
-                    self.error("msg.data is only available in a function body", e)
-                n = len(self.fn.params)
-                return (lambda fr: tuple(fr.l[:n])), None
+            if name in ("data", "sig"):
+                return self.msg_member(name, e)
             self.error(f"'msg' has no member '{name}'", e)
         if oname == "tx":
             if name == "origin":
@@ -300,6 +285,8 @@ class ExpressionsMixin(CompilerBase):
             self.error("index expression expected", e)
         base, bt = self.expr(e.obj, vivify=vivify)
         key, kt = self.expr(e.index)
+        if isinstance(bt, VariadicType):
+            return self.variadic_index(base, key)
         if isinstance(bt, MappingType):
             vt = bt.value
             kco = make_coercer(bt.key, self.vm) if not key_ok(kt, bt.key) else None
@@ -374,6 +361,8 @@ class ExpressionsMixin(CompilerBase):
         if op == "delete":
             return self.delete(e)
         f, t = self.expr(e.operand)
+        if isinstance(t, VariadicType):
+            t = None
         self.no_value_type_operand(op, t, e)
         if op == "!":
             if t is not None and not isinstance(t, BoolType):
@@ -467,6 +456,10 @@ class ExpressionsMixin(CompilerBase):
         return self.binop(op, fa, ta, fb, tb, e)
 
     def binop(self, op: str, fa: Fn, ta: Type | None, fb: Fn, tb: Type | None, e: A.Node) -> CExpr:
+        if isinstance(ta, VariadicType):
+            ta = None
+        if isinstance(tb, VariadicType):
+            tb = None
         self.no_value_type_operand(op, ta, e)
         self.no_value_type_operand(op, tb, e)
         if op in ("==", "!="):

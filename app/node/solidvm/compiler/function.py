@@ -7,8 +7,10 @@ from .builtins import BuiltinsMixin
 from .calls import CallsMixin
 from .expressions import ExpressionsMixin
 from .libraries import LibrariesMixin
+from .lowlevel import LowLevelMixin
 from .places import PlacesMixin
 from .statements import StatementsMixin
+from .variadic import VariadicMixin
 
 
 class FunctionCompiler(
@@ -17,6 +19,8 @@ class FunctionCompiler(
     AssignmentMixin,
     CallsMixin,
     BuiltinsMixin,
+    VariadicMixin,
+    LowLevelMixin,
     LibrariesMixin,
     PlacesMixin,
 ):

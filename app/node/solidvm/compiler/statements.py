@@ -34,6 +34,7 @@ from ..types import (
     TupleType,
     Type,
     UserDefinedType,
+    VariadicType,
 )
 from ..values import (
     default_value,
@@ -175,7 +176,7 @@ class StatementsMixin(CompilerBase):
                 self.error(
                     f"tuple has {len(it.items)} components but {len(s.slots)} are declared", s
                 )
-            if it is not None and not isinstance(it, TupleType):
+            if it is not None and not isinstance(it, (TupleType, VariadicType)):
                 self.tuple_arity_error(it, len(s.slots), s)
             for vs, vt in zip(s.slots, types, strict=False):
                 if vs is None:
@@ -261,7 +262,11 @@ class StatementsMixin(CompilerBase):
 
     def check_assignable(self, src: Type | None, dst: Type, node: A.Node) -> None:
         """Catch the obvious static type mismatches at compile time."""
-        if src is None or isinstance(src, TupleType):
+        if (
+            src is None
+            or isinstance(src, TupleType | VariadicType)
+            or isinstance(dst, VariadicType)
+        ):
             return
         if isinstance(src, UserDefinedType) or isinstance(dst, UserDefinedType):
             self.check_udvt(src, dst, node)
@@ -309,6 +314,8 @@ class StatementsMixin(CompilerBase):
 
     def cond(self, e: A.Expr) -> Fn:
         f, t = self.expr(e)
+        if isinstance(t, VariadicType):
+            t = None
         if isinstance(t, UserDefinedType) or (t is not None and not isinstance(t, BoolType)):
             self.error(f"condition must be a bool, not {t.name}", e)
         if t is None:
@@ -438,7 +445,7 @@ class StatementsMixin(CompilerBase):
         f, t = self.expr(s.value)
         if isinstance(t, TupleType) and len(t.items) != len(rtypes):
             self.error(f"function returns {len(rtypes)} values, {len(t.items)} given", s.value)
-        if t is not None and not isinstance(t, TupleType):
+        if t is not None and not isinstance(t, (TupleType, VariadicType)):
             self.error(f"function returns {len(rtypes)} values, 1 given", s.value)
         cos = [make_coercer(rt, self.vm) for rt in rtypes]
         n = len(rtypes)

@@ -17,12 +17,14 @@ from ..runtime import (
 )
 from ..types import (
     UINT,
+    VARIADIC,
     ArrayType,
     ContractType,
     EnumType,
     MappingType,
     StructType,
     Type,
+    VariadicType,
     elementary,
 )
 from ..values import (
@@ -207,6 +209,8 @@ class UnitCompiler(FileScopeMixin):
                 return self.file_types[name]
             if name in self.contracts:
                 return ContractType(name)
+            if name == "variadic":
+                return VARIADIC
             self.error(f"unknown type '{name}'", tn)
         if len(path) == 2 and path[0] in self.contracts:
             t = self.contracts[path[0]].own_types.get(path[1])
@@ -265,6 +269,12 @@ class UnitCompiler(FileScopeMixin):
                     self.error(f"identifier '{part.name}' is already declared", part)
                 seen.add(part.name)
                 sv_type = self.check_size(self.resolve_type(part.type, c), part)
+                if holds_variadic(sv_type, []):
+                    self.error(
+                        f"state variable '{part.name}' cannot hold variadic values "
+                        "(they exist only while a call runs)",
+                        part,
+                    )
                 sv = StateVar(part.name, sv_type, c.name, part)
                 c.own_svars.append(sv)
             elif isinstance(part, A.EventDecl):
@@ -378,6 +388,7 @@ class UnitCompiler(FileScopeMixin):
         modifiers: dict[str, ModifierDef] = {}
         errors: dict[str, list[tuple[str, Type]]] = {}
         functions: dict[tuple[str, int], CompiledFunction] = {}
+        sigs: dict[str, CompiledFunction] = {}
         for base in reversed(c.linearization):
             for sv in base.own_svars:
                 if sv.name in svars and svars[sv.name] is not sv:
@@ -389,17 +400,20 @@ class UnitCompiler(FileScopeMixin):
             events.update({k: v for k, v in base.events.items() if v.cname == base.name})
             modifiers.update({k: v for k, v in base.modifiers.items() if v.cname == base.name})
             errors.update(base.errors)
-            for fn in base.own_functions:
-                functions[(fn.name, len(fn.params))] = fn
+            self.merge_overloads(base, functions, sigs)
         c.state_vars = layout
         c.svars = svars
         c.events = events
         c.modifiers = modifiers
         c.errors = errors
         c.vtable = functions
+        c.sigtable = sigs
         by_name: dict[str, list[CompiledFunction]] = {}
-        for (name, _), fn in functions.items():
-            by_name.setdefault(name, []).append(fn)
+        seen: set[int] = set()
+        for fn in sigs.values():
+            if id(fn) not in seen:
+                seen.add(id(fn))
+                by_name.setdefault(fn.name, []).append(fn)
         c.functions = by_name
         # super lookups: for each contract in the linearization, the next implementation after it
         lin = c.linearization
@@ -421,6 +435,41 @@ class UnitCompiler(FileScopeMixin):
                     if impl is not None:
                         c.super_table[key] = impl
                         break
+
+    def merge_overloads(
+        self,
+        base: ContractDef,
+        functions: dict[tuple[str, int], CompiledFunction],
+        sigs: dict[str, CompiledFunction],
+    ) -> None:
+        """Add ``base``'s functions over those of the bases before it in the linearization.
+
+        A function overrides the one with its signature. Functions of one name and arity with
+        other parameter types are overloads and coexist, except that a contract declaring just
+        one function of that name and arity overrides an inherited lone one even when the types
+        are spelled differently (``uint`` vs ``int``, ``address`` vs ``account``): SolidVM
+        overrides by name.
+        """
+        arity: dict[tuple[str, int], int] = {}
+        for fn in base.own_functions:
+            k = (fn.name, len(fn.params))
+            arity[k] = arity.get(k, 0) + 1
+        for fn in base.own_functions:
+            k = (fn.name, len(fn.params))
+            sig = fn.signature
+            if sig not in sigs and arity[k] == 1:
+                same = {
+                    id(g): g
+                    for g in sigs.values()
+                    if g.name == fn.name and len(g.params) == len(fn.params)
+                }
+                if len(same) == 1:
+                    (old,) = same.values()
+                    for s2, g in list(sigs.items()):
+                        if g is old:
+                            sigs[s2] = fn
+            functions[k] = fn
+            sigs[sig] = fn
 
     def compile_bodies(self, c: ContractDef) -> None:
         assert c.decl is not None
@@ -498,3 +547,18 @@ def static_cells(t: Type, stack: list[str]) -> int:
     if isinstance(t, ArrayType) and t.length is not None:
         return t.length * static_cells(t.elem, stack)
     return 1
+
+
+def holds_variadic(t: Type, stack: list[str]) -> bool:
+    if isinstance(t, VariadicType):
+        return True
+    if isinstance(t, ArrayType):
+        return holds_variadic(t.elem, stack)
+    if isinstance(t, MappingType):
+        return holds_variadic(t.value, stack)
+    if isinstance(t, StructType) and t.name not in stack:
+        stack.append(t.name)
+        found = any(holds_variadic(ft, stack) for _, ft in t.fields)
+        stack.pop()
+        return found
+    return False

@@ -260,6 +260,7 @@ class DeclarationsMixin(ParserBase):
             else:
                 self.error(f"expected function name but found {self.tok.describe()}")
         params = self.parse_params()
+        self.check_variadic_params(params)
         visibility: str | None = None
         mutability: str | None = None
         modifiers: list[A.ModifierInvocation] = []
@@ -306,6 +307,16 @@ class DeclarationsMixin(ParserBase):
             virtual,
             override,
         )
+
+    def check_variadic_params(self, params: list[A.Param]) -> None:
+        """At most one ``variadic`` parameter, and only in the last place (as SolidVM requires)."""
+        at = [i for i, p in enumerate(params) if is_variadic_type(p.type)]
+        if len(at) > 1:
+            line, col = params[at[1]].pos
+            raise ParseError("only one variadic parameter is allowed", line, col)
+        if at and at[0] != len(params) - 1:
+            line, col = params[at[0]].pos
+            raise ParseError("variadic parameter must be the last parameter", line, col)
 
     def parse_params(self, allow_indexed: bool = False) -> list[A.Param]:
         self.expect("(")
@@ -390,3 +401,8 @@ class DeclarationsMixin(ParserBase):
             self.expect("]")
             ty = A.ArrayTypeName(bpos, ty, length)
         return ty
+
+
+def is_variadic_type(tn: A.TypeName) -> bool:
+    """``variadic`` is parsed as a user type name; the compiler resolves it."""
+    return isinstance(tn, A.UserTypeName) and tn.path == ["variadic"]

@@ -107,6 +107,17 @@ class ExpressionsMixin(ParserBase):
             else:
                 return expr
 
+    def parse_salt_option(self) -> A.Expr:
+        """``{salt: expr}`` after ``new C``: the only option SolidVM accepts there."""
+        self.expect("{")
+        t = self.tok
+        if not (t.kind is T.IDENT and t.text == "salt" and self.peek().text == ":"):
+            self.error(f"expected 'salt: <expression>' after 'new' but found {t.describe()}")
+        self.i += 2
+        salt = self.parse_expr()
+        self.expect("}", "after the salt of 'new'")
+        return salt
+
     def _is_call_options(self) -> bool:
         return self.peek().kind is T.IDENT and self.peek(2).text == ":"
 
@@ -247,7 +258,9 @@ class ExpressionsMixin(ParserBase):
                 return A.BoolLit(start, w == "true")
             if w == "new":
                 self.i += 1
-                return A.New(start, self.parse_type())
+                ty = self.parse_type()
+                salt = self.parse_salt_option() if self.at_op("{") else None
+                return A.New(start, ty, salt)
             if w == "payable" and self.peek().text == "(":
                 self.i += 1
                 return A.TypeExpr(start, A.ElementaryTypeName(start, "address", True))
