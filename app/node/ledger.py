@@ -1140,7 +1140,7 @@ class Ledger:
             "etherUsed": hex64(gas_used * sub.gas_price if gas_on else 0),
             "newStorage": "",
             "message": message,
-            "trace": "",
+            "trace": "\n".join(res.logs) if res is not None else "",  # log(...) lines
             "contractsCreated": ",".join(a for _, a in res.created) if res else "",
         }
         return {"status": status, "hash": sub.hash, "txResult": tx_result, "data": data}

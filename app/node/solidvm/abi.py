@@ -35,7 +35,9 @@ from .values import (
     DecimalValue,
     MappingValue,
     StructValue,
+    TextBytes,
     VariadicValue,
+    is_default,
 )
 
 if TYPE_CHECKING:
@@ -324,7 +326,7 @@ def encode_value(v: Any, t: Type | None) -> Any:
     if isinstance(t, StringType):
         return v
     if isinstance(t, BytesType):
-        return v.hex() if isinstance(v, bytes) else str(v)
+        return bytes_json(v) if isinstance(v, bytes) else str(v)
     if isinstance(t, AddressType | ContractType):
         return v.hex if isinstance(v, Address) else format(int(v), "040x")
     if isinstance(t, AccountType):
@@ -334,7 +336,10 @@ def encode_value(v: Any, t: Type | None) -> Any:
     if isinstance(t, StructType):
         return {n: encode_value(v[n], ft) for n, ft in t.fields}
     if isinstance(t, MappingType):
-        return {key_text(k, t.key): encode_value(x, t.value) for k, x in v.items()}
+        # an entry holding the default reads as absent in SolidVM's storage: leave it out
+        return {
+            key_text(k, t.key): encode_value(x, t.value) for k, x in v.items() if not is_default(x)
+        }
     if isinstance(t, VariadicType):  # always a JSON array, whatever the function put there
         if v is None:
             return []
@@ -344,13 +349,20 @@ def encode_value(v: Any, t: Type | None) -> Any:
     return encode_dynamic(v)
 
 
+def bytes_json(v: bytes) -> str:
+    """Bytes as SolidVM shows them: text kept in a bytes slot as the text, raw bytes as hex."""
+    if type(v) is TextBytes:
+        return v.decode("utf-8", "replace")
+    return v.hex()
+
+
 def key_text(k: Any, t: Type) -> str:
     if isinstance(t, BoolType):
         return "true" if k else "false"
     if isinstance(k, Address):
         return k.hex if not isinstance(t, AccountType) else k.account_text()
     if isinstance(k, bytes):
-        return k.hex()
+        return bytes_json(k)
     return str(k)
 
 
@@ -363,7 +375,7 @@ def encode_dynamic(v: Any) -> Any:
     if isinstance(v, str):
         return v
     if isinstance(v, bytes):
-        return v.hex()
+        return bytes_json(v)
     if isinstance(v, Address):
         return v.account_text()
     if isinstance(v, DecimalValue):

@@ -17,6 +17,7 @@ from .runtime import (
     MAX_INT_BITS,
     MISSING,
     Frame,
+    invalid_write,
     jset_dict,
     jset_list,
 )
@@ -42,6 +43,7 @@ from .values import (
     DecimalValue,
     MappingValue,
     StructValue,
+    TextBytes,
     VariadicValue,
     copy_value,
     default_value,
@@ -199,9 +201,11 @@ def op_add_any(fr: Frame, a: Any, b: Any) -> Any:
     if ta is str and type(b) is str:
         fr.ctx.charge_memory(len(a) + len(b))
         return a + b
-    if ta is bytes and type(b) is bytes:
+    if isinstance(a, bytes) and isinstance(b, bytes):
         fr.ctx.charge_memory(len(a) + len(b))
-        return a + b
+        if ta is TextBytes and type(b) is TextBytes:
+            return TextBytes(a + b)  # text + text stays text, as SolidVM's strings
+        return bytes(a + b)
     if ta is DecimalValue or type(b) is DecimalValue:
         return dec_add(a, b)
     raise type_error(f"cannot add {describe(a)} and {describe(b)}")
@@ -321,9 +325,11 @@ def make_coercer(t: Type | None, vm: str) -> Coercer | None:
         size = t.size
 
         def c_bytes(v: Any) -> Any:
-            if type(v) is bytes:
+            if isinstance(v, bytes):
                 b = v
             elif type(v) is str:
+                if vm != "EVM":
+                    return TextBytes(v.encode())  # SolidVM keeps text assigned to bytes
                 b = v.encode()
             elif type(v) is int and size is not None:
                 b = (v % (1 << (8 * size))).to_bytes(size, "big")
@@ -349,7 +355,7 @@ def make_coercer(t: Type | None, vm: str) -> Coercer | None:
         def c_str(v: Any) -> Any:
             if type(v) is str:
                 return v
-            if type(v) is bytes:
+            if isinstance(v, bytes):
                 return v.decode("utf-8", "replace")
             raise type_error(f"expected string, got {describe(v)}")
 
@@ -415,7 +421,7 @@ def convert(v: Any, t: Type, vm: str) -> Any:
             r = dec_to_int(v)
         elif isinstance(v, Address):
             r = v.value
-        elif type(v) is bytes:
+        elif isinstance(v, bytes):
             r = int.from_bytes(v, "big") if v else 0
         elif type(v) is bool:
             r = int(v)
@@ -445,7 +451,7 @@ def convert(v: Any, t: Type, vm: str) -> Any:
             return Address(v.value)
         if type(v) is int:
             return Address(v % (1 << 160))
-        if type(v) is bytes:
+        if isinstance(v, bytes):
             return Address(int.from_bytes(v[-20:], "big") if v else 0)
         if type(v) is str:
             return Address(parse_hex_address(v))
@@ -461,8 +467,8 @@ def convert(v: Any, t: Type, vm: str) -> Any:
     if isinstance(t, StringType):
         if type(v) is str:
             return v
-        if type(v) is bytes:
-            return v.rstrip(b"\0").decode("utf-8", "replace")
+        if isinstance(v, bytes):
+            return bytes_text(v)
         if type(v) is bool:
             return "true" if v else "false"
         if type(v) is int:
@@ -471,28 +477,35 @@ def convert(v: Any, t: Type, vm: str) -> Any:
             return v.account_text()
         raise type_error(f"cannot convert {describe(v)} to string")
     if isinstance(t, BytesType):
-        if type(v) is bytes:
-            b = v
+        size = t.size
+        if isinstance(v, bytes):
+            b = bytes(v)  # raw bytes now, even when made from text
         elif type(v) is str:
-            b = v.encode()
+            # SolidVM: bytesN("text") keeps the first N characters (no padding)
+            b = (v[:size] if size is not None and vm != "EVM" else v).encode()
         elif type(v) is int:
-            size = t.size or max(1, (v.bit_length() + 7) // 8)
-            b = (v % (1 << (8 * size))).to_bytes(size, "big")
+            if size is None and vm != "EVM":
+                if v < 0:
+                    raise type_error("cannot convert a negative integer to bytes")
+                b = v.to_bytes((v.bit_length() + 7) // 8, "big")  # bytes(0) is empty
+            else:
+                n = size or max(1, (v.bit_length() + 7) // 8)
+                b = (v % (1 << (8 * n))).to_bytes(n, "big")
         elif isinstance(v, Address):
             b = v.value.to_bytes(20, "big")
         else:
             raise type_error(f"cannot convert {describe(v)} to {t.name}")
-        if t.size is not None and vm == "EVM":
-            b = b[: t.size].ljust(t.size, b"\0")
+        if size is not None:
+            b = b[:size].ljust(size, b"\0") if vm == "EVM" else b[:size]
         return b
     if isinstance(t, BoolType):
         if type(v) is bool:
             return v
+        if type(v) is TextBytes:
+            v = v.decode("utf-8", "replace")
         if type(v) is str and v in ("true", "false"):
             return v == "true"
-        if type(v) is int:
-            return v != 0
-        raise type_error(f"cannot convert {describe(v)} to bool")
+        raise type_error(f"bool cast: cannot convert {display_short(v)} to bool")
     if isinstance(t, EnumType):
         if type(v) is int and 0 <= v < len(t.values):
             return v
@@ -592,9 +605,9 @@ def dyn_index(fr: Frame, c: Any, k: Any, vivify: bool) -> Any:
             if vivify and c.mtype.value.complex:
                 jset_dict(fr, c, k, v)
         return v
-    if isinstance(c, (list, bytes)):
+    if isinstance(c, (list, bytes, tuple)):
         if type(k) is int and 0 <= k < len(c):
-            return c[k] if isinstance(c, list) else c[k : k + 1]
+            return c[k : k + 1] if isinstance(c, bytes) else c[k]
         raise index_error(k, len(c))
     raise type_error(f"cannot index {describe(c)}")
 
@@ -650,6 +663,10 @@ def values_equal(a: Any, b: Any) -> bool:
         return bool(a == b)
     if ta is bool or type(b) is bool:
         return False
+    if ta is str and isinstance(b, bytes):  # SolidVM compares a string with bytes as UTF-8
+        return bool(a.encode() == b)
+    if isinstance(a, bytes) and type(b) is str:
+        return a == b.encode()
     return bool(a == b)
 
 
@@ -659,11 +676,27 @@ def display(v: Any) -> str:
         return v
     if isinstance(v, bool):
         return "true" if v else "false"
+    if type(v) is TextBytes:
+        return v.decode("utf-8", "replace")
     if isinstance(v, bytes):
         return v.hex()
     if isinstance(v, Address):
         return v.account_text()
     return str(v)
+
+
+def display_short(v: Any) -> str:
+    """A value inside an error message, cut to a readable length."""
+    text = repr(v) if type(v) is str else display(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def bytes_text(v: bytes) -> str:
+    """``string(bytes)``: UTF-8 text when the bytes are UTF-8, else one character per byte."""
+    try:
+        return v.decode("utf-8")
+    except UnicodeDecodeError:
+        return v.decode("latin-1")
 
 
 def concat_str(fr: Frame, parts: list[Any]) -> str:
@@ -675,6 +708,59 @@ def concat_str(fr: Frame, parts: list[Any]) -> str:
 
 
 def concat_bytes(fr: Frame, parts: list[Any]) -> bytes:
-    out = b"".join(p if type(p) is bytes else str(p).encode() for p in parts)
+    out = b"".join(p if isinstance(p, bytes) else str(p).encode() for p in parts)
     fr.ctx.charge_memory(len(out))
     return out
+
+
+# ------------------------------------------------------------------ storage arrays
+
+
+def storage_read(a: Any, i: Any, et: Type) -> Any:
+    """``arr[i]`` of an array in storage: SolidVM reads any index; past the end it finds what
+    ``arr[i] = v`` wrote there, else the element type's default (no index error)."""
+    if type(i) is not int:
+        raise type_error(f"array index must be an integer, got {describe(i)}")
+    if 0 <= i < len(a):
+        return a[i]
+    b = getattr(a, "beyond", None)
+    if b:
+        v = b.get(i, MISSING)
+        if v is not MISSING:
+            return v
+    return default_value(et)
+
+
+def storage_vivify(fr: Frame, a: Any, i: Any, et: Type) -> Any:
+    """Like :func:`storage_read`, but a complex element past the end is created in place so
+    that writes into it (``arr[7].f = 1``) persist."""
+    v = storage_read(a, i, et)
+    if et.complex and not 0 <= i < len(a):
+        b = getattr(a, "beyond", None)
+        if b is None or i not in b:
+            storage_write(fr, a, i, v)
+    return v
+
+
+def storage_write(fr: Frame, a: Any, i: Any, v: Any) -> None:
+    """``arr[i] = v`` in storage: past the end the element is stored without changing
+    ``arr.length``, as SolidVM does."""
+    if type(i) is not int:
+        raise type_error(f"array index must be an integer, got {describe(i)}")
+    if 0 <= i < len(a):
+        jset_list(fr, a, i, v)
+        return
+    if fr.ro:
+        raise invalid_write(fr)
+    b = a.beyond
+    if b is None:
+        b = a.beyond = {}
+    jset_dict(fr, b, i, v)
+
+
+def memory_write_error(i: Any, n: int) -> ExecutionError:
+    return ExecutionError(
+        "invalid write: Cannot assign a value outside the allocated space for an array "
+        f"(index {i}, length {n})",
+        "invalid write",
+    )

@@ -24,20 +24,35 @@ from .types import (
     StructType,
     Type,
 )
-from .values import Address, ArrayValue, ContractRef, MappingValue, StructValue, default_value
+from .values import (
+    Address,
+    ArrayValue,
+    ContractRef,
+    MappingValue,
+    StructValue,
+    TextBytes,
+    default_value,
+)
 
 
 def dump_value(v: Any, t: Type) -> Any:
     if isinstance(t, IntType | EnumType | BoolType | StringType):
         return v
     if isinstance(t, BytesType):
+        if type(v) is TextBytes:  # text in a bytes slot stays text (see values.TextBytes)
+            return {"text": v.decode("utf-8")}
         return v.hex()
     if isinstance(t, DecimalType):
         return str(v)  # "1.50": the text keeps the places
     if isinstance(t, AddressType | AccountType | ContractType):
         return v.account_text() if isinstance(v, Address) else format(int(v), "040x")
     if isinstance(t, ArrayType):
-        return [dump_value(x, t.elem) for x in v]
+        items = [dump_value(x, t.elem) for x in v]
+        beyond = getattr(v, "beyond", None)
+        if beyond:  # elements stored past the end (SolidVM keeps them)
+            stored = [[i, dump_value(x, t.elem)] for i, x in beyond.items()]
+            return {"items": items, "beyond": stored}
+        return items
     if isinstance(t, StructType):
         return {n: dump_value(v[n], ft) for n, ft in t.fields}
     if isinstance(t, MappingType):
@@ -61,12 +76,18 @@ def load_value(j: Any, t: Type) -> Any:
     if isinstance(t, StringType):
         return str(j)
     if isinstance(t, BytesType):
+        if isinstance(j, dict):
+            return TextBytes(str(j["text"]).encode("utf-8"))
         return bytes.fromhex(j)
     if isinstance(t, DecimalType):
         return parse_decimal(str(j))
     if isinstance(t, AddressType | AccountType | ContractType):
         return _address(j, t)
     if isinstance(t, ArrayType):
+        if isinstance(j, dict):
+            a = ArrayValue(t, [load_value(x, t.elem) for x in j["items"]])
+            a.beyond = {int(i): load_value(x, t.elem) for i, x in j["beyond"]} or None
+            return a
         return ArrayValue(t, [load_value(x, t.elem) for x in j])
     if isinstance(t, StructType):
         return StructValue(

@@ -53,7 +53,9 @@ class ExecContext:
         "depth",
         "dirty",
         "events",
+        "implicit",
         "journal",
+        "logs",
         "max_mem",
         "max_steps",
         "mem",
@@ -85,6 +87,10 @@ class ExecContext:
         self.mem = 0
         self.max_mem = max_mem
         self.depth = 0
+        # True when the call that finished last ended without `return <values>`: the platform
+        # then answers only its named return values
+        self.implicit = False
+        self.logs: list[str] = []  # what log(...) printed, in order
 
     def out_of_gas(self) -> ExecutionError:
         return ExecutionError(
@@ -245,7 +251,9 @@ def invoke(
     ctx.depth -= 1
     r = fr.ret
     if r is None:
+        ctx.implicit = True
         return [loc[s] for s in fn.ret_slots]
+    ctx.implicit = False
     return r
 
 

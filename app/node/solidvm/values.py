@@ -183,11 +183,15 @@ class StructValue(dict[str, Any]):
 
 
 class ArrayValue(list[Any]):
-    __slots__ = ("atype",)
+    """An array. ``beyond`` holds storage elements written past the end: SolidVM stores
+    ``arr[i] = v`` at any index without changing ``arr.length``, and reads them back."""
+
+    __slots__ = ("atype", "beyond")
 
     def __init__(self, atype: ArrayType, *args: Any) -> None:
         super().__init__(*args)
         self.atype = atype
+        self.beyond: dict[int, Any] | None = None
 
 
 class MappingValue(dict[Any, Any]):
@@ -196,6 +200,17 @@ class MappingValue(dict[Any, Any]):
     def __init__(self, mtype: MappingType, *args: Any) -> None:
         super().__init__(*args)
         self.mtype = mtype
+
+
+class TextBytes(bytes):
+    """A ``bytes``/``bytesN`` value made from text (``bytes32 b = "hello"``). SolidVM keeps such
+    values as strings, so the API shows them as text; raw bytes (casts, hashes, ``hex""``)
+    show as hex."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"TextBytes({bytes(self)!r})"
 
 
 class VariadicValue(tuple[Any, ...]):
@@ -270,7 +285,7 @@ def is_default(v: Any) -> bool:
         return bool(v == 0)
     if cls is str:
         return bool(v == "")
-    if cls is bytes:
+    if cls is bytes or cls is TextBytes:
         return not any(v)
     if isinstance(v, Address):
         return v.value == 0

@@ -91,6 +91,7 @@ class ExecResult:
     created: list[tuple[str, str]] = field(default_factory=list)
     touched: list[tuple[str, str]] = field(default_factory=list)
     steps: int = 0
+    logs: list[str] = field(default_factory=list)  # lines printed by log(...)
 
 
 def _addr_int(a: str | int) -> int:
@@ -322,9 +323,17 @@ class World(LowLevelCalls):
         raw: list[Any],
         fn: CompiledFunction | None,
     ) -> ExecResult:
-        res = ExecResult(address=address, chain_id=chain_id, raw=raw, steps=ctx.steps)
+        res = ExecResult(
+            address=address, chain_id=chain_id, raw=raw, steps=ctx.steps, logs=ctx.logs
+        )
         if fn is not None:
-            res.values = [encode_value(v, t) for v, (_, t) in zip(raw, fn.returns, strict=True)]
+            rets = fn.returns
+            if ctx.implicit and not all(n for n, _ in rets):
+                # no `return <values>` ran: SolidVM answers the named return values only
+                raw = [v for v, (n, _) in zip(raw, rets, strict=True) if n]
+                rets = [(n, t) for n, t in rets if n]
+                res.raw = raw
+            res.values = [encode_value(v, t) for v, (_, t) in zip(raw, rets, strict=True)]
         for acct, ev, vals in ctx.events:
             assert acct.cdef is not None
             res.events.append(

@@ -47,7 +47,12 @@ contract Parent {
         Child(address(child)).set(77);
         assert(false);
     }
-    function outOfBounds() public { counter = 2; list[5] = 1; }
+    function outOfBounds() public {
+        counter = 2;
+        list[5] = 1;  // storage: stored past the end, as SolidVM does
+        uint[] memory copy = list;
+        counter = copy[5];  // memory: out of bounds
+    }
     function divide(uint d) public returns (uint) { counter = 3; return 10 / d; }
 }
 """

@@ -275,7 +275,10 @@ ARRAYS = c(
     }
     function bump(uint[] memory m) internal pure { m[0] = 41; m[0]++; }
     function addWord(string w) public returns (uint) { words.push(w); return words.length; }
-    function readOut(uint i) public view returns (uint) { return dyn[i]; }
+    function readOut(uint i) public view returns (uint) {
+        uint[] memory m = dyn;  // memory arrays check bounds; storage ones read defaults
+        return m[i];
+    }
 """
 )
 

@@ -73,7 +73,7 @@ def test_trailing_arguments_bind_into_the_variadic_parameter(binding: str, world
         ("spreadAll", {"more": [1, 2, 3]}, [["2", "3"]]),  # spread over (a, more...)
         ("nested", {"more": [5, 6]}, [["1", "5", "6"]]),
         ("built", {}, [["1", "two", "true"]]),
-        ("none", {}, [[]]),
+        ("none", {}, []),  # no return ran and the value is unnamed: no value, as the platform
         ("plain", {}, [["just text"]]),
         ("pair", {}, ["true", ["7", "8"]]),
         ("typed", {"args": ["41"]}, ["42"]),

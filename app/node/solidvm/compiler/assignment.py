@@ -14,6 +14,9 @@ from ..ops import (
     dyn_put,
     index_error,
     make_coercer,
+    memory_write_error,
+    storage_read,
+    storage_write,
     type_error,
 )
 from ..runtime import (
@@ -26,7 +29,9 @@ from ..types import (
     ArrayType,
     MappingType,
     StructType,
+    TupleType,
     Type,
+    VariadicType,
 )
 from ..values import (
     default_value,
@@ -140,8 +145,13 @@ class AssignmentMixin(CompilerBase):
             else:
                 ref, _get, put, t = self.lvalue(item)
                 targets.append((ref, put, make_coercer(t, self.vm)))
-        val, _ = self.expr(e.value)
+        val, vt = self.expr(e.value)
         n = len(targets)
+        if (isinstance(vt, TupleType) and len(vt.items) != n) or (
+            vt is not None and not isinstance(vt, (TupleType, VariadicType))
+        ):
+            got = len(vt.items) if isinstance(vt, TupleType) else 1
+            self.error(f"cannot assign {got} value{'s' if got != 1 else ''} to {n} targets", e)
 
         def run_tuple_assign(fr: Frame) -> Any:
             vals = val(fr)
@@ -195,15 +205,26 @@ class AssignmentMixin(CompilerBase):
 
                 return (lambda fr: (base(fr), key(fr))), map_get, put_dict, bt.value
             if isinstance(bt, ArrayType):
+                et = bt.elem
+                if self.is_storage(e.obj):
+                    # SolidVM writes storage arrays at any index (the length stays)
+                    def st_get(c: Any, k: Any) -> Any:
+                        if type(k) is int and 0 <= k < len(c):
+                            return c[k]
+                        return storage_read(c, k, et)
+
+                    return (lambda fr: (base(fr), key(fr))), st_get, storage_write, et
 
                 def arr_ref(fr: Frame) -> tuple[Any, Any]:
                     a = base(fr)
                     i = key(fr)
                     if type(i) is int and 0 <= i < len(a):
                         return a, i
-                    raise index_error(i, len(a))
+                    if type(i) is not int:
+                        raise type_error(f"array index must be an integer, got {describe(i)}")
+                    raise memory_write_error(i, len(a))
 
-                return arr_ref, get_item, put_list, bt.elem
+                return arr_ref, get_item, put_list, et
             if bt is None:
 
                 def dyn_ref(fr: Frame) -> tuple[Any, Any]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import ast as A
 from ..defs import CompiledFunction, ContractDef, EventDef, ModifierDef, StateVar
+from ..errors import ExecutionError
 from ..ops import Coercer, make_coercer
 from ..runtime import Fn
 from ..types import STRING, DecimalType, EnumType, MappingType, StructType, Type, UserDefinedType
@@ -41,6 +42,21 @@ def const(v: Any) -> Fn:
 
 def fresh(t: Type) -> Fn:
     return lambda fr: default_value(t)
+
+
+def must_return(body: Fn, name: str) -> Fn:
+    """SolidVM refuses a library function with unnamed return values that ends without
+    returning them."""
+
+    def checked(fr: Any) -> Any:
+        r = body(fr)
+        if fr.ret is None:
+            raise ExecutionError(
+                f"type error: Library function '{name}' must return a value", "type error"
+            )
+        return r
+
+    return checked
 
 
 class LocalVar:
@@ -90,6 +106,11 @@ class CompilerBase:
         def internal_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr: ...
         def static_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr: ...
         def cast(self, tn: A.TypeName, args: list[A.Expr], e: A.Call) -> CExpr: ...
+        def is_storage(self, e: A.Expr) -> bool: ...
+        def abi_member_call(self, name: str, args: list[A.Expr], e: A.Call) -> CExpr: ...
+        def concat_call(self, owner: str, args: list[A.Expr], e: A.Call) -> CExpr: ...
+        def encoding_cast(self, target: str, args: list[A.Expr], e: A.Call) -> CExpr: ...
+        def util_call(self, name: str, args: list[A.Expr], e: A.Call) -> CExpr: ...
         # variadic.py, lowlevel.py, builtins/introspection.py
         def call_function(
             self, fns: list[CompiledFunction], args: list[A.Expr], e: A.Call, name: str
@@ -204,6 +225,8 @@ class CompilerBase:
             mods.append((m, [self._arg(a, t) for a, (_, t) in zip(args, m.params, strict=True)]))
         fn.mods = mods
         fn.body = self.block(d.body, new_scope=False)
+        if self.c.kind == "library" and not all(n for n, _ in fn.returns):
+            fn.body = must_return(fn.body, fn.name)
         self.pop_scope()
         fn.nslots = self.nslots
 

@@ -10,13 +10,10 @@ from ..decimals import dec_truncate
 from ..defs import CompiledFunction, ContractDef
 from ..ops import (
     check_int,
-    concat_bytes,
-    concat_str,
     convert,
     copy_in,
     describe,
     make_coercer,
-    pack,
     parse_int_text,
     resolve_chain_spec,
     type_error,
@@ -25,6 +22,7 @@ from ..runtime import (
     Fn,
     Frame,
     invoke,
+    jdel_dict,
     jpop,
     jpush,
 )
@@ -38,6 +36,7 @@ from ..types import (
     AccountType,
     AddressType,
     ArrayType,
+    BoolType,
     BytesType,
     ContractType,
     DecimalType,
@@ -59,6 +58,13 @@ from ..values import (
 from .base import CExpr, CompilerBase, coerced
 from .closures import ret_type, unpack_returns
 from .lowlevel import LOW_LEVEL
+
+
+def drop_beyond(fr: Frame, a: Any) -> None:
+    """A push stores at index ``len(a)``: it replaces what an earlier write past the end put
+    there."""
+    if len(a) in a.beyond:
+        jdel_dict(fr, a.beyond, len(a))
 
 
 class CallsMixin(CompilerBase):
@@ -215,6 +221,13 @@ class CallsMixin(CompilerBase):
         if ut is not None:
             return self.value_type_call(ut, name, args, e)
         if (
+            isinstance(obj, A.TypeExpr)
+            and isinstance(obj.type, A.ElementaryTypeName)
+            and obj.type.name in ("string", "bytes")
+            and name == "concat"
+        ):
+            return self.concat_call(obj.type.name, args, e)
+        if (
             isinstance(obj, A.Ident)
             and self.lookup_local(obj.name) is None
             and (obj.name not in self.c.svars)
@@ -222,14 +235,10 @@ class CallsMixin(CompilerBase):
             o = obj.name
             if o == "super":
                 return self.super_call(name, args, e)
-            if o == "abi" and name in ("encodePacked", "encode", "encodeWithSignature"):
-                fns = [self.expr(a)[0] for a in args]
-                return (lambda fr: pack([f(fr) for f in fns])), BYTES
-            if o in ("string", "bytes") and name == "concat":
-                fns = [self.expr(a)[0] for a in args]
-                if o == "string":
-                    return (lambda fr: concat_str(fr, [f(fr) for f in fns])), STRING
-                return (lambda fr: concat_bytes(fr, [f(fr) for f in fns])), BYTES
+            if o == "abi":
+                return self.abi_member_call(name, args, e)
+            if o == "Util" and o not in self.uc.contracts and name in ("bytes32ToString", "b32"):
+                return self.util_call(name, args, e)  # blockapps-sol's Util, built into SolidVM
             if o in self.uc.contracts and o != "this":
                 owner = self.uc.contracts[o]
                 fn = owner.find_function(name, len(args))
@@ -360,7 +369,10 @@ class CallsMixin(CompilerBase):
 
             def push_default(fr: Frame) -> Any:
                 v = default_value(et)
-                jpush(fr, base(fr), v)
+                a = base(fr)
+                if a.beyond:
+                    drop_beyond(fr, a)
+                jpush(fr, a, v)
                 return v
 
             return push_default, et
@@ -381,6 +393,8 @@ class CallsMixin(CompilerBase):
                 v = co(v)
             if cp:
                 v = copy_in(fr, v)
+            if getattr(a, "beyond", None):
+                drop_beyond(fr, a)
             jpush(fr, a, v)
             return len(a)
 
@@ -501,6 +515,13 @@ class CallsMixin(CompilerBase):
     def cast(self, tn: A.TypeName, args: list[A.Expr], e: A.Call) -> CExpr:
         if isinstance(tn, A.ElementaryTypeName) and tn.name == "account":
             return self.account_ctor(args, e)
+        if (
+            len(args) == 2
+            and isinstance(tn, A.ElementaryTypeName)
+            and tn.name in ("string", "bytes")
+            and isinstance(args[1], A.StringLit)
+        ):
+            return self.encoding_cast(tn.name, args, e)  # string(b, "utf-8"), bytes(s, "raw")
         t = self.uc.resolve_type(tn, self.c)
         if isinstance(t, IntType) and len(args) == 2 and self.vm != "EVM":
             return self.int_from_text(t, args, e)
@@ -517,6 +538,9 @@ class CallsMixin(CompilerBase):
                 self.error(f"cannot convert {st.name} to decimal", args[0])
         elif isinstance(st, DecimalType) and not isinstance(t, IntType):
             self.error(f"cannot convert decimal to {t.name}", args[0])
+        ok = (BoolType, StringType, BytesType)
+        if isinstance(t, BoolType) and st is not None and not isinstance(st, ok):
+            self.error(f'bool(...) takes a bool or "true"/"false", not {st.name}', e)
         vm = self.vm
         return (lambda fr: convert(f(fr), t, vm)), t
 

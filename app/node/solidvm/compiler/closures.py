@@ -26,6 +26,7 @@ from ..runtime import (
     ExecContext,
     Fn,
     Frame,
+    jdel_dict,
     jreplace_list,
     jset_dict,
     jset_list,
@@ -103,7 +104,13 @@ def len_put_for(et: Type) -> Callable[[Frame, Any, Any, Any], None]:
             jreplace_list(fr, c, c[:n])
         else:
             fr.ctx.charge_memory(n - len(c))
-            jreplace_list(fr, c, list(c) + [default_value(et) for _ in range(n - len(c))])
+            grown = [default_value(et) for _ in range(n - len(c))]
+            b = getattr(c, "beyond", None)
+            if b:  # storage elements written past the end come into view
+                for i in [i for i in b if len(c) <= i < n]:
+                    grown[i - len(c)] = b[i]
+                    jdel_dict(fr, b, i)
+            jreplace_list(fr, c, list(c) + grown)
 
     return put
 

@@ -15,11 +15,15 @@ from ..ops import (
     chain_key,
     check_int,
     copy_in,
+    describe,
     dyn_index,
     dyn_member,
     index_error,
     make_coercer,
     op_add_any,
+    storage_read,
+    storage_vivify,
+    type_error,
     values_equal,
 )
 from ..runtime import (
@@ -323,12 +327,26 @@ class ExpressionsMixin(CompilerBase):
             return (lambda fr: base(fr).get(key(fr), dv)), vt
         if isinstance(bt, ArrayType):
             et = bt.elem
+            if self.is_storage(e.obj):
+                if vivify and et.complex:
+                    return (lambda fr: storage_vivify(fr, base(fr), key(fr), et)), et
+
+                def arr_storage(fr: Frame) -> Any:
+                    a = base(fr)
+                    i = key(fr)
+                    if type(i) is int and 0 <= i < len(a):
+                        return a[i]
+                    return storage_read(a, i, et)
+
+                return arr_storage, et
 
             def arr_index(fr: Frame) -> Any:
                 a = base(fr)
                 i = key(fr)
                 if type(i) is int and 0 <= i < len(a):
                     return a[i]
+                if type(i) is not int:
+                    raise type_error(f"array index must be an integer, got {describe(i)}")
                 raise index_error(i, len(a))
 
             return arr_index, et

@@ -8,6 +8,7 @@ from .calls import CallsMixin
 from .expressions import ExpressionsMixin
 from .libraries import LibrariesMixin
 from .lowlevel import LowLevelMixin
+from .places import PlacesMixin
 from .statements import StatementsMixin
 from .variadic import VariadicMixin
 
@@ -21,5 +22,6 @@ class FunctionCompiler(
     VariadicMixin,
     LowLevelMixin,
     LibrariesMixin,
+    PlacesMixin,
 ):
     """Compiles the bodies of one function (or modifier, or initializer) of contract ``c``."""

@@ -163,6 +163,12 @@ class StatementsMixin(CompilerBase):
         self.error(f"unsupported statement {type(s).__name__}", s)
 
     def var_decl(self, s: A.VarDecl) -> Fn:
+        if s.tuple_form and len(s.slots) == 1:
+            # `(uint a) = f();`, `var (z) = 7;`: one name in parentheses is a plain declaration
+            if s.slots[0] is None:
+                self.error("cannot declare a single nameless variable", s)
+            assert s.init is not None
+            s = A.VarDecl(s.pos, s.slots, s.init)
         if s.tuple_form:
             assert s.init is not None
             init, it = self.expr(s.init)
@@ -172,6 +178,8 @@ class StatementsMixin(CompilerBase):
                 self.error(
                     f"tuple has {len(it.items)} components but {len(s.slots)} are declared", s
                 )
+            if it is not None and not isinstance(it, (TupleType, VariadicType)):
+                self.tuple_arity_error(it, len(s.slots), s)
             for vs, vt in zip(s.slots, types, strict=False):
                 if vs is None:
                     slots.append(None)
@@ -220,11 +228,16 @@ class StatementsMixin(CompilerBase):
                 fr.l[slot] = dv
 
             return run_default
-        init, it = self.expr(s.init, vivify=vs.location == "storage")
+        location = vs.location
+        if location is None and t.complex and self.is_storage(s.init):
+            location = "storage"  # no location: a reference to storage, as in SolidVM
+        init, it = self.expr(s.init, vivify=location == "storage")
+        if isinstance(it, TupleType):
+            self.tuple_arity_error(it, 1, s)
         self.check_assignable(it, t, s.init)
         co = make_coercer(t, self.vm)
-        copy = t.complex and vs.location == "memory"
-        slot = self.declare(vs.name, t, vs, vs.location)
+        copy = t.complex and location == "memory"
+        slot = self.declare(vs.name, t, vs, location)
         if copy:
 
             def run_copy(fr: Frame) -> Any:
@@ -243,6 +256,11 @@ class StatementsMixin(CompilerBase):
             fr.l[slot] = co(init(fr))
 
         return run_coerce
+
+    def tuple_arity_error(self, got: Type, want: int, node: A.Node) -> None:
+        n = len(got.items) if isinstance(got, TupleType) else 1
+        what = f"a tuple of {n} components" if isinstance(got, TupleType) else f"one {got.name}"
+        self.error(f"expected {want} value{'s' if want != 1 else ''}, got {what}", node)
 
     def check_assignable(self, src: Type | None, dst: Type, node: A.Node) -> None:
         """Catch the obvious static type mismatches at compile time."""
@@ -416,6 +434,8 @@ class StatementsMixin(CompilerBase):
             self.error("function has no return values", s)
         if len(rtypes) == 1:
             f, t = self.expr(s.value)
+            if isinstance(t, TupleType):
+                self.error(f"function returns 1 value, {len(t.items)} given", s.value)
             if t is not None:
                 self.check_assignable(t, rtypes[0], s.value)
             co = make_coercer(rtypes[0], self.vm)
@@ -435,6 +455,8 @@ class StatementsMixin(CompilerBase):
         f, t = self.expr(s.value)
         if isinstance(t, TupleType) and len(t.items) != len(rtypes):
             self.error(f"function returns {len(rtypes)} values, {len(t.items)} given", s.value)
+        if t is not None and not isinstance(t, (TupleType, VariadicType)):
+            self.error(f"function returns {len(rtypes)} values, 1 given", s.value)
         cos = [make_coercer(rt, self.vm) for rt in rtypes]
         n = len(rtypes)
 

@@ -8,8 +8,8 @@ from .. import ast as A
 from ..defs import CompiledFunction, ContractDef, EventDef, ModifierDef, StateVar
 from ..errors import CompileError
 from ..ops import (
-    index_error,
     make_coercer,
+    storage_read,
 )
 from ..runtime import (
     MISSING,
@@ -28,8 +28,6 @@ from ..types import (
     elementary,
 )
 from ..values import (
-    ArrayValue,
-    MappingValue,
     default_value,
 )
 from .base import coerced
@@ -306,10 +304,14 @@ class UnitCompiler(FileScopeMixin):
                     c.constructor = fn
                 else:
                     c.own_functions.append(fn)
-        # public getters for public state variables
+        # public getters for public state variables; for arrays and mappings also the shorter
+        # forms (`arr()` is the whole array, `grid(i)` a row), as the platform answers them
         for sv in c.own_svars:
             if sv.public:
-                c.own_functions.append(self.make_getter(c, sv))
+                full = self.make_getter(c, sv)
+                c.own_functions.append(full)
+                for depth in range(len(full.params) - 1, -1, -1):
+                    c.own_functions.append(self.make_getter(c, sv, depth))
 
     def declare_function(self, c: ContractDef, d: A.FunctionDecl) -> CompiledFunction:
         fn = CompiledFunction(d.name or d.kind, c.name, d)
@@ -324,7 +326,11 @@ class UnitCompiler(FileScopeMixin):
         fn.writes = d.mutability not in ("view", "pure")
         return fn
 
-    def make_getter(self, c: ContractDef, sv: StateVar) -> CompiledFunction:
+    def make_getter(
+        self, c: ContractDef, sv: StateVar, depth: int | None = None
+    ) -> CompiledFunction:
+        """The getter of a public state variable; ``depth`` keys short of the full one return
+        the container reached (the whole array or mapping, a row of a nested array)."""
         fn = CompiledFunction(sv.name, c.name, None)
         fn.getter_of = sv
         fn.visibility = "external"
@@ -332,12 +338,15 @@ class UnitCompiler(FileScopeMixin):
         fn.writes = False
         t = sv.type
         params: list[tuple[str, Type]] = []
-        while True:
+        types: list[Type] = []  # the container each key indexes
+        while depth is None or len(params) < depth:
             if isinstance(t, MappingType):
                 params.append((f"key{len(params)}" if params else "key", t.key))
+                types.append(t)
                 t = t.value
             elif isinstance(t, ArrayType):
                 params.append((f"index{len(params)}" if params else "index", UINT))
+                types.append(t)
                 t = t.elem
             else:
                 break
@@ -357,14 +366,14 @@ class UnitCompiler(FileScopeMixin):
             v = sv._const_fn(fr) if is_const and sv._const_fn else fr.st[name]
             for k in range(nparams):
                 key = fr.l[k]
-                if isinstance(v, MappingValue):
+                ct = types[k]
+                if isinstance(ct, MappingType):
                     v = v.get(key, MISSING)
                     if v is MISSING:
-                        v = default_value(v_type_of(params, k, sv.type))
-                elif isinstance(v, ArrayValue):
-                    if type(key) is not int or not 0 <= key < len(v):
-                        raise index_error(key, len(v))
-                    v = v[key]
+                        v = default_value(ct.value)
+                else:
+                    assert isinstance(ct, ArrayType)
+                    v = storage_read(v, key, ct.elem)
             if isinstance(leaf, StructType):
                 fr.ret = [v[n] for n, ft in leaf.fields if not ft.complex]
             else:
@@ -540,16 +549,6 @@ def static_cells(t: Type, stack: list[str]) -> int:
     if isinstance(t, ArrayType) and t.length is not None:
         return t.length * static_cells(t.elem, stack)
     return 1
-
-
-def v_type_of(params: list[tuple[str, Type]], k: int, t: Type) -> Type:
-    """Type reached after applying the first ``k+1`` getter keys to a state variable type."""
-    for _ in range(k + 1):
-        if isinstance(t, MappingType):
-            t = t.value
-        elif isinstance(t, ArrayType):
-            t = t.elem
-    return t
 
 
 def holds_variadic(t: Type, stack: list[str]) -> bool:

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from .core import CoreBuiltins
 from .crypto import CryptoBuiltins
+from .encoding import EncodingBuiltins
 from .identity import IdentityBuiltins
 from .introspection import IntrospectionBuiltins
 from .strings import StringBuiltins
 from .testing import TestingBuiltins
+from .utility import UtilityBuiltins
 from .x509 import X509Builtins
 
 
 class BuiltinsMixin(
     CoreBuiltins,
     CryptoBuiltins,
+    EncodingBuiltins,
     IdentityBuiltins,
     IntrospectionBuiltins,
     StringBuiltins,
     TestingBuiltins,
+    UtilityBuiltins,
     X509Builtins,
 ):
     """Every built-in function family."""

@@ -18,7 +18,7 @@ from ...errors import ExecutionError
 from ...ops import describe, keccak256, type_error
 from ...runtime import Frame
 from ...types import ADDRESS, BOOL, BYTES32, BytesType
-from ...values import Address, ArrayValue, MappingValue, StructValue
+from ...values import Address, ArrayValue, MappingValue, StructValue, TextBytes
 from ..base import CExpr, CompilerBase
 
 Hasher = Callable[[bytes], bytes]
@@ -56,8 +56,8 @@ def rlp_item(v: Any) -> Any:
         return _rlp_int(v)
     if type(v) is str:
         return v.encode()
-    if type(v) is bytes:
-        return v
+    if isinstance(v, bytes):  # TextBytes: text kept in a bytes slot, SolidVM's string
+        return bytes(v)
     if isinstance(v, Address):
         return v.value.to_bytes(20, "big")
     if isinstance(v, StructValue):
@@ -87,9 +87,9 @@ def rlp_encode(item: Any) -> bytes:
 
 def hash_input(fr: Frame, vals: list[Any]) -> bytes:
     """What SolidVM feeds the hash: raw bytes/text for one such argument, else RLP."""
-    if len(vals) == 1 and type(vals[0]) in (bytes, str):
+    if len(vals) == 1 and type(vals[0]) in (bytes, str, TextBytes):
         v = vals[0]
-        data = v if type(v) is bytes else v.encode()
+        data = bytes(v) if isinstance(v, bytes) else v.encode()
     else:
         data = rlp_encode(rlp_item(vals[0]) if len(vals) == 1 else [rlp_item(v) for v in vals])
     fr.ctx.charge_memory(len(data) // 32)
@@ -216,8 +216,6 @@ class CryptoBuiltins(CompilerBase):
 
     def b_keccak256(self, args: list[A.Expr], e: A.Call) -> CExpr:
         return self._hash(args, e, keccak256, "keccak256")
-
-    b_sha3 = b_keccak256
 
     def b_sha256(self, args: list[A.Expr], e: A.Call) -> CExpr:
         return self._hash(args, e, _sha256, "sha256")
