@@ -156,5 +156,7 @@ class CompilerBase:
         fn.nslots = self.nslots
 
     def _arg(self, e: A.Expr, t: Type) -> Fn:
-        f, _ = self.expr(e)
+        f, st = self.expr(e)
+        if self.uc.checks and not self.uc.type_overloads:
+            self.check_assignable(st, t, e)
         return coerced(f, make_coercer(t, self.vm))

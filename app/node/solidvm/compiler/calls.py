@@ -48,6 +48,7 @@ from ..values import (
     default_value,
 )
 from .base import CExpr, CompilerBase
+from .checks import concat_problem
 from .closures import ret_type, unpack_returns
 
 
@@ -177,6 +178,12 @@ class CallsMixin(CompilerBase):
         obj = func.obj
         name = func.name
         if (
+            isinstance(obj, A.TypeExpr)
+            and isinstance(obj.type, A.ElementaryTypeName)
+            and obj.type.name in ("string", "bytes")
+        ):
+            obj = A.Ident(obj.pos, obj.type.name)  # `string.concat(...)` in an expression
+        if (
             isinstance(obj, A.Ident)
             and self.lookup_local(obj.name) is None
             and (obj.name not in self.c.svars)
@@ -188,7 +195,12 @@ class CallsMixin(CompilerBase):
                 fns = [self.expr(a)[0] for a in args]
                 return (lambda fr: pack([f(fr) for f in fns])), BYTES
             if o in ("string", "bytes") and name == "concat":
-                fns = [self.expr(a)[0] for a in args]
+                typed = [self.expr(a) for a in args]
+                if self.uc.checks and o == "string":
+                    for a, (_, t) in zip(args, typed, strict=True):
+                        if problem := concat_problem(t):
+                            self.error(problem, a)
+                fns = [f for f, _ in typed]
                 if o == "string":
                     return (lambda fr: concat_str(fr, [f(fr) for f in fns])), STRING
                 return (lambda fr: concat_bytes(fr, [f(fr) for f in fns])), BYTES

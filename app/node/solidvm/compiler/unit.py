@@ -31,15 +31,25 @@ from ..values import (
     default_value,
 )
 from .base import coerced
+from .checks import has_type_overloads, run_checks
 from .function import FunctionCompiler
 
 
 class UnitCompiler:
     """Compiles one source unit into :class:`ContractDef` objects."""
 
-    def __init__(self, unit: A.SourceUnit, source: str, vm: str, test_clock: bool = False) -> None:
+    def __init__(
+        self,
+        unit: A.SourceUnit,
+        source: str,
+        vm: str,
+        test_clock: bool = False,
+        checks: bool = True,
+    ) -> None:
         self.unit = unit
         self.test_clock = test_clock  # declares fastForward, as the platform's test runner
+        self.checks = checks and vm == "SolidVM"  # the platform's static checks (checks.py)
+        self.type_overloads = False  # same name and arity twice: argument types go unchecked
         self.source = source
         self.vm = vm
         self.contracts: dict[str, ContractDef] = {}
@@ -99,8 +109,11 @@ class UnitCompiler:
             self.declare_members(c)
         for c in ordered:
             self.merge_inherited(c)
+        self.type_overloads = has_type_overloads(ordered)
         for c in ordered:
             self.compile_bodies(c)
+        if self.checks:
+            run_checks(self)
         return self.contracts
 
     def linearize(self, c: ContractDef, stack: list[str]) -> list[ContractDef]:
@@ -400,7 +413,9 @@ class UnitCompiler:
         for sv in c.own_svars:
             if sv.decl.init is not None:
                 fc = FunctionCompiler(self, c, None)
-                init, _ = fc.expr(sv.decl.init)
+                init, it = fc.expr(sv.decl.init)
+                if self.checks:
+                    fc.check_assignable(it, sv.type, sv.decl.init)
                 coerce = make_coercer(sv.type, self.vm)
                 sv.init = coerced(init, coerce)
                 if sv.constant:
