@@ -73,9 +73,9 @@ def check_imports(src: str | dict[str, str] | list[Any]) -> None:
         if unit is None:
             declared[name] = None
         elif declared.get(name, set()) is not None:
-            names = {getattr(i, "name", None) for i in unit.items}
+            found = {getattr(i, "name", None) for i in unit.items}
             known = declared.get(name) or set()
-            declared[name] = known | {n for n in names if isinstance(n, str)}
+            declared[name] = known | {n for n in found if isinstance(n, str)}
     for name, unit, offset in units:
         if unit is None:
             continue

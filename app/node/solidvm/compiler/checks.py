@@ -133,6 +133,8 @@ def run_checks(uc: UnitCompiler) -> None:
     for c in contracts:
         check_collisions(c)
     for c in contracts:
+        check_overrides(c)
+    for c in contracts:
         for fn in _bodies(c):
             assert fn.decl is not None
             BodyChecker(uc, c, fn.decl).function()
@@ -226,6 +228,59 @@ def check_collisions(c: ContractDef) -> None:
             for name, node in first.items():
                 if name in later:
                     fail(f"Multiple definitions for {name} in contract {c.name}", node)
+
+
+def check_overrides(c: ContractDef) -> None:
+    """`override` exactly when a parent has a function of the same name (which must be virtual,
+    or an interface's). Overloads count as one name, checked on the first declared; a function
+    overriding several parents is left alone (the sandbox does not keep `override(A, B)`)."""
+    assert c.decl is not None
+    first: dict[str, A.FunctionDecl] = {}
+    for d in c.decl.parts:
+        if isinstance(d, A.FunctionDecl) and d.kind != "constructor":
+            if d.kind == "function" and d.name == c.name:
+                continue
+            first.setdefault(d.name or d.kind, d)
+    ancestors = _parents_dfs(c)
+    for name, d in first.items():
+        having = [(x, _own_decl(x, name)) for x in ancestors]
+        found = [(x, p) for x, p in having if p is not None]
+        below = {a.name for x, _ in found for a in _parents_dfs(x)}
+        nearest = [(x, p) for x, p in found if x.name not in below]
+        if not nearest:
+            if d.override:
+                fail(
+                    f"Function {name} is declared override, but none of its parents have a "
+                    "function by the same name",
+                    d,
+                )
+            continue
+        if not d.override:
+            names = ", ".join(x.name for x, _ in nearest)
+            fail(
+                f"Function {name} is not marked as override, but its parent(s) {names} have "
+                "a function by the same name",
+                d,
+            )
+        if len({x.name for x, _ in nearest}) == 1:
+            x, p = nearest[0]
+            if not p.virtual and x.kind != "interface":
+                fail(
+                    f"Function {name} is marked as override, but parent contract {x.name} does "
+                    "not mark the function as virtual",
+                    d,
+                )
+
+
+def _own_decl(x: ContractDef, name: str) -> A.FunctionDecl | None:
+    """The first function ``name`` that contract ``x`` itself declares."""
+    assert x.decl is not None
+    for d in x.decl.parts:
+        if isinstance(d, A.FunctionDecl) and d.kind != "constructor" and (d.name or d.kind) == name:
+            if d.kind == "function" and d.name == x.name:
+                continue
+            return d
+    return None
 
 
 class BodyChecker:
