@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,13 @@ MAIN = (
 )
 
 
+def upload_files(contract: str, files: dict[str, str]) -> dict[str, Any]:
+    """An upload whose source is a ``{file: text}`` collection."""
+    tx = upload_tx(contract, "")
+    tx["payload"]["src"] = files
+    return tx
+
+
 @pytest.fixture(scope="module")
 def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
     n = make_node(tmp_path_factory, name="checks")
@@ -36,7 +44,7 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
 def test_multi_file_upload_with_its_imports(node: RunningNode) -> None:
     alice = node.client("alice")
     src = {"lib/Counter.sol": LIB, "Tally.sol": MAIN}
-    res = submit(alice, upload_tx("Tally", src))  # type: ignore[arg-type]
+    res = submit(alice, upload_files("Tally", src))
     assert res[0]["status"] == "Success", res
     address = res[0]["data"]["contents"]["address"]
     res = submit(alice, call_tx(address, "bump"))
@@ -48,7 +56,7 @@ def test_braced_import_of_a_file_the_upload_lacks(node: RunningNode) -> None:
     r = alice.post(
         "/svc/v2.3/transaction",
         params={"resolve": "true"},
-        json={"txs": [upload_tx("Tally", {"Tally.sol": MAIN})]},
+        json={"txs": [upload_files("Tally", {"Tally.sol": MAIN})]},
     )
     assert r.status_code == 400
     assert server_message(r.text) == "line 2, column 9: Could not find file lib/Counter.sol"
