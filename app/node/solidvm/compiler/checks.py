@@ -415,8 +415,31 @@ class BodyChecker:
         elif isinstance(s, (A.Emit, A.RevertError)):
             for a in s.args:
                 self.expr(a)
-        # other statements (break, continue, `_`, and kinds this pass does not know) carry
-        # nothing it checks, or are left alone
+        elif not isinstance(s, (A.Break, A.Continue, A.Placeholder)):
+            self.other(s)
+
+    def other(self, node: A.Node) -> None:
+        """A statement kind this pass does not know (try/catch ...): its parameters are locals
+        of a scope of its own, its statements and expressions are walked."""
+        saved = set(self.declared)
+        self.scopes.append({})
+        kids = _children(node)
+        for name in _listed_names(node):  # untyped names a clause binds (catch E(a, b))
+            self.scopes[-1][name] = None
+        for k in kids:
+            if isinstance(k, (A.VarSlot, A.Param)) and k.name:
+                self.scopes[-1][k.name] = self.resolve(k.type)
+        for k in kids:
+            if isinstance(k, A.Block):
+                self.nested(k)
+            elif isinstance(k, A.Stmt):
+                self.stmt(k)
+            elif isinstance(k, A.Expr):
+                self.expr(k)
+            elif isinstance(k, A.Node) and not isinstance(k, (A.TypeName, A.VarSlot, A.Param)):
+                self.other(k)
+        self.scopes.pop()
+        self.declared = saved
 
     def var_decl(self, s: A.VarDecl) -> None:
         for slot in s.slots:
@@ -481,7 +504,7 @@ class BodyChecker:
         elif isinstance(e, (A.TupleExpr, A.ArrayLit)):
             for item in e.items:
                 self.expr(item)
-        elif not isinstance(e, (A.NumberLit, A.StringLit, A.HexLit, A.BoolLit, A.New, A.TypeExpr)):
+        elif not isinstance(e, (A.NumberLit, A.StringLit, A.HexLit, A.BoolLit, A.TypeExpr)):
             for sub in _subexpressions(e):
                 self.expr(sub)
 
@@ -665,15 +688,38 @@ def _parents_dfs(c: ContractDef) -> list[ContractDef]:
     return out
 
 
-def _subexpressions(e: Any) -> list[A.Expr]:
-    """Expressions directly inside a node of a kind this pass does not know."""
-    out: list[A.Expr] = []
-    if not is_dataclass(e):
+def _children(node: Any) -> list[A.Node]:
+    """The nodes directly inside ``node`` (in fields, lists, tuples and dict values)."""
+    out: list[A.Node] = []
+    if not is_dataclass(node):
         return out
-    for f in fields(e):
-        v = getattr(e, f.name, None)
-        if isinstance(v, A.Expr):
-            out.append(v)
-        elif isinstance(v, list):
-            out.extend(x for x in v if isinstance(x, A.Expr))
+    for f in fields(node):
+        _collect(getattr(node, f.name, None), out)
     return out
+
+
+def _collect(v: Any, out: list[A.Node]) -> None:
+    if isinstance(v, A.Node):
+        out.append(v)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _collect(x, out)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _collect(x, out)
+
+
+def _listed_names(node: Any) -> list[str]:
+    """Strings in the list fields of ``node`` (names it binds, when it is a statement)."""
+    out: list[str] = []
+    if is_dataclass(node):
+        for f in fields(node):
+            v = getattr(node, f.name, None)
+            if isinstance(v, list):
+                out.extend(x for x in v if isinstance(x, str))
+    return out
+
+
+def _subexpressions(e: Any) -> list[A.Expr]:
+    """Expressions directly inside an expression of a kind this pass does not know."""
+    return [k for k in _children(e) if isinstance(k, A.Expr)]
