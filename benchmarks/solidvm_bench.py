@@ -2,6 +2,7 @@
 
 Scenarios (issue 2):
   a) Token.transfer on a mapping that already holds 10,000 balances
+  a') the same transfer with its arithmetic in a library (``using SafeMath for uint;``)
   b) one call that sums a 10,000-element storage array in a loop
   c) deployment of the car asset (resources/contracts/CarAsset.sol)
 plus the parse+compile time of a ~10 KB source.
@@ -48,6 +49,33 @@ contract Summer {
 """
 
 
+SAFE_TOKEN = """
+library SafeMath {
+    function add(uint a, uint b) internal pure returns (uint) {
+        uint c = a + b;
+        require(c >= a, "SafeMath: addition overflow");
+        return c;
+    }
+    function sub(uint a, uint b) internal pure returns (uint) {
+        require(b <= a, "SafeMath: subtraction overflow");
+        return a - b;
+    }
+}
+contract SafeToken {
+    using SafeMath for uint;
+    mapping(address => uint) public balances;
+    event Transfer(address from, address to, uint value);
+    constructor(uint _supply) public { balances[msg.sender] = _supply; }
+    function transfer(address to, uint amount) public returns (bool) {
+        balances[msg.sender] = balances[msg.sender].sub(amount);
+        balances[to] = balances[to].add(amount);
+        emit Transfer(msg.sender, to, amount);
+        return true;
+    }
+}
+"""
+
+
 def best_rate(rounds: int, n: int, op: Callable[[int], object]) -> float:
     """Operations per second: best of ``rounds`` timed runs of ``n`` operations."""
     best = 0.0
@@ -84,6 +112,24 @@ def bench_token(rounds: int, n: int) -> float:
     holders = [format(i + 1, "040x") for i in range(10_000)]
     for h in holders:
         w.call(token, "transfer", {"to": h, "amount": 1}, env)
+
+    def op(k: int) -> object:
+        return w.call(token, "transfer", {"to": holders[k % 10_000], "amount": "3"}, env)
+
+    return best_rate(rounds, n, op)
+
+
+def bench_safe_token(rounds: int, n: int) -> float:
+    """Like bench_token, with each balance update a library call through ``using ... for``."""
+    unit = compile_source(SAFE_TOKEN)
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    token = w.deploy(unit.contracts["SafeToken"], {"_supply": 10**30}, env).address
+    assert token is not None
+    holders = [format(i + 1, "040x") for i in range(10_000)]
+    for h in holders:
+        w.call(token, "transfer", {"to": h, "amount": 1}, env)
+    assert w.call(token, "balances", {"key": holders[0]}, env).values == ["1"]
 
     def op(k: int) -> object:
         return w.call(token, "transfer", {"to": holders[k % 10_000], "amount": "3"}, env)
@@ -158,12 +204,14 @@ def main() -> None:
     scale = 1 if opts.quick else 4
 
     token = bench_token(rounds, 2_500 * scale)
+    safe_token = bench_safe_token(rounds, 2_500 * scale)
     summed = bench_sum(rounds, 5 * scale)
     car = bench_car_deploy(rounds, 1_000 * scale)
     size, parse_ms, compile_ms = bench_parse(rounds * 2)
 
     rows = [
         ("token transfer, 10k-holder mapping", f"{token:,.0f} calls/s", ">= 5,000 calls/s"),
+        ("same, arithmetic via using SafeMath", f"{safe_token:,.0f} calls/s", "2 library calls"),
         (
             "sum of a 10k-element array (1 call)",
             f"{summed:,.1f} calls/s",
@@ -186,6 +234,7 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "rounds": rounds,
         "token_transfers_per_s": round(token, 1),
+        "safemath_token_transfers_per_s": round(safe_token, 1),
         "array_sum_10k_calls_per_s": round(summed, 2),
         "car_deploys_per_s": round(car, 1),
         "parse_10kb_ms": round(parse_ms, 2),

@@ -8,8 +8,11 @@ says what was wrong: the platform's own texts where clients match on them.
 from __future__ import annotations
 
 import asyncio
+import decimal
 import json
 import logging
+import re
+import secrets
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
@@ -52,11 +55,27 @@ ACCOUNT_FILTERS = (
 )
 
 
+_RAW_TAG = "\0num" + secrets.token_hex(8) + ":"  # cannot be guessed by contract data
+_RAW_RE = re.compile(r'"\\u0000' + _RAW_TAG[1:] + r'([-+.0-9eE]+)\\u0000"')
+
+
+def _raw_number(o: Any) -> str:
+    if isinstance(o, decimal.Decimal) and o.is_finite():
+        return f"{_RAW_TAG}{format(o, 'f')}\0"
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
 class JsonBody(JSONResponse):
-    """Compact JSON, like the platform's services."""
+    """Compact JSON, like the platform's services. A ``decimal.Decimal`` (Cirrus decimal columns)
+    is written as a JSON number with its exact digits (``1.50``), as PostgreSQL writes numerics."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
+        try:
+            return json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
+        except TypeError:
+            pass
+        text = json.dumps(content, separators=(",", ":"), ensure_ascii=False, default=_raw_number)
+        return _RAW_RE.sub(r"\1", text).encode()
 
 
 def iso(ts: int | float) -> str:

@@ -52,7 +52,8 @@ contract Certificate {
     bool public isValid;
 
     constructor(address _userAddress, string _commonName, string _organization,
-                string _organizationalUnit, string _country, string _publicKey) public {
+                string _organizationalUnit, string _country, string _publicKey,
+                string _certificateString) public {
         userAddress = _userAddress;
         parent = msg.sender;
         commonName = _commonName;
@@ -61,8 +62,7 @@ contract Certificate {
         group = _organizationalUnit;
         country = _country;
         publicKey = _publicKey;
-        certificateString = "CN=" + _commonName + ", O=" + _organization + ", OU="
-            + _organizationalUnit + ", C=" + _country;
+        certificateString = _certificateString;
         isValid = true;
     }
 
@@ -85,14 +85,16 @@ contract CertificateRegistry {
     }
 
     function registerCertificate(address _userAddress, string _commonName, string _organization,
-                                 string _organizationalUnit, string _country, string _publicKey)
+                                 string _organizationalUnit, string _country, string _publicKey,
+                                 string _certificateString)
         public returns (address)
     {
         require(msg.sender == owner, "only the node operator can register certificates");
         require(address(certificates[_userAddress]) == address(0),
                 "a certificate is already registered for this address");
         Certificate c = new Certificate(_userAddress, _commonName, _organization,
-                                        _organizationalUnit, _country, _publicKey);
+                                        _organizationalUnit, _country, _publicKey,
+                                        _certificateString);
         certificates[_userAddress] = c;
         users.push(_userAddress);
         emit CertificateRegistered(_commonName, _userAddress);

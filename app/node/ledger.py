@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import certs
 from .chains import Chain, parse_member
 from .cirrus.backend import CirrusBackend
 from .cirrus.indexer import Indexer, cirrus_timestamp
@@ -182,6 +183,8 @@ class Ledger:
         self.store = store
         self.vault = vault
         self.world = World()
+        # sources compiled at run time by create()/create2() join the code table
+        self.world.compile_hook = lambda src, vm: self.unit(vm, src)[1]
         self.world.test_clock = config.test_clock
         self.units: dict[str, CompiledUnit] = {}
         self.codes: dict[str, tuple[str, str]] = {}  # code hash -> (vm, source)
@@ -210,6 +213,7 @@ class Ledger:
         self._sealed: dict[str, bytes] = {}  # address -> sealed key (b"" when none)
         self.dirty_chains: set[str] = set()
         self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
+        self._root_cert = ""  # the operator's certificate, issuer of the users' ones
         backend = CirrusBackend(store.db, store.path)
         self.indexer = Indexer(backend, self.world, config.index_evm)
 
@@ -282,6 +286,7 @@ class Ledger:
 
     def _identity_sub(self, name: str, address: str, org: str, unit: str) -> Sub:
         key = self.key_of(name)
+        cert = self._issue_certificate(name, org, unit, key["pubkey"]) if key else ""
         return self._internal_sub(
             "FUNCTION",
             {
@@ -294,9 +299,32 @@ class Ledger:
                     "_organizationalUnit": unit,
                     "_country": "",
                     "_publicKey": key["pubkey"] if key else "",
+                    "_certificateString": cert,
                 },
             },
         )
+
+    def _issue_certificate(self, name: str, org: str, unit: str, pubkey: str) -> str:
+        """A real X.509 certificate (PEM chain) for the registry, signed by the operator.
+
+        Made when the registration is submitted, so the recorded transaction carries it and a
+        replay registers the very same certificate.
+        """
+        row = self.store.one("SELECT pubkey, sealed FROM keys WHERE name=?", ROOT_USER)
+        if row is None:
+            return ""
+        secret = self.vault.unseal(row["sealed"])
+        if name == ROOT_USER:
+            self._root_cert = certs.issue((name, org, unit, ""), pubkey, secret, None)
+            return self._root_cert
+        if not self._root_cert:
+            root = self.world.identities.get(int(self.root_address or "0", 16)) or {}
+            self._root_cert = root.get("certString", "")
+        if "BEGIN CERTIFICATE" not in self._root_cert:  # a registry made before certificates
+            self._root_cert = certs.issue(
+                (ROOT_USER, "BlockApps", "Operations", ""), row["pubkey"], secret, None
+            )
+        return certs.issue((name, org, unit, ""), pubkey, secret, self._root_cert)
 
     def _internal_sub(self, type_: str, payload: dict[str, Any], chain: str = "") -> Sub:
         root = self.key_of(ROOT_USER)
@@ -368,6 +396,7 @@ class Ledger:
                 row["app"],
                 row["tbl"],
             )
+        self._link_creators()
         for row in self.store.all("SELECT * FROM accounts"):
             key = (row["chain"], int(row["address"], 16))
             self.world.balances[key] = int(row["balance"])
@@ -378,6 +407,18 @@ class Ledger:
         head = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
         if head is not None:
             self.head = Head(head["number"], head["hash"], head["timestamp"])
+
+    def _link_creators(self) -> None:
+        """Restore who created each loaded contract (``this.creator``, ``this.root`` need it)."""
+        accounts = self.world.accounts
+        for (chain, addr), meta in self.meta.items():
+            acct = accounts.get((chain, addr))
+            parent = int(meta.creator, 16) if meta.creator else None
+            if acct is not None and parent is not None:
+                if (chain, parent) in accounts:
+                    acct.creator = parent
+                else:
+                    acct.origin = parent
 
     def _replay(self) -> None:
         """Re-run the blocks committed after the last snapshot."""

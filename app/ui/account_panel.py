@@ -50,6 +50,15 @@ CERT_ROWS = (
 )
 
 
+# The distinguished name shown for a registered certificate: (label, identity field).
+SUBJECT_PARTS = (
+    ("CN", "commonName"),
+    ("O", "organization"),
+    ("OU", "organizationalUnit"),
+    ("C", "country"),
+)
+
+
 class AccountPanel(QWidget):
     """Signals: transaction_requested(str): the user wants to inspect a transaction."""
 
@@ -221,6 +230,7 @@ class AccountPanel(QWidget):
 
     def _show_identity(self, view: AccountView) -> None:
         user = view.username or "this user"
+        tooltip = ""
         if not view.loaded:
             text = "Loading…"
         elif view.address is None:
@@ -230,12 +240,18 @@ class AccountPanel(QWidget):
         elif view.identity is None:
             text = NO_IDENTITY.format(user=user)
         elif view.has_identity:
-            text = (
-                f"✔ {user} has a registered certificate: {view.identity.get('certificateString')}"
+            subject = ", ".join(
+                f"{label}={view.identity[key]}"
+                for label, key in SUBJECT_PARTS
+                if view.identity.get(key)
             )
+            text = f"✔ {user} has a registered certificate: {subject}"
+            # the whole X.509 chain (PEM) is too long for the line; it stays one hover away
+            tooltip = str(view.identity.get("certificateString", ""))
         else:
             text = f"✘ {user}'s certificate was revoked: transactions are refused."
         self.identity_status.setText(text)
+        self.identity_status.setToolTip(tooltip)
         self.cert_fields.setVisible(view.identity is not None)
         ident: dict[str, Any] = view.identity or {}
         for key, label in self.cert_labels.items():

@@ -66,6 +66,9 @@ def test_account_panel_shows_key_balance_identity_and_qr(
     assert window.panels[0].balance.text() == f"{format_balance(units)} tokens"  # type: ignore[attr-defined]
     status = window.panels[0].identity_status.text()  # type: ignore[attr-defined]
     assert "registered certificate" in status and "O=Acme" in status
+    # the registry keeps a real X.509 chain; the line names its subject, the tooltip holds it
+    tip = window.panels[0].identity_status.toolTip()  # type: ignore[attr-defined]
+    assert tip.count("-----BEGIN CERTIFICATE-----") == 2
     assert window.panels[0].cert_labels["organization"].text() == "Acme"  # type: ignore[attr-defined]
     assert window.panels[0].cert_labels["organizationalUnit"].text() == "Engineering"  # type: ignore[attr-defined]
     # status bar: node, latest block, user and organization, pending count

@@ -7,7 +7,9 @@ the same three parts (``ensure_table``, the write methods, ``run``).
 
 from __future__ import annotations
 
+import decimal
 import json
+import re
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -38,6 +40,7 @@ STANDARD_NAMES = {n for n, _ in STANDARD_COLUMNS}
 _OPENAPI_TYPES = {
     "text": ("string", "text"),
     "int": ("number", "numeric"),
+    "decimal": ("number", "numeric"),
     "bool": ("boolean", "boolean"),
     "serial": ("integer", "integer"),
 }
@@ -47,6 +50,7 @@ _OPENAPI_TYPES = {
 class Column:
     name: str
     kind: str  # "text" | "int" (unbounded, stored order-preserving) | "bool" | "serial"
+    #          | "decimal" (text such as "1.50", compared as numbers through DECIMAL_COLLATION)
     ref: str | None = None  # contract type name of a contract-typed variable (join target)
 
 
@@ -94,7 +98,7 @@ def undefined_column(table: str, column: str) -> QueryError:
 
 
 def bad_value(kind: str, value: str) -> QueryError:
-    typ = {"int": "numeric", "bool": "boolean"}.get(kind, "text")
+    typ = {"int": "numeric", "decimal": "numeric", "bool": "boolean"}.get(kind, "text")
     return QueryError(
         400,
         {
@@ -125,6 +129,7 @@ class CirrusBackend:
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
             conn.execute("PRAGMA query_only=ON")
             conn.create_function("casefold", 1, _casefold, deterministic=True)
+            conn.create_collation(DECIMAL_COLLATION, compare_decimals)
             self._local.db = conn
         return conn
 
@@ -132,6 +137,7 @@ class CirrusBackend:
         """(Re)read the schema registry, e.g. after a rolled-back write."""
         db = self.db
         db.create_function("casefold", 1, _casefold, deterministic=True)
+        db.create_collation(DECIMAL_COLLATION, compare_decimals)
         self.tables = {}
         db.execute(
             "CREATE TABLE IF NOT EXISTS cirrus_tables (name TEXT PRIMARY KEY, kind TEXT NOT NULL, "
@@ -424,8 +430,11 @@ class CirrusBackend:
                 raise undefined_column(t.name, o.column)
             nulls_first = o.desc if o.nulls_first is None else o.nulls_first
             desc = o.desc != reverse
+            collate = (
+                f" COLLATE {DECIMAL_COLLATION}" if t.columns[o.column].kind == "decimal" else ""
+            )
             parts.append(
-                f"{quote(o.column)} {'DESC' if desc else 'ASC'} "
+                f"{quote(o.column)}{collate} {'DESC' if desc else 'ASC'} "
                 f"NULLS {'FIRST' if nulls_first != reverse else 'LAST'}"
             )
         parts.append("rowid DESC" if reverse else "rowid ASC")  # insertion order breaks ties
@@ -470,6 +479,8 @@ class CirrusBackend:
         if col is None:
             raise undefined_column(t.name, f.column)
         c = quote(f.column)
+        if col.kind == "decimal":
+            c += f" COLLATE {DECIMAL_COLLATION}"
         op = f.op
         if op == "is":
             sql = {
@@ -636,6 +647,11 @@ def convert(value: str, col: Column) -> Any:
         except ValueError:
             raise bad_value("int", value) from None
         return encode_int(n) if col.kind == "int" else n
+    if col.kind == "decimal":
+        v = value.strip()
+        if not DECIMAL_TEXT.match(v):
+            raise bad_value("decimal", value)
+        return v
     if col.kind == "bool":
         v = value.strip().lower()
         if v in ("true", "t", "1", "yes", "on"):
@@ -644,6 +660,21 @@ def convert(value: str, col: Column) -> Any:
             return 0
         raise bad_value("bool", value)
     return value
+
+
+DECIMAL_COLLATION = "decimal_value"
+DECIMAL_TEXT = re.compile(
+    r"[+-]?(?:[0-9]{1,2800}(?:\.[0-9]{0,2800})?|\.[0-9]{1,2800})(?:[eE][+-]?[0-9]{1,6})?\Z"
+)
+
+
+def compare_decimals(a: str, b: str) -> int:
+    """The collation of decimal columns: numeric order of texts such as "1.50" (exact)."""
+    try:
+        x, y = decimal.Decimal(a), decimal.Decimal(b)
+    except decimal.InvalidOperation:
+        return (a > b) - (a < b)
+    return (x > y) - (x < y)
 
 
 def encode_int(n: int) -> str:
@@ -688,4 +719,6 @@ def _from_sql(v: Any, c: Column) -> Any:
     if c.kind == "int":
         n = decode_int(v) if isinstance(v, str) else int(v)
         return str(n) if c.name == "block_number" else n
+    if c.kind == "decimal":
+        return decimal.Decimal(v)  # rendered as a JSON number with its places ("1.50")
     return v

@@ -1,6 +1,7 @@
 """Turns contract state into Cirrus rows, after every block, inside the block's own commit.
 
-Column values follow the seed's table: ints and enums as integers, bools as booleans, strings and
+Column values follow the seed's table: ints and enums as integers, bools as booleans, decimals as
+numbers with their places (``1.50``; the platform's column type is ``decimal``), strings and
 bytes as text, addresses as hex, accounts as ``addr`` / ``addr:chainId`` / ``addr:main``, contract
 references as the address (NULL when no contract lives there), mappings as 40 zeros; arrays and
 structs get no column.
@@ -19,6 +20,7 @@ from ..solidvm.types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     MappingType,
@@ -40,6 +42,8 @@ def column_for(name: str, t: Type) -> Column | None:
         return Column(name, "int")
     if isinstance(t, BoolType):
         return Column(name, "bool")
+    if isinstance(t, DecimalType):
+        return Column(name, "decimal")
     if isinstance(t, ContractType):
         return Column(name, "text", t.name)
     return Column(name, "text")
@@ -87,6 +91,8 @@ class Indexer:
             return v
         if isinstance(t, BoolType):
             return bool(v)
+        if isinstance(t, DecimalType):
+            return str(v)
         if isinstance(t, MappingType):
             return MAPPING_VALUE
         if isinstance(t, BytesType):

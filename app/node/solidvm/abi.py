@@ -7,8 +7,10 @@ scalar is a string.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
+from .decimals import from_float, parse_decimal
 from .errors import ArgumentError
 from .types import (
     AccountType,
@@ -17,14 +19,24 @@ from .types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     MappingType,
     StringType,
     StructType,
     Type,
+    VariadicType,
 )
-from .values import Address, ArrayValue, ContractRef, MappingValue, StructValue
+from .values import (
+    Address,
+    ArrayValue,
+    ContractRef,
+    DecimalValue,
+    MappingValue,
+    StructValue,
+    VariadicValue,
+)
 
 if TYPE_CHECKING:
     from .defs import CompiledFunction, ContractDef
@@ -81,6 +93,8 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
         if n.bit_length() > 8192:
             raise _bad(pname, t, "...", "integer too large")
         return n
+    if isinstance(t, DecimalType):
+        return _decode_decimal(v, t, pname)
     if isinstance(t, BoolType):
         if isinstance(v, bool):
             return v
@@ -158,6 +172,13 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
         return StructValue(
             t, {n: decode_value(v[n], ft, f"{pname}.{n}", vm, depth + 1) for n, ft in t.fields}
         )
+    if isinstance(t, VariadicType):
+        items = v if isinstance(v, list) else [v]
+        if len(items) > 100_000:
+            raise _bad(pname, t, "...", "too many values")
+        return VariadicValue(
+            infer_value(x, f"{pname}[{i}]", depth + 1) for i, x in enumerate(items)
+        )
     if isinstance(t, MappingType):
         if not isinstance(v, dict):
             raise _bad(pname, t, v, "expected a JSON object")
@@ -168,6 +189,92 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
             )
         return out
     raise _bad(pname, t, v, "unsupported parameter type")
+
+
+def infer_value(v: Any, pname: str, depth: int = 0) -> Any:
+    """One value of a variadic argument: its type comes from the JSON, as the platform infers
+    it (``argValueToType``): numbers are integers; a string is an address when it is at most 40
+    hex digits (``0x`` optional), an integer when it is decimal digits, JSON when it starts with
+    ``[``, and text otherwise (a JSON string inside the string, ``"\"cafe\""``, is always text).
+    """
+    if depth > MAX_ARG_DEPTH:
+        raise _bad(pname, VariadicType(), "...", "nested too deeply")
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        if v.bit_length() > 8192:
+            raise _bad(pname, VariadicType(), "...", "integer too large")
+        return v
+    if isinstance(v, float):
+        if v.is_integer():
+            return int(v)
+        raise _bad(pname, VariadicType(), v, "decimal numbers are not supported here")
+    if isinstance(v, list):
+        if len(v) > 100_000:
+            raise _bad(pname, VariadicType(), "...", "array too long")
+        elems = [infer_value(x, f"{pname}[{i}]", depth + 1) for i, x in enumerate(v)]
+        return ArrayValue(ArrayType(_inferred_type(elems[0]) if elems else STRING_T, None), elems)
+    if isinstance(v, dict):
+        raise _bad(pname, VariadicType(), v, "objects are not supported in a variadic argument")
+    if not isinstance(v, str):
+        raise _bad(pname, VariadicType(), v)
+    s = v.strip()
+    if s[:2] in ("0x", "0X"):
+        a = _hex_int(s)
+        if a is not None:
+            return Address(a)
+        try:
+            return int(s, 16)
+        except ValueError:
+            return v
+    if s.startswith('"'):
+        try:
+            text = json.loads(s)
+        except ValueError:
+            return v
+        return text if isinstance(text, str) else v
+    if s.startswith("["):
+        try:
+            return infer_value(json.loads(s), pname, depth + 1)
+        except ValueError:
+            return v
+    if s.lstrip("-").isdigit() and s.isascii():
+        return int(s)
+    if s and len(s) <= 40 and all(c in "0123456789abcdefABCDEF" for c in s):
+        return Address(int(s, 16))
+    return v
+
+
+def _inferred_type(v: Any) -> Type:
+    if isinstance(v, bool):
+        return BoolType()
+    if isinstance(v, int):
+        return IntType(True)
+    if isinstance(v, Address):
+        return AddressType()
+    if isinstance(v, ArrayValue):
+        return v.atype
+    return STRING_T
+
+
+STRING_T = StringType()
+
+
+def _decode_decimal(v: Any, t: Type, pname: str) -> DecimalValue:
+    """A decimal argument: a string ("1.50", exact, places kept), an integer, or a JSON number
+    (as the platform accepts; at most 15 significant digits, since it arrives as a double)."""
+    try:
+        if isinstance(v, str):
+            return parse_decimal(v)
+        if isinstance(v, int) and not isinstance(v, bool):
+            if v.bit_length() > 8192:
+                raise ValueError("too large")
+            return DecimalValue(v, 0)
+        if isinstance(v, float):
+            return from_float(v)
+    except ValueError as exc:
+        raise _bad(pname, t, v, str(exc)) from None
+    raise _bad(pname, t, v, 'expected a decimal such as "1.25"')
 
 
 def _decode_key(k: str, t: Type, pname: str, vm: str) -> Any:
@@ -210,7 +317,7 @@ def decode_args(params: list[tuple[str, Type]], args: Any, vm: str, what: str) -
 
 def encode_value(v: Any, t: Type | None) -> Any:
     """Runtime value -> the JSON the API returns (scalars as strings)."""
-    if isinstance(t, IntType | EnumType):
+    if isinstance(t, IntType | EnumType | DecimalType):
         return str(v)
     if isinstance(t, BoolType):
         return "true" if v else "false"
@@ -228,6 +335,12 @@ def encode_value(v: Any, t: Type | None) -> Any:
         return {n: encode_value(v[n], ft) for n, ft in t.fields}
     if isinstance(t, MappingType):
         return {key_text(k, t.key): encode_value(x, t.value) for k, x in v.items()}
+    if isinstance(t, VariadicType):  # always a JSON array, whatever the function put there
+        if v is None:
+            return []
+        if isinstance(v, list | tuple) and not isinstance(v, ArrayValue):
+            return [encode_dynamic(x) for x in v]
+        return [encode_dynamic(v)]
     return encode_dynamic(v)
 
 
@@ -253,6 +366,8 @@ def encode_dynamic(v: Any) -> Any:
         return v.hex()
     if isinstance(v, Address):
         return v.account_text()
+    if isinstance(v, DecimalValue):
+        return str(v)
     if isinstance(v, StructValue):
         return encode_value(v, v.stype)
     if isinstance(v, ArrayValue):
@@ -278,12 +393,34 @@ def event_text(v: Any, t: Type) -> str:
         return str(v)
     if isinstance(t, ArrayType):
         return "[" + ", ".join(event_text(x, t.elem) for x in v) + "]"
+    if isinstance(t, VariadicType):
+        items = v if isinstance(v, tuple) else () if v is None else (v,)
+        return "[" + ", ".join(_json_text(x) for x in items) + "]"
     enc = encode_value(v, t)
     if isinstance(enc, str):
         return enc
     import json
 
     return json.dumps(enc, separators=(",", ":"))
+
+
+def _json_text(v: Any) -> str:
+    """A value inside a variadic event argument, as SolidVM shows it (strings quoted)."""
+    import json
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, bytes):
+        return json.dumps(v.hex())
+    if isinstance(v, Address):
+        return json.dumps(v.hex)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_json_text(x) for x in v) + "]"
+    return json.dumps(encode_dynamic(v))
 
 
 # ======================================================================= xabi
@@ -368,15 +505,24 @@ def contract_xabi(c: ContractDef) -> dict[str, Any]:
         "modifiers": modifiers,
         "events": events,
         "kind": kind,
-        "using": {},
+        "using": using_xabi(c),
     }
+
+
+def using_xabi(c: ContractDef) -> dict[str, list[dict[str, str]]]:
+    """``using L for T;`` as the platform's xabi keeps it: T as written -> [{using, for}], the
+    latest declaration first (the platform builds the map with ``fromListWith (++)``)."""
+    out: dict[str, list[dict[str, str]]] = {}
+    for u in c.usings:
+        out.setdefault(u.text, []).insert(0, {"using": u.library.name, "for": u.text})
+    return out
 
 
 def _source_text(source: str, node: Any) -> str | None:
     """Best-effort source text of a simple initializer (literal values)."""
     from . import ast as A
 
-    if isinstance(node, A.NumberLit):
+    if isinstance(node, A.NumberLit | A.DecimalLit):
         return node.text
     if isinstance(node, A.StringLit):
         return node.value

@@ -58,6 +58,15 @@ class NumberLit(Expr):
 
 
 @dataclass(slots=True)
+class DecimalLit(Expr):
+    """A fractional literal such as ``1.50``: the value ``mantissa / 10**places``."""
+
+    mantissa: int
+    places: int
+    text: str
+
+
+@dataclass(slots=True)
 class StringLit(Expr):
     value: str
 
@@ -99,6 +108,7 @@ class Call(Expr):
 @dataclass(slots=True)
 class New(Expr):
     type: TypeName
+    salt: Expr | None = None  # new C{salt: s}(...)
 
 
 @dataclass(slots=True)
@@ -318,6 +328,14 @@ class StateVarDecl(Node):
 class UsingDecl(Node):
     library: list[str]
     target: TypeName | None
+
+
+@dataclass(slots=True)
+class UserTypeDecl(Node):
+    """``type Price is uint256;``: a user-defined value type."""
+
+    name: str
+    underlying: TypeName
 
 
 @dataclass(slots=True)

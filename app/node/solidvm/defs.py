@@ -42,6 +42,20 @@ class EventDef:
         self.anonymous = anonymous
 
 
+class UsingDef:
+    """``using L for T;`` (``target`` None for ``*``); ``text`` is T as written, for the xabi."""
+
+    __slots__ = ("decl", "library", "target", "text")
+
+    def __init__(
+        self, library: ContractDef, target: Type | None, text: str, decl: A.UsingDecl
+    ) -> None:
+        self.library = library
+        self.target = target
+        self.text = text
+        self.decl = decl
+
+
 class ModifierDef:
     __slots__ = ("body", "cname", "decl", "name", "nslots", "params")
 
@@ -127,6 +141,7 @@ class ContractDef:
         self.own_functions: list[CompiledFunction] = []
         self.functions: dict[str, list[CompiledFunction]] = {}  # most derived override per sig
         self.vtable: dict[tuple[str, int], CompiledFunction] = {}
+        self.sigtable: dict[str, CompiledFunction] = {}  # signature -> most derived override
         self.constructor: CompiledFunction | None = None
         self.base_args: dict[str, tuple[str, list[Fn]]] = {}  # base -> (where, arg fns)
         self.ctor_base_args: dict[str, list[Fn]] = {}
@@ -134,6 +149,7 @@ class ContractDef:
         self.unit: Any = None
         self.xabi: dict[str, Any] = {}  # filled by compile_source (abi.contract_xabi)
         self.pragma_solidvm: str | None = None  # `pragma solidvm X.Y` of its source, if any
+        self.usings: list[UsingDef] = []  # its own `using L for T;` (not inherited)
 
     def bases(self) -> list[ContractDef]:
         return self.linearization[1:]

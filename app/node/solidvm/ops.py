@@ -11,6 +11,7 @@ from typing import Any
 
 from Crypto.Hash import keccak as _keccak
 
+from .decimals import dec_add, dec_to_int, parse_decimal
 from .errors import ExecutionError
 from .runtime import (
     MAX_INT_BITS,
@@ -26,6 +27,7 @@ from .types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     MappingType,
@@ -37,8 +39,10 @@ from .values import (
     Address,
     ArrayValue,
     ContractRef,
+    DecimalValue,
     MappingValue,
     StructValue,
+    VariadicValue,
     copy_value,
     default_value,
 )
@@ -78,6 +82,8 @@ def check_int(v: Any) -> int:
 
 
 def describe(v: Any) -> str:
+    if v is None:
+        return "no value (the expression returns nothing)"
     if isinstance(v, bool):
         return "a bool"
     if isinstance(v, int):
@@ -86,6 +92,8 @@ def describe(v: Any) -> str:
         return "a string"
     if isinstance(v, bytes):
         return "bytes"
+    if isinstance(v, DecimalValue):
+        return "a decimal"
     if isinstance(v, Address):
         return "an address"
     if isinstance(v, StructValue):
@@ -94,6 +102,10 @@ def describe(v: Any) -> str:
         return "an array"
     if isinstance(v, MappingValue):
         return "a mapping"
+    if isinstance(v, VariadicValue):
+        return "a variadic"
+    if v is None:
+        return "nothing"
     return type(v).__name__
 
 
@@ -104,6 +116,14 @@ def op_div(a: int, b: int) -> int:
         return a // b
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b > 0) else -q
+
+
+def op_floordiv(a: int, b: int) -> int:
+    """SolidVM's integer ``/``: Haskell's ``div``, which rounds toward minus infinity (-7 / 2 is
+    -4), while ``%`` keeps the sign of the dividend (``rem``: -7 % 2 is -1)."""
+    if b == 0:
+        raise div_zero()
+    return a // b
 
 
 def op_mod(a: int, b: int) -> int:
@@ -146,6 +166,13 @@ def op_shr(a: int, b: int) -> int:
     return a >> b
 
 
+def op_ushr(a: int, b: int) -> int:
+    """``>>>``: the platform first takes the value as an unsigned 256-bit word (mod 2**256)."""
+    if b < 0:
+        raise type_error("negative shift amount")
+    return (a % (1 << 256)) >> b
+
+
 def op_mul(a: int, b: int) -> int:
     r = a * b
     if r.bit_length() > MAX_INT_BITS:
@@ -175,6 +202,8 @@ def op_add_any(fr: Frame, a: Any, b: Any) -> Any:
     if ta is bytes and type(b) is bytes:
         fr.ctx.charge_memory(len(a) + len(b))
         return a + b
+    if ta is DecimalValue or type(b) is DecimalValue:
+        return dec_add(a, b)
     raise type_error(f"cannot add {describe(a)} and {describe(b)}")
 
 
@@ -198,7 +227,9 @@ def pack(values: list[Any]) -> bytes:
             out += v
         elif isinstance(v, Address):
             out += v.value.to_bytes(20, "big")
-        elif isinstance(v, list):
+        elif isinstance(v, DecimalValue):
+            out += str(v).encode()  # the platform hashes a decimal's text
+        elif isinstance(v, list | tuple):
             out += pack(list(v))
         else:
             raise type_error(f"cannot encode {describe(v)}")
@@ -303,6 +334,16 @@ def make_coercer(t: Type | None, vm: str) -> Coercer | None:
             return b
 
         return c_bytes
+    if isinstance(t, DecimalType):
+
+        def c_dec(v: Any) -> Any:
+            if type(v) is DecimalValue:
+                return v
+            if type(v) is int:
+                return DecimalValue(v, 0)
+            raise type_error(f"expected decimal, got {describe(v)}")
+
+        return c_dec
     if isinstance(t, StringType):
 
         def c_str(v: Any) -> Any:
@@ -370,12 +411,16 @@ def convert(v: Any, t: Type, vm: str) -> Any:
     if isinstance(t, IntType):
         if type(v) is int:
             r = v
+        elif type(v) is DecimalValue:
+            r = dec_to_int(v)
         elif isinstance(v, Address):
             r = v.value
         elif type(v) is bytes:
             r = int.from_bytes(v, "big") if v else 0
         elif type(v) is bool:
             r = int(v)
+        elif type(v) is str and vm != "EVM":
+            r = parse_int_text(v, 16, t.name)
         elif type(v) is str:
             try:
                 r = int(v.strip(), 0) if v.strip()[:2].lower() == "0x" else int(v.strip())
@@ -384,6 +429,17 @@ def convert(v: Any, t: Type, vm: str) -> Any:
         else:
             raise type_error(f"cannot convert {describe(v)} to {t.name}")
         return t.wrap(r) if vm == "EVM" else r
+    if isinstance(t, DecimalType):
+        if type(v) is DecimalValue:
+            return v
+        if type(v) is int:
+            return DecimalValue(v, 0)
+        if type(v) is str:
+            try:
+                return parse_decimal(v)
+            except ValueError as exc:
+                raise type_error(f"cannot convert string {v!r} to decimal: {exc}") from None
+        raise type_error(f"cannot convert {describe(v)} to decimal")
     if isinstance(t, AddressType):
         if isinstance(v, Address):
             return Address(v.value)
@@ -449,6 +505,23 @@ def convert(v: Any, t: Type, vm: str) -> Any:
         raise type_error(f"cannot convert {describe(v)} to {t.name}")
     c = make_coercer(t, vm)
     return c(v) if c else v
+
+
+def parse_int_text(s: str, base: Any, tname: str) -> int:
+    """``uint(s)`` / ``uint(s, base)`` as SolidVM reads them: hex by default (an optional ``0x``,
+    an odd digit count padded), or base 10 (an optional minus sign); no other base."""
+    if type(base) is not int or base not in (10, 16):
+        raise type_error(f"{tname}: cannot read a string in base {display(base)} (only 10 or 16)")
+    if base == 10:
+        text = s.strip(" \t\n\r\f\v")
+        digits = text[1:] if text[:1] == "-" else text
+        if not digits or not digits.isascii() or not digits.isdigit() or len(digits) > 2500:
+            raise type_error(f"cannot convert string {s!r} to {tname} in base 10")
+        return int(text)
+    h = s[2:] if s[:2] == "0x" else s
+    if len(h) > 2100 or not all(c in "0123456789abcdefABCDEF" for c in h):
+        raise type_error(f"numeric cast - not a hex string {s!r}")
+    return int(h, 16) if h else 0
 
 
 def parse_hex_address(s: str) -> int:
@@ -565,6 +638,13 @@ def resolve_chain_spec(fr: Frame, spec: Any, n: Any) -> str:
 def values_equal(a: Any, b: Any) -> bool:
     ta = type(a)
     if ta is type(b):
+        return bool(a == b)
+    if ta is DecimalValue or type(b) is DecimalValue:
+        # an integer equals the decimal of the same value (the platform's coerceFromInt)
+        if type(a) is int:
+            a = DecimalValue(a, 0)
+        if type(b) is int:
+            b = DecimalValue(b, 0)
         return bool(a == b)
     if isinstance(a, Address) or isinstance(b, Address):
         return bool(a == b)

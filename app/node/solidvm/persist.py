@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .decimals import parse_decimal
 from .types import (
     AccountType,
     AddressType,
@@ -15,6 +16,7 @@ from .types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     MappingType,
@@ -30,6 +32,8 @@ def dump_value(v: Any, t: Type) -> Any:
         return v
     if isinstance(t, BytesType):
         return v.hex()
+    if isinstance(t, DecimalType):
+        return str(v)  # "1.50": the text keeps the places
     if isinstance(t, AddressType | AccountType | ContractType):
         return v.account_text() if isinstance(v, Address) else format(int(v), "040x")
     if isinstance(t, ArrayType):
@@ -58,6 +62,8 @@ def load_value(j: Any, t: Type) -> Any:
         return str(j)
     if isinstance(t, BytesType):
         return bytes.fromhex(j)
+    if isinstance(t, DecimalType):
+        return parse_decimal(str(j))
     if isinstance(t, AddressType | AccountType | ContractType):
         return _address(j, t)
     if isinstance(t, ArrayType):

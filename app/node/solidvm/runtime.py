@@ -116,7 +116,7 @@ class ExecContext:
                     c.clear()
                     c.update(old)
             elif old is MISSING:
-                del c[k]
+                c.pop(k, None)  # a key journaled twice (a self-transfer) is already gone
             else:
                 c[k] = old
 
@@ -124,7 +124,8 @@ class ExecContext:
 class Frame:
     """One activation of a function or modifier body."""
 
-    __slots__ = ("acct", "cdef", "ctx", "fn", "l", "ph", "ret", "ro", "sender", "st", "value")
+    __slots__ = ("acct", "cdef", "ctx", "fn", "l", "ph", "ret", "ro", "sender", "st", "up", "value")
+    up: Frame  # a modifier's frame only: the frame of the function it wraps
 
     def __init__(
         self,
@@ -150,7 +151,9 @@ class Frame:
 
 def invalid_write(fr: Frame) -> ExecutionError:
     return ExecutionError(
-        "invalid write: a contract on another chain is read-only from here", "invalid write"
+        "invalid write: state cannot change here (a staticcall, a read-only call, or a "
+        "contract on another chain)",
+        "invalid write",
     )
 
 
@@ -253,6 +256,8 @@ def run_modifiers(fr: Frame, fn: CompiledFunction, i: int) -> None:
     mdef, argfns = fn.mods[i]
     mfr = Frame(fr.ctx, fr.acct, fr.sender, fr.value, fr.ro, mdef.nslots)
     mfr.cdef = fr.cdef
+    mfr.fn = fn
+    mfr.up = fr
     for k, a in enumerate(argfns):
         mfr.l[k] = a(fr)
     mfr.ph = lambda: run_modifiers(fr, fn, i + 1)

@@ -55,6 +55,15 @@ class BoolType(Type):
         return {"tag": "Bool"}
 
 
+class DecimalType(Type):
+    """SolidVM's exact decimal numbers (an integer mantissa and 0..255 decimal places)."""
+
+    name = "decimal"
+
+    def xabi(self) -> dict[str, Any]:
+        return {"tag": "Decimal"}
+
+
 class StringType(Type):
     name = "string"
 
@@ -157,6 +166,47 @@ class ContractType(Type):
         return {"tag": "Contract", "typedef": self.name}
 
 
+class VariadicType(Type):
+    """SolidVM's ``variadic``: any number of values of any types, checked only at run time."""
+
+    complex = True
+    name = "variadic"
+
+    def xabi(self) -> dict[str, Any]:
+        return {"tag": "Variadic"}
+
+
+class UserDefinedType(Type):
+    """A user-defined value type (``type Price is uint256;``).
+
+    Instances are made by :func:`user_defined` and also belong to their underlying type's class,
+    so every runtime and JSON rule (coercion, defaults, encoding, storage, Cirrus columns) treats
+    a value as the underlying one; only the compiler's type checks look at this class.
+    """
+
+    actual: Type
+
+    def xabi(self) -> dict[str, Any]:
+        return {"tag": "UserDefined", "alias": self.name, "actual": self.actual.xabi()}
+
+
+_UD_CLASSES: dict[type, type] = {}
+
+
+def user_defined(alias: str, actual: Type) -> UserDefinedType:
+    """The user-defined value type ``alias`` over the elementary type ``actual``."""
+    base = type(actual)
+    cls = _UD_CLASSES.get(base)
+    if cls is None:
+        cls = type(f"UserDefined{base.__name__}", (UserDefinedType, base), {})
+        _UD_CLASSES[base] = cls
+    t: UserDefinedType = object.__new__(cls)
+    t.__dict__.update(actual.__dict__)
+    t.name = alias
+    t.actual = actual
+    return t
+
+
 class TupleType(Type):
     def __init__(self, items: list[Type | None]) -> None:
         self.items = items
@@ -167,11 +217,13 @@ UINT = IntType(False)
 LITERAL = IntType(False, 256)  # the type of an integer literal; adopts the other operand's type
 INT = IntType(True)
 BOOL = BoolType()
+DECIMAL = DecimalType()
 STRING = StringType()
 BYTES = BytesType(None)
 BYTES32 = BytesType(32)
 ADDRESS = AddressType()
 ACCOUNT = AccountType()
+VARIADIC = VariadicType()
 
 
 def elementary(name: str, payable: bool = False) -> Type:
@@ -184,6 +236,8 @@ def elementary(name: str, payable: bool = False) -> Type:
         return IntType(True, int(name[3:]))
     if name == "bool":
         return BOOL
+    if name == "decimal":
+        return DECIMAL
     if name == "string":
         return STRING
     if name == "bytes":
@@ -205,6 +259,8 @@ def is_value_type(t: Type) -> bool:
 
 def abi_name(t: Type) -> str:
     """Canonical type name used in function signatures."""
+    if isinstance(t, UserDefinedType):
+        return abi_name(t.actual)
     if isinstance(t, ArrayType):
         return f"{abi_name(t.elem)}[{'' if t.length is None else t.length}]"
     if isinstance(t, EnumType):

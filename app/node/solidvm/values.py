@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import ExecutionError
 from .types import (
     AccountType,
     AddressType,
@@ -16,12 +17,14 @@ from .types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     MappingType,
     StringType,
     StructType,
     Type,
+    VariadicType,
 )
 
 MAIN = "main"
@@ -101,6 +104,76 @@ class ContractRef(Address):
         return f"{self.cname}({self.account_text()})"
 
 
+class DecimalValue:
+    """A ``decimal``: the value ``m / 10**p`` that remembers its places ``p`` (0..255).
+
+    Like the platform's Data.Decimal, equal values with different places compare equal (1.5 ==
+    1.50) but print differently ("1.50"). Immutable; the arithmetic lives in ``decimals.py``.
+    """
+
+    __slots__ = ("m", "p")
+
+    def __init__(self, m: int, p: int = 0) -> None:
+        self.m = m
+        self.p = p
+
+    def _scaled(self, other: DecimalValue) -> tuple[int, int]:
+        d = self.p - other.p
+        if d >= 0:
+            return self.m, other.m * 10**d
+        return self.m * 10**-d, other.m
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DecimalValue):
+            return NotImplemented
+        a, b = self._scaled(other)
+        return a == b
+
+    def __ne__(self, other: object) -> bool:
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self) -> int:
+        m, p = self.m, self.p
+        while p and m % 10 == 0:
+            m //= 10
+            p -= 1
+        return hash((m, p)) if p else hash(m)
+
+    def _cmp(self, other: object) -> int:
+        if not isinstance(other, DecimalValue):
+            raise ExecutionError(
+                "type error: a decimal can only be compared with a decimal; "
+                "convert the other side with decimal(...)",
+                "type error",
+            )
+        a, b = self._scaled(other)
+        return (a > b) - (a < b)
+
+    def __lt__(self, other: object) -> bool:
+        return self._cmp(other) < 0
+
+    def __le__(self, other: object) -> bool:
+        return self._cmp(other) <= 0
+
+    def __gt__(self, other: object) -> bool:
+        return self._cmp(other) > 0
+
+    def __ge__(self, other: object) -> bool:
+        return self._cmp(other) >= 0
+
+    def __str__(self) -> str:
+        """Data.Decimal's ``show``: plain notation with exactly ``p`` digits after the point."""
+        m, p = self.m, self.p
+        if p == 0:
+            return str(m)
+        digits = str(abs(m)).rjust(p + 1, "0")
+        return ("-" if m < 0 else "") + digits[:-p] + "." + digits[-p:]
+
+    def __repr__(self) -> str:
+        return f"DecimalValue({self})"
+
+
 class StructValue(dict[str, Any]):
     __slots__ = ("stype",)
 
@@ -125,7 +198,14 @@ class MappingValue(dict[Any, Any]):
         self.mtype = mtype
 
 
+class VariadicValue(tuple[Any, ...]):
+    """A ``variadic`` value: an immutable sequence of values of any types."""
+
+    __slots__ = ()
+
+
 ZERO_ADDRESS = Address(0)
+DECIMAL_ZERO = DecimalValue(0, 0)
 
 
 def default_value(t: Type) -> Any:
@@ -134,6 +214,8 @@ def default_value(t: Type) -> Any:
         return 0
     if isinstance(t, BoolType):
         return False
+    if isinstance(t, DecimalType):
+        return DECIMAL_ZERO
     if isinstance(t, StringType):
         return ""
     if isinstance(t, BytesType):
@@ -152,6 +234,8 @@ def default_value(t: Type) -> Any:
         return ArrayValue(t, [default_value(t.elem) for _ in range(t.length)])
     if isinstance(t, MappingType):
         return MappingValue(t)
+    if isinstance(t, VariadicType):
+        return VariadicValue()
     return None
 
 
@@ -178,6 +262,8 @@ def is_default(v: Any) -> bool:
         return len(v) == 0 if v.atype.length is None else all(is_default(x) for x in v)
     if cls is MappingValue:
         return all(is_default(x) for x in v.values())
+    if cls is VariadicValue:
+        return len(v) == 0
     if cls is bool:
         return v is False
     if cls is int:
@@ -188,4 +274,6 @@ def is_default(v: Any) -> bool:
         return not any(v)
     if isinstance(v, Address):
         return v.value == 0
+    if cls is DecimalValue:
+        return bool(v.m == 0)
     return v is None

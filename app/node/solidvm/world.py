@@ -15,6 +15,7 @@ from typing import Any
 from .abi import decode_args, encode_value, event_text
 from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError
+from .lowlevel import LowLevelCalls
 from .ops import chain_key, copy_in, keccak256, type_error
 from .runtime import (
     DEFAULT_MAX_MEMORY,
@@ -36,7 +37,7 @@ if sys.getrecursionlimit() < 20000:
 class AccountState:
     """A contract account: its code (a compiled contract) and storage."""
 
-    __slots__ = ("address", "cdef", "chain", "creator", "storage")
+    __slots__ = ("address", "cdef", "chain", "creator", "origin", "storage")
 
     def __init__(self, address: int, chain: str, cdef: ContractDef | None) -> None:
         self.address = address
@@ -44,6 +45,7 @@ class AccountState:
         self.cdef = cdef
         self.storage: dict[str, Any] = {}
         self.creator: int | None = None  # the creating contract; None when a user uploaded it
+        self.origin: int | None = None  # the user at the root of its creation tree, if known
 
     @property
     def hex(self) -> str:
@@ -118,7 +120,7 @@ def contract_address(sender: int, nonce: int) -> int:
     return int.from_bytes(keccak256(data)[12:], "big")
 
 
-class World:
+class World(LowLevelCalls):
     """All accounts on all chains, identities, balances and nonces."""
 
     def __init__(self) -> None:
@@ -127,6 +129,8 @@ class World:
         self.nonces: dict[tuple[str, int], int] = {}
         self.identities: dict[int, dict[str, str]] = {}
         self.chain_parents: dict[str, str] = {}  # chain id -> parent ("" = main)
+        self.compile_hook: Callable[[str, str], Any] | None = None  # (source, vm) -> unit
+        self.units: dict[bytes, Any] = {}  # sources compiled by create()/create2()
         # Seconds fastForward moved the contracts' clock ahead of the blocks' (journaled: a
         # failed transaction moves nothing).
         self.clock: dict[str, int] = {"offset": 0}
@@ -264,13 +268,26 @@ class World:
             )
         if len(fns) == 1:
             return fns[0]
-        n = len(args) if isinstance(args, dict | list) else 0
-        for f in fns:
-            if len(f.params) == n and (
-                not isinstance(args, dict) or all(p in args for p, _ in f.params)
-            ):
-                return f
-        return fns[0]
+        # Overloads: those whose parameter names are the JSON names, then those whose names all
+        # appear (extras ignored), most parameters first; the first whose types accept the
+        # values wins (as the compiler picks for f({a: 1, b: 2})).
+        if isinstance(args, dict):
+            keys = set(args)
+            exact = [f for f in fns if {p for p, _ in f.params} == keys]
+            within = [f for f in fns if f not in exact and all(p in keys for p, _ in f.params)]
+            within.sort(key=lambda f: -len(f.params))
+            ranked = exact + within
+        elif isinstance(args, list):
+            ranked = [f for f in fns if len(f.params) == len(args)]
+        else:
+            ranked = [f for f in fns if not f.params]
+        for f in ranked:
+            try:
+                decode_args(f.params, args, cdef.vm, f"function {method}")
+            except ArgumentError:
+                continue
+            return f
+        return ranked[0] if ranked else fns[0]
 
     def _context(self, env: TxEnv, max_steps: int | None = None) -> ExecContext:
         origin = Address(_addr_int(env.origin or env.sender))
@@ -375,6 +392,7 @@ class World:
         value: int,
     ) -> AccountState:
         acct = AccountState(addr, chain, cdef)
+        acct.origin = sender.value
         acct.storage = {
             sv.name: default_value(sv.type) for sv in cdef.state_vars if not sv.constant
         }
@@ -426,15 +444,28 @@ class World:
                     ctor.body(fr)
         return acct
 
-    def create_from(self, fr: Frame, cdef: ContractDef, args: list[Any]) -> AccountState:
-        """``new C(args)`` executed by the contract of frame ``fr``."""
+    def create_from(
+        self,
+        fr: Frame,
+        cdef: ContractDef,
+        args: list[Any],
+        salt: tuple[str, list[Any]] | None = None,
+    ) -> AccountState:
+        """``new C(args)`` executed by the contract of frame ``fr``.
+
+        With ``salt`` = (salt, the arguments as written), the address is the salted one
+        (``new C{salt: s}(...)``, ``create2``) instead of the next nonce's.
+        """
         if fr.ro:
             raise ExecutionError(
                 "invalid write: cannot create contracts from a read-only call", "invalid write"
             )
         ctx = fr.ctx
         chain = fr.acct.chain
-        addr = self._next_address(ctx, chain, fr.acct.address)
+        if salt is None:
+            addr = self._next_address(ctx, chain, fr.acct.address)
+        else:
+            addr = self._salted_address(ctx, chain, fr.acct.address, cdef, salt[0], salt[1])
         ctx.depth += 1
         if ctx.depth > 96:
             raise ExecutionError(
@@ -442,11 +473,48 @@ class World:
             )
         acct = self._construct(ctx, cdef, chain, addr, args, Address(fr.acct.address), 0)
         acct.creator = fr.acct.address
+        acct.origin = fr.acct.origin if fr.acct.origin is not None else fr.ctx.origin.value
         ctx.depth -= 1
         return acct
 
-    def call_from(self, fr: Frame, target: Any, name: str, vals: list[Any], nargs: int) -> Any:
-        """An external call made by contract code: ``other.f(args)`` or ``this.f(args)``."""
+    def call_from(
+        self,
+        fr: Frame,
+        target: Any,
+        name: str,
+        vals: list[Any],
+        nargs: int,
+        sig: str | None = None,
+    ) -> Any:
+        """An external call made by contract code: ``other.f(args)`` or ``this.f(args)``.
+
+        ``sig`` (the signature chosen at compile time) tells same-arity overloads apart.
+        """
+        acct, ro = self.target_account(fr, target, name)
+        assert acct.cdef is not None
+        fn = acct.cdef.sigtable.get(sig) if sig is not None else None
+        if fn is None:
+            fn = acct.cdef.vtable.get((name, nargs))
+        if fn is None or not fn.external:
+            raise ExecutionError(
+                f"unknown function: contract {acct.cdef.name} has no public function '{name}' "
+                f"taking {nargs} arguments",
+                "unknown function",
+            )
+        vals = [co(v) if co else v for co, v in zip(fn.param_coercers, vals, strict=True)]
+        sender = Address(fr.acct.address)
+        r = invoke(fr.ctx, fn, acct, vals, sender, 0, ro)
+        r = [copy_in(fr, x) for x in r]
+        n = len(fn.returns)
+        if n == 1:
+            return r[0]
+        if n == 0:
+            return None
+        return tuple(r)
+
+    def target_account(self, fr: Frame, target: Any, name: str) -> tuple[AccountState, bool]:
+        """The contract ``target`` names as seen from frame ``fr``, and whether it is read-only
+        from there (contracts on ancestor chains can be read, not written)."""
         if not isinstance(target, Address):
             raise type_error(f"cannot call '{name}' on a value that is not a contract")
         chain = chain_key(fr, target)
@@ -465,23 +533,7 @@ class World:
                     "inaccessible chain",
                 )
             ro = True
-        fn = acct.cdef.vtable.get((name, nargs))
-        if fn is None or not fn.external:
-            raise ExecutionError(
-                f"unknown function: contract {acct.cdef.name} has no public function '{name}' "
-                f"taking {nargs} arguments",
-                "unknown function",
-            )
-        vals = [co(v) if co else v for co, v in zip(fn.param_coercers, vals, strict=True)]
-        sender = Address(fr.acct.address)
-        r = invoke(fr.ctx, fn, acct, vals, sender, 0, ro)
-        r = [copy_in(fr, x) for x in r]
-        n = len(fn.returns)
-        if n == 1:
-            return r[0]
-        if n == 0:
-            return None
-        return tuple(r)
+        return acct, ro
 
     def transfer_value(self, fr: Frame, to: Any, amount: int, is_send: bool) -> bool:
         if not isinstance(to, Address):

@@ -27,8 +27,9 @@ def binop(ty: str, a: str, op: str, b: str, ret: str | None = None) -> str:
         ("int", "7", "-", "10", "-3"),
         ("int", "6", "*", "-7", "-42"),
         ("int", "7", "/", "2", "3"),
-        ("int", "-7", "/", "2", "-3"),
-        ("int", "7", "/", "-2", "-3"),
+        # SolidVM's integer division is Haskell's `div` (toward minus infinity), `%` is `rem`
+        ("int", "-7", "/", "2", "-4"),
+        ("int", "7", "/", "-2", "-4"),
         ("int", "-7", "/", "-2", "3"),
         ("int", "7", "%", "3", "1"),
         ("int", "-7", "%", "3", "-1"),

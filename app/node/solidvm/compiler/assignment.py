@@ -177,6 +177,8 @@ class AssignmentMixin(CompilerBase):
                     self.error(f"cannot assign to constant '{sv.name}'", e)
                 name = sv.name
                 return (lambda fr: (fr.st, name)), get_item, put_dict, sv.type
+            if self.scope_constant(e.name) is not None:
+                self.error(f"cannot assign to constant '{e.name}'", e)
             self.error(f"undeclared identifier '{e.name}'", e)
         if isinstance(e, A.Index):
             if e.index is None:

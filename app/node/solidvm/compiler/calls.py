@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ast as A
+from ..binding import takes_variadic
+from ..decimals import dec_truncate
 from ..defs import CompiledFunction, ContractDef
 from ..ops import (
     check_int,
@@ -15,6 +17,7 @@ from ..ops import (
     describe,
     make_coercer,
     pack,
+    parse_int_text,
     resolve_chain_spec,
     type_error,
 )
@@ -29,6 +32,7 @@ from ..types import (
     ACCOUNT,
     BOOL,
     BYTES,
+    DECIMAL,
     STRING,
     UINT,
     AccountType,
@@ -36,9 +40,14 @@ from ..types import (
     ArrayType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
+    IntType,
+    StringType,
     StructType,
     Type,
+    UserDefinedType,
+    VariadicType,
 )
 from ..values import (
     Address,
@@ -47,9 +56,10 @@ from ..values import (
     StructValue,
     default_value,
 )
-from .base import CExpr, CompilerBase
+from .base import CExpr, CompilerBase, coerced
 from .checks import concat_problem
 from .closures import ret_type, unpack_returns
+from .lowlevel import LOW_LEVEL
 
 
 class CallsMixin(CompilerBase):
@@ -66,6 +76,12 @@ class CallsMixin(CompilerBase):
     def x_Call(self, e: A.Call) -> CExpr:
         func = e.func
         if e.names is not None:
+            if isinstance(func, A.Ident) and self.lookup_local(func.name) is None:
+                fns = self.c.functions.get(func.name)
+                if fns:  # the overload whose parameter names are the names given
+                    compiled = {n: self.expr(a) for n, a in zip(e.names, e.args, strict=True)}
+                    fn = self.pick_named(fns, e.names, func.name, e, compiled)
+                    return self.call_chosen(fn, [compiled[p] for p, _ in fn.params])
             args = self.named_args(e)
         else:
             args = e.args
@@ -87,6 +103,10 @@ class CallsMixin(CompilerBase):
             fns = self.c.functions.get(func.name)
             if fns:
                 params = [p for p, _ in fns[0].params]
+            else:
+                sf = self.scope_function(func.name, len(e.args), e)
+                if sf is not None:
+                    params = [p for p, _ in sf.params]
             st = self.c.types.get(func.name)
             if isinstance(st, StructType):
                 params = [n for n, _ in st.fields]
@@ -94,8 +114,12 @@ class CallsMixin(CompilerBase):
             if ev is not None:
                 params = [p[0] for p in ev.params]
         elif isinstance(func, A.Member):
+            want = set(e.names)
             for c in self.uc.contracts.values():
-                f = c.find_function(func.name, len(e.args))
+                f = next(
+                    (g for g in c.functions.get(func.name, ()) if {p for p, _ in g.params} == want),
+                    None,
+                )
                 if f is not None:
                     params = [p for p, _ in f.params]
                     break
@@ -115,14 +139,19 @@ class CallsMixin(CompilerBase):
                 return builtin(args, e)  # type: ignore[no-any-return]
         fns = self.c.functions.get(name)
         if fns:
-            fn = next((f for f in fns if len(f.params) == len(args)), None)
-            if fn is None:
-                self.error(
-                    f"function '{name}' takes {len(fns[0].params)} arguments, {len(args)} given", e
-                )
-            return self.internal_call(fn, args, e)
+            return self.call_function(fns, args, e, name)
+        free = self.free_variadic_call(name, args)
+        if free is not None:
+            return free
+        sf = self.scope_function(name, len(args), e)
+        if sf is not None:
+            return self.static_call(sf, args, e)
         t = self.c.types.get(name)
+        if isinstance(t, UserDefinedType):
+            self.error(f"use {name}.wrap(...) to make a {name}", e)
         if isinstance(t, StructType):
+            if t.fields and isinstance(t.fields[-1][1], VariadicType):
+                return self.variadic_struct(t, args, e)
             if len(args) != len(t.fields):
                 self.error(f"struct {name} has {len(t.fields)} members, {len(args)} given", e)
             fns2 = [self._arg(a, ft) for a, (_, ft) in zip(args, t.fields, strict=True)]
@@ -148,6 +177,8 @@ class CallsMixin(CompilerBase):
         self.error(f"undeclared function '{name}'", e)
 
     def internal_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr:
+        if self.static_internal(fn):
+            return self.static_call(fn, args, e)
         argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
         key = (fn.name, len(fn.params))
         rt = ret_type(fn)
@@ -177,6 +208,13 @@ class CallsMixin(CompilerBase):
     def call_member(self, func: A.Member, args: list[A.Expr], e: A.Call) -> CExpr:
         obj = func.obj
         name = func.name
+        if name in LOW_LEVEL or name == "code":
+            low = self.low_level_call(func, args, e)
+            if low is not None:
+                return low
+        ut = self.value_type_of(obj)
+        if ut is not None:
+            return self.value_type_call(ut, name, args, e)
         if (
             isinstance(obj, A.TypeExpr)
             and isinstance(obj.type, A.ElementaryTypeName)
@@ -207,16 +245,35 @@ class CallsMixin(CompilerBase):
             if o in self.uc.contracts and o != "this":
                 owner = self.uc.contracts[o]
                 fn = owner.find_function(name, len(args))
+                vfn = fn if fn is not None and takes_variadic(fn) else None
+                if fn is None:
+                    vfn = next(
+                        (
+                            f
+                            for f in owner.functions.get(name, ())
+                            if takes_variadic(f) and len(args) >= len(f.params) - 1
+                        ),
+                        None,
+                    )
+                if vfn is not None and (owner in self.c.linearization or owner.kind == "library"):
+                    impl = self._impl_in(owner, name, len(vfn.params)) or vfn
+                    return self.static_bound_call(impl, [self.expr(a) for a in args])
                 if fn is None and owner.constructor is not None and name == o:
                     fn = None
                 if fn is not None and (owner in self.c.linearization or owner.kind == "library"):
+                    if (
+                        owner.kind == "library"
+                        and owner is not self.c
+                        and fn.visibility == "private"
+                    ):
+                        self.error(f"function '{o}.{name}' is private to library {o}", e)
                     if fn.getter_of is None and fn.decl is not None and fn.decl.body is None:
                         self.error(f"function '{o}.{name}' has no implementation", e)
                     # Base.f(): exactly that implementation (or the nearest one it inherits)
                     impl = self._impl_in(owner, name, len(args)) or fn
                     return self.static_call(impl, args, e)
                 if fn is None:
-                    self.error(f"contract {o} has no function '{name}'", e)
+                    return self.qualified_type_call(owner, name, args, e)
             if o == "this":
                 return self.external_call(
                     (lambda fr: ContractRef(fr.cdef.name, fr.acct.address)),
@@ -225,7 +282,12 @@ class CallsMixin(CompilerBase):
                     args,
                     e,
                 )
-        base, bt = self.expr(obj, vivify=name in ("push", "pop"))
+        base, bt = self.expr(
+            obj, vivify=name in ("push", "pop") or self.wants_storage_receiver(name)
+        )
+        bound = self.bound_call(base, bt, name, args, e)
+        if bound is not None:
+            return bound
         if isinstance(bt, ArrayType) or (bt is None and name in ("push", "pop")):
             if name == "push":
                 return self.array_push(base, bt, args, e)
@@ -233,6 +295,8 @@ class CallsMixin(CompilerBase):
                 if args:
                     self.error("pop() takes no arguments", e)
                 return (lambda fr: jpop(fr, base(fr))), bt.elem if bt else None
+        if isinstance(bt, DecimalType):
+            return self.decimal_method(base, name, args, e)
         if isinstance(bt, BytesType) and name == "push":
             self.error("push on bytes is not supported; use string concatenation", e)
         if name in ("transfer", "send") and (
@@ -251,6 +315,17 @@ class CallsMixin(CompilerBase):
         if isinstance(bt, (ContractType, AddressType, AccountType)) or bt is None:
             return self.external_call(base, bt, name, args, e)
         self.error(f"type {bt.name} has no function '{name}'", e)
+
+    def decimal_method(self, base: Fn, name: str, args: list[A.Expr], e: A.Call) -> CExpr:
+        """``d.truncate(n)``: ``d`` cut (toward zero) or padded to ``n`` decimal places."""
+        if name != "truncate":
+            self.error(f"type decimal has no function '{name}'", e)
+        if len(args) != 1:
+            self.error("truncate takes one argument: the number of decimal places", e)
+        n, nt = self.expr(args[0])
+        if nt is not None and not isinstance(nt, IntType):
+            self.error(f"truncate needs an integer number of places, not {nt.name}", args[0])
+        return (lambda fr: dec_truncate(base(fr), n(fr))), DECIMAL
 
     def _impl_in(self, owner: ContractDef, name: str, n: int) -> CompiledFunction | None:
         for b in owner.linearization:
@@ -327,29 +402,47 @@ class CallsMixin(CompilerBase):
         self, base: Fn, bt: Type | None, name: str, args: list[A.Expr], e: A.Call
     ) -> CExpr:
         fn: CompiledFunction | None = None
+        compiled = [self.expr(a) for a in args]
+        spread = bool(compiled) and isinstance(compiled[-1][1], VariadicType)
         if isinstance(bt, ContractType):
             target = self.uc.contracts.get(bt.name)
             if target is not None:
-                fn = target.find_function(name, len(args))
-                if fn is None:
+                fns = target.functions.get(name, [])
+                cands = self.candidates(fns, len(args))
+                if not cands and not (spread and fns):
                     self.error(
                         f"contract {bt.name} has no function '{name}' taking {len(args)} arguments",
                         e,
                     )
+                fn = self.choose_overload(cands or fns, compiled)
                 if not fn.external:
                     self.error(f"function '{name}' of {bt.name} is not visible from outside", e)
+        if spread or (fn is not None and takes_variadic(fn)):
+            # bound when it runs: the target's overloads, its fallback, its getters
+            rawfns = [f for f, _ in compiled]
+            rt0 = ret_type(fn) if fn is not None else None
+
+            def call_external_bound(fr: Frame) -> Any:
+                vals = [name] + [copy_in(fr, a(fr)) for a in rawfns]
+                return fr.ctx.world.low_level_call(fr, base(fr), "call", vals)
+
+            return call_external_bound, rt0
         if fn is not None:
-            argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
+            argfns = [
+                coerced(f, make_coercer(t, self.vm))
+                for (f, _), (_, t) in zip(compiled, fn.params, strict=True)
+            ]
             rt = ret_type(fn)
         else:
-            argfns = [self.expr(a)[0] for a in args]
+            argfns = [f for f, _ in compiled]
             rt = None
         nargs = len(args)
+        sig = fn.signature if fn is not None else None
 
         def call_external(fr: Frame) -> Any:
             target = base(fr)
             vals = [copy_in(fr, a(fr)) for a in argfns]
-            r = fr.ctx.world.call_from(fr, target, name, vals, nargs)
+            r = fr.ctx.world.call_from(fr, target, name, vals, nargs, sig)
             return r
 
         return call_external, rt
@@ -396,11 +489,19 @@ class CallsMixin(CompilerBase):
             self.error(f"contract '{cname}' cannot create itself", e)
         ctor = target.constructor
         params = ctor.params if ctor else []
+        if n.salt is not None or (ctor is not None and takes_variadic(ctor)):
+            return self.flexible_new(target, args, n.salt, e)
+        compiled = [self.expr(a) for a in args]
+        if compiled and isinstance(compiled[-1][1], VariadicType):
+            return self.flexible_new(target, args, None, e, compiled)
         if len(args) != len(params):
             self.error(
                 f"constructor of {cname} takes {len(params)} arguments, {len(args)} given", e
             )
-        argfns = [self._arg(a, t) for a, (_, t) in zip(args, params, strict=True)]
+        argfns = [
+            coerced(f, make_coercer(t, self.vm))
+            for (f, _), (_, t) in zip(compiled, params, strict=True)
+        ]
 
         def new_contract(fr: Frame) -> Any:
             vals = [copy_in(fr, a(fr)) for a in argfns]
@@ -413,11 +514,41 @@ class CallsMixin(CompilerBase):
         if isinstance(tn, A.ElementaryTypeName) and tn.name == "account":
             return self.account_ctor(args, e)
         t = self.uc.resolve_type(tn, self.c)
+        if isinstance(t, IntType) and len(args) == 2 and self.vm != "EVM":
+            return self.int_from_text(t, args, e)
         if len(args) != 1:
             self.error(f"conversion to {t.name} takes one argument", e)
-        f, _ = self.expr(args[0])
+        f, st = self.expr(args[0])
+        if isinstance(st, UserDefinedType):
+            self.error(
+                f"conversion from {st.name} to {t.name} is not allowed; use {st.name}.unwrap(...)",
+                e,
+            )
+        if isinstance(t, DecimalType) and st is not None:
+            if not isinstance(st, (IntType, StringType, DecimalType)):
+                self.error(f"cannot convert {st.name} to decimal", args[0])
+        elif isinstance(st, DecimalType) and not isinstance(t, IntType):
+            self.error(f"cannot convert decimal to {t.name}", args[0])
         vm = self.vm
         return (lambda fr: convert(f(fr), t, vm)), t
+
+    def int_from_text(self, t: IntType, args: list[A.Expr], e: A.Call) -> CExpr:
+        """``uint(s, base)``: a string read in base 10 or 16."""
+        f, st = self.expr(args[0])
+        if st is not None and not isinstance(st, StringType):
+            self.error(f"{t.name}(value, base) reads a string, not {st.name}", args[0])
+        b, bt = self.expr(args[1])
+        if bt is not None and not isinstance(bt, IntType):
+            self.error(f"the base must be an integer, not {bt.name}", args[1])
+        name = t.name
+
+        def run_parse(fr: Frame) -> Any:
+            s = f(fr)
+            if type(s) is not str:
+                raise type_error(f"{name}(value, base) reads a string, got {describe(s)}")
+            return parse_int_text(s, b(fr), name)
+
+        return run_parse, t
 
     def account_ctor(self, args: list[A.Expr], e: A.Call) -> CExpr:
         if not 1 <= len(args) <= 3:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..decimals import dec_add, dec_div, dec_mod, dec_mul, dec_sub
 from ..defs import CompiledFunction
 from ..errors import ExecutionError
 from ..ops import (
@@ -12,11 +13,13 @@ from ..ops import (
     describe,
     op_add_any,
     op_div,
+    op_floordiv,
     op_mod,
     op_mul,
     op_pow,
     op_shl,
     op_shr,
+    op_ushr,
     type_error,
 )
 from ..runtime import (
@@ -35,6 +38,7 @@ from ..types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     StringType,
@@ -43,6 +47,7 @@ from ..types import (
 )
 from ..values import (
     Address,
+    DecimalValue,
     default_value,
 )
 
@@ -111,6 +116,8 @@ def key_ok(kt: Type | None, key: Type) -> bool:
         return isinstance(kt, (AddressType, AccountType, ContractType))
     if isinstance(key, BytesType):
         return isinstance(kt, BytesType)
+    if isinstance(key, DecimalType):
+        return isinstance(kt, DecimalType)
     return True
 
 
@@ -167,11 +174,29 @@ def make_compare(fa: Fn, fb: Fn, op: str) -> Fn:
     return ge
 
 
-def int_binop(fa: Fn, fb: Fn, op: Callable[[int, int], int]) -> Fn:
+DEC_OPS: dict[str, Callable[[Any, Any], DecimalValue]] = {
+    "+": dec_add,
+    "-": dec_sub,
+    "*": dec_mul,
+    "/": dec_div,
+    "%": dec_mod,
+}
+
+
+def make_dec_arith(op: str, fa: Fn, fb: Fn) -> Fn:
+    f = DEC_OPS[op]
+    return lambda fr: f(fa(fr), fb(fr))
+
+
+def int_binop(fa: Fn, fb: Fn, op: Callable[[int, int], int], sym: str = "") -> Fn:
+    dec = DEC_OPS.get(sym)
+
     def run(fr: Frame) -> Any:
         a = fa(fr)
         b = fb(fr)
         if type(a) is not int or type(b) is not int:
+            if dec is not None and (type(a) is DecimalValue or type(b) is DecimalValue):
+                return dec(a, b)  # operands whose types are only known at run time
             check_int(a)
             check_int(b)
         return op(a, b)
@@ -179,7 +204,7 @@ def int_binop(fa: Fn, fb: Fn, op: Callable[[int, int], int]) -> Fn:
     return run
 
 
-def make_arith(op: str, fa: Fn, fb: Fn) -> Fn:
+def make_arith(op: str, fa: Fn, fb: Fn, vm: str = "EVM") -> Fn:
     if op == "+":
 
         def add(fr: Frame) -> Any:
@@ -197,6 +222,8 @@ def make_arith(op: str, fa: Fn, fb: Fn) -> Fn:
             b = fb(fr)
             if type(a) is int and type(b) is int:
                 return a - b
+            if type(a) is DecimalValue or type(b) is DecimalValue:
+                return dec_sub(a, b)
             check_int(a)
             check_int(b)
             return a - b
@@ -204,12 +231,12 @@ def make_arith(op: str, fa: Fn, fb: Fn) -> Fn:
         return sub
     table: dict[str, Callable[[int, int], int]] = {
         "*": op_mul,
-        "/": op_div,
+        "/": op_div if vm == "EVM" else op_floordiv,
         "%": op_mod,
         "**": op_pow,
         "<<": op_shl,
         ">>": op_shr,
-        ">>>": op_shr,
+        ">>>": op_ushr,
         "&": lambda a, b: a & b,
         "|": lambda a, b: a | b,
         "^": lambda a, b: a ^ b,
@@ -217,7 +244,7 @@ def make_arith(op: str, fa: Fn, fb: Fn) -> Fn:
     f = table.get(op)
     if f is None:
         raise ExecutionError(f"unknown operator {op}", "internal error")
-    return int_binop(fa, fb, f)
+    return int_binop(fa, fb, f, op)
 
 
 def result_type(ta: Type | None, tb: Type | None) -> Type | None:

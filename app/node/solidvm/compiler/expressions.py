@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ast as A
+from ..decimals import dec_neg
 from ..defs import StateVar
 from ..errors import ExecutionError
 from ..ops import (
@@ -17,7 +18,6 @@ from ..ops import (
     dyn_index,
     dyn_member,
     index_error,
-    keccak256,
     make_coercer,
     op_add_any,
     values_equal,
@@ -34,7 +34,7 @@ from ..types import (
     ADDRESS,
     BOOL,
     BYTES,
-    BYTES32,
+    DECIMAL,
     LITERAL,
     STRING,
     UINT,
@@ -44,6 +44,7 @@ from ..types import (
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     MappingType,
@@ -51,16 +52,18 @@ from ..types import (
     StructType,
     TupleType,
     Type,
+    VariadicType,
 )
 from ..values import (
     Address,
     ArrayValue,
     ContractRef,
+    DecimalValue,
     default_value,
 )
 from .base import CExpr, CompilerBase, coerced, const
 from .checks import index_problem
-from .closures import key_ok, make_arith, make_compare, result_type
+from .closures import key_ok, make_arith, make_compare, make_dec_arith, result_type
 
 
 class ExpressionsMixin(CompilerBase):
@@ -80,6 +83,11 @@ class ExpressionsMixin(CompilerBase):
 
     def x_NumberLit(self, e: A.NumberLit) -> CExpr:
         return const(e.value), LITERAL
+
+    def x_DecimalLit(self, e: A.DecimalLit) -> CExpr:
+        if self.vm == "EVM":
+            self.error("decimal numbers are a SolidVM feature", e)
+        return const(DecimalValue(e.mantissa, e.places)), DECIMAL
 
     def x_StringLit(self, e: A.StringLit) -> CExpr:
         return const(e.value), STRING
@@ -109,6 +117,9 @@ class ExpressionsMixin(CompilerBase):
         at = ArrayType(et, len(items))
         fns = [f for f, _ in items]
         n = len(fns)
+        if isinstance(et, DecimalType):  # [1, 2.5]: the integers become decimals too
+            co = make_coercer(et, self.vm)
+            fns = [coerced(f, co) for f in fns]
 
         def run_array(fr: Frame) -> Any:
             fr.ctx.charge_memory(n)
@@ -129,12 +140,15 @@ class ExpressionsMixin(CompilerBase):
             if sv.constant:
                 return self.constant_ref(sv, e)
             return (lambda fr: fr.st[name]), sv.type
+        sc = self.scope_constant(name)
+        if sc is not None:
+            return self.constant_ref(sc, e)
         if name == "now":
             return (lambda fr: fr.ctx.timestamp), UINT
         if name == "this":
             cname = self.c.name
             return (lambda fr: ContractRef(fr.cdef.name if fr.cdef else cname, fr.acct.address)), (
-                ContractType(cname)
+                self.this_type()
             )
         if name in ("msg", "tx", "block", "super", "abi"):
             self.error(f"'{name}' cannot be used as a value", e)
@@ -177,6 +191,8 @@ class ExpressionsMixin(CompilerBase):
                 if isinstance(et, EnumType):
                     return self.enum_value(et, name, e)
         base, bt = self.expr(obj, vivify=vivify)
+        if isinstance(bt, VariadicType):
+            return self.variadic_member(base, name, e)
         if isinstance(bt, StructType):
             if name not in bt.field_types:
                 self.error(f"struct {bt.name} has no member '{name}'", e)
@@ -192,17 +208,9 @@ class ExpressionsMixin(CompilerBase):
                 return (lambda fr: chain_id_of(fr, base(fr))), UINT
             if name == "balance":
                 return (lambda fr: fr.ctx.world.balance_of(chain_key(fr, base(fr)), base(fr))), UINT
-            if name in ("codehash", "code"):
-
-                def code_of(fr: Frame) -> Any:
-                    a = base(fr)
-                    acct = fr.ctx.world.accounts.get((chain_key(fr, a), a.value))
-                    if acct is None or acct.cdef is None:
-                        return b""
-                    data = acct.cdef.source.encode()
-                    return keccak256(data) if name == "codehash" else data
-
-                return code_of, BYTES32 if name == "codehash" else BYTES
+            member = self.account_member(base, name, e)
+            if member is not None:
+                return member
         if isinstance(bt, ContractType):
             target = self.uc.contracts.get(bt.name)
             if target is not None and target.find_function(name) is None:
@@ -229,7 +237,7 @@ class ExpressionsMixin(CompilerBase):
             if name == "value":
                 return (lambda fr: fr.value), UINT
             if name in ("data", "sig"):
-                return const(b""), BYTES
+                return self.msg_member(name, e)
             self.error(f"'msg' has no member '{name}'", e)
         if oname == "tx":
             if name == "origin":
@@ -286,6 +294,8 @@ class ExpressionsMixin(CompilerBase):
             self.error("index expression expected", e)
         base, bt = self.expr(e.obj, vivify=vivify)
         key, kt = self.expr(e.index)
+        if isinstance(bt, VariadicType):
+            return self.variadic_index(base, key)
         if self.uc.checks and (problem := index_problem(bt, kt)):
             self.error(problem, e.index)
         if isinstance(bt, MappingType):
@@ -348,6 +358,9 @@ class ExpressionsMixin(CompilerBase):
         if op == "delete":
             return self.delete(e)
         f, t = self.expr(e.operand)
+        if isinstance(t, VariadicType):
+            t = None
+        self.no_value_type_operand(op, t, e)
         if op == "!":
             if t is not None and not isinstance(t, BoolType):
                 self.error(f"'!' needs a bool, not {t.name}", e)
@@ -356,6 +369,10 @@ class ExpressionsMixin(CompilerBase):
             if isinstance(e.operand, A.NumberLit):
                 v = -e.operand.value
                 return const(v), LITERAL
+            if isinstance(t, DecimalType):
+                if isinstance(e.operand, A.DecimalLit):
+                    return const(dec_neg(DecimalValue(e.operand.mantissa, e.operand.places))), t
+                return (lambda fr: dec_neg(f(fr))), t
             self.expect_int(t, e)
             wrap = self.wrapper(t)
             if wrap:
@@ -376,6 +393,7 @@ class ExpressionsMixin(CompilerBase):
         self.error(f"unknown operator '{op}'", e)
 
     def expect_int(self, t: Type | None, node: A.Node) -> None:
+        self.no_value_type_operand(getattr(node, "op", "arithmetic"), t, node)
         if t is not None and not isinstance(t, IntType):
             self.error(f"operator needs an integer operand, not {t.name}", node)
 
@@ -454,6 +472,14 @@ class ExpressionsMixin(CompilerBase):
         return self.binop(op, fa, ta, fb, tb, e)
 
     def binop(self, op: str, fa: Fn, ta: Type | None, fb: Fn, tb: Type | None, e: A.Node) -> CExpr:
+        if isinstance(ta, VariadicType):
+            ta = None
+        if isinstance(tb, VariadicType):
+            tb = None
+        self.no_value_type_operand(op, ta, e)
+        self.no_value_type_operand(op, tb, e)
+        if isinstance(ta, DecimalType) or isinstance(tb, DecimalType):
+            return self.decimal_binop(op, fa, ta, fb, tb, e)
         if op in ("==", "!="):
             if op == "==":
                 return (lambda fr: values_equal(fa(fr), fb(fr))), BOOL
@@ -485,11 +511,38 @@ class ExpressionsMixin(CompilerBase):
             if t is not None and not isinstance(t, (IntType, EnumType)):
                 self.error(f"operator '{op}' needs integer operands, not {t.name}", e)
         wrap = self.wrapper(rt)
-        f = make_arith(op, fa, fb)
+        f = make_arith(op, fa, fb, self.vm)
         if wrap is not None:
             inner = f
             return (lambda fr: wrap(inner(fr))), rt
         return f, rt
+
+    def decimal_binop(
+        self, op: str, fa: Fn, ta: Type | None, fb: Fn, tb: Type | None, e: A.Node
+    ) -> CExpr:
+        """An operator with a decimal operand: the other must be a decimal too, or an integer
+        literal (which counts as a decimal with 0 places); integer variables need decimal(x)."""
+        ordering = op in ("<", ">", "<=", ">=")
+        if op not in ("==", "!=", "+", "-", "*", "/", "%") and not ordering:
+            self.error(f"operator '{op}' is not defined for decimal", e)
+        for t in (ta, tb):
+            if t is None or isinstance(t, DecimalType):
+                continue
+            if isinstance(t, IntType):
+                if t is LITERAL and not ordering:
+                    continue
+                what = "an integer literal" if t is LITERAL else t.name
+                self.error(
+                    f"operator '{op}' cannot mix decimal and {what}: convert with decimal(...)", e
+                )
+            self.error(f"operator '{op}' cannot combine decimal and {t.name}", e)
+        if op in ("==", "!="):
+            if op == "==":
+                return (lambda fr: values_equal(fa(fr), fb(fr))), BOOL
+            return (lambda fr: not values_equal(fa(fr), fb(fr))), BOOL
+        if ordering:
+            return make_compare(fa, fb, op), BOOL
+        return make_dec_arith(op, fa, fb), DECIMAL
 
     def x_Ternary(self, e: A.Ternary) -> CExpr:
         c = self.cond(e.cond)

@@ -6,10 +6,20 @@ from .assignment import AssignmentMixin
 from .builtins import BuiltinsMixin
 from .calls import CallsMixin
 from .expressions import ExpressionsMixin
+from .libraries import LibrariesMixin
+from .lowlevel import LowLevelMixin
 from .statements import StatementsMixin
+from .variadic import VariadicMixin
 
 
 class FunctionCompiler(
-    StatementsMixin, ExpressionsMixin, AssignmentMixin, CallsMixin, BuiltinsMixin
+    StatementsMixin,
+    ExpressionsMixin,
+    AssignmentMixin,
+    CallsMixin,
+    BuiltinsMixin,
+    VariadicMixin,
+    LowLevelMixin,
+    LibrariesMixin,
 ):
     """Compiles the bodies of one function (or modifier, or initializer) of contract ``c``."""

@@ -23,16 +23,20 @@ from ..runtime import (
     Frame,
 )
 from ..types import (
+    LITERAL,
     AccountType,
     AddressType,
     BoolType,
     BytesType,
     ContractType,
+    DecimalType,
     EnumType,
     IntType,
     StringType,
     TupleType,
     Type,
+    UserDefinedType,
+    VariadicType,
 )
 from ..values import (
     default_value,
@@ -242,7 +246,14 @@ class StatementsMixin(CompilerBase):
 
     def check_assignable(self, src: Type | None, dst: Type, node: A.Node) -> None:
         """Catch the obvious static type mismatches at compile time."""
-        if src is None or isinstance(src, TupleType):
+        if (
+            src is None
+            or isinstance(src, TupleType | VariadicType)
+            or isinstance(dst, VariadicType)
+        ):
+            return
+        if isinstance(src, UserDefinedType) or isinstance(dst, UserDefinedType):
+            self.check_udvt(src, dst, node)
             return
         groups = (
             (IntType, EnumType),
@@ -252,6 +263,14 @@ class StatementsMixin(CompilerBase):
         )
         if type(src) is type(dst):
             return
+        if src is LITERAL and isinstance(dst, DecimalType):
+            return  # an integer literal is a decimal with 0 places
+        if isinstance(src, IntType) and isinstance(dst, DecimalType):
+            self.error(
+                f"type {src.name} is not implicitly convertible to decimal: "
+                "convert with decimal(...)",
+                node,
+            )
         for g in groups:
             if isinstance(src, g) and isinstance(dst, g):
                 return
@@ -287,7 +306,9 @@ class StatementsMixin(CompilerBase):
 
     def cond(self, e: A.Expr) -> Fn:
         f, t = self.expr(e)
-        if t is not None and not isinstance(t, BoolType):
+        if isinstance(t, VariadicType):
+            t = None
+        if isinstance(t, UserDefinedType) or (t is not None and not isinstance(t, BoolType)):
             self.error(f"condition must be a bool, not {t.name}", e)
         if t is None:
 
@@ -431,6 +452,13 @@ class StatementsMixin(CompilerBase):
         if name is None:
             self.error("expected an event name after 'emit'", e)
         ev = self.c.events.get(name)
+        if ev is None:  # `emit L.E(...)`, or an event of a library named in `using`
+            owner = e.obj.name if isinstance(e, A.Member) and isinstance(e.obj, A.Ident) else None
+            libs = [self.uc.contracts[owner]] if owner in self.uc.contracts else []
+            for lib in libs or [u.library for u in self.c.usings]:
+                ev = lib.events.get(name)
+                if ev is not None:
+                    break
         if ev is None:
             self.error(f"event '{name}' is not declared", e)
         return ev

@@ -17,12 +17,14 @@ from ..runtime import (
 )
 from ..types import (
     UINT,
+    VARIADIC,
     ArrayType,
     ContractType,
     EnumType,
     MappingType,
     StructType,
     Type,
+    VariadicType,
     elementary,
 )
 from ..values import (
@@ -33,9 +35,10 @@ from ..values import (
 from .base import coerced
 from .checks import has_type_overloads, run_checks
 from .function import FunctionCompiler
+from .scope import FileScopeMixin
 
 
-class UnitCompiler:
+class UnitCompiler(FileScopeMixin):
     """Compiles one source unit into :class:`ContractDef` objects."""
 
     def __init__(
@@ -60,6 +63,7 @@ class UnitCompiler:
         for name, value in unit.pragmas:
             if name == "solidvm":
                 self.pragma_solidvm = value
+        self.new_file_scope()
 
     def error(self, msg: str, node: A.Node | A.Pos) -> NoReturn:
         pos = node if isinstance(node, tuple) else node.pos
@@ -86,6 +90,8 @@ class UnitCompiler:
                 self.file_functions.append(item)
             elif isinstance(item, A.ErrorDecl):
                 self.file_errors[item.name] = item
+            elif isinstance(item, A.UserTypeDecl):
+                self.declare_file_type(item)
         for item in self.unit.items:
             if isinstance(item, A.StructDecl):
                 st = self.file_types[item.name]
@@ -101,17 +107,24 @@ class UnitCompiler:
         for d in decls:
             self.declare_types(self.contracts[d.name])
         for d in decls:
+            self.collect_usings(self.contracts[d.name])
+        for d in decls:
             self.visible_types(self.contracts[d.name])
         for d in decls:
             self.resolve_struct_fields(self.contracts[d.name])
+        for d in decls:
+            self.resolve_usings(self.contracts[d.name])
+            self.check_library(self.contracts[d.name])
         ordered = sorted(self.contracts.values(), key=lambda c: len(c.linearization))
         for c in ordered:
             self.declare_members(c)
         for c in ordered:
             self.merge_inherited(c)
+        self.declare_file_members()
         self.type_overloads = has_type_overloads(ordered)
         for c in ordered:
             self.compile_bodies(c)
+        self.compile_file_bodies()
         if self.checks:
             run_checks(self)
         return self.contracts
@@ -158,12 +171,15 @@ class UnitCompiler:
                 if len(set(part.values)) != len(part.values):
                     self.error(f"enum '{part.name}' has duplicate values", part)
                 c.own_types[part.name] = EnumType(part.name, part.values)
+            elif isinstance(part, A.UserTypeDecl):
+                c.own_types[part.name] = self.value_type(part)
 
     def visible_types(self, c: ContractDef) -> dict[str, Type]:
         if not c.types:
             types: dict[str, Type] = dict(self.file_types)
             for base in reversed(c.linearization):
                 types.update(base.own_types)
+            self.library_types(c, types)
             c.types = types
         return c.types
 
@@ -182,6 +198,8 @@ class UnitCompiler:
         if isinstance(tn, A.ElementaryTypeName):
             if tn.name == "var":
                 self.error("'var' is not allowed here", tn)
+            if tn.name == "decimal" and self.vm == "EVM":
+                self.error("decimal is a SolidVM type", tn)
             return elementary(tn.name, tn.payable)
         if isinstance(tn, A.ArrayTypeName):
             base = self.resolve_type(tn.base, c)
@@ -208,6 +226,8 @@ class UnitCompiler:
                 return self.file_types[name]
             if name in self.contracts:
                 return ContractType(name)
+            if name == "variadic":
+                return VARIADIC
             self.error(f"unknown type '{name}'", tn)
         if len(path) == 2 and path[0] in self.contracts:
             t = self.contracts[path[0]].own_types.get(path[1])
@@ -244,6 +264,10 @@ class UnitCompiler:
                         and part.init is not None
                     ):
                         return self.const_int(part.init, c)
+        if isinstance(e, A.Ident):
+            fc = self.file_constant(e.name)
+            if fc is not None and fc.init is not None:
+                return self.const_int(fc.init, c)
         if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "**"):
             a, b = self.const_int(e.left, c), self.const_int(e.right, c)
             return {"+": a + b, "-": a - b, "*": a * b, "**": a**b if b < 64 else 0}[e.op]
@@ -262,6 +286,12 @@ class UnitCompiler:
                     self.error(f"identifier '{part.name}' is already declared", part)
                 seen.add(part.name)
                 sv_type = self.check_size(self.resolve_type(part.type, c), part)
+                if holds_variadic(sv_type, []):
+                    self.error(
+                        f"state variable '{part.name}' cannot hold variadic values "
+                        "(they exist only while a call runs)",
+                        part,
+                    )
                 sv = StateVar(part.name, sv_type, c.name, part)
                 c.own_svars.append(sv)
             elif isinstance(part, A.EventDecl):
@@ -364,6 +394,7 @@ class UnitCompiler:
         modifiers: dict[str, ModifierDef] = {}
         errors: dict[str, list[tuple[str, Type]]] = {}
         functions: dict[tuple[str, int], CompiledFunction] = {}
+        sigs: dict[str, CompiledFunction] = {}
         for base in reversed(c.linearization):
             for sv in base.own_svars:
                 if sv.name in svars and svars[sv.name] is not sv:
@@ -375,17 +406,20 @@ class UnitCompiler:
             events.update({k: v for k, v in base.events.items() if v.cname == base.name})
             modifiers.update({k: v for k, v in base.modifiers.items() if v.cname == base.name})
             errors.update(base.errors)
-            for fn in base.own_functions:
-                functions[(fn.name, len(fn.params))] = fn
+            self.merge_overloads(base, functions, sigs)
         c.state_vars = layout
         c.svars = svars
         c.events = events
         c.modifiers = modifiers
         c.errors = errors
         c.vtable = functions
+        c.sigtable = sigs
         by_name: dict[str, list[CompiledFunction]] = {}
-        for (name, _), fn in functions.items():
-            by_name.setdefault(name, []).append(fn)
+        seen: set[int] = set()
+        for fn in sigs.values():
+            if id(fn) not in seen:
+                seen.add(id(fn))
+                by_name.setdefault(fn.name, []).append(fn)
         c.functions = by_name
         # super lookups: for each contract in the linearization, the next implementation after it
         lin = c.linearization
@@ -408,12 +442,48 @@ class UnitCompiler:
                         c.super_table[key] = impl
                         break
 
+    def merge_overloads(
+        self,
+        base: ContractDef,
+        functions: dict[tuple[str, int], CompiledFunction],
+        sigs: dict[str, CompiledFunction],
+    ) -> None:
+        """Add ``base``'s functions over those of the bases before it in the linearization.
+
+        A function overrides the one with its signature. Functions of one name and arity with
+        other parameter types are overloads and coexist, except that a contract declaring just
+        one function of that name and arity overrides an inherited lone one even when the types
+        are spelled differently (``uint`` vs ``int``, ``address`` vs ``account``): SolidVM
+        overrides by name.
+        """
+        arity: dict[tuple[str, int], int] = {}
+        for fn in base.own_functions:
+            k = (fn.name, len(fn.params))
+            arity[k] = arity.get(k, 0) + 1
+        for fn in base.own_functions:
+            k = (fn.name, len(fn.params))
+            sig = fn.signature
+            if sig not in sigs and arity[k] == 1:
+                same = {
+                    id(g): g
+                    for g in sigs.values()
+                    if g.name == fn.name and len(g.params) == len(fn.params)
+                }
+                if len(same) == 1:
+                    (old,) = same.values()
+                    for s2, g in list(sigs.items()):
+                        if g is old:
+                            sigs[s2] = fn
+            functions[k] = fn
+            sigs[sig] = fn
+
     def compile_bodies(self, c: ContractDef) -> None:
         assert c.decl is not None
         for sv in c.own_svars:
             if sv.decl.init is not None:
                 fc = FunctionCompiler(self, c, None)
                 init, it = fc.expr(sv.decl.init)
+                fc.check_udvt(it, sv.type, sv.decl.init)
                 if self.checks:
                     fc.check_assignable(it, sv.type, sv.decl.init)
                 coerce = make_coercer(sv.type, self.vm)
@@ -495,3 +565,18 @@ def v_type_of(params: list[tuple[str, Type]], k: int, t: Type) -> Type:
         elif isinstance(t, ArrayType):
             t = t.elem
     return t
+
+
+def holds_variadic(t: Type, stack: list[str]) -> bool:
+    if isinstance(t, VariadicType):
+        return True
+    if isinstance(t, ArrayType):
+        return holds_variadic(t.elem, stack)
+    if isinstance(t, MappingType):
+        return holds_variadic(t.value, stack)
+    if isinstance(t, StructType) and t.name not in stack:
+        stack.append(t.name)
+        found = any(holds_variadic(ft, stack) for _, ft in t.fields)
+        stack.pop()
+        return found
+    return False

@@ -14,7 +14,7 @@ MAX_NESTING = 120
 _ELEMENTARY_RE = re.compile(
     r"^(?:u?int(?:8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|128|136|144|152|160|168|176|184"
     r"|192|200|208|216|224|232|240|248|256)?|bytes(?:[1-9]|[12][0-9]|3[0-2])?|bool|string|address"
-    r"|account|byte|var)$"
+    r"|account|byte|var|decimal)$"
 )
 
 _UNITS = {

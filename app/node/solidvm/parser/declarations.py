@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import ast as A
+from ..errors import ParseError
 from ..lexer import T
 from .base import _LOCATIONS, _MUTABILITY, _VISIBILITY, ParserBase, is_elementary
 
@@ -34,14 +35,48 @@ class DeclarationsMixin(ParserBase):
             elif t.kind is T.IDENT and t.text == "function":
                 items.append(self.parse_function())
             elif t.kind is T.IDENT and t.text == "using":
-                items.append(self.parse_using())
+                # the platform's file grammar has no file-level `using`
+                self.error("'using ... for' must be declared inside a contract or library")
+            elif t.kind is T.IDENT and t.text == "type" and self.peek(2).text == "is":
+                items.append(self.parse_user_type())
             elif t.kind is T.OP and t.text == ";":
                 self.i += 1
             else:
-                self.error(
-                    f"expected a contract, interface, library or pragma but found {t.describe()}"
-                )
+                items.append(self.parse_file_constant())
         return A.SourceUnit(start, items, pragmas, imports)
+
+    def parse_file_constant(self) -> A.StateVarDecl:
+        """``uint constant MAX = 10;`` at file level (the only variables allowed there)."""
+        t = self.tok
+        start = self.i
+        try:
+            decl = self.parse_state_var()
+        except ParseError:
+            j = start
+            while (
+                j < len(self.toks) and self.toks[j].text != ";" and self.toks[j].kind is not T.EOF
+            ):
+                if self.toks[j].kind is T.IDENT and self.toks[j].text == "constant":
+                    raise
+                j += 1
+            self.i = start
+            self.error(
+                f"expected a contract, interface, library or pragma but found {t.describe()}", t
+            )
+        if not decl.constant:
+            self.error("only constants can be declared at file level", t)
+        if decl.init is None:
+            self.error(f"constant '{decl.name}' needs a value", t)
+        return decl
+
+    def parse_user_type(self) -> A.UserTypeDecl:
+        start = self.pos()
+        self.expect("type")
+        name = self.ident("type name")
+        self.expect("is")
+        underlying = self.parse_type()
+        self.expect(";", "after the user-defined value type")
+        return A.UserTypeDecl(start, name, underlying)
 
     def parse_pragma(self) -> tuple[str, str]:
         self.expect("pragma")
@@ -145,6 +180,8 @@ class DeclarationsMixin(ParserBase):
                 return self.parse_function()
             if w == "using":
                 return self.parse_using()
+            if w == "type" and self.peek().kind is T.IDENT and self.peek(2).text == "is":
+                return self.parse_user_type()
         return self.parse_state_var()
 
     def parse_struct(self) -> A.StructDecl:
@@ -194,6 +231,8 @@ class DeclarationsMixin(ParserBase):
     def parse_using(self) -> A.UsingDecl:
         start = self.pos()
         self.expect("using")
+        if self.at_op("{"):
+            self.error("'using {...} for' is not supported by SolidVM: name a library")
         lib = self.parse_path()
         self.expect("for")
         target: A.TypeName | None = None
@@ -243,6 +282,7 @@ class DeclarationsMixin(ParserBase):
             else:
                 self.error(f"expected function name but found {self.tok.describe()}")
         params = self.parse_params()
+        self.check_variadic_params(params)
         visibility: str | None = None
         mutability: str | None = None
         modifiers: list[A.ModifierInvocation] = []
@@ -289,6 +329,16 @@ class DeclarationsMixin(ParserBase):
             virtual,
             override,
         )
+
+    def check_variadic_params(self, params: list[A.Param]) -> None:
+        """At most one ``variadic`` parameter, and only in the last place (as SolidVM requires)."""
+        at = [i for i, p in enumerate(params) if is_variadic_type(p.type)]
+        if len(at) > 1:
+            line, col = params[at[1]].pos
+            raise ParseError("only one variadic parameter is allowed", line, col)
+        if at and at[0] != len(params) - 1:
+            line, col = params[at[0]].pos
+            raise ParseError("variadic parameter must be the last parameter", line, col)
 
     def parse_params(self, allow_indexed: bool = False) -> list[A.Param]:
         self.expect("(")
@@ -360,7 +410,7 @@ class DeclarationsMixin(ParserBase):
         elif is_elementary(t.text):
             self.i += 1
             payable = False
-            if t.text == "address" and self.at("payable"):
+            if t.text in ("address", "account") and self.at("payable"):
                 self.i += 1
                 payable = True
             ty = A.ElementaryTypeName(start, t.text, payable)
@@ -373,3 +423,8 @@ class DeclarationsMixin(ParserBase):
             self.expect("]")
             ty = A.ArrayTypeName(bpos, ty, length)
         return ty
+
+
+def is_variadic_type(tn: A.TypeName) -> bool:
+    """``variadic`` is parsed as a user type name; the compiler resolves it."""
+    return isinstance(tn, A.UserTypeName) and tn.path == ["variadic"]

@@ -107,6 +107,17 @@ class ExpressionsMixin(ParserBase):
             else:
                 return expr
 
+    def parse_salt_option(self) -> A.Expr:
+        """``{salt: expr}`` after ``new C``: the only option SolidVM accepts there."""
+        self.expect("{")
+        t = self.tok
+        if not (t.kind is T.IDENT and t.text == "salt" and self.peek().text == ":"):
+            self.error(f"expected 'salt: <expression>' after 'new' but found {t.describe()}")
+        self.i += 2
+        salt = self.parse_expr()
+        self.expect("}", "after the salt of 'new'")
+        return salt
+
     def _is_call_options(self) -> bool:
         return self.peek().kind is T.IDENT and self.peek(2).text == ":"
 
@@ -172,6 +183,21 @@ class ExpressionsMixin(ParserBase):
                 return args, None
             self.expect(",", "or ')' in the argument list")
 
+    def decimal_literal(self, start: A.Pos) -> A.Expr:
+        """The number token just read, written with a point: a ``decimal`` such as ``1.50``."""
+        t = self.toks[self.i - 1]
+        text = t.text.replace("_", "")
+        if "e" in text.lower():
+            if isinstance(t.value, int):  # 2.5e18: a whole number, as before
+                return A.NumberLit(start, t.value, t.text)
+            self.error("a decimal literal cannot have an exponent: write it out, e.g. 0.002", t)
+        whole, _, frac = text.partition(".")
+        if not whole:
+            self.error(f"a decimal literal needs a digit before the point: write 0{text}", t)
+        if len(frac) > 255:
+            self.error("a decimal literal has at most 255 decimal places", t)
+        return A.DecimalLit(start, int(whole + frac), len(frac), t.text)
+
     def parse_primary(self) -> A.Expr:
         t = self.tok
         start = self.pos()
@@ -191,8 +217,8 @@ class ExpressionsMixin(ParserBase):
                 else:
                     assert isinstance(value, int)
                     value = value * mult
-            if isinstance(value, tuple):
-                self.error("fractional numbers are not supported", t)
+            elif "." in t.text or isinstance(value, tuple):
+                return self.decimal_literal(start)
             assert isinstance(value, int)
             return A.NumberLit(start, value, t.text)
         if k is T.STRING:
@@ -247,7 +273,9 @@ class ExpressionsMixin(ParserBase):
                 return A.BoolLit(start, w == "true")
             if w == "new":
                 self.i += 1
-                return A.New(start, self.parse_type())
+                ty = self.parse_type()
+                salt = self.parse_salt_option() if self.at_op("{") else None
+                return A.New(start, ty, salt)
             if w == "payable" and self.peek().text == "(":
                 self.i += 1
                 return A.TypeExpr(start, A.ElementaryTypeName(start, "address", True))
@@ -260,7 +288,7 @@ class ExpressionsMixin(ParserBase):
             if is_elementary(w) and w != "var":
                 self.i += 1
                 ety: A.TypeName = A.ElementaryTypeName(start, w)
-                if w == "address" and self.at("payable"):
+                if w in ("address", "account") and self.at("payable"):
                     self.i += 1
                     ety = A.ElementaryTypeName(start, w, True)
                 while self.at_op("[") and self.peek().text == "]":

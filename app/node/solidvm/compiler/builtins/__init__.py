@@ -8,6 +8,7 @@ from .identity import IdentityBuiltins
 from .introspection import IntrospectionBuiltins
 from .strings import StringBuiltins
 from .testing import TestingBuiltins
+from .x509 import X509Builtins
 
 
 class BuiltinsMixin(
@@ -17,5 +18,6 @@ class BuiltinsMixin(
     IntrospectionBuiltins,
     StringBuiltins,
     TestingBuiltins,
+    X509Builtins,
 ):
     """Every built-in function family."""

@@ -1,25 +1,99 @@
-"""The chain and the code: block hashes, code collections."""
+"""The chain and the code: block hashes, code collections, account introspection.
+
+``a.code`` is the source of the code collection the contract at ``a`` runs, ``a.code(name)`` the
+declarations of its contract named ``name`` (``a.code()``: the whole contract), ``a.codehash``
+the collection's hash (hex), ``a.nonce`` its nonce, ``a.creator`` / ``a.root`` the common name and
+address of the user at the root of its creation tree.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from ... import ast as A
+from ...defs import ContractDef
 from ...errors import ExecutionError
-from ...ops import (
-    check_int,
-    keccak256,
-)
-from ...runtime import Frame
-from ...types import (
-    BYTES32,
-    IntType,
-)
+from ...lexer import T, tokenize
+from ...ops import check_int, describe, keccak256, type_error
+from ...runtime import Fn, Frame
+from ...salted import code_hash, source_of
+from ...types import ADDRESS, BYTES32, STRING, UINT, IntType, StringType, VariadicType
+from ...values import Address
 from ..base import CExpr, CompilerBase
+
+_SNIPPETS: WeakKeyDictionary[ContractDef, dict[str, list[str]]] = WeakKeyDictionary()
+
+
+def _offsets(src: str) -> list[int]:
+    starts = [0]
+    for i, ch in enumerate(src):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def declaration_texts(cdef: ContractDef) -> dict[str, list[str]]:
+    """Source text of the contract and of each of its named parts, by name (cached)."""
+    cached = _SNIPPETS.get(cdef)
+    if cached is not None:
+        return cached
+    out: dict[str, list[str]] = {}
+    decl = cdef.decl
+    src = source_of(cdef)
+    if decl is not None:
+        toks = tokenize(src)
+        starts = _offsets(src)
+        index = {(t.line, t.col): i for i, t in enumerate(toks)}
+
+        def text_at(pos: A.Pos) -> str | None:
+            i = index.get(pos)
+            if i is None:
+                return None
+            depth = 0
+            j = i
+            while j < len(toks) and toks[j].kind is not T.EOF:
+                t = toks[j]
+                if t.kind is T.OP and t.text in ("(", "["):
+                    depth += 1
+                elif t.kind is T.OP and t.text in (")", "]"):
+                    depth -= 1
+                elif t.kind is T.OP and t.text == "{" and depth == 0:
+                    level = 0
+                    while j < len(toks) and toks[j].kind is not T.EOF:
+                        u = toks[j]
+                        if u.kind is T.OP and u.text == "{":
+                            level += 1
+                        elif u.kind is T.OP and u.text == "}":
+                            level -= 1
+                            if level == 0:
+                                break
+                        j += 1
+                    break
+                elif t.kind is T.OP and t.text == ";" and depth == 0:
+                    break
+                j += 1
+            end_tok = toks[min(j, len(toks) - 1)]
+            a = starts[pos[0] - 1] + pos[1] - 1
+            b = starts[end_tok.line - 1] + end_tok.col - 1 + len(end_tok.text)
+            return src[a:b]
+
+        whole = text_at(decl.pos)
+        if whole is not None:
+            out.setdefault(cdef.name, []).append(whole)
+        for part in decl.parts:
+            name = getattr(part, "name", None)
+            if not name:
+                continue
+            text = text_at(part.pos)
+            if text is not None:
+                out.setdefault(str(name), []).append(text)
+    _SNIPPETS[cdef] = out
+    return out
 
 
 class IntrospectionBuiltins(CompilerBase):
-    """The chain and the code: block hashes, code collections."""
+    """The chain and the code: block hashes, code collections, account introspection."""
 
     def b_blockhash(self, args: list[A.Expr], e: A.Call) -> CExpr:
         if len(args) != 1:
@@ -44,3 +118,75 @@ class IntrospectionBuiltins(CompilerBase):
             return keccak256(str(n).encode())
 
         return run_blockhash, BYTES32
+
+    def account_member(self, base: Fn, name: str, e: A.Member) -> CExpr | None:
+        """``a.code``, ``a.codehash``, ``a.nonce``, ``a.creator``, ``a.root`` (None: not one)."""
+        if name in ("code", "codehash"):
+
+            def code_member(fr: Frame) -> Any:
+                cdef = contract_at(fr, base(fr))
+                src = source_of(cdef)
+                return code_hash(src).hex() if name == "codehash" else src
+
+            return code_member, STRING
+        if name == "nonce":
+
+            def nonce_of(fr: Frame) -> Any:
+                a = base(fr)
+                acct = fr.ctx.world.account_at(fr, a)
+                chain = acct.chain if acct is not None else fr.acct.chain
+                return fr.ctx.world.nonces.get((chain, a.value), 0)
+
+            return nonce_of, UINT
+        if name == "root":
+            return (lambda fr: Address(fr.ctx.world.root_of(fr, base(fr)))), ADDRESS
+        if name == "creator":
+
+            def creator_of(fr: Frame) -> Any:
+                world = fr.ctx.world
+                cert = world.identities.get(world.root_of(fr, base(fr)))
+                return cert.get("commonName", "") if cert else ""
+
+            return creator_of, STRING
+        return None
+
+    def code_call(self, base: Fn, args: list[A.Expr], e: A.Call) -> CExpr:
+        """``a.code(name)``: the declarations named ``name`` in the contract at ``a``."""
+        if len(args) > 1:
+            self.error(
+                "Too many arguments were given, expected 1 argument/s, but received "
+                f"{len(args)} arguments.",
+                e,
+            )
+        term: Fn | None = None
+        if args:
+            term, t = self.expr(args[0])
+            if t is not None and not isinstance(t, StringType | VariadicType):
+                self.error(f"code(...) takes the name to look for (a string), not {t.name}", e)
+
+        def code_of(fr: Frame) -> Any:
+            cdef = contract_at(fr, base(fr))
+            word = term(fr) if term is not None else ""
+            if type(word) is not str:
+                raise type_error(f"code(...) takes a string, got {describe(word)}")
+            texts = declaration_texts(cdef)
+            found = texts.get(word or cdef.name, [])
+            if not word:
+                found = found[:1]
+            fr.ctx.steps += 1000  # as the platform charges: discourage code lookups in loops
+            if fr.ctx.steps > fr.ctx.max_steps:
+                raise fr.ctx.out_of_gas()
+            return "".join(t + "\n" for t in found)
+
+        return code_of, STRING
+
+
+def contract_at(fr: Frame, a: Any) -> ContractDef:
+    acct = fr.ctx.world.account_at(fr, a)
+    if acct is None or acct.cdef is None:
+        shown = a.hex if isinstance(a, Address) else describe(a)
+        raise ExecutionError(
+            f"missing code collection: Address is not a SolidVM contract: {shown}",
+            "missing code collection",
+        )
+    return acct.cdef
