@@ -107,8 +107,8 @@ def _compatible(src: Type, dst: Type) -> bool:
 
 
 def has_type_overloads(contracts: list[ContractDef]) -> bool:
-    """True when some contract declares two functions of one name and arity (the compiler then
-    picks by arity only, so argument types are not checked against its choice)."""
+    """True when some contract declares two functions of one name and arity: the compiler then
+    chooses among them by its own rules, and the lenient argument check stays out of its way."""
     for c in contracts:
         if c.decl is None:
             continue
