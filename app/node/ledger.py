@@ -508,7 +508,12 @@ class Ledger:
         h = self.code_hash(vm, source)
         unit = self.units.get(h)
         if unit is None:
-            unit = compile_source(source, vm=vm, test_clock=stored or self.config.test_clock)
+            unit = compile_source(
+                source,
+                vm=vm,
+                test_clock=stored or self.config.test_clock,
+                checks=not stored,  # stored code loads as accepted, whatever checks came since
+            )
             self.units[h] = unit
             if h not in self.codes:
                 self.codes[h] = (vm, source)
@@ -644,6 +649,13 @@ class Ledger:
         history = metadata.get("history", "")
         if not isinstance(history, str):
             raise bad_request(f"{where}.payload.metadata.history must be a string of names")
+        if vm == "SolidVM":
+            from .solidvm import check_imports
+
+            try:
+                check_imports(p["src"])  # on the upload as sent: joining drops the file names
+            except ParseError as exc:
+                raise bad_request(str(exc)) from None
         try:
             _, unit = self.unit(vm, src)
         except ParseError as exc:

@@ -13,6 +13,7 @@ from .abi import contract_xabi
 from .compiler import UnitCompiler
 from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, CompileError, ExecutionError, ParseError, SolidVMError
+from .imports import check_imports
 from .parser import parse
 from .world import AccountState, EventLog, ExecResult, TxEnv, World, contract_address
 
@@ -52,19 +53,27 @@ def join_sources(src: str | dict[str, str] | list[Any]) -> str:
 
 
 def compile_source(
-    src: str | dict[str, str] | list[Any], vm: str = "SolidVM", *, test_clock: bool = False
+    src: str | dict[str, str] | list[Any],
+    vm: str = "SolidVM",
+    *,
+    test_clock: bool = False,
+    checks: bool = True,
 ) -> CompiledUnit:
     """Parse and compile ``src``. Raises :class:`ParseError` / :class:`CompileError`.
 
     ``test_clock`` declares the ``fastForward(seconds)`` builtin (a node started with
     ``--test-clock``, like the platform's test runner); elsewhere it is an undeclared function.
+    ``checks=False`` skips the platform's static checks (``compiler/checks.py``, the imports of
+    a ``{file: text}`` upload): for code accepted once already, which must load as it was.
     """
     if vm not in VMS:
         raise SolidVMError(f"Invalid value for VM choice: {vm!r}; valid values are SolidVM, EVM")
     text = join_sources(src)
     try:
+        if checks and vm == "SolidVM" and not isinstance(src, str):
+            check_imports(src)
         unit = parse(text)
-        contracts = UnitCompiler(unit, text, vm, test_clock).compile()
+        contracts = UnitCompiler(unit, text, vm, test_clock, checks).compile()
     except RecursionError:
         raise ParseError("source nests too deeply", 1, 1) from None
     result = CompiledUnit(text, vm, contracts)
@@ -89,6 +98,7 @@ __all__ = [
     "SolidVMError",
     "TxEnv",
     "World",
+    "check_imports",
     "compile_source",
     "contract_address",
     "join_sources",

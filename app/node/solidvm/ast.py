@@ -353,6 +353,15 @@ class ContractDecl(Node):
 
 
 @dataclass(slots=True)
+class ImportDecl(Node):
+    """``import "f.sol";``, ``import {A, B as C} from "f.sol";`` (``items``: the names A, B)."""
+
+    path: str | None  # None for an import of deployed code, `import <address>;`
+    items: list[tuple[str, Pos]] | None = None
+
+
+@dataclass(slots=True)
 class SourceUnit(Node):
     items: list[Node]
     pragmas: list[tuple[str, str]]
+    imports: list[ImportDecl] = field(default_factory=list)

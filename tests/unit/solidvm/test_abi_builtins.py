@@ -223,7 +223,10 @@ def test_string_builtin_failures(
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ('return string.concat("a", 7);', "line 2, column 75: string.concat takes strings, not"),
+        (
+            'return string.concat("a", 7);',
+            "line 2, column 75: Type mismatch: string.concat takes strings, not",
+        ),
         ("return string(bool(1));", 'bool(...) takes a bool or "true"/"false", not uint256'),
         ('return string(hex"00", "latin1");', "unknown encoding 'latin1'"),
         ('return string("x", "utf-8");', "string(x, encoding) takes bytes, not string"),

@@ -1,4 +1,8 @@
-"""Inheritance: inherited members, overriding, super, C3 order, base constructors."""
+"""Inheritance: inherited members, overriding, super, C3 order, base constructors.
+
+Overriding functions say `override` and the functions they override `virtual`, as the platform's
+typechecker requires.
+"""
 
 from __future__ import annotations
 
@@ -16,12 +20,12 @@ contract Base {
     uint public baseValue = 1;
     string public name = "base";
     function who() public view returns (string) { return name; }
-    function kind() public pure returns (string) { return "Base"; }
+    function kind() public pure virtual returns (string) { return "Base"; }
     function setBase(uint v) public { baseValue = v; }
 }
 contract Child is Base {
     uint public childValue = 2;
-    function kind() public pure returns (string) { return "Child"; }
+    function kind() public pure override returns (string) { return "Child"; }
     function sum() public view returns (uint) { return baseValue + childValue; }
 }
 """
@@ -55,22 +59,22 @@ DIAMOND = """
 contract A {
     string public log;
     constructor() public { log = log + "A"; }
-    function f() public view returns (string) { return "A"; }
+    function f() public view virtual returns (string) { return "A"; }
 }
 contract B is A {
     constructor() public { log = log + "B"; }
-    function f() public view returns (string) { return "B" + super.f(); }
+    function f() public view virtual override returns (string) { return "B" + super.f(); }
 }
 contract C is A {
     constructor() public { log = log + "C"; }
-    function f() public view returns (string) { return "C" + super.f(); }
+    function f() public view virtual override returns (string) { return "C" + super.f(); }
 }
 contract D is B, C {
     constructor() public { log = log + "D"; }
-    function f() public view returns (string) { return "D" + super.f(); }
+    function f() public view override(B, C) returns (string) { return "D" + super.f(); }
 }
 contract E is C, B {
-    function f() public view returns (string) { return "E" + super.f(); }
+    function f() public view override(C, B) returns (string) { return "E" + super.f(); }
 }
 """
 
@@ -145,11 +149,11 @@ contract Both is HasA, HasB {
 def test_parent_function_calls_overridden_child_version(run: RunFn) -> None:
     src = """
 contract Shape {
-    function sides() public pure returns (uint) { return 0; }
+    function sides() public pure virtual returns (uint) { return 0; }
     function describe() public pure returns (uint) { return sides() * 100; }
 }
 contract Square is Shape {
-    function sides() public pure returns (uint) { return 4; }
+    function sides() public pure override returns (uint) { return 4; }
 }
 """
     assert run(src, "describe", contract="Square") == ["400"]

@@ -37,6 +37,7 @@ from ..values import (
     default_value,
 )
 from .base import CExpr, CompilerBase, coerced
+from .checks import index_problem
 from .closures import (
     comb_values,
     get_item,
@@ -194,6 +195,8 @@ class AssignmentMixin(CompilerBase):
                 self.error("index expression expected", e)
             base, bt = self.expr(e.obj, vivify=vivify_base)
             key, kt = self.expr(e.index)
+            if self.uc.checks and (problem := index_problem(bt, kt)):
+                self.error(problem, e.index)
             if isinstance(bt, MappingType):
                 if not key_ok(kt, bt.key):
                     key = coerced(key, make_coercer(bt.key, self.vm))

@@ -236,8 +236,11 @@ class CompilerBase:
         return coerced(f, make_coercer(t, self.vm))
 
     def check_arg(self, at: Type | None, t: Type, e: A.Node) -> None:
-        """Argument types the compiler refuses: value types and decimals do not mix."""
+        """Argument types the compiler refuses: value types and decimals do not mix; with the
+        platform's static checks on, any clear mismatch (as in a declaration)."""
         if isinstance(at, UserDefinedType) or isinstance(t, UserDefinedType):
             self.check_udvt(at, t, e)
         if isinstance(t, DecimalType) or isinstance(at, DecimalType):
+            self.check_assignable(at, t, e)
+        if self.uc.checks and not self.uc.type_overloads:
             self.check_assignable(at, t, e)

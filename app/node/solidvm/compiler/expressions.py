@@ -66,6 +66,7 @@ from ..values import (
     default_value,
 )
 from .base import CExpr, CompilerBase, coerced, const
+from .checks import index_problem
 from .closures import key_ok, make_arith, make_compare, make_dec_arith, result_type
 
 
@@ -299,6 +300,8 @@ class ExpressionsMixin(CompilerBase):
         key, kt = self.expr(e.index)
         if isinstance(bt, VariadicType):
             return self.variadic_index(base, key)
+        if self.uc.checks and (problem := index_problem(bt, kt)):
+            self.error(problem, e.index)
         if isinstance(bt, MappingType):
             vt = bt.value
             kco = make_coercer(bt.key, self.vm) if not key_ok(kt, bt.key) else None
@@ -437,11 +440,26 @@ class ExpressionsMixin(CompilerBase):
 
     def delete(self, e: A.Unary) -> CExpr:
         target = e.operand
+        if isinstance(target, A.Ident):
+            lv = self.lookup_local(target.name)
+            if lv is not None and lv.type is not None and not lv.type.complex:
+                # the platform deletes storage only: a value-type local fails when it runs
+                msg = (
+                    "Unimplemented feature in SolidVM: deleteVar not yet supported for local "
+                    f"variables: {target.name}"
+                )
+
+                def run_delete_local(fr: Frame) -> Any:
+                    raise ExecutionError(msg, "unimplemented")
+
+                return run_delete_local, None
         if isinstance(target, A.Index):
             base, bt = self.expr(target.obj, vivify=True)
             if isinstance(bt, MappingType):
                 assert target.index is not None
                 key, kt = self.expr(target.index)
+                if self.uc.checks and (problem := index_problem(bt, kt)):
+                    self.error(problem, target.index)
                 if not key_ok(kt, bt.key):
                     key = coerced(key, make_coercer(bt.key, self.vm))
 

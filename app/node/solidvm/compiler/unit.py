@@ -31,6 +31,7 @@ from ..values import (
     default_value,
 )
 from .base import coerced
+from .checks import has_type_overloads, run_checks
 from .function import FunctionCompiler
 from .scope import FileScopeMixin
 
@@ -38,9 +39,18 @@ from .scope import FileScopeMixin
 class UnitCompiler(FileScopeMixin):
     """Compiles one source unit into :class:`ContractDef` objects."""
 
-    def __init__(self, unit: A.SourceUnit, source: str, vm: str, test_clock: bool = False) -> None:
+    def __init__(
+        self,
+        unit: A.SourceUnit,
+        source: str,
+        vm: str,
+        test_clock: bool = False,
+        checks: bool = True,
+    ) -> None:
         self.unit = unit
         self.test_clock = test_clock  # declares fastForward, as the platform's test runner
+        self.checks = checks and vm == "SolidVM"  # the platform's static checks (checks.py)
+        self.type_overloads = False  # same name and arity twice: argument types go unchecked
         self.source = source
         self.vm = vm
         self.contracts: dict[str, ContractDef] = {}
@@ -109,9 +119,12 @@ class UnitCompiler(FileScopeMixin):
         for c in ordered:
             self.merge_inherited(c)
         self.declare_file_members()
+        self.type_overloads = has_type_overloads(ordered)
         for c in ordered:
             self.compile_bodies(c)
         self.compile_file_bodies()
+        if self.checks:
+            run_checks(self)
         return self.contracts
 
     def linearize(self, c: ContractDef, stack: list[str]) -> list[ContractDef]:
@@ -480,6 +493,8 @@ class UnitCompiler(FileScopeMixin):
                 fc = FunctionCompiler(self, c, None)
                 init, it = fc.expr(sv.decl.init)
                 fc.check_udvt(it, sv.type, sv.decl.init)
+                if self.checks:
+                    fc.check_assignable(it, sv.type, sv.decl.init)
                 coerce = make_coercer(sv.type, self.vm)
                 sv.init = coerced(init, coerce)
                 if sv.constant:

@@ -16,13 +16,14 @@ class DeclarationsMixin(ParserBase):
     def parse_unit(self) -> A.SourceUnit:
         items: list[A.Node] = []
         pragmas: list[tuple[str, str]] = []
+        imports: list[A.ImportDecl] = []
         start = self.pos()
         while self.tok.kind is not T.EOF:
             t = self.tok
             if t.text == "pragma" and t.kind is T.IDENT:
                 pragmas.append(self.parse_pragma())
             elif t.text == "import" and t.kind is T.IDENT:
-                self.skip_import()
+                imports.append(self.parse_import())
             elif t.kind is T.IDENT and t.text in ("contract", "interface", "library", "abstract"):
                 items.append(self.parse_contract())
             elif t.kind is T.IDENT and t.text == "struct":
@@ -42,7 +43,7 @@ class DeclarationsMixin(ParserBase):
                 self.i += 1
             else:
                 items.append(self.parse_file_constant())
-        return A.SourceUnit(start, items, pragmas)
+        return A.SourceUnit(start, items, pragmas, imports)
 
     def parse_file_constant(self) -> A.StateVarDecl:
         """``uint constant MAX = 10;`` at file level (the only variables allowed there)."""
@@ -92,15 +93,36 @@ class DeclarationsMixin(ParserBase):
         self.i += 1
         return (name, "".join(parts))
 
-    def skip_import(self) -> None:
+    def parse_import(self) -> A.ImportDecl:
         # Imports name other files of the same upload (or deployed code); the node concatenates
-        # multi-file sources before compiling, so the statement itself carries no meaning here.
+        # multi-file sources before compiling, so only the file and the names are kept (for the
+        # checks of `solidvm.imports`).
+        start = self.pos()
         self.expect("import")
+        path: str | None = None
+        items: list[tuple[str, A.Pos]] | None = None
+        if self.at_op("{"):
+            self.i += 1
+            items = []
+            while not self.at_op("}"):
+                if self.at_eof() or self.at_op(";"):
+                    self.error("expected '}' in the import")
+                t = self.tok
+                if t.kind is T.IDENT and t.text != "as" and self.prev_text() != "as":
+                    items.append((t.text, (t.line, t.col)))
+                self.i += 1
+            self.i += 1
         while not self.at_op(";"):
             if self.at_eof():
                 self.error("expected ';' after import")
+            if self.tok.kind is T.STRING and path is None:
+                path = str(self.tok.value)
             self.i += 1
         self.i += 1
+        return A.ImportDecl(start, path, items)
+
+    def prev_text(self) -> str:
+        return self.toks[self.i - 1].text if self.i > 0 else ""
 
     def parse_path(self) -> list[str]:
         path = [self.ident()]

@@ -15,10 +15,10 @@ from ... import ast as A
 from ...defs import ContractDef
 from ...errors import ExecutionError
 from ...lexer import T, tokenize
-from ...ops import describe, keccak256, type_error
+from ...ops import check_int, describe, keccak256, type_error
 from ...runtime import Fn, Frame
 from ...salted import code_hash, source_of
-from ...types import ADDRESS, BYTES32, STRING, UINT, StringType, VariadicType
+from ...types import ADDRESS, BYTES32, STRING, UINT, IntType, StringType, VariadicType
 from ...values import Address
 from ..base import CExpr, CompilerBase
 
@@ -96,8 +96,28 @@ class IntrospectionBuiltins(CompilerBase):
     """The chain and the code: block hashes, code collections, account introspection."""
 
     def b_blockhash(self, args: list[A.Expr], e: A.Call) -> CExpr:
-        f, _ = self.expr(args[0])
-        return (lambda fr: keccak256(str(f(fr)).encode())), BYTES32
+        if len(args) != 1:
+            self.error(f"blockhash takes one argument, {len(args)} given", e)
+        f, t = self.expr(args[0])
+        if self.uc.checks and t is not None and not isinstance(t, IntType):
+            self.error(f"Type mismatch: blockhash takes an integer, not {t.name}", args[0])
+
+        def run_blockhash(fr: Frame) -> Any:
+            n = check_int(f(fr))
+            if n < 0:
+                raise ExecutionError(
+                    "invalid arguments: blockhash() only accepts arguments greater than or "
+                    f"equal to 0: [{n}]",
+                    "invalid arguments",
+                )
+            if n > fr.ctx.block_number:
+                raise ExecutionError(
+                    f"invalid arguments: the block number given does not exist: [{n}]",
+                    "invalid arguments",
+                )
+            return keccak256(str(n).encode())
+
+        return run_blockhash, BYTES32
 
     def account_member(self, base: Fn, name: str, e: A.Member) -> CExpr | None:
         """``a.code``, ``a.codehash``, ``a.nonce``, ``a.creator``, ``a.root`` (None: not one)."""

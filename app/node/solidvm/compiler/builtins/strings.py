@@ -65,7 +65,7 @@ class StringBuiltins(CompilerBase):
         for a in args:
             f, t = self.expr(a)
             if t is not None and not isinstance(t, StringType):
-                self.error(f"string.concat takes strings, not {t.name}", a)
+                self.error(f"Type mismatch: string.concat takes strings, not {t.name}", a)
             fns.append(f)
 
         def run_concat(fr: Frame) -> Any:
