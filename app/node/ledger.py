@@ -26,6 +26,7 @@ from typing import Any
 from . import certs
 from .chains import Chain, parse_member
 from .cirrus.backend import CirrusBackend
+from .cirrus.collections import CollectionIndexer
 from .cirrus.indexer import Indexer, cirrus_timestamp
 from .config import NodeConfig
 from .errors import ApiError, bad_request
@@ -216,6 +217,7 @@ class Ledger:
         self._root_cert = ""  # the operator's certificate, issuer of the users' ones
         backend = CirrusBackend(store.db, store.path)
         self.indexer = Indexer(backend, self.world, config.index_evm)
+        self.collections = CollectionIndexer(backend, self.world)
 
     # ================================================================ start-up
 
@@ -231,6 +233,7 @@ class Ledger:
         root = self.key_of(ROOT_USER)
         self.root_address = root["address"] if root else ""
         self._replay()
+        self._index_collections_once()
         if fresh:
             self._genesis()
         for row in self.store.all(
@@ -442,6 +445,42 @@ class Ledger:
         self._event_senders.clear()
         self._block_touched.clear()
         self._pending_history.clear()
+        self.collections.pending.clear()
+
+    def _index_collections_once(self) -> None:
+        """Collection tables for the contracts of a data dir made before they existed: every
+        entry of every indexed contract, once (later blocks keep them up to date)."""
+        if self.store.get_meta("cirrus_collections"):
+            return
+        cx = self.collections
+        by_block: dict[int, dict[tuple[str, int], Any]] = {}
+        for k, meta in self.meta.items():
+            acct = self.world.accounts.get(k)
+            if acct is None or self._collection_table(k) is None:
+                continue
+            row = self.store.one("SELECT sender FROM txs WHERE hash=?", meta.updated_tx)
+            tx = (meta.updated_tx, str(row["sender"]) if row else "")
+            for cv in cx.vars_of(acct.cdef):
+                cx.mark_all(acct, cv, tx)
+            if k in cx.pending:
+                by_block.setdefault(meta.updated_block, {})[k] = cx.pending.pop(k)
+        with self.store.transaction() as db:
+            for number, pending in sorted(by_block.items()):
+                b = self.store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
+                block = (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
+                cx.pending = pending
+                cx.flush(block, self._collection_table)
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus_collections', '1')"
+            )
+
+    def _collection_table(self, k: tuple[str, int]) -> str | None:
+        """The Cirrus table of an indexed contract (its collections are ``<table>-<name>``)."""
+        meta = self.meta.get(k)
+        acct = self.world.accounts.get(k)
+        if meta is None or acct is None or acct.cdef is None or not self.indexer.indexed(acct.cdef):
+            return None
+        return meta.table
 
     def _sub_from_row(self, row: Any) -> Sub:
         req = json.loads(row["request"])
@@ -978,6 +1017,16 @@ class Ledger:
             by_table.setdefault(meta.table, (acct.cdef, []))[1].append(row)
         for table, (cdef, rows) in by_table.items():
             ix.write_rows(table, cdef, rows)
+        db = self.store.db
+        db.execute("SAVEPOINT collections")
+        try:
+            self.collections.flush((number, block_hash, ts), self._collection_table)
+        except Exception:
+            # the contract rows stay; only this block's collection rows are missing
+            log.exception("indexing the collections of block %d failed", number)
+            db.execute("ROLLBACK TO collections")
+            ix.backend.reload()
+        db.execute("RELEASE collections")
         hist: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
         for table, cdef, row in self._pending_history:
             row["block_hash"] = block_hash
@@ -1490,12 +1539,14 @@ class Ledger:
                 table,
             )
         registry_touched = False
+        written: list[AccountState] = []
         for chain, addr in res.touched:
             k = (chain, int(addr, 16))
             touched = self.world.accounts.get(k)
             if touched is None:
                 continue
             self.dirty_contracts[k] = touched
+            written.append(touched)
             m = self.meta.get(k)
             if m is not None:
                 m.updated_block = number
@@ -1515,6 +1566,9 @@ class Ledger:
                 (sub.hash, ev.chain_id, ev.address, ev.contract, ev.name, dumps(ev.args))
             )
             self._event_senders[sub.hash] = sub.sender
+        if res.journal:
+            created = {(chain, int(addr, 16)) for chain, addr in res.created}
+            self.collections.note_tx(res.journal, written, created, (sub.hash, sub.sender))
         if registry_touched:
             self._sync_identities()
 

@@ -36,6 +36,14 @@ STANDARD_COLUMNS: list[tuple[str, str]] = [
     ("transaction_sender", "text"),
 ]
 STANDARD_NAMES = {n for n, _ in STANDARD_COLUMNS}
+# where and by which transaction a row last changed (not part of a collection entry's identity)
+BLOCK_COLUMNS = {
+    "block_hash",
+    "block_timestamp",
+    "block_number",
+    "transaction_hash",
+    "transaction_sender",
+}
 # column kind -> (OpenAPI type, PostgreSQL format) as PostgREST describes such columns
 _OPENAPI_TYPES = {
     "text": ("string", "text"),
@@ -44,6 +52,7 @@ _OPENAPI_TYPES = {
     "bool": ("boolean", "boolean"),
     "serial": ("integer", "integer"),
 }
+KEY_COLUMN = re.compile(r"key[0-9]*\Z")  # key, key2, key3 ... of collection tables
 
 
 @dataclass
@@ -51,14 +60,20 @@ class Column:
     name: str
     kind: str  # "text" | "int" (unbounded, stored order-preserving) | "bool" | "serial"
     #          | "decimal" (text such as "1.50", compared as numbers through DECIMAL_COLLATION)
+    #          | "json" (any JSON value, stored order-preserving as jsonb orders them)
     ref: str | None = None  # contract type name of a contract-typed variable (join target)
 
 
 @dataclass
 class Table:
     name: str
-    kind: str  # "contract" | "history" | "event"
+    kind: str  # "contract" | "history" | "event" | "collection"
     columns: dict[str, Column] = field(default_factory=dict)
+
+    @property
+    def key_columns(self) -> list[str]:
+        """A collection table's key columns (``key``, ``key2`` ...), in order."""
+        return [n for n in self.columns if KEY_COLUMN.match(n)]
 
     @property
     def sql_name(self) -> str:
@@ -71,6 +86,21 @@ class Table:
 
 def quote(ident: str) -> str:
     return '"' + ident.replace('"', '""') + '"'
+
+
+def collection_description(t: Table) -> str:
+    """What a collection table holds, for the OpenAPI document (PostgREST shows a table's
+    comment as its definition's description)."""
+    contract, _, var = t.name.rpartition("-")
+    keys = ", ".join(f"`{k}`" for k in t.key_columns)
+    return (
+        f"Collection `{var}` of the contracts in table `{contract}`: one row per entry of the "
+        f"mapping or array (`collection_type` says which), its keys in {keys} (numbers for "
+        "integer keys and array indexes, text otherwise) and the entry in `value` (jsonb: "
+        "integers and enums as numbers, booleans, text, addresses and decimals as strings, a "
+        "struct as an object of its fields with integers as strings). Entries holding a zero "
+        'value (0, "", false, the zero address, an all-zero struct) are not listed.'
+    )
 
 
 def undefined_table(name: str) -> QueryError:
@@ -98,6 +128,16 @@ def undefined_column(table: str, column: str) -> QueryError:
 
 
 def bad_value(kind: str, value: str) -> QueryError:
+    if kind == "json":
+        return QueryError(
+            400,
+            {
+                "hint": None,
+                "details": f'Token "{value[:200]}" is invalid.',
+                "code": "22P02",
+                "message": "invalid input syntax for type json",
+            },
+        )
     typ = {"int": "numeric", "decimal": "numeric", "bool": "boolean"}.get(kind, "text")
     return QueryError(
         400,
@@ -170,9 +210,13 @@ class CirrusBackend:
                 t.columns[c.name] = c
             if kind == "history":
                 defs.append('UNIQUE ("address", "chainId", "block_hash", "transaction_hash")')
+            if kind == "collection":
+                # one row per entry; the constraint's index also serves lookups by address
+                unique = ", ".join(quote(n) for n in ["address", "chainId", *t.key_columns])
+                defs.append(f"UNIQUE ({unique})")
             db.execute(f"CREATE TABLE {t.sql_name} ({', '.join(defs)})")
             if kind != "event":
-                for col in ("address", "chainId"):
+                for col in ("chainId",) if kind == "collection" else ("address", "chainId"):
                     idx = quote(f"{PREFIX}{name}:{col}")
                     db.execute(f"CREATE INDEX {idx} ON {t.sql_name} ({quote(col)})")
             self.tables[name] = t
@@ -219,6 +263,9 @@ class CirrusBackend:
             f"VALUES ({', '.join('?' for _ in names)})"
         )
         ints = [n in t.columns and t.columns[n].kind == "int" for n in names]
+        if any(t.columns[n].kind == "json" for n in names if n in t.columns):
+            self.db.executemany(sql, [self._sql_row(t, names, r) for r in rows])
+            return
         self.db.executemany(
             sql,
             [
@@ -229,6 +276,72 @@ class CirrusBackend:
                 for r in rows
             ],
         )
+
+    def _sql_row(self, t: Table, names: list[str], r: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(_sql_value(t.columns[n].kind if n in t.columns else "", r[n]) for n in names)
+
+    def sync_entries(
+        self,
+        t: Table,
+        address: str,
+        chain: str,
+        tops: list[Any] | None,
+        rows: list[dict[str, Any]],
+    ) -> None:
+        """Make collection table ``t`` hold exactly ``rows`` for the entries of one contract
+        under the top-level keys ``tops`` (all of its entries when None).
+
+        Entries whose key and value did not change keep their row (and its block columns);
+        changed ones are updated in place, new ones inserted, vanished ones deleted."""
+        keys = t.key_columns
+        data = [n for n in t.columns if n not in BLOCK_COLUMNS and n not in ("address", "chainId")]
+        if rows:
+            names = list(rows[0])
+            data = [n for n in names if n not in BLOCK_COLUMNS and n not in ("address", "chainId")]
+        sel = ", ".join(quote(n) for n in data)
+        base = f'SELECT {sel} FROM {t.sql_name} WHERE "address" = ? AND "chainId" = ?'
+        key_at = [data.index(k) for k in keys]
+        old: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        if tops is None:
+            found = self.db.execute(base, (address, chain)).fetchall()
+        else:
+            kind = t.columns[keys[0]].kind
+            wanted = sorted({_sql_value(kind, k) for k in tops}, key=repr)
+            found = []
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i : i + 500]
+                found += self.db.execute(
+                    f'{base} AND "key" IN ({", ".join("?" for _ in chunk)})',
+                    (address, chain, *chunk),
+                ).fetchall()
+        for rec in found:
+            old[tuple(rec[i] for i in key_at)] = tuple(rec)
+        changed: list[tuple[Any, ...]] = []
+        for r in rows:
+            full = self._sql_row(t, names, r)
+            cmp = tuple(_sql_value(t.columns[n].kind, r[n]) for n in data)
+            k = tuple(cmp[i] for i in key_at)
+            if old.pop(k, None) != cmp:
+                changed.append(full)
+        if old:
+            where = " AND ".join(f"{quote(n)} = ?" for n in ["address", "chainId", *keys])
+            self.db.executemany(
+                f"DELETE FROM {t.sql_name} WHERE {where}",
+                [(address, chain, *k) for k in old],
+            )
+        if changed:
+            conflict = ", ".join(quote(n) for n in ["address", "chainId", *keys])
+            updates = ", ".join(
+                f"{quote(n)} = excluded.{quote(n)}"
+                for n in names
+                if n not in keys and n not in ("address", "chainId")
+            )
+            self.db.executemany(
+                f"INSERT INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
+                f"VALUES ({', '.join('?' for _ in names)}) "
+                f"ON CONFLICT ({conflict}) DO UPDATE SET {updates}",
+                changed,
+            )
 
     # ------------------------------------------------------------ queries
 
@@ -263,7 +376,10 @@ class CirrusBackend:
             props: dict[str, Any] = {}
             for c in list(t.columns.values()):
                 typ, fmt = _OPENAPI_TYPES.get(c.kind, ("string", "text"))
-                prop: dict[str, Any] = {"type": typ, "format": fmt}
+                # jsonb columns have no type (PostgREST 9.0.1 on): they hold any JSON value
+                prop: dict[str, Any] = (
+                    {"format": "jsonb"} if c.kind == "json" else {"type": typ, "format": fmt}
+                )
                 if c.ref:
                     prop["description"] = (
                         f"Note:\nThis is a Foreign Key to `{c.ref}.record_id`."
@@ -273,6 +389,8 @@ class CirrusBackend:
                     prop["description"] = "Note:\nThis is a Primary Key.<pk/>"
                 props[c.name] = prop
             definitions[name] = {"type": "object", "properties": props}
+            if t.kind == "collection":
+                definitions[name]["description"] = collection_description(t)
             paths["/" + name] = {"get": {"tags": [name]}}
         return {
             "swagger": "2.0",
@@ -482,6 +600,17 @@ class CirrusBackend:
         if col.kind == "decimal":
             c += f" COLLATE {DECIMAL_COLLATION}"
         op = f.op
+        if op == "is" and col.kind == "json" and f.value not in ("null", "unknown"):
+            raise QueryError(
+                400,
+                {
+                    "hint": None,
+                    "details": None,
+                    "code": "42804",
+                    "message": f"argument of IS {f.value.upper()} must be type boolean, "
+                    "not type jsonb",
+                },
+            )
         if op == "is":
             sql = {
                 "null": f"{c} IS NULL",
@@ -498,7 +627,7 @@ class CirrusBackend:
                 params.extend(values)
         elif op in ("like", "ilike"):
             if col.kind != "text":
-                typ = "boolean" if col.kind == "bool" else "numeric"
+                typ = {"bool": "boolean", "json": "jsonb"}.get(col.kind, "numeric")
                 raise QueryError(
                     400,
                     {
@@ -652,6 +781,12 @@ def convert(value: str, col: Column) -> Any:
         if not DECIMAL_TEXT.match(v):
             raise bad_value("decimal", value)
         return v
+    if col.kind == "json":
+        try:
+            parsed = json.loads(value, parse_float=decimal.Decimal)
+        except (ValueError, RecursionError):
+            raise bad_value("json", value) from None
+        return encode_json(parsed)
     if col.kind == "bool":
         v = value.strip().lower()
         if v in ("true", "t", "1", "yes", "on"):
@@ -711,6 +846,69 @@ def _to_sql(v: Any) -> Any:
     return v
 
 
+def _sql_value(kind: str, v: Any) -> Any:
+    """What a value of a column of this kind is stored as."""
+    if v is None:
+        return None
+    if kind == "int":
+        return encode_int(v)
+    if kind == "json":
+        return encode_json(v)
+    return _to_sql(v)
+
+
+def jsonb_key_order(d: dict[str, Any]) -> dict[str, Any]:
+    """An object's members in the order PostgreSQL's jsonb keeps them: shorter keys first, then
+    by bytes. Objects that differ only in member order are then stored alike."""
+    return {k: d[k] for k in sorted(d, key=lambda k: (len(k.encode()), k.encode()))}
+
+
+def _jsonb_form(v: Any) -> Any:
+    if isinstance(v, dict):
+        return jsonb_key_order({str(k): _jsonb_form(x) for k, x in v.items()})
+    if isinstance(v, list):
+        return [_jsonb_form(x) for x in v]
+    return v
+
+
+def encode_json(v: Any) -> str:
+    """Order-preserving text form of a JSON value, in jsonb's order of types (null < string <
+    number < boolean < array < object): a type digit, then a form that sorts within the type.
+    Integers use :func:`encode_int`; a non-integral number (from a filter) sorts between the
+    integers around it and equals none of them."""
+    if v is None:
+        return "0"
+    if isinstance(v, bool):
+        return "31" if v else "30"
+    if isinstance(v, int):
+        return "2" + encode_int(v)
+    if isinstance(v, decimal.Decimal | float):
+        d = decimal.Decimal(v)
+        if d == d.to_integral_value():
+            return "2" + encode_int(int(d))
+        return "2" + encode_int(int(d.to_integral_value(decimal.ROUND_FLOOR))) + "~"
+    if isinstance(v, str):
+        return "1" + v
+    if isinstance(v, list):
+        return "4" + json.dumps(_jsonb_form(v), separators=(",", ":"), ensure_ascii=False)
+    if isinstance(v, dict):
+        return "5" + json.dumps(_jsonb_form(v), separators=(",", ":"), ensure_ascii=False)
+    raise TypeError(f"not a JSON value: {v!r}")
+
+
+def decode_json(s: str) -> Any:
+    tag, rest = s[0], s[1:]
+    if tag == "1":
+        return rest
+    if tag == "2":
+        return decode_int(rest)
+    if tag == "3":
+        return rest == "1"
+    if tag in "45":
+        return json.loads(rest)
+    return None
+
+
 def _from_sql(v: Any, c: Column) -> Any:
     if v is None:
         return None
@@ -721,4 +919,6 @@ def _from_sql(v: Any, c: Column) -> Any:
         return str(n) if c.name == "block_number" else n
     if c.kind == "decimal":
         return decimal.Decimal(v)  # rendered as a JSON number with its places ("1.50")
+    if c.kind == "json":
+        return decode_json(v)
     return v

@@ -63,6 +63,15 @@ def cirrus_timestamp(ts: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ts))
 
 
+def bytes_text(v: bytes) -> str:
+    """Bytes as Cirrus shows them: printable UTF-8 text (trailing zero bytes dropped), or hex."""
+    try:
+        text = v.rstrip(b"\0").decode("utf-8")
+    except UnicodeDecodeError:
+        return v.hex()
+    return text if text.isprintable() else v.hex()
+
+
 def record_id(address: str, chain: str) -> str:
     return f"{address}:{chain}" if chain else address
 
@@ -96,11 +105,7 @@ class Indexer:
         if isinstance(t, MappingType):
             return MAPPING_VALUE
         if isinstance(t, BytesType):
-            try:
-                text = v.rstrip(b"\0").decode("utf-8")
-            except UnicodeDecodeError:
-                return v.hex()
-            return text if text.isprintable() else v.hex()
+            return bytes_text(v)
         if isinstance(v, Address):
             if isinstance(t, ContractType):
                 target_chain = chain if v.chain is None else ("" if v.chain == "main" else v.chain)

@@ -92,6 +92,9 @@ class ExecResult:
     touched: list[tuple[str, str]] = field(default_factory=list)
     steps: int = 0
     logs: list[str] = field(default_factory=list)  # lines printed by log(...)
+    # the undo journal of the transaction, (container, key, old value) per write: tells the
+    # Cirrus collection indexer which mapping and array entries changed
+    journal: list[tuple[Any, Any, Any]] = field(default_factory=list)
 
 
 def _addr_int(a: str | int) -> int:
@@ -324,7 +327,12 @@ class World(LowLevelCalls):
         fn: CompiledFunction | None,
     ) -> ExecResult:
         res = ExecResult(
-            address=address, chain_id=chain_id, raw=raw, steps=ctx.steps, logs=ctx.logs
+            address=address,
+            chain_id=chain_id,
+            raw=raw,
+            steps=ctx.steps,
+            logs=ctx.logs,
+            journal=ctx.journal,
         )
         if fn is not None:
             rets = fn.returns
