@@ -179,6 +179,7 @@ class CirrusBackend:
         db.create_function("casefold", 1, _casefold, deterministic=True)
         db.create_collation(DECIMAL_COLLATION, compare_decimals)
         self.tables = {}
+        self._plans: dict[tuple[str, tuple[str, ...], int], _EntryPlan] = {}
         db.execute(
             "CREATE TABLE IF NOT EXISTS cirrus_tables (name TEXT PRIMARY KEY, kind TEXT NOT NULL, "
             "columns TEXT NOT NULL)"
@@ -263,9 +264,6 @@ class CirrusBackend:
             f"VALUES ({', '.join('?' for _ in names)})"
         )
         ints = [n in t.columns and t.columns[n].kind == "int" for n in names]
-        if any(t.columns[n].kind == "json" for n in names if n in t.columns):
-            self.db.executemany(sql, [self._sql_row(t, names, r) for r in rows])
-            return
         self.db.executemany(
             sql,
             [
@@ -277,8 +275,12 @@ class CirrusBackend:
             ],
         )
 
-    def _sql_row(self, t: Table, names: list[str], r: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(_sql_value(t.columns[n].kind if n in t.columns else "", r[n]) for n in names)
+    def _plan(self, t: Table, names: list[str]) -> _EntryPlan:
+        key = (t.name, tuple(names), len(t.columns))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = _EntryPlan(t, names)
+        return plan
 
     def sync_entries(
         self,
@@ -289,59 +291,53 @@ class CirrusBackend:
         rows: list[dict[str, Any]],
     ) -> None:
         """Make collection table ``t`` hold exactly ``rows`` for the entries of one contract
-        under the top-level keys ``tops`` (all of its entries when None).
+        under the top-level keys ``tops`` (all of its entries when None). Every row has the
+        same columns, in the same order.
 
         Entries whose key and value did not change keep their row (and its block columns);
         changed ones are updated in place, new ones inserted, vanished ones deleted."""
         keys = t.key_columns
-        data = [n for n in t.columns if n not in BLOCK_COLUMNS and n not in ("address", "chainId")]
-        if rows:
-            names = list(rows[0])
-            data = [n for n in names if n not in BLOCK_COLUMNS and n not in ("address", "chainId")]
-        sel = ", ".join(quote(n) for n in data)
-        base = f'SELECT {sel} FROM {t.sql_name} WHERE "address" = ? AND "chainId" = ?'
-        key_at = [data.index(k) for k in keys]
+        plan = self._plan(t, list(rows[0]) if rows else list(t.columns))
+        encoded = [plan.encode(r) for r in rows]
+        db = self.db
+        if tops is not None and len(keys) == 1:
+            # one entry per top-level key: no need to read the old rows; the upsert leaves an
+            # unchanged row alone, and a key without a row now loses its old one
+            if encoded:
+                db.executemany(plan.upsert, encoded)
+            k0 = plan.key_at[0]
+            kept = {r[k0] for r in encoded}
+            enc = _SQL_ENCODERS.get(t.columns[keys[0]].kind)
+            gone = [k for k in (enc(k) if enc else k for k in tops) if k not in kept]
+            if gone:
+                db.executemany(plan.delete, [(address, chain, k) for k in gone])
+            return
         old: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         if tops is None:
-            found = self.db.execute(base, (address, chain)).fetchall()
+            found = db.execute(plan.select, (address, chain)).fetchall()
         else:
-            kind = t.columns[keys[0]].kind
-            wanted = sorted({_sql_value(kind, k) for k in tops}, key=repr)
+            enc = _SQL_ENCODERS.get(t.columns[keys[0]].kind)
+            wanted = sorted({enc(k) if enc else k for k in tops}, key=repr)
             found = []
             for i in range(0, len(wanted), 500):
                 chunk = wanted[i : i + 500]
-                found += self.db.execute(
-                    f'{base} AND "key" IN ({", ".join("?" for _ in chunk)})',
+                found += db.execute(
+                    f'{plan.select} AND "key" IN ({", ".join("?" for _ in chunk)})',
                     (address, chain, *chunk),
                 ).fetchall()
+        n_keys = len(keys)
         for rec in found:
-            old[tuple(rec[i] for i in key_at)] = tuple(rec)
+            old[tuple(rec[:n_keys])] = tuple(rec)
         changed: list[tuple[Any, ...]] = []
-        for r in rows:
-            full = self._sql_row(t, names, r)
-            cmp = tuple(_sql_value(t.columns[n].kind, r[n]) for n in data)
-            k = tuple(cmp[i] for i in key_at)
-            if old.pop(k, None) != cmp:
+        data_at = plan.data_at
+        for full in encoded:
+            cmp = tuple(full[i] for i in data_at)
+            if old.pop(cmp[:n_keys], None) != cmp:
                 changed.append(full)
         if old:
-            where = " AND ".join(f"{quote(n)} = ?" for n in ["address", "chainId", *keys])
-            self.db.executemany(
-                f"DELETE FROM {t.sql_name} WHERE {where}",
-                [(address, chain, *k) for k in old],
-            )
+            db.executemany(plan.delete, [(address, chain, *k) for k in old])
         if changed:
-            conflict = ", ".join(quote(n) for n in ["address", "chainId", *keys])
-            updates = ", ".join(
-                f"{quote(n)} = excluded.{quote(n)}"
-                for n in names
-                if n not in keys and n not in ("address", "chainId")
-            )
-            self.db.executemany(
-                f"INSERT INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
-                f"VALUES ({', '.join('?' for _ in names)}) "
-                f"ON CONFLICT ({conflict}) DO UPDATE SET {updates}",
-                changed,
-            )
+            db.executemany(plan.upsert, changed)
 
     # ------------------------------------------------------------ queries
 
@@ -840,21 +836,53 @@ def decode_int(s: str) -> int:
     return -int(s[5:].translate(_COMPLEMENT))
 
 
+class _EntryPlan:
+    """The statements and encoders of a collection table's rows with given columns."""
+
+    def __init__(self, t: Table, names: list[str]) -> None:
+        keys = t.key_columns
+        owner = ["address", "chainId"]
+        data = keys + [n for n in names if n not in BLOCK_COLUMNS and n not in owner + keys]
+        self.names = names
+        self.data_at = [names.index(n) for n in data if n in names]
+        self.key_at = [names.index(k) for k in keys if k in names]
+        self.convert = [
+            (i, f) for i, n in enumerate(names) if (f := _SQL_ENCODERS.get(t.columns[n].kind))
+        ]
+        self.select = (
+            f"SELECT {', '.join(quote(n) for n in data)} FROM {t.sql_name} "
+            'WHERE "address" = ? AND "chainId" = ?'
+        )
+        where = " AND ".join(f"{quote(n)} = ?" for n in owner + keys)
+        self.delete = f"DELETE FROM {t.sql_name} WHERE {where}"
+        values = [n for n in names if n not in owner + keys]
+        changed = " OR ".join(
+            f"{quote(n)} IS NOT excluded.{quote(n)}" for n in values if n not in BLOCK_COLUMNS
+        )
+        self.upsert = (
+            f"INSERT INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
+            f"VALUES ({', '.join('?' for _ in names)}) "
+            f"ON CONFLICT ({', '.join(quote(n) for n in owner + keys)}) DO UPDATE SET "
+            + ", ".join(f"{quote(n)} = excluded.{quote(n)}" for n in values)
+            + (f" WHERE {changed}" if changed else "")
+        )
+
+    def encode(self, r: dict[str, Any]) -> tuple[Any, ...]:
+        vals = list(r.values())
+        for i, f in self.convert:
+            v = vals[i]
+            if v is not None:
+                vals[i] = f(v)
+        return tuple(vals)
+
+
 def _to_sql(v: Any) -> Any:
     if isinstance(v, bool):
         return 1 if v else 0
     return v
 
 
-def _sql_value(kind: str, v: Any) -> Any:
-    """What a value of a column of this kind is stored as."""
-    if v is None:
-        return None
-    if kind == "int":
-        return encode_int(v)
-    if kind == "json":
-        return encode_json(v)
-    return _to_sql(v)
+_SQL_ENCODERS: dict[str, Any] = {}  # column kind -> what its values are stored as (filled below)
 
 
 def jsonb_key_order(d: dict[str, Any]) -> dict[str, Any]:
@@ -922,3 +950,6 @@ def _from_sql(v: Any, c: Column) -> Any:
     if c.kind == "json":
         return decode_json(v)
     return v
+
+
+_SQL_ENCODERS.update({"int": encode_int, "json": encode_json, "bool": int})

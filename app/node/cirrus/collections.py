@@ -283,6 +283,7 @@ class CollectionIndexer:
         self.pending: dict[AcctKey, dict[str, Change]] = {}
         self._seq = 0  # orders the transactions' changes
         self._refused: set[str] = set()  # tables not written (name taken, other key types)
+        self._tables: dict[tuple[str, CollectionVar], Table] = {}  # checked and complete
 
     def vars_of(self, cdef: ContractDef | None) -> list[CollectionVar]:
         if cdef is None:
@@ -535,8 +536,10 @@ class CollectionIndexer:
     def table(self, name: str, cv: CollectionVar) -> Table | None:
         """The collection table, created when missing; None when the name is taken by another
         kind of table or by a collection with other key types (another contract version)."""
-        cols = cv.columns()
         t = self.backend.tables.get(name)
+        if t is not None and self._tables.get((name, cv)) is t:
+            return t
+        cols = cv.columns()
         if t is not None:
             wanted = [(c.name, c.kind) for c in cols if c.name.startswith("key")]
             have = [(n, t.columns[n].kind) for n in t.key_columns]
@@ -549,7 +552,8 @@ class CollectionIndexer:
                         name,
                     )
                 return None
-        return self.backend.ensure_table(name, "collection", cols)
+        t = self._tables[(name, cv)] = self.backend.ensure_table(name, "collection", cols)
+        return t
 
     def rows(
         self,
