@@ -69,11 +69,15 @@ class Table:
     name: str
     kind: str  # "contract" | "history" | "event" | "collection"
     columns: dict[str, Column] = field(default_factory=dict)
+    _keys: tuple[int, list[str]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def key_columns(self) -> list[str]:
         """A collection table's key columns (``key``, ``key2`` ...), in order."""
-        return [n for n in self.columns if KEY_COLUMN.match(n)]
+        n = len(self.columns)
+        if self._keys is None or self._keys[0] != n:
+            self._keys = (n, [c for c in self.columns if KEY_COLUMN.match(c)])
+        return self._keys[1]
 
     @property
     def sql_name(self) -> str:
@@ -212,12 +216,13 @@ class CirrusBackend:
             if kind == "history":
                 defs.append('UNIQUE ("address", "chainId", "block_hash", "transaction_hash")')
             if kind == "collection":
-                # one row per entry; the constraint's index also serves lookups by address
+                # one row per entry; the constraint's index also serves lookups by address, and
+                # the chains present are those of the contract table (see hides_rows)
                 unique = ", ".join(quote(n) for n in ["address", "chainId", *t.key_columns])
                 defs.append(f"UNIQUE ({unique})")
             db.execute(f"CREATE TABLE {t.sql_name} ({', '.join(defs)})")
-            if kind != "event":
-                for col in ("chainId",) if kind == "collection" else ("address", "chainId"):
+            if kind not in ("event", "collection"):
+                for col in ("address", "chainId"):
                     idx = quote(f"{PREFIX}{name}:{col}")
                     db.execute(f"CREATE INDEX {idx} ON {t.sql_name} ({quote(col)})")
             self.tables[name] = t
@@ -558,6 +563,10 @@ class CirrusBackend:
         """True when the table may hold rows of private chains outside ``visible`` (the main
         chain ``''`` is always visible); then queries need the chain clause. Walks the distinct
         chain values in the chainId index, one seek each, up to the first one not visible."""
+        if t.kind == "collection":
+            # its rows belong to contracts of the contract table it is named after
+            base = self.tables.get(t.name.rpartition("-")[0])
+            return base is None or base.kind != "contract" or self.hides_rows(base, visible, db)
         if t.kind == "event" or len(visible) > MAX_WALKED_CHAINS:
             return True  # no chain index to walk (event tables), or too many chains to walk
         col = quote(t.chain_column)

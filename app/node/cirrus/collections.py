@@ -275,7 +275,7 @@ class CollectionIndexer:
     def __init__(self, backend: CirrusBackend, world: World) -> None:
         self.backend = backend
         self.world = world
-        self._vars: dict[int, tuple[ContractDef, list[CollectionVar]]] = {}
+        self._vars: dict[int, tuple[ContractDef, dict[str, CollectionVar]]] = {}
         # nested containers of registered variables -> (account, variable, key path)
         self.owners: dict[int, tuple[AcctKey, str, Path]] = {}
         # registered variables: every nested container is in ``owners``, by top-level key
@@ -283,24 +283,28 @@ class CollectionIndexer:
         self.pending: dict[AcctKey, dict[str, Change]] = {}
         self._seq = 0  # orders the transactions' changes
         self._refused: set[str] = set()  # tables not written (name taken, other key types)
-        self._tables: dict[tuple[str, CollectionVar], Table] = {}  # checked and complete
+        self._tables: dict[str, tuple[CollectionVar, Table]] = {}  # checked and complete
 
     def vars_of(self, cdef: ContractDef | None) -> list[CollectionVar]:
+        return list(self.named_vars(cdef).values())
+
+    def named_vars(self, cdef: ContractDef | None) -> dict[str, CollectionVar]:
+        """The collection variables of a contract, by name, in declaration order."""
         if cdef is None:
-            return []
+            return {}
         hit = self._vars.get(id(cdef))
         if hit is not None and hit[0] is cdef:
             return hit[1]
-        out = []
+        out = {}
         for sv in cdef.state_vars:
             cv = None if sv.constant else collection_var(sv.name, sv.type)
             if cv is not None:
-                out.append(cv)
+                out[cv.name] = cv
         self._vars[id(cdef)] = (cdef, out)
         return out
 
     def var_named(self, acct: AccountState, name: str) -> CollectionVar | None:
-        return next((v for v in self.vars_of(acct.cdef) if v.name == name), None)
+        return self.named_vars(acct.cdef).get(name)
 
     # ------------------------------------------------------------ tracking
 
@@ -345,18 +349,18 @@ class CollectionIndexer:
         tops: dict[int, tuple[AccountState, CollectionVar | None]] = {}
         named: dict[AcctKey, dict[str, CollectionVar]] = {}
         for acct in accts:
-            cvs = self.vars_of(acct.cdef)
+            cvs = self.named_vars(acct.cdef)
             if not cvs:
                 continue
             k = (acct.chain, acct.address)
             if k in created:
-                for cv in cvs:  # a new contract: all its entries, the constructor's writes too
+                for cv in cvs.values():  # a new contract: all entries, the constructor's too
                     self._mark_all(acct, cv, stamp)
                 continue
-            named[k] = {cv.name: cv for cv in cvs}
+            named[k] = cvs
             st = acct.storage
             tops[id(st)] = (acct, None)
-            for cv in cvs:
+            for cv in cvs.values():
                 c = st.get(cv.name)
                 tops[id(c)] = (acct, cv)
                 beyond = getattr(c, "beyond", None)
@@ -537,7 +541,8 @@ class CollectionIndexer:
         """The collection table, created when missing; None when the name is taken by another
         kind of table or by a collection with other key types (another contract version)."""
         t = self.backend.tables.get(name)
-        if t is not None and self._tables.get((name, cv)) is t:
+        known = self._tables.get(name)
+        if t is not None and known is not None and known[0] is cv and known[1] is t:
             return t
         cols = cv.columns()
         if t is not None:
@@ -552,7 +557,8 @@ class CollectionIndexer:
                         name,
                     )
                 return None
-        t = self._tables[(name, cv)] = self.backend.ensure_table(name, "collection", cols)
+        t = self.backend.ensure_table(name, "collection", cols)
+        self._tables[name] = (cv, t)
         return t
 
     def rows(
@@ -561,38 +567,44 @@ class CollectionIndexer:
         cv: CollectionVar,
         tops: Iterable[Any],
         ch: Change,
-        block: tuple[int, str, int],
+        block: tuple[int, str, str],
     ) -> list[dict[str, Any]]:
-        """The rows of the entries under top-level keys ``tops``."""
-        number, block_hash, ts = block
-        stamp = cirrus_timestamp(ts)
+        """The rows of the entries under top-level keys ``tops``; ``block``: (number, hash,
+        Cirrus timestamp)."""
+        number, block_hash, stamp = block
         root = acct.storage.get(cv.name)
         depth = len(cv.key_types)
         kts = cv.key_types
+        k0 = kts[0]
         vt = cv.value_type
         address = acct.hex
+        chain = acct.chain
+        name = cv.name
+        kind = cv.kind
         out = []
         for top in tops:
             v = item_at(root, top)
             if v is MISSING:
                 continue
-            for path, leaf in leaves(v, depth - 1, (top,)):
+            found = [((top,), v)] if depth == 1 else leaves(v, depth - 1, (top,))
+            for path, leaf in found:
                 if is_default(leaf):
                     continue
                 tx_hash, sender = ch.tx_of(path)
                 row: dict[str, Any] = {
                     "address": address,
-                    "chainId": acct.chain,
+                    "chainId": chain,
                     "block_hash": block_hash,
                     "block_timestamp": stamp,
                     "block_number": number,
                     "transaction_hash": tx_hash,
                     "transaction_sender": sender,
-                    "collection_name": cv.name,
-                    "collection_type": cv.kind,
+                    "collection_name": name,
+                    "collection_type": kind,
+                    "key": key_value(top, k0),
                 }
-                for i, k in enumerate(path):
-                    row[key_name(i)] = key_value(k, kts[i])
+                for i in range(1, depth):
+                    row[key_name(i)] = key_value(path[i], kts[i])
                 row["value"] = entry_value(leaf, vt)
                 out.append(row)
         return out
@@ -605,18 +617,20 @@ class CollectionIndexer:
         """Write the rows of every entry changed since the last flush (inside the block's
         commit). ``table_of`` names an indexed contract's Cirrus table (None: not indexed)."""
         pending, self.pending = self.pending, {}
+        number, block_hash, ts = block
+        stamped = (number, block_hash, cirrus_timestamp(ts))
         for akey, changes in pending.items():
             acct = self.world.accounts.get(akey)
             base = table_of(akey)
             if acct is None or base is None:
                 continue
-            cvs = {cv.name: cv for cv in self.vars_of(acct.cdef)}
+            cvs = self.named_vars(acct.cdef)
             for name, ch in changes.items():
                 cv = cvs.get(name)
                 t = self.table(f"{base}-{name}", cv) if cv is not None else None
                 if cv is None or t is None:
                     continue
-                self.write(acct, cv, t, ch, block)
+                self.write(acct, cv, t, ch, stamped)
 
     def write(
         self,
@@ -624,7 +638,7 @@ class CollectionIndexer:
         cv: CollectionVar,
         t: Table,
         ch: Change,
-        block: tuple[int, str, int],
+        block: tuple[int, str, str],
     ) -> None:
         if ch.whole is not None:
             tops = [k for k, _ in items_of(acct.storage.get(cv.name))]
