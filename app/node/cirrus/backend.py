@@ -36,14 +36,18 @@ STANDARD_COLUMNS: list[tuple[str, str]] = [
     ("transaction_sender", "text"),
 ]
 STANDARD_NAMES = {n for n, _ in STANDARD_COLUMNS}
-# where and by which transaction a row last changed (not part of a collection entry's identity)
-BLOCK_COLUMNS = {
-    "block_hash",
-    "block_timestamp",
-    "block_number",
-    "transaction_hash",
-    "transaction_sender",
-}
+# the columns of a collection table before its keys and value
+COLLECTION_COLUMNS: list[tuple[str, str]] = [
+    ("address", "text"),
+    ("chainId", "text"),
+    ("block_hash", "text"),
+    ("block_timestamp", "text"),
+    ("block_number", "int"),
+    ("transaction_hash", "text"),
+    ("transaction_sender", "text"),
+    ("collection_name", "text"),
+    ("collection_type", "text"),
+]
 # column kind -> (OpenAPI type, PostgreSQL format) as PostgREST describes such columns
 _OPENAPI_TYPES = {
     "text": ("string", "text"),
@@ -183,7 +187,7 @@ class CirrusBackend:
         db.create_function("casefold", 1, _casefold, deterministic=True)
         db.create_collation(DECIMAL_COLLATION, compare_decimals)
         self.tables = {}
-        self._plans: dict[tuple[str, tuple[str, ...], int], _EntryPlan] = {}
+        self._plans: dict[tuple[str, int], _EntryPlan] = {}
         db.execute(
             "CREATE TABLE IF NOT EXISTS cirrus_tables (name TEXT PRIMARY KEY, kind TEXT NOT NULL, "
             "columns TEXT NOT NULL)"
@@ -280,49 +284,65 @@ class CirrusBackend:
             ],
         )
 
-    def _plan(self, t: Table, names: list[str]) -> _EntryPlan:
-        key = (t.name, tuple(names), len(t.columns))
+    def _plan(self, t: Table) -> _EntryPlan:
+        key = (t.name, len(t.columns))
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = _EntryPlan(t, names)
+            plan = self._plans[key] = _EntryPlan(t)
         return plan
 
     def sync_entries(
         self,
         t: Table,
-        address: str,
-        chain: str,
+        owner: tuple[str, str],
+        block: tuple[str, str, int],
+        collection: tuple[str, str],
         tops: list[Any] | None,
-        rows: list[dict[str, Any]],
+        entries: list[tuple[tuple[Any, ...], Any, tuple[str, str]]],
     ) -> None:
-        """Make collection table ``t`` hold exactly ``rows`` for the entries of one contract
-        under the top-level keys ``tops`` (all of its entries when None). Every row has the
-        same columns, in the same order.
+        """Make collection table ``t`` hold exactly ``entries`` for one contract (``owner``:
+        address, chain) under the top-level keys ``tops`` (all of its entries when None).
 
-        Entries whose key and value did not change keep their row (and its block columns);
-        changed ones are updated in place, new ones inserted, vanished ones deleted."""
-        keys = t.key_columns
-        plan = self._plan(t, list(rows[0]) if rows else list(t.columns))
-        encoded = [plan.encode(r) for r in rows]
+        An entry is (keys, JSON value, (transaction hash, sender)); ``block``: (hash, Cirrus
+        timestamp, number) of the rows written; ``collection``: (name, type). Entries whose
+        value did not change keep their row (and its block columns); changed ones are updated
+        in place, new ones inserted, vanished ones deleted."""
+        plan = self._plan(t)
+        address, chain = owner
+        block_hash, stamp, number = block
+        head = (address, chain, block_hash, stamp, encode_int(number))
+        name, kind = collection
+        key_enc = plan.key_enc
+        n_keys = len(key_enc)
+        rows = [
+            (
+                *head,
+                tx[0],
+                tx[1],
+                name,
+                kind,
+                *[f(k) if f else k for f, k in zip(key_enc, keys, strict=True)],
+                encode_json(value),
+            )
+            for keys, value, tx in entries
+        ]
         db = self.db
-        if tops is not None and len(keys) == 1:
+        enc0 = key_enc[0]
+        if tops is not None and n_keys == 1:
             # one entry per top-level key: no need to read the old rows; the upsert leaves an
             # unchanged row alone, and a key without a row now loses its old one
-            if encoded:
-                db.executemany(plan.upsert, encoded)
-            k0 = plan.key_at[0]
-            kept = {r[k0] for r in encoded}
-            enc = _SQL_ENCODERS.get(t.columns[keys[0]].kind)
-            gone = [k for k in (enc(k) if enc else k for k in tops) if k not in kept]
+            if rows:
+                db.executemany(plan.upsert, rows)
+            kept = {r[9] for r in rows}
+            gone = [k for k in (enc0(k) if enc0 else k for k in tops) if k not in kept]
             if gone:
                 db.executemany(plan.delete, [(address, chain, k) for k in gone])
             return
-        old: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        old: dict[tuple[Any, ...], Any] = {}
         if tops is None:
             found = db.execute(plan.select, (address, chain)).fetchall()
         else:
-            enc = _SQL_ENCODERS.get(t.columns[keys[0]].kind)
-            wanted = sorted({enc(k) if enc else k for k in tops}, key=repr)
+            wanted = sorted({enc0(k) if enc0 else k for k in tops}, key=repr)
             found = []
             for i in range(0, len(wanted), 500):
                 chunk = wanted[i : i + 500]
@@ -330,15 +350,9 @@ class CirrusBackend:
                     f'{plan.select} AND "key" IN ({", ".join("?" for _ in chunk)})',
                     (address, chain, *chunk),
                 ).fetchall()
-        n_keys = len(keys)
         for rec in found:
-            old[tuple(rec[:n_keys])] = tuple(rec)
-        changed: list[tuple[Any, ...]] = []
-        data_at = plan.data_at
-        for full in encoded:
-            cmp = tuple(full[i] for i in data_at)
-            if old.pop(cmp[:n_keys], None) != cmp:
-                changed.append(full)
+            old[tuple(rec[:n_keys])] = rec[n_keys]
+        changed = [r for r in rows if old.pop(r[9 : 9 + n_keys], None) != r[-1]]
         if old:
             db.executemany(plan.delete, [(address, chain, *k) for k in old])
         if changed:
@@ -846,43 +860,28 @@ def decode_int(s: str) -> int:
 
 
 class _EntryPlan:
-    """The statements and encoders of a collection table's rows with given columns."""
+    """The statements of a collection table's rows: the block columns, ``collection_name``,
+    ``collection_type``, the keys and ``value``, in that order."""
 
-    def __init__(self, t: Table, names: list[str]) -> None:
+    def __init__(self, t: Table) -> None:
         keys = t.key_columns
         owner = ["address", "chainId"]
-        data = keys + [n for n in names if n not in BLOCK_COLUMNS and n not in owner + keys]
-        self.names = names
-        self.data_at = [names.index(n) for n in data if n in names]
-        self.key_at = [names.index(k) for k in keys if k in names]
-        self.convert = [
-            (i, f) for i, n in enumerate(names) if (f := _SQL_ENCODERS.get(t.columns[n].kind))
-        ]
+        names = [n for n, _ in COLLECTION_COLUMNS] + keys + ["value"]
+        self.key_enc = [_SQL_ENCODERS.get(t.columns[k].kind) for k in keys]
         self.select = (
-            f"SELECT {', '.join(quote(n) for n in data)} FROM {t.sql_name} "
+            f"SELECT {', '.join(quote(n) for n in [*keys, 'value'])} FROM {t.sql_name} "
             'WHERE "address" = ? AND "chainId" = ?'
         )
         where = " AND ".join(f"{quote(n)} = ?" for n in owner + keys)
         self.delete = f"DELETE FROM {t.sql_name} WHERE {where}"
         values = [n for n in names if n not in owner + keys]
-        changed = " OR ".join(
-            f"{quote(n)} IS NOT excluded.{quote(n)}" for n in values if n not in BLOCK_COLUMNS
-        )
         self.upsert = (
             f"INSERT INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
             f"VALUES ({', '.join('?' for _ in names)}) "
             f"ON CONFLICT ({', '.join(quote(n) for n in owner + keys)}) DO UPDATE SET "
             + ", ".join(f"{quote(n)} = excluded.{quote(n)}" for n in values)
-            + (f" WHERE {changed}" if changed else "")
+            + ' WHERE "value" IS NOT excluded."value"'
         )
-
-    def encode(self, r: dict[str, Any]) -> tuple[Any, ...]:
-        vals = list(r.values())
-        for i, f in self.convert:
-            v = vals[i]
-            if v is not None:
-                vals[i] = f(v)
-        return tuple(vals)
 
 
 def _to_sql(v: Any) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..solidvm.defs import ContractDef
@@ -39,7 +40,7 @@ from ..solidvm.types import (
 )
 from ..solidvm.values import Address, ArrayValue, MappingValue, StructValue, is_default
 from ..solidvm.world import AccountState, World
-from .backend import CirrusBackend, Column, Table
+from .backend import COLLECTION_COLUMNS, CirrusBackend, Column, Table
 from .indexer import bytes_text, cirrus_timestamp
 
 log = logging.getLogger("stratoscope.node")
@@ -49,18 +50,6 @@ TxRef = tuple[str, str]  # (transaction hash, sender) of the last change
 Stamp = tuple[int, TxRef]  # a transaction's sequence number (orders changes) and TxRef
 Path = tuple[Any, ...]  # keys from the variable down to an entry (or a level above it)
 UINT = IntType(False)
-
-ROW_COLUMNS: list[tuple[str, str]] = [
-    ("address", "text"),
-    ("chainId", "text"),
-    ("block_hash", "text"),
-    ("block_timestamp", "text"),
-    ("block_number", "int"),
-    ("transaction_hash", "text"),
-    ("transaction_sender", "text"),
-    ("collection_name", "text"),
-    ("collection_type", "text"),
-]
 
 
 @dataclass(frozen=True)
@@ -72,7 +61,7 @@ class CollectionVar:
     key_types: tuple[Type, ...]
     value_type: Type
 
-    @property
+    @cached_property
     def nested(self) -> bool:
         """True when containers live below the top level (nested keys or struct entries)."""
         return len(self.key_types) > 1 or self.value_type.complex
@@ -80,7 +69,7 @@ class CollectionVar:
     def columns(self) -> list[Column]:
         keys = [Column(key_name(i), key_kind(t)) for i, t in enumerate(self.key_types)]
         value = Column("value", "json")
-        cols = [Column(n, k) for n, k in ROW_COLUMNS]
+        cols = [Column(n, k) for n, k in COLLECTION_COLUMNS]
         # the platform's view lists a struct's value after the keys, others before
         return cols + (
             [*keys, value] if isinstance(self.value_type, StructType) else [value, *keys]
@@ -334,7 +323,8 @@ class CollectionIndexer:
             return
         ch = self._change(acct, cv.name)
         ch.keys[prefix] = ch.last = stamp
-        marked[(id(acct), cv.name, prefix[0])] = (acct, cv, prefix[0])
+        if cv.nested:
+            marked[(id(acct), cv.name, prefix[0])] = (acct, cv, prefix[0])
 
     def note_tx(
         self,
@@ -561,52 +551,28 @@ class CollectionIndexer:
         self._tables[name] = (cv, t)
         return t
 
-    def rows(
-        self,
-        acct: AccountState,
-        cv: CollectionVar,
-        tops: Iterable[Any],
-        ch: Change,
-        block: tuple[int, str, str],
-    ) -> list[dict[str, Any]]:
-        """The rows of the entries under top-level keys ``tops``; ``block``: (number, hash,
-        Cirrus timestamp)."""
-        number, block_hash, stamp = block
+    def entries(
+        self, acct: AccountState, cv: CollectionVar, tops: Iterable[Any], ch: Change
+    ) -> list[tuple[tuple[Any, ...], Any, TxRef]]:
+        """(keys, value, transaction) of the entries under top-level keys ``tops``."""
         root = acct.storage.get(cv.name)
         depth = len(cv.key_types)
         kts = cv.key_types
         k0 = kts[0]
         vt = cv.value_type
-        address = acct.hex
-        chain = acct.chain
-        name = cv.name
-        kind = cv.kind
         out = []
         for top in tops:
             v = item_at(root, top)
             if v is MISSING:
                 continue
-            found = [((top,), v)] if depth == 1 else leaves(v, depth - 1, (top,))
-            for path, leaf in found:
-                if is_default(leaf):
-                    continue
-                tx_hash, sender = ch.tx_of(path)
-                row: dict[str, Any] = {
-                    "address": address,
-                    "chainId": chain,
-                    "block_hash": block_hash,
-                    "block_timestamp": stamp,
-                    "block_number": number,
-                    "transaction_hash": tx_hash,
-                    "transaction_sender": sender,
-                    "collection_name": name,
-                    "collection_type": kind,
-                    "key": key_value(top, k0),
-                }
-                for i in range(1, depth):
-                    row[key_name(i)] = key_value(path[i], kts[i])
-                row["value"] = entry_value(leaf, vt)
-                out.append(row)
+            if depth == 1:
+                if not is_default(v):
+                    out.append(((key_value(top, k0),), entry_value(v, vt), ch.tx_of((top,))))
+                continue
+            for path, leaf in leaves(v, depth - 1, (top,)):
+                if not is_default(leaf):
+                    keys = tuple(key_value(k, kt) for k, kt in zip(path, kts, strict=True))
+                    out.append((keys, entry_value(leaf, vt), ch.tx_of(path)))
         return out
 
     def flush(
@@ -618,7 +584,7 @@ class CollectionIndexer:
         commit). ``table_of`` names an indexed contract's Cirrus table (None: not indexed)."""
         pending, self.pending = self.pending, {}
         number, block_hash, ts = block
-        stamped = (number, block_hash, cirrus_timestamp(ts))
+        stamped = (block_hash, cirrus_timestamp(ts), number)
         for akey, changes in pending.items():
             acct = self.world.accounts.get(akey)
             base = table_of(akey)
@@ -638,14 +604,17 @@ class CollectionIndexer:
         cv: CollectionVar,
         t: Table,
         ch: Change,
-        block: tuple[int, str, str],
+        block: tuple[str, str, int],
     ) -> None:
+        """``block``: (hash, Cirrus timestamp, number)."""
+        owner = (acct.hex, acct.chain)
+        what = (cv.name, cv.kind)
         if ch.whole is not None:
             tops = [k for k, _ in items_of(acct.storage.get(cv.name))]
-            rows = self.rows(acct, cv, tops, ch, block)
-            self.backend.sync_entries(t, acct.hex, acct.chain, None, rows)
+            found = self.entries(acct, cv, tops, ch)
+            self.backend.sync_entries(t, owner, block, what, None, found)
             return
         tops = ch.tops()
-        rows = self.rows(acct, cv, tops, ch, block)
+        found = self.entries(acct, cv, tops, ch)
         k0 = cv.key_types[0]
-        self.backend.sync_entries(t, acct.hex, acct.chain, [key_value(k, k0) for k in tops], rows)
+        self.backend.sync_entries(t, owner, block, what, [key_value(k, k0) for k in tops], found)
