@@ -228,5 +228,8 @@ def _split_sql(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))  # made once: json.dumps makes one per call
+
+
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))
+    return _COMPACT.encode(obj)

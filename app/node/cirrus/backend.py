@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import decimal
 import json
+import operator
 import re
 import sqlite3
 import threading
@@ -188,6 +189,9 @@ class CirrusBackend:
         db.create_collation(DECIMAL_COLLATION, compare_decimals)
         self.tables = {}
         self._plans: dict[tuple[str, int], _EntryPlan] = {}
+        self._writes: dict[
+            tuple[str, str, tuple[str, ...], int], tuple[str, list[int], operator.itemgetter[Any]]
+        ] = {}
         db.execute(
             "CREATE TABLE IF NOT EXISTS cirrus_tables (name TEXT PRIMARY KEY, kind TEXT NOT NULL, "
             "columns TEXT NOT NULL)"
@@ -256,7 +260,9 @@ class CirrusBackend:
     # ------------------------------------------------------------ writes
 
     def upsert(self, t: Table, rows: list[dict[str, Any]]) -> None:
-        self._write(t, rows, "INSERT OR REPLACE")
+        """Insert rows or update them in place (by ``record_id``): an updated row keeps its
+        rowid, so its index entries, which do not change, are not rewritten."""
+        self._write(t, rows, "INSERT", ' ON CONFLICT ("record_id") DO UPDATE SET ')
 
     def insert_ignore(self, t: Table, rows: list[dict[str, Any]]) -> None:
         self._write(t, rows, "INSERT OR IGNORE")
@@ -264,25 +270,36 @@ class CirrusBackend:
     def insert(self, t: Table, rows: list[dict[str, Any]]) -> None:
         self._write(t, rows, "INSERT")
 
-    def _write(self, t: Table, rows: list[dict[str, Any]], verb: str) -> None:
+    def _write(self, t: Table, rows: list[dict[str, Any]], verb: str, update: str = "") -> None:
+        """Write rows that all have the same columns in the same order (the statement and
+        the integer columns' positions are kept per table and column list)."""
         if not rows:
             return
-        names = list(rows[0])
-        sql = (
-            f"{verb} INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
-            f"VALUES ({', '.join('?' for _ in names)})"
-        )
-        ints = [n in t.columns and t.columns[n].kind == "int" for n in names]
-        self.db.executemany(
-            sql,
-            [
-                tuple(
-                    encode_int(r[n]) if is_int and r[n] is not None else _to_sql(r[n])
-                    for n, is_int in zip(names, ints, strict=True)
+        names = tuple(rows[0])
+        key = (t.name, verb, names, len(t.columns))
+        plan = self._writes.get(key)
+        if plan is None:
+            sql = (
+                f"{verb} INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
+                f"VALUES ({', '.join('?' for _ in names)})"
+            )
+            if update:
+                sql += update + ", ".join(
+                    f"{quote(n)} = excluded.{quote(n)}" for n in names if n != "record_id"
                 )
-                for r in rows
-            ],
-        )
+            ints = [i for i, n in enumerate(names) if n in t.columns and t.columns[n].kind == "int"]
+            plan = self._writes[key] = (sql, ints, operator.itemgetter(*names, *names[:1]))
+        sql, ints, get = plan
+        out = []
+        for r in rows:
+            vals = [_to_sql(v) for v in get(r)]
+            vals.pop()  # itemgetter of one more name always gives a tuple
+            for i in ints:
+                v = vals[i]
+                if v is not None:
+                    vals[i] = encode_int(v)
+            out.append(vals)
+        self.db.executemany(sql, out)
 
     def _plan(self, t: Table) -> _EntryPlan:
         key = (t.name, len(t.columns))
@@ -885,8 +902,10 @@ class _EntryPlan:
 
 
 def _to_sql(v: Any) -> Any:
-    if isinstance(v, bool):
-        return 1 if v else 0
+    if v is True:
+        return 1
+    if v is False:
+        return 0
     return v
 
 

@@ -81,11 +81,17 @@ class Indexer:
         self.backend = backend
         self.world = world
         self.index_evm = index_evm
+        # tables known to have the columns a contract or an event needs, by name: checking
+        # them again for every block costs more than writing the row
+        self._known: dict[tuple[str, str], tuple[object, Table]] = {}
 
     def indexed(self, cdef: ContractDef) -> bool:
         return cdef.vm == "SolidVM" or self.index_evm
 
     def contract_table(self, name: str, cdef: ContractDef, kind: str = "contract") -> Table:
+        known = self._known.get((name, kind))
+        if known is not None and known[0] is cdef and self.backend.tables.get(name) is known[1]:
+            return known[1]
         cols = [Column(n, k) for n, k in STANDARD_COLUMNS]
         for sv in cdef.state_vars:
             if sv.constant or sv.name in STANDARD_NAMES:
@@ -93,7 +99,9 @@ class Indexer:
             col = column_for(sv.name, sv.type)
             if col is not None:
                 cols.append(col)
-        return self.backend.ensure_table(name, kind, cols)
+        t = self.backend.ensure_table(name, kind, cols)
+        self._known[(name, kind)] = (cdef, t)
+        return t
 
     def value(self, v: Any, t: Type, chain: str) -> Any:
         if isinstance(t, IntType | EnumType | StringType):
@@ -174,12 +182,17 @@ class Indexer:
         block and transaction columns STRATO 10 added to event tables, so that the events of
         one transaction can be found (``transaction_hash=eq.<hash>``)."""
         names = [p if p not in EVENT_RESERVED else f"{p}_" for p in params]
-        cols = (
-            [Column("address", "text")]
-            + [Column(n, "text") for n in names]
-            + [Column(n, k) for n, k in EVENT_TX_COLUMNS]
-        )
-        t = self.backend.ensure_table(f"{table}.{event}", "event", cols)
+        name = f"{table}.{event}"
+        known = self._known.get((name, "event"))
+        t = known[1] if known is not None and known[0] == names else None
+        if t is None or self.backend.tables.get(name) is not t:
+            cols = (
+                [Column("address", "text")]
+                + [Column(n, "text") for n in names]
+                + [Column(n, k) for n, k in EVENT_TX_COLUMNS]
+            )
+            t = self.backend.ensure_table(name, "event", cols)
+            self._known[(name, "event")] = (names, t)
         number, block_hash, ts = block
         out = []
         for chain, address, args, tx_hash, sender in rows:
