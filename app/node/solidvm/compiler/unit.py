@@ -47,6 +47,7 @@ class UnitCompiler(FileScopeMixin):
         self.file_types: dict[str, Type] = {}
         self.file_functions: list[A.FunctionDecl] = []
         self.file_errors: dict[str, A.ErrorDecl] = {}
+        self.file_error_params: dict[str, list[tuple[str, Type]]] = {}
         self.pragma_solidvm: str | None = None
         for name, value in unit.pragmas:
             if name == "solidvm":
@@ -90,6 +91,13 @@ class UnitCompiler(FileScopeMixin):
         for item in self.unit.items:
             if isinstance(item, A.StructDecl):
                 self.check_size(self.file_types[item.name], item)
+        # file-level errors, visible in every contract (a contract's own declaration wins)
+        self.file_error_params = {
+            name: [
+                (p.name or f"#{i}", self.resolve_type(p.type, None)) for i, p in enumerate(d.params)
+            ]
+            for name, d in self.file_errors.items()
+        }
         for d in decls:
             self.linearize(self.contracts[d.name], [])
         for d in decls:
@@ -388,7 +396,7 @@ class UnitCompiler(FileScopeMixin):
         layout: list[StateVar] = []
         events: dict[str, EventDef] = {}
         modifiers: dict[str, ModifierDef] = {}
-        errors: dict[str, list[tuple[str, Type]]] = {}
+        errors: dict[str, list[tuple[str, Type]]] = dict(self.file_error_params)
         functions: dict[tuple[str, int], CompiledFunction] = {}
         sigs: dict[str, CompiledFunction] = {}
         for base in reversed(c.linearization):

@@ -71,6 +71,8 @@ _NOT_TYPES = {
     "type",
 }
 _VISIBILITY = {"public", "private", "internal", "external"}
+# Keywords of today's SolidVM that can never name anything (the platform's lexer reserves them).
+RESERVED_WORDS = {"record"}
 _MUTABILITY = {"view", "pure", "payable", "constant", "nonpayable"}
 
 
@@ -128,6 +130,8 @@ class ParserBase:
         t = self.tok
         if t.kind is not T.IDENT:
             self.error(f"expected {what} but found {t.describe()}")
+        if t.text in RESERVED_WORDS:
+            self.error(f"expected {what} but found '{t.text}', a reserved word")
         self.i += 1
         return t.text
 
