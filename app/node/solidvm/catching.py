@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import CustomError, ExecutionError
-from .types import BoolType, BytesType, ContractType, EnumType, Type
+from .types import BoolType, ContractType, EnumType, Type
 from .values import Address, ContractRef
 
 # `revert E(...)` and `throw E(...)` differ only in the words before the error's name.
@@ -132,10 +132,10 @@ def basic_show(v: Any, t: Type | None) -> str | None:
         return f"BBool {'True' if v else 'False'}"
     if type(v) is int:
         return f"BInteger ({v})" if v < 0 else f"BInteger {v}"
-    if isinstance(v, str) and not isinstance(t, BytesType):
+    if isinstance(v, str):
         return f"BString {hs_bytes(v.encode('utf-8'))}"
-    if isinstance(v, str | bytes):
-        return f"BBytes {hs_bytes(v if isinstance(v, bytes) else v.encode('utf-8'))}"
+    if isinstance(v, bytes):
+        return f"BBytes {hs_bytes(v)}"
     if isinstance(v, Address):
         if isinstance(t, ContractType):
             return f"BContract {hs_string(t.name)} {v.value:040x}"

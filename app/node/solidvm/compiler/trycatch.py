@@ -25,7 +25,7 @@ from ..ops import Coercer, make_coercer, type_error
 from ..runtime import Fn, Frame
 from ..types import TupleType, Type
 from ..values import default_value
-from .base import CompilerBase, coerced
+from .base import CompilerBase
 
 Clause = tuple[int | None, Fn]
 """A Solidity-form catch clause: the slot of its parameter (if named) and its body."""
@@ -79,7 +79,7 @@ class TryCatchMixin(CompilerBase):
         for a, (_, t) in zip(args, params, strict=True):
             f, at = self.expr(a)
             self.check_assignable(at, t, a)
-            fns.append(coerced(f, make_coercer(t, self.vm)))
+            fns.append(f)  # printed as they are, like the platform; a catch clause converts them
         types = [t for _, t in params]
 
         def run_custom_error(fr: Frame) -> Any:
