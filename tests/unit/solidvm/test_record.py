@@ -152,3 +152,14 @@ def test_record_keyword_in_any_order(deploy: DeployFn, call: CallFn) -> None:
     addr = deploy(src, "C").address
     out: list[Any] = values(call(addr, "both"))
     assert out == ["3", "5"]
+
+
+def test_asset_applications_refuse_reserved_field_names() -> None:
+    from app.node.appgen import DefinitionError, app_source, parse_definition
+
+    for word in ("record", "try", "throw"):
+        with pytest.raises(DefinitionError, match="not a valid identifier"):
+            parse_definition({"name": "Pets", "assets": {"dog": {word: "string"}}})
+    # words that stay usable still compile once generated
+    app = parse_definition({"name": "Pets", "assets": {"dog": {"error": "string", "catch": "int"}}})
+    assert "Dog" in compile_src(app_source(app)).contracts
