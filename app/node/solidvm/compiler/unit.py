@@ -91,13 +91,6 @@ class UnitCompiler(FileScopeMixin):
         for item in self.unit.items:
             if isinstance(item, A.StructDecl):
                 self.check_size(self.file_types[item.name], item)
-        # file-level errors, visible in every contract (a contract's own declaration wins)
-        self.file_error_params = {
-            name: [
-                (p.name or f"#{i}", self.resolve_type(p.type, None)) for i, p in enumerate(d.params)
-            ]
-            for name, d in self.file_errors.items()
-        }
         for d in decls:
             self.linearize(self.contracts[d.name], [])
         for d in decls:
@@ -111,6 +104,13 @@ class UnitCompiler(FileScopeMixin):
         for d in decls:
             self.resolve_usings(self.contracts[d.name])
             self.check_library(self.contracts[d.name])
+        # file-level errors, visible in every contract (a contract's own declaration wins)
+        self.file_error_params = {
+            name: [
+                (p.name or f"#{i}", self.resolve_type(p.type, None)) for i, p in enumerate(d.params)
+            ]
+            for name, d in self.file_errors.items()
+        }
         ordered = sorted(self.contracts.values(), key=lambda c: len(c.linearization))
         for c in ordered:
             self.declare_members(c)
