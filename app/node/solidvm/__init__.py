@@ -63,7 +63,7 @@ def compile_source(
         raise SolidVMError(f"Invalid value for VM choice: {vm!r}; valid values are SolidVM, EVM")
     text = join_sources(src)
     try:
-        unit = parse(text)
+        unit = parse(text, vm)
         contracts = UnitCompiler(unit, text, vm, test_clock).compile()
     except RecursionError:
         raise ParseError("source nests too deeply", 1, 1) from None

@@ -163,3 +163,18 @@ def test_asset_applications_refuse_reserved_field_names() -> None:
     # words that stay usable still compile once generated
     app = parse_definition({"name": "Pets", "assets": {"dog": {"error": "string", "catch": "int"}}})
     assert "Dog" in compile_src(app_source(app)).contracts
+
+
+def test_record_is_a_plain_name_in_evm_sources(deploy: DeployFn, call: CallFn) -> None:
+    src = """
+    contract C {
+        uint record;
+        function set(uint v) public { uint local = v; record = local; }
+        function get() public view returns (uint) { return record; }
+    }
+    """
+    addr = deploy(src, "C", vm="EVM").address
+    call(addr, "set", {"v": 4})
+    assert values(call(addr, "get")) == ["4"]
+    with pytest.raises(ParseError):
+        compile_src(src)

@@ -114,7 +114,8 @@ class DeclarationsMixin(ParserBase):
         kind = self.ident()
         if kind == "abstract":
             self.expect("contract")
-        record = self.accept("record")  # `contract record X`: the platform parses and ignores it
+        # `contract record X`: the platform parses and ignores the word
+        record = "record" in self.reserved and self.accept("record")
         name = self.ident("contract name")
         bases: list[A.BaseSpec] = []
         if self.accept("is"):
@@ -172,7 +173,8 @@ class DeclarationsMixin(ParserBase):
         while not self.accept("}"):
             fpos = self.pos()
             ty = self.parse_type()
-            self.accept("record")  # accepted after a member's type too, as the platform does
+            if "record" in self.reserved:
+                self.accept("record")  # accepted after a member's type too, as the platform does
             fname = self.ident("struct member name")
             self.expect(";")
             fields.append(A.Param(fpos, ty, fname))
@@ -357,7 +359,7 @@ class DeclarationsMixin(ParserBase):
                 constant = True
             elif w == "immutable":
                 immutable = True
-            elif w == "record":
+            elif w == "record" and w in self.reserved:
                 record = True
             elif w != "override":  # `override` is accepted and has no effect in SolidVM
                 break

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from .. import ast as A
 from ..errors import ParseError
 from ..lexer import T
-from .base import _LOCATIONS, _NOT_TYPES, RESERVED_WORDS, ParserBase, is_elementary
+from .base import _LOCATIONS, _NOT_TYPES, ParserBase, is_elementary
 
 
 class StatementsMixin(ParserBase):
@@ -186,7 +186,7 @@ class StatementsMixin(ParserBase):
         name_tok = self.tok
         if name_tok.text in ("is", "returns"):
             return None
-        if name_tok.text in RESERVED_WORDS:
+        if name_tok.text in self.reserved:
             self.error(f"'{name_tok.text}' is a reserved word and cannot name a variable")
         self.i += 1
         nxt = self.tok
