@@ -552,3 +552,20 @@ def test_parse_errors(stmt: str, column: int, text: str) -> None:
     assert text in info.value.message
     line = _line_of_stmt() + (1 if stmt in ("try c.none() { }", "try { } catch") else 0)
     assert (info.value.line, info.value.column) == (line, column)
+
+
+def test_returned_arrays_are_copies(deploy: DeployFn, call: CallFn) -> None:
+    addr, _ = setup(
+        deploy,
+        """
+        uint[] stash;
+        function items() public returns (uint[] memory) { return stash; }
+        function f() public returns (uint, uint) {
+            stash.push(1);
+            try items() returns (uint[] memory got) { got[0] = 50; } catch { }
+            try this.items() returns (uint[] memory again) { again[0] = 60; } catch { }
+            return (stash[0], stash.length);
+        }
+        """,
+    )
+    assert values(call(addr, "f")) == ["1", "1"]

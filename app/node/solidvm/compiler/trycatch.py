@@ -21,7 +21,7 @@ from ..catching import (
     panic_code,
 )
 from ..errors import CustomError, ExecutionError, SolidVMError
-from ..ops import Coercer, make_coercer, type_error
+from ..ops import Coercer, copy_in, make_coercer, type_error
 from ..runtime import Fn, Frame
 from ..types import TupleType, Type
 from ..values import default_value
@@ -113,7 +113,7 @@ class TryCatchMixin(CompilerBase):
         """Solidity's form: the failure of ``expr`` is caught, never that of the blocks."""
         f, t = self.expr(expr)
         self.push_scope()
-        binds: list[tuple[int, Coercer | None]] = []
+        binds: list[tuple[int, Coercer | None, bool]] = []  # slot, conversion, copy
         if s.returns is not None:
             rtypes = [self.uc.resolve_type(p.type, self.c) for p in s.returns]
             have = len(t.items) if isinstance(t, TupleType) else None if t is None else 1
@@ -128,9 +128,9 @@ class TryCatchMixin(CompilerBase):
                     self.check_assignable(t.items[i], rt, p)
                 elif t is not None:
                     self.check_assignable(t, rt, p)
-                binds.append(
-                    (self.declare(p.name or "", rt, p, p.location), make_coercer(rt, self.vm))
-                )
+                slot = self.declare(p.name or "", rt, p, p.location)
+                copy = rt.complex and p.location != "storage"
+                binds.append((slot, make_coercer(rt, self.vm), copy))
         body = self.block(s.body, new_scope=False)
         self.pop_scope()
         clauses: dict[str, Clause] = {}
@@ -157,8 +157,9 @@ class TryCatchMixin(CompilerBase):
                             "returns statement"
                         )
                     loc = fr.l
-                    for (slot, co), x in zip(binds, vals, strict=True):
-                        loc[slot] = co(x) if co else x
+                    for (slot, co, cp), x in zip(binds, vals, strict=True):
+                        y = x if co is None else co(x)
+                        loc[slot] = copy_in(fr, y) if cp else y
                 return body(fr)
             return catch_solidity(fr, err, depth, clauses)
 
