@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import CustomError, ExecutionError
 from .types import BoolType, ContractType, EnumType, Type
-from .values import Address, ContractRef
+from .values import Address, ContractRef, DecimalValue, TextBytes
 
 # `revert E(...)` and `throw E(...)` differ only in the words before the error's name.
 REVERT_PREFIX = "Reverting based on  Error Method:"
@@ -39,14 +39,20 @@ _EXCEPTIONS: dict[str, tuple[str, int]] = {
     "integer overflow": ("ArithmeticException", 4),
     "index out of bounds": ("IndexOutOfBounds", 4),
     "missing field": ("MissingField", 6),
+    "missing type": ("MissingType", 7),
     "unknown function": ("UnknownFunction", 10),
     "divide by zero": ("DivideByZero", 12),
     "unknown contract": ("MissingCodeCollection", 13),
+    "missing code collection": ("MissingCodeCollection", 13),
     "inaccessible chain": ("InaccessibleChain", 14),
     "invalid write": ("InvalidWrite", 15),
+    "malformed data": ("MalformedData", 17),
+    "invalid certificate": ("MalformedData", 17),
     "insufficient balance": ("PaymentError", 19),
+    "parse error": ("ParseError", 20),
     "revert": ("RevertError", 33),
     "duplicate address": ("DuplicateContract", 35),
+    "duplicate contract": ("DuplicateContract", 35),
 }
 CUSTOM_ERROR_CODE = 34
 
@@ -134,8 +140,12 @@ def basic_show(v: Any, t: Type | None) -> str | None:
         return f"BInteger ({v})" if v < 0 else f"BInteger {v}"
     if isinstance(v, str):
         return f"BString {hs_bytes(v.encode('utf-8'))}"
+    if isinstance(v, TextBytes):  # bytes made from text stay a string there
+        return f"BString {hs_bytes(v)}"
     if isinstance(v, bytes):
         return f"BBytes {hs_bytes(v)}"
+    if isinstance(v, DecimalValue):
+        return f"BDecimal {hs_string(str(v))}"
     if isinstance(v, Address):
         if isinstance(t, ContractType):
             return f"BContract {hs_string(t.name)} {v.value:040x}"

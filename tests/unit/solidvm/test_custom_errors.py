@@ -112,6 +112,21 @@ def test_every_kind_of_value_prints_as_the_platform_does(call: CallFn, shop: str
     )  # the literal prints as given (no conversion, as there); the array is left out
 
 
+def test_decimals_and_text_bytes(deploy: DeployFn, call: CallFn) -> None:
+    src = """
+    contract C {
+        error Odd(decimal d, bytes32 t, bytes32 raw);
+        function f() public {
+            bytes32 t = "abc";
+            revert Odd(1.50, t, keccak256(abi.encodePacked(uint(1))));
+        }
+    }
+    """
+    addr = deploy(src, "C").address
+    msg = _fail(call, addr, "f")
+    assert msg.startswith(f'{REVERT} Odd [BDecimal "1.50",BString "abc",BBytes "')
+
+
 def test_error_without_parameters(call: CallFn, shop: str) -> None:
     assert _fail(call, shop, "empty") == f"{REVERT} Empty []"
 

@@ -28,7 +28,7 @@ contract Callee {
     function reqBare() public { v = 3; require(false); }
     function fails() public { assert(false); }
     function div(uint a) public returns (uint) { v = 9; return 10 / a; }
-    function oob() public returns (uint) { return list[4]; }
+    function oob() public returns (uint) { uint[] memory m = new uint[](1); return m[4]; }
     function rev() public { v = 4; revert("plain"); }
     function revBare() public { revert(); }
     function custom(uint c) public { v = c; emit Hit(c); revert Nope(c, "no"); }
