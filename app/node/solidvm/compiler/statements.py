@@ -12,6 +12,7 @@ from ..ops import (
     Coercer,
     as_bool,
     copy_in,
+    describe,
     make_coercer,
     type_error,
 )
@@ -418,11 +419,33 @@ class StatementsMixin(CompilerBase):
 
         return run_for
 
+    def modifier_return(self, value: A.Expr) -> Fn:
+        """``return v;`` in a modifier: as SolidVM, ``v`` becomes the result of the function the
+        modifier wraps (the Mercata library's governance modifiers return a vote's result)."""
+        f, _ = self.expr(value)
+
+        def run_modifier_return(fr: Frame) -> Any:
+            v = f(fr)
+            target = fr.up
+            fn = fr.fn
+            if target is None or fn is None or not fn.returns:
+                return RETURN
+            n = len(fn.returns)
+            if n == 1:
+                target.ret = [v]
+            elif isinstance(v, tuple | list) and len(v) == n:
+                target.ret = list(v)
+            else:
+                raise type_error(f"the modifier returned {describe(v)} for {n} return values")
+            return RETURN
+
+        return run_modifier_return
+
     def return_stmt(self, s: A.Return) -> Fn:
         if self.in_modifier:
-            if s.value is not None:
-                self.error("modifiers cannot return values", s)
-            return const(RETURN)
+            if s.value is None:
+                return const(RETURN)
+            return self.modifier_return(s.value)
         fn = self.fn
         if fn is None:
             self.error("'return' outside of a function", s)
