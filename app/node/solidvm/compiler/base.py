@@ -230,7 +230,9 @@ class CompilerBase:
                 )
             mods.append((m, [self._arg(a, t) for a, (_, t) in zip(args, m.params, strict=True)]))
         fn.mods = mods
-        fn.body = self.block(d.body, new_scope=False)
+        # the body is a scope of its own: as on the platform, a local may reuse the name of a
+        # parameter or named return (it shadows it from there on)
+        fn.body = self.block(d.body)
         if self.c.kind == "library" and not all(n for n, _ in fn.returns):
             fn.body = must_return(fn.body, fn.name)
         self.pop_scope()
