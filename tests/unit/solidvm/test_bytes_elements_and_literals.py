@@ -71,3 +71,19 @@ def test_an_empty_array_literal_takes_the_type_it_is_given(run: RunFn) -> None:
 def test_a_local_may_reuse_a_named_return_value(run: RunFn) -> None:
     assert run(LISTS, "covered", {"amount": 25}) == ["10"]
     assert run(LISTS, "covered", {"amount": 3}) == ["3"]
+
+
+TUPLES = c(
+    """
+    function g() public pure returns (uint, uint, uint, uint) { return (1, 2, 3, 4); }
+    function f() public pure returns (uint) {
+        (,, uint x,) = g();
+        (uint p, , , uint q) = g();
+        return 100 * x + 10 * p + q;
+    }
+"""
+)
+
+
+def test_skipped_components_of_a_tuple_declaration_count_each_comma(run: RunFn) -> None:
+    assert run(TUPLES, "f") == ["314"]

@@ -200,27 +200,23 @@ class StatementsMixin(ParserBase):
         self.i += 1
         slots: list[A.VarSlot | None] = []
         any_decl = False
-        while True:
-            if self.at_op(","):
+        while True:  # slots separated by commas; an empty slot is a skipped component
+            if self.at_op(",") or self.at_op(")"):
                 slots.append(None)
-                self.i += 1
+            else:
+                slot = self.try_parse_var_slot()
+                if slot is None:
+                    self.i = save
+                    return None
+                any_decl = True
+                slots.append(slot)
+            if self.accept(","):
                 continue
             if self.at_op(")"):
                 self.i += 1
                 break
-            slot = self.try_parse_var_slot()
-            if slot is None:
-                self.i = save
-                return None
-            any_decl = True
-            slots.append(slot)
-            if self.at_op(","):
-                self.i += 1
-                if self.at_op(")"):
-                    slots.append(None)
-            elif not self.at_op(")"):
-                self.i = save
-                return None
+            self.i = save
+            return None
         if not any_decl or not self.at_op("="):
             self.i = save
             return None
