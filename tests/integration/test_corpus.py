@@ -1,10 +1,10 @@
 """The multi-file SolidVM corpus (tests/corpus/solidvm) on a real sandbox node, over HTTP.
 
-Each root file is bundled with its relative imports, uploaded, and driven through a realistic
-scenario whose every outcome is asserted: balances, events and Cirrus rows of the token, error
-texts of refused calls, salted-creation addresses, the vault's decimal prices as the platform
-prints them, the router's caught failures, variadic and low-level call results, and the
-Describe_ test contracts run the way the platform's test runner runs them.
+Each root file is bundled with its relative imports (app.client.bundler), uploaded, and driven
+through a realistic scenario whose every outcome is asserted: balances, events and Cirrus rows
+of the token, error texts of refused calls, salted-creation addresses, the vault's decimal
+prices as the platform prints them, the router's caught failures, variadic and low-level call
+results, and the Describe_ test contracts run the way the platform's test runner runs them.
 
 The expected values follow STRATO 16.10 (strato-net/strato-platform): custom-error texts are
 SolidException's `show` (solid-vm-model Blockchain/VM/SolidException.hs, with the error's
@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from Crypto.Hash import keccak
 
+from app.client.bundler import Bundle, bundle
 from tests.integration.node_fixture import (
     HEX40,
     HEX64,
@@ -58,38 +58,14 @@ BADGE_SRC = """contract Badge {
 
 # ---------------------------------------------------------------------------- bundling
 
-_IMPORT = re.compile(r'^[ \t]*import[ \t]+(?:\{[^}]*\}[ \t]+from[ \t]+)?"([^"]+)"[ \t]*;', re.M)
-
-
-def _bundle(path: Path) -> str:
-    """The root file and everything it imports as one text: each file once, imports first.
-
-    Import statements are blanked (same length, so columns stay). A stand-in until the
-    `bundler` branch is merged: switch to app.client.bundler.bundle then.
-    """
-    order: list[Path] = []
-    seen: set[Path] = set()
-
-    def visit(file: Path) -> None:
-        file = file.resolve()
-        if file in seen:
-            return
-        seen.add(file)
-        text = file.read_text(encoding="utf-8")
-        for target in _IMPORT.findall(text):
-            visit(file.parent / target)
-        order.append(file)
-
-    visit(path)
-    texts = [
-        _IMPORT.sub(lambda m: " " * len(m.group(0)), f.read_text(encoding="utf-8")) for f in order
-    ]
-    return "\n".join(texts)
-
 
 @functools.cache
+def _bundle(root: str) -> Bundle:
+    return bundle(CORPUS / root)
+
+
 def _source(root: str) -> str:
-    return _bundle(CORPUS / root)
+    return _bundle(root).source
 
 
 # ---------------------------------------------------------------------------- platform rules
@@ -163,7 +139,13 @@ def _deploy(
     client: httpx.Client, contract: str, root: str, args: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     """Uploads the bundle of `root`; (address, the upload's contents)."""
-    res = submit(client, upload_tx(contract, _source(root), args))
+    r = client.post(
+        "/svc/v2.3/transaction",
+        params={"resolve": "true"},
+        json=body(upload_tx(contract, _source(root), args)),
+    )
+    assert r.status_code == 200, f"{root}: {_bundle(root).map_message(r.text[:4000])}"
+    res = r.json()
     assert res[0]["status"] == "Success", res
     contents: dict[str, Any] = res[0]["data"]["contents"]
     assert HEX40.match(contents["address"])
@@ -362,16 +344,16 @@ def test_token_roles_cap_pause_and_burn(
     msg = _refused(bob, token, "mint", {"to": who["bob"], "amount": 10})
     assert msg == _thrown("MissingRole", _b_address(who["bob"]), _b_string("minter"))
 
-    _call(alice, token, "grantRole", {"account": who["bob"], "role": "minter"})
-    assert _call(alice, token, "hasRole", {"account": who["bob"], "role": "minter"}) == ["true"]
+    _call(alice, token, "grantRole", {"member": who["bob"], "role": "minter"})
+    assert _call(alice, token, "hasRole", {"member": who["bob"], "role": "minter"}) == ["true"]
     _call(bob, token, "mint", {"to": who["bob"], "amount": 10})
     assert _call(alice, token, "balanceOf", {"holder": who["bob"]}) == ["10"]
     granted = _entries(alice, _collection("Token", "roles"), token, "key,key2,value")
     assert granted == [{"key": who["bob"], "key2": "minter", "value": True}]
     (event,) = _search(
-        alice, "Token.RoleGranted", {"address": f"eq.{token}", "select": "account,role,grantedBy"}
+        alice, "Token.RoleGranted", {"address": f"eq.{token}", "select": "member,role,grantedBy"}
     )
-    assert event == {"account": who["bob"], "role": "minter", "grantedBy": who["alice"]}
+    assert event == {"member": who["bob"], "role": "minter", "grantedBy": who["alice"]}
 
     # The cap, checked by the extension the token routes `_mint` to
     msg = _refused(alice, token, "mint", {"to": who["alice"], "amount": 999_995})
@@ -403,7 +385,7 @@ def test_token_roles_cap_pause_and_burn(
     assert burns == [{"from": who["bob"], "value": "4"}, {"from": who["carol"], "value": "2"}]
 
     # A revoked role leaves the roles collection (false is not listed)
-    _call(alice, token, "revokeRole", {"account": who["bob"], "role": "minter"})
+    _call(alice, token, "revokeRole", {"member": who["bob"], "role": "minter"})
     assert _entries(alice, _collection("Token", "roles"), token, "key") == []
 
     # Ownership

@@ -82,8 +82,8 @@ contract Describe_Token {
         bool refused = false;
         try {
             bob.act(address(token), "mint", address(bob), 5);
-        } catch MissingRole(account, role) {
-            refused = account == address(bob) && role == MINTER_ROLE;
+        } catch MissingRole(member, role) {
+            refused = member == address(bob) && role == MINTER_ROLE;
         }
         require(refused, "bob has no minter role yet");
         token.grantRole(address(bob), MINTER_ROLE);

@@ -4,8 +4,8 @@ import "../ERC20.sol";
 abstract contract ERC20Pausable is ERC20 {
     bool public paused;
 
-    event Paused(address account);
-    event Unpaused(address account);
+    event Paused(address by);
+    event Unpaused(address by);
 
     function _setPaused(bool value) internal {
         paused = value;
