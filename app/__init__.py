@@ -1,3 +1,3 @@
 """Stratoscope: desktop explorer and wallet for the STRATO blockchain platform."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -5,6 +5,7 @@ Scenarios (issue 2):
   a') the same transfer with its arithmetic in a library (``using SafeMath for uint;``)
   b) one call that sums a 10,000-element storage array in a loop
   c) deployment of the car asset (resources/contracts/CarAsset.sol)
+  d) external calls in a loop: plain, wrapped in try/catch, and caught failures (revert E(...))
 plus the parse+compile time of a ~10 KB source.
 
 Each figure is the best of several rounds (the least disturbed by the rest of the machine).
@@ -47,6 +48,33 @@ contract Summer {
     }
 }
 """
+
+TRIER = """
+error Nope(uint i);
+contract Target {
+    uint public n;
+    function work(uint i, bool fail) public returns (uint) {
+        n = i;
+        if (fail) { revert Nope(i); }
+        return i;
+    }
+}
+contract Trier {
+    Target t;
+    uint public total;
+    uint public failures;
+    constructor(address a) public { t = Target(a); }
+    function plain(uint n) public {
+        for (uint i = 0; i < n; i++) { total += t.work(i, false); }
+    }
+    function tried(uint n, bool fail) public {
+        for (uint i = 0; i < n; i++) {
+            try t.work(i, fail) returns (uint r) { total += r; } catch { failures++; }
+        }
+    }
+}
+"""
+CALLS_PER_TX = 1_000
 
 
 SAFE_TOKEN = """
@@ -164,6 +192,23 @@ def bench_car_deploy(rounds: int, n: int) -> float:
     return best_rate(rounds, n, lambda k: w.deploy(car, args, env))
 
 
+def bench_calls(rounds: int, n: int, method: str, fail: bool) -> float:
+    """External calls per second, made ``CALLS_PER_TX`` at a time by one transaction."""
+    unit = compile_source(TRIER)
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    target = w.deploy(unit.contracts["Target"], {}, env).address
+    trier = w.deploy(unit.contracts["Trier"], {"a": target}, env).address
+    assert trier is not None
+    args: dict[str, object] = {"n": CALLS_PER_TX}
+    if method == "tried":
+        args["fail"] = fail
+    w.call(trier, method, args, env)
+    caught = w.state(trier)["failures"]
+    assert caught == (str(CALLS_PER_TX) if fail else "0"), caught
+    return best_rate(rounds, n, lambda k: w.call(trier, method, args, env)) * CALLS_PER_TX
+
+
 def ten_kb_source() -> str:
     """About 10 KB of realistic contract text: the sample contracts, repeated under new names."""
     parts: list[str] = []
@@ -207,6 +252,9 @@ def main() -> None:
     safe_token = bench_safe_token(rounds, 2_500 * scale)
     summed = bench_sum(rounds, 5 * scale)
     car = bench_car_deploy(rounds, 1_000 * scale)
+    plain_calls = bench_calls(rounds, 5 * scale, "plain", False)
+    try_ok = bench_calls(rounds, 5 * scale, "tried", False)
+    try_caught = bench_calls(rounds, 5 * scale, "tried", True)
     size, parse_ms, compile_ms = bench_parse(rounds * 2)
 
     rows = [
@@ -218,6 +266,9 @@ def main() -> None:
             f"{summed * 10_000:,.0f} loop iterations/s",
         ),
         ("car asset deploy", f"{car:,.0f} deploys/s", ""),
+        ("external call in a loop", f"{plain_calls:,.0f} calls/s", ""),
+        ("same call inside try/catch", f"{try_ok:,.0f} calls/s", ""),
+        ("try/catch, failure caught", f"{try_caught:,.0f} calls/s", "revert E(i) undone"),
         (f"parse {size / 1000:.1f} KB of source", f"{parse_ms:.1f} ms", "< 50 ms"),
         (f"parse + compile {size / 1000:.1f} KB", f"{parse_ms + compile_ms:.1f} ms", ""),
     ]
@@ -237,6 +288,9 @@ def main() -> None:
         "safemath_token_transfers_per_s": round(safe_token, 1),
         "array_sum_10k_calls_per_s": round(summed, 2),
         "car_deploys_per_s": round(car, 1),
+        "external_calls_per_s": round(plain_calls, 1),
+        "try_catch_calls_per_s": round(try_ok, 1),
+        "try_catch_caught_failures_per_s": round(try_caught, 1),
         "parse_10kb_ms": round(parse_ms, 2),
         "parse_compile_10kb_ms": round(parse_ms + compile_ms, 2),
         "source_bytes": size,

@@ -81,6 +81,9 @@ SOLIDITY_WORDS = {
     "struct",
     "enum",
     "modifier",
+    "record",  # reserved by SolidVM
+    "try",  # statement keywords: a field of that name could not be assigned
+    "throw",
 }
 
 

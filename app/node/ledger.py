@@ -535,6 +535,10 @@ class Ledger:
     # ================================================================ compile cache
 
     def code_hash(self, vm: str, source: str) -> str:
+        """A SolidVM code collection's hash is the keccak256 of its source, as on the platform
+        (salted addresses are derived from it); EVM code is keyed apart from SolidVM's."""
+        if vm == "SolidVM":
+            return keccak256(source.encode()).hex()
         return keccak256(f"{vm}\0{source}".encode()).hex()
 
     def unit(self, vm: str, source: str, stored: bool = False) -> tuple[str, CompiledUnit]:

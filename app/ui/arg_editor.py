@@ -429,6 +429,8 @@ class VariadicItemEditor(ValueEditor):
         name_widget(self.kind, name + "_kind", f"Kind of {path}")
         self.edit = QLineEdit(self)
         name_widget(self.edit, name, f"{path} (variadic item)")
+        # beside the kind and Remove, a narrow form would squeeze the text to nothing
+        self.edit.setMinimumWidth(self.fontMetrics().horizontalAdvance("0") * 12)
         self.check = QCheckBox("false", self)
         name_widget(self.check, name + "_bool", f"{path} (bool)")
         self.check.setVisible(False)

@@ -72,7 +72,7 @@ def compile_source(
     try:
         if checks and vm == "SolidVM" and not isinstance(src, str):
             check_imports(src)
-        unit = parse(text)
+        unit = parse(text, vm)
         contracts = UnitCompiler(unit, text, vm, test_clock, checks).compile()
     except RecursionError:
         raise ParseError("source nests too deeply", 1, 1) from None

@@ -493,6 +493,12 @@ def contract_xabi(c: ContractDef) -> dict[str, Any]:
                 fd["atBytes"] = 32 * i
                 fields.append([fname, fd])
             types[name] = {"tag": "Struct", "fields": fields, "bytes": 32 * len(t.fields)}
+    for name, params in c.errors.items():
+        # custom errors, as the platform's xabi lists them among the types: a "Struct" whose
+        # fields are the error's parameters, atBytes holding each parameter's index
+        if name not in types:
+            efields = [[pn, dict(pt.xabi(), atBytes=i)] for i, (pn, pt) in enumerate(params)]
+            types[name] = {"tag": "Struct", "fields": efields, "bytes": 0}
     events = {
         name: {
             "anonymous": ev.anonymous,

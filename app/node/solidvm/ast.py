@@ -243,6 +243,35 @@ class RevertError(Stmt):
 
     error: Expr
     args: list[Expr]
+    names: list[str] | None = None  # named-argument form revert E({a: 1})
+
+
+@dataclass(slots=True)
+class Throw(Stmt):
+    """SolidVM's ``throw MyError(args);`` (any expression parses; only an error call runs)."""
+
+    value: Expr
+
+
+@dataclass(slots=True)
+class CatchClause(Node):
+    """One ``catch``: ``name`` is "Error", "Panic" or "" in the Solidity form (``params`` typed),
+    an exception or custom-error name or "" in SolidVM's block form (``names`` untyped)."""
+
+    name: str
+    params: list[Param] | None
+    names: list[str] | None
+    body: Block
+
+
+@dataclass(slots=True)
+class Try(Stmt):
+    """``try expr [returns (...)] {...} catch ...`` or, with ``expr`` None, ``try {...} catch``."""
+
+    expr: Expr | None
+    returns: list[Param] | None
+    body: Block
+    catches: list[CatchClause]
 
 
 @dataclass(slots=True)
@@ -322,6 +351,7 @@ class StateVarDecl(Node):
     constant: bool
     immutable: bool
     init: Expr | None
+    record: bool = False  # `record` keyword: accepted, no effect (the platform ignores it)
 
 
 @dataclass(slots=True)
@@ -350,6 +380,7 @@ class ContractDecl(Node):
     name: str
     bases: list[BaseSpec]
     parts: list[Node] = field(default_factory=list)
+    record: bool = False  # `contract record X`: accepted, no effect (the platform ignores it)
 
 
 @dataclass(slots=True)

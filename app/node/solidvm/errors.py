@@ -6,6 +6,8 @@ puts into ``txResult.message``; the texts follow the real platform where it has 
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class SolidVMError(Exception):
     """Base of every error SolidVM raises on purpose."""
@@ -44,6 +46,7 @@ class ExecutionError(SolidVMError):
     """A contract failed while running; the state is rolled back by the caller."""
 
     kind = "execution error"
+    reason: str | None = None  # a require's own message, which `catch Error(string)` receives
 
 
 class ArgumentError(ExecutionError):
@@ -54,7 +57,9 @@ class ArgumentError(ExecutionError):
 
 def require_failed(msg: str | None) -> ExecutionError:
     text = "solidity require failed" if msg is None else f"solidity require failed: {msg}"
-    return ExecutionError(text, "require")
+    err = ExecutionError(text, "require")
+    err.reason = msg
+    return err
 
 
 def assert_failed() -> ExecutionError:
@@ -63,3 +68,15 @@ def assert_failed() -> ExecutionError:
 
 def reverted(msg: str | None) -> ExecutionError:
     return ExecutionError("revert" if msg is None else f"revert: {msg}", "revert")
+
+
+class CustomError(ExecutionError):
+    """``revert E(args)`` / ``throw E(args)`` of a declared custom error; a catch clause of the
+    same name receives ``values`` (the runtime values, in declaration order)."""
+
+    kind = "custom error"
+
+    def __init__(self, message: str, name: str, values: list[Any]) -> None:
+        super().__init__(message)
+        self.name = name
+        self.values = values

@@ -1,8 +1,9 @@
 """Execution state shared by compiled code: frames, the transaction context, its undo journal.
 
 Every write to a container (storage dict, mapping, struct, array, world tables) appends an undo
-record to the context's journal first; a failed transaction replays the journal backwards, so the
-world is left exactly as it was without copying any state up front.
+record to the context's journal first; so do events, created contracts and the dirty set. A failed
+call replays the journal backwards to where the call began, so the world is left exactly as it was
+without copying any state up front (and a caught failure inside `try` undoes only the callee).
 """
 
 from __future__ import annotations
@@ -232,22 +233,36 @@ def invoke(
         raise ExecutionError(
             f"stack too deep: call depth exceeded {MAX_CALL_DEPTH}", "stack too deep"
         )
-    ctx.depth += 1
     ctx.steps += 1
     if ctx.steps > ctx.max_steps:
         raise ctx.out_of_gas()
+    j = ctx.journal
+    mark = len(j)
     if fn.writes and not ro:
-        ctx.dirty[id(acct)] = acct
+        dirty = ctx.dirty
+        k = id(acct)
+        if k not in dirty:
+            dirty[k] = acct
+            j.append((dirty, k, MISSING))
     fr = Frame(ctx, acct, sender, value, ro, fn.nslots)
     fr.fn = fn
     loc = fr.l
     loc[: len(args)] = args
     for slot, t in fn.ret_init:
         loc[slot] = default_value(t)
-    if fn.mods:
-        run_modifiers(fr, fn, 0)
-    else:
-        fn.body(fr)
+    ctx.depth += 1
+    try:
+        if fn.mods:
+            run_modifiers(fr, fn, 0)
+        else:
+            fn.body(fr)
+    except BaseException:
+        # A failed call leaves nothing behind, as the platform drops a failed frame's writes: a
+        # `try` in a caller keeps the caller's own writes and loses only the callee's.
+        ctx.depth -= 1
+        if len(j) > mark:
+            ctx.rollback(mark)
+        raise
     ctx.depth -= 1
     r = fr.ret
     if r is None:

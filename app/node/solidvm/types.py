@@ -214,6 +214,7 @@ class TupleType(Type):
 
 
 UINT = IntType(False)
+BYTE_VALUE = IntType(False, 8)  # an element of a SolidVM bytestring: its integer value
 LITERAL = IntType(False, 256)  # the type of an integer literal; adopts the other operand's type
 INT = IntType(True)
 BOOL = BoolType()

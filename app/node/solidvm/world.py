@@ -20,7 +20,9 @@ from .ops import chain_key, copy_in, keccak256, type_error
 from .runtime import (
     DEFAULT_MAX_MEMORY,
     DEFAULT_MAX_STEPS,
+    MAX_CALL_DEPTH,
     MISSING,
+    PUSHED,
     ExecContext,
     Frame,
     invoke,
@@ -414,9 +416,12 @@ class World(LowLevelCalls):
             sv.name: default_value(sv.type) for sv in cdef.state_vars if not sv.constant
         }
         key = (chain, addr)
-        ctx.journal.append((self.accounts, key, MISSING))
+        j = ctx.journal
+        j.append((self.accounts, key, MISSING))
         self.accounts[key] = acct
+        j.append((ctx.created, PUSHED, None))
         ctx.created.append(acct)
+        j.append((ctx.dirty, id(acct), MISSING))
         ctx.dirty[id(acct)] = acct
         if value:
             self._move_value(ctx, chain, sender.value, addr, value)
@@ -478,17 +483,24 @@ class World(LowLevelCalls):
                 "invalid write: cannot create contracts from a read-only call", "invalid write"
             )
         ctx = fr.ctx
+        if ctx.depth >= MAX_CALL_DEPTH:
+            raise ExecutionError(
+                "stack too deep: contract creation nested too deeply", "stack too deep"
+            )
+        j = ctx.journal
+        mark = len(j)
         chain = fr.acct.chain
         if salt is None:
             addr = self._next_address(ctx, chain, fr.acct.address)
         else:
             addr = self._salted_address(ctx, chain, fr.acct.address, cdef, salt[0], salt[1])
         ctx.depth += 1
-        if ctx.depth > 96:
-            raise ExecutionError(
-                "stack too deep: contract creation nested too deeply", "stack too deep"
-            )
-        acct = self._construct(ctx, cdef, chain, addr, args, Address(fr.acct.address), 0)
+        try:
+            acct = self._construct(ctx, cdef, chain, addr, args, Address(fr.acct.address), 0)
+        except BaseException:
+            ctx.depth -= 1  # a failed `new` inside `try` leaves no account behind
+            ctx.rollback(mark)
+            raise
         acct.creator = fr.acct.address
         acct.origin = fr.acct.origin if fr.acct.origin is not None else fr.ctx.origin.value
         ctx.depth -= 1

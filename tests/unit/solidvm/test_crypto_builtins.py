@@ -313,3 +313,44 @@ def test_wrong_arity_is_a_compile_error(body: str, message: str) -> None:
 def test_results_are_plain_json(run: RunFn) -> None:
     out: list[Any] = run(CERTS, "parse", {"cert": USER_CERT, "field": "commonName"})
     assert json.loads(json.dumps(out)) == ["alice"]
+
+
+# ---------------------------------------------------------------- P-256 (passkeys)
+
+P256 = c(
+    """
+    function check(bytes32 h, uint r, uint s, bytes pub) public pure returns (bool) {
+        return verifyP256(h, r, s, pub);
+    }
+    function checkXY(bytes32 h, uint r, uint s, uint x, uint y) public pure returns (bool) {
+        return verifyP256(h, r, s, x, y);
+    }
+"""
+)
+
+
+def p256_signed(message: bytes) -> tuple[str, int, int, str, int, int]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    digest = hashlib.sha256(message).digest()
+    r, s = utils.decode_dss_signature(key.sign(digest, ec.ECDSA(utils.Prehashed(hashes.SHA256()))))
+    pub = key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    nums = key.public_key().public_numbers()
+    return digest.hex(), r, s, pub.hex(), nums.x, nums.y
+
+
+def test_verify_p256_with_a_point_or_its_coordinates(run: RunFn) -> None:
+    h, r, s, pub, x, y = p256_signed(b"passkey login")
+    assert run(P256, "check", {"h": h, "r": r, "s": s, "pub": pub}) == ["true"]
+    assert run(P256, "check", {"h": h, "r": r, "s": s, "pub": pub[2:]}) == ["true"]  # 64 bytes
+    assert run(P256, "checkXY", {"h": h, "r": r, "s": s, "x": x, "y": y}) == ["true"]
+    other = hashlib.sha256(b"something else").hexdigest()
+    assert run(P256, "check", {"h": other, "r": r, "s": s, "pub": pub}) == ["false"]
+
+
+def test_verify_p256_refuses_a_bad_key(deploy: DeployFn, call: CallFn) -> None:
+    h, r, s, _, _, _ = p256_signed(b"x")
+    addr = deploy(P256, "C").address
+    with pytest.raises(ExecutionError, match="invalid arguments: Could not decode public key"):
+        call(addr, "check", {"h": h, "r": r, "s": s, "pub": "04" + "11" * 10})

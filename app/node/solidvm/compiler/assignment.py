@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ast as A
+from ..errors import ExecutionError
 from ..ops import (
     Coercer,
     copy_in,
@@ -21,12 +22,15 @@ from ..ops import (
 )
 from ..runtime import (
     MISSING,
+    Fn,
     Frame,
     jset_dict,
 )
 from ..types import (
+    BYTE_VALUE,
     UINT,
     ArrayType,
+    BytesType,
     MappingType,
     StructType,
     TupleType,
@@ -36,7 +40,7 @@ from ..types import (
 from ..values import (
     default_value,
 )
-from .base import CExpr, CompilerBase, coerced
+from .base import CExpr, CompilerBase, Lvalue, coerced
 from .checks import index_problem
 from .closures import (
     comb_values,
@@ -167,6 +171,35 @@ class AssignmentMixin(CompilerBase):
 
         return run_tuple_assign, None
 
+    def byte_lvalue(self, obj: A.Expr, key: Fn) -> Lvalue:
+        """``b[i] = n`` on a SolidVM bytestring: the byte becomes ``n & 0xff`` and the whole value
+        is written back where ``b`` lives (bytes are immutable values), as the platform does."""
+        ref, get, put, _ = self.lvalue(obj)
+
+        def byte_ref(fr: Frame) -> tuple[Any, Any]:
+            return (fr, ref(fr)), key(fr)
+
+        def byte_get(c: Any, i: Any) -> Any:
+            b = get(*c[1])
+            if type(i) is int and 0 <= i < len(b):
+                return b[i]
+            raise index_error(i, len(b))
+
+        def byte_put(fr: Frame, c: Any, i: Any, v: Any) -> None:
+            owner = c[1]
+            b = get(*owner)
+            if type(v) is not int:
+                raise type_error(f"bytestring element cannot be set to {describe(v)}")
+            if type(i) is not int or not 0 <= i < len(b):
+                raise ExecutionError(
+                    "invalid write: Cannot assign a value outside the allocated space for a "
+                    f"bytestring (index {i}, length {len(b)})",
+                    "invalid write",
+                )
+            put(fr, owner[0], owner[1], b[:i] + bytes([v & 0xFF]) + b[i + 1 :])
+
+        return byte_ref, byte_get, byte_put, BYTE_VALUE
+
     def lvalue(
         self, e: A.Expr, vivify_base: bool = True
     ) -> tuple[
@@ -240,6 +273,8 @@ class AssignmentMixin(CompilerBase):
                     return c, k
 
                 return dyn_ref, dyn_get, dyn_put, None
+            if isinstance(bt, BytesType) and self.vm != "EVM":
+                return self.byte_lvalue(e.obj, key)
             self.error(f"cannot assign to an element of {bt.name if bt else 'this value'}", e)
         if isinstance(e, A.Member):
             base, bt = self.expr(e.obj, vivify=vivify_base)

@@ -525,6 +525,8 @@ class CallsMixin(CompilerBase):
         t = self.uc.resolve_type(tn, self.c)
         if isinstance(t, IntType) and len(args) == 2 and self.vm != "EVM":
             return self.int_from_text(t, args, e)
+        if isinstance(t, StringType) and len(args) in (2, 3) and self.vm != "EVM":
+            return self.string_of_int(args, e)  # string(n, 16[, bytes])
         if len(args) != 1:
             self.error(f"conversion to {t.name} takes one argument", e)
         f, st = self.expr(args[0])

@@ -37,6 +37,7 @@ from ..types import (
     ACCOUNT,
     ADDRESS,
     BOOL,
+    BYTE_VALUE,
     BYTES,
     DECIMAL,
     LITERAL,
@@ -68,6 +69,8 @@ from ..values import (
 from .base import CExpr, CompilerBase, coerced, const
 from .checks import index_problem
 from .closures import key_ok, make_arith, make_compare, make_dec_arith, result_type
+
+EMPTY_ARRAY = ArrayType(UINT, None)  # the type of `[]` until it is converted
 
 
 class ExpressionsMixin(CompilerBase):
@@ -113,7 +116,8 @@ class ExpressionsMixin(CompilerBase):
 
     def x_ArrayLit(self, e: A.ArrayLit) -> CExpr:
         if not e.items:
-            self.error("empty array literal", e)
+            # `[]`: an empty dynamic array, typed by where it goes (an argument, a declaration)
+            return (lambda fr: ArrayValue(EMPTY_ARRAY, [])), None
         items = [self.expr(i) for i in e.items]
         et = next((t for _, t in items if t is not None and t is not LITERAL), items[0][1])
         if et is None or et is LITERAL:
@@ -354,6 +358,17 @@ class ExpressionsMixin(CompilerBase):
 
             return arr_index, et
         if isinstance(bt, BytesType):
+            if self.vm != "EVM":
+                # SolidVM: an element of a bytestring is its integer value (0..255)
+
+                def byte_value(fr: Frame) -> Any:
+                    b = base(fr)
+                    i = key(fr)
+                    if type(i) is int and 0 <= i < len(b):
+                        return b[i]
+                    raise index_error(i, len(b))
+
+                return byte_value, BYTE_VALUE
 
             def bytes_index(fr: Frame) -> Any:
                 b = base(fr)

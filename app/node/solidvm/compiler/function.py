@@ -10,6 +10,7 @@ from .libraries import LibrariesMixin
 from .lowlevel import LowLevelMixin
 from .places import PlacesMixin
 from .statements import StatementsMixin
+from .trycatch import TryCatchMixin
 from .variadic import VariadicMixin
 
 
@@ -23,5 +24,6 @@ class FunctionCompiler(
     LowLevelMixin,
     LibrariesMixin,
     PlacesMixin,
+    TryCatchMixin,
 ):
     """Compiles the bodies of one function (or modifier, or initializer) of contract ``c``."""

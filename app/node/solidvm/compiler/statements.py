@@ -5,19 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ast as A
+from ..catching import REVERT_PREFIX
 from ..defs import EventDef
 from ..errors import ExecutionError
 from ..ops import (
     Coercer,
     as_bool,
     copy_in,
-    display,
+    describe,
     make_coercer,
     type_error,
 )
 from ..runtime import (
     BREAK,
     CONTINUE,
+    PUSHED,
     RETURN,
     Fn,
     Frame,
@@ -160,6 +162,10 @@ class StatementsMixin(CompilerBase):
             return run_ph
         if isinstance(s, A.RevertError):
             return self.revert_error(s)
+        if isinstance(s, A.Try):
+            return self.try_stmt(s)
+        if isinstance(s, A.Throw):
+            return self.throw_stmt(s)
         self.error(f"unsupported statement {type(s).__name__}", s)
 
     def var_decl(self, s: A.VarDecl) -> Fn:
@@ -413,11 +419,33 @@ class StatementsMixin(CompilerBase):
 
         return run_for
 
+    def modifier_return(self, value: A.Expr) -> Fn:
+        """``return v;`` in a modifier: as SolidVM, ``v`` becomes the result of the function the
+        modifier wraps (the Mercata library's governance modifiers return a vote's result)."""
+        f, _ = self.expr(value)
+
+        def run_modifier_return(fr: Frame) -> Any:
+            v = f(fr)
+            target = fr.up
+            fn = fr.fn
+            if target is None or fn is None or not fn.returns:
+                return RETURN
+            n = len(fn.returns)
+            if n == 1:
+                target.ret = [v]
+            elif isinstance(v, tuple | list) and len(v) == n:
+                target.ret = list(v)
+            else:
+                raise type_error(f"the modifier returned {describe(v)} for {n} return values")
+            return RETURN
+
+        return run_modifier_return
+
     def return_stmt(self, s: A.Return) -> Fn:
         if self.in_modifier:
-            if s.value is not None:
-                self.error("modifiers cannot return values", s)
-            return const(RETURN)
+            if s.value is None:
+                return const(RETURN)
+            return self.modifier_return(s.value)
         fn = self.fn
         if fn is None:
             self.error("'return' outside of a function", s)
@@ -510,26 +538,14 @@ class StatementsMixin(CompilerBase):
                 raise ExecutionError(
                     "invalid write: cannot emit events from a read-only call", "invalid write"
                 )
-            # events live in the transaction context, which a failure discards whole
-            fr.ctx.events.append((fr.acct, ev, [copy_in(fr, f(fr)) for f in fns]))
+            vals = [copy_in(fr, f(fr)) for f in fns]
+            ctx = fr.ctx
+            # journaled, so that a call that fails inside `try` takes its events with it
+            ctx.journal.append((ctx.events, PUSHED, None))
+            ctx.events.append((fr.acct, ev, vals))
             return None
 
         return run_emit
 
     def revert_error(self, s: A.RevertError) -> Fn:
-        name = s.error.name if isinstance(s.error, (A.Ident, A.Member)) else "?"
-        params = self.c.errors.get(name)
-        if params is None and name in self.uc.file_errors:
-            d = self.uc.file_errors[name]
-            params = [(p.name or "", self.uc.resolve_type(p.type, self.c)) for p in d.params]
-        if params is None:
-            self.error(f"error '{name}' is not declared", s)
-        if len(params) != len(s.args):
-            self.error(f"error '{name}' takes {len(params)} arguments", s)
-        fns = [self.expr(a)[0] for a in s.args]
-
-        def run_revert_error(fr: Frame) -> Any:
-            vals = [display(f(fr)) for f in fns]
-            raise ExecutionError(f"custom user error: {name}({', '.join(vals)})", "custom error")
-
-        return run_revert_error
+        return self.custom_error_code(s.error, s.args, s.names, s, REVERT_PREFIX)

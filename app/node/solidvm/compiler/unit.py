@@ -57,6 +57,7 @@ class UnitCompiler(FileScopeMixin):
         self.file_types: dict[str, Type] = {}
         self.file_functions: list[A.FunctionDecl] = []
         self.file_errors: dict[str, A.ErrorDecl] = {}
+        self.file_error_params: dict[str, list[tuple[str, Type]]] = {}
         self.pragma_solidvm: str | None = None
         for name, value in unit.pragmas:
             if name == "solidvm":
@@ -113,6 +114,13 @@ class UnitCompiler(FileScopeMixin):
         for d in decls:
             self.resolve_usings(self.contracts[d.name])
             self.check_library(self.contracts[d.name])
+        # file-level errors, visible in every contract (a contract's own declaration wins)
+        self.file_error_params = {
+            name: [
+                (p.name or f"#{i}", self.resolve_type(p.type, None)) for i, p in enumerate(d.params)
+            ]
+            for name, d in self.file_errors.items()
+        }
         ordered = sorted(self.contracts.values(), key=lambda c: len(c.linearization))
         for c in ordered:
             self.declare_members(c)
@@ -401,7 +409,7 @@ class UnitCompiler(FileScopeMixin):
         layout: list[StateVar] = []
         events: dict[str, EventDef] = {}
         modifiers: dict[str, ModifierDef] = {}
-        errors: dict[str, list[tuple[str, Type]]] = {}
+        errors: dict[str, list[tuple[str, Type]]] = dict(self.file_error_params)
         functions: dict[tuple[str, int], CompiledFunction] = {}
         sigs: dict[str, CompiledFunction] = {}
         for base in reversed(c.linearization):

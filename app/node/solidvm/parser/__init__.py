@@ -9,7 +9,7 @@ token cursor.
 from __future__ import annotations
 
 from .. import ast as A
-from .base import is_elementary
+from .base import RESERVED_WORDS, is_elementary
 from .declarations import DeclarationsMixin
 from .expressions import ExpressionsMixin
 from .statements import StatementsMixin
@@ -19,9 +19,9 @@ class Parser(DeclarationsMixin, StatementsMixin, ExpressionsMixin):
     """The whole grammar."""
 
 
-def parse(src: str) -> A.SourceUnit:
-    """Parse a whole source unit."""
-    return Parser(src).parse_unit()
+def parse(src: str, vm: str = "SolidVM") -> A.SourceUnit:
+    """Parse a whole source unit (EVM sources are Solidity, where `record` is a plain name)."""
+    return Parser(src, RESERVED_WORDS if vm == "SolidVM" else frozenset()).parse_unit()
 
 
 __all__ = ["Parser", "is_elementary", "parse"]

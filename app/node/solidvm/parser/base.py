@@ -71,6 +71,8 @@ _NOT_TYPES = {
     "type",
 }
 _VISIBILITY = {"public", "private", "internal", "external"}
+# Keywords of today's SolidVM that can never name anything (the platform's lexer reserves them).
+RESERVED_WORDS = frozenset({"record"})
 _MUTABILITY = {"view", "pure", "payable", "constant", "nonpayable"}
 
 
@@ -81,10 +83,11 @@ def is_elementary(name: str) -> bool:
 class ParserBase:
     """The token cursor; the grammar mixins build on it."""
 
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, reserved: frozenset[str] = RESERVED_WORDS) -> None:
         self.toks = tokenize(src)
         self.i = 0
         self.depth = 0
+        self.reserved = reserved
 
     # ------------------------------------------------------------ helpers
 
@@ -128,6 +131,8 @@ class ParserBase:
         t = self.tok
         if t.kind is not T.IDENT:
             self.error(f"expected {what} but found {t.describe()}")
+        if t.text in self.reserved:
+            self.error(f"expected {what} but found '{t.text}', a reserved word")
         self.i += 1
         return t.text
 

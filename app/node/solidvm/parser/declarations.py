@@ -136,6 +136,8 @@ class DeclarationsMixin(ParserBase):
         kind = self.ident()
         if kind == "abstract":
             self.expect("contract")
+        # `contract record X`: the platform parses and ignores the word
+        record = "record" in self.reserved and self.accept("record")
         name = self.ident("contract name")
         bases: list[A.BaseSpec] = []
         if self.accept("is"):
@@ -147,7 +149,7 @@ class DeclarationsMixin(ParserBase):
                 if not self.accept(","):
                     break
         self.expect("{", "to open the contract body")
-        decl = A.ContractDecl(start, kind, name, bases)
+        decl = A.ContractDecl(start, kind, name, bases, record=record)
         while not self.at_op("}"):
             if self.at_eof():
                 self.error(f"contract '{name}' is missing its closing '}}'")
@@ -193,6 +195,8 @@ class DeclarationsMixin(ParserBase):
         while not self.accept("}"):
             fpos = self.pos()
             ty = self.parse_type()
+            if "record" in self.reserved:
+                self.accept("record")  # accepted after a member's type too, as the platform does
             fname = self.ident("struct member name")
             self.expect(";")
             fields.append(A.Param(fpos, ty, fname))
@@ -368,7 +372,7 @@ class DeclarationsMixin(ParserBase):
         start = self.pos()
         ty = self.parse_type()
         visibility: str | None = None
-        constant = immutable = False
+        constant = immutable = record = False
         while self.tok.kind is T.IDENT:
             w = self.tok.text
             if w in _VISIBILITY:
@@ -377,6 +381,8 @@ class DeclarationsMixin(ParserBase):
                 constant = True
             elif w == "immutable":
                 immutable = True
+            elif w == "record" and w in self.reserved:
+                record = True
             elif w != "override":  # `override` is accepted and has no effect in SolidVM
                 break
             self.i += 1
@@ -385,7 +391,7 @@ class DeclarationsMixin(ParserBase):
         if self.accept("="):
             init = self.parse_expr()
         self.expect(";", "after the state variable declaration")
-        return A.StateVarDecl(start, ty, name, visibility, constant, immutable, init)
+        return A.StateVarDecl(start, ty, name, visibility, constant, immutable, init, record)
 
     # ------------------------------------------------------------ types
 

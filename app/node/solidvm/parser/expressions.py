@@ -81,22 +81,8 @@ class ExpressionsMixin(ParserBase):
             if t.text == "(":
                 args, names = self.parse_call_args()
                 expr = A.Call(expr.pos, expr, args, names)
-            elif t.text == ".":
-                self.i += 1
-                nt = self.tok
-                if nt.kind is not T.IDENT:
-                    self.error(f"expected member name after '.' but found {nt.describe()}")
-                self.i += 1
-                expr = A.Member(expr.pos, expr, nt.text)
-            elif t.text == "[":
-                self.i += 1
-                if self.at_op("]"):
-                    self.i += 1
-                    expr = A.Index(expr.pos, expr, None)
-                else:
-                    idx = self.parse_expr()
-                    self.expect("]")
-                    expr = A.Index(expr.pos, expr, idx)
+            elif t.text in (".", "["):
+                expr = self.parse_selector(expr)
             elif t.text in ("++", "--"):
                 self.i += 1
                 expr = A.Unary(expr.pos, t.text, expr, False)
@@ -135,6 +121,23 @@ class ExpressionsMixin(ParserBase):
                 if level == 0:
                     return
 
+    def parse_selector(self, expr: A.Expr) -> A.Expr:
+        """``expr.name`` or ``expr[index]`` (``expr[]`` too, for types), at a '.' or '['."""
+        if self.tok.text == ".":
+            self.i += 1
+            nt = self.tok
+            if nt.kind is not T.IDENT:
+                self.error(f"expected member name after '.' but found {nt.describe()}")
+            self.i += 1
+            return A.Member(expr.pos, expr, nt.text)
+        self.i += 1
+        if self.at_op("]"):
+            self.i += 1
+            return A.Index(expr.pos, expr, None)
+        idx = self.parse_expr()
+        self.expect("]")
+        return A.Index(expr.pos, expr, idx)
+
     def parse_postfix_base(self) -> A.Expr:
         """Primary expression followed by member and index accesses (no calls)."""
         expr = self.parse_primary()
@@ -142,22 +145,8 @@ class ExpressionsMixin(ParserBase):
             t = self.tok
             if t.kind is not T.OP:
                 return expr
-            if t.text == ".":
-                self.i += 1
-                nt = self.tok
-                if nt.kind is not T.IDENT:
-                    self.error(f"expected member name after '.' but found {nt.describe()}")
-                self.i += 1
-                expr = A.Member(expr.pos, expr, nt.text)
-            elif t.text == "[":
-                self.i += 1
-                if self.at_op("]"):
-                    self.i += 1
-                    expr = A.Index(expr.pos, expr, None)
-                else:
-                    idx = self.parse_expr()
-                    self.expect("]")
-                    expr = A.Index(expr.pos, expr, idx)
+            if t.text in (".", "["):
+                expr = self.parse_selector(expr)
             else:
                 return expr
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import ast as A
 from ..errors import ParseError
 from ..lexer import T
@@ -96,17 +98,20 @@ class StatementsMixin(ParserBase):
             if w == "revert" and self.peek().kind is T.IDENT:
                 self.i += 1
                 err = self.parse_postfix_base()
-                args, _ = self.parse_call_args()
+                args, names = self.parse_call_args()
                 self.expect(";")
-                return A.RevertError(start, err, args)
+                return A.RevertError(start, err, args, names)
             if w == "assembly":
                 self.error("inline assembly is not supported by SolidVM")
             if w == "try":
-                self.error("try/catch is not supported by this SolidVM version")
+                return self.parse_try()
             if w == "throw":
                 self.i += 1
-                self.expect(";")
-                return A.ExprStmt(start, A.Call(start, A.Ident(start, "revert"), []))
+                if self.at_op(";"):
+                    self.error("expected an error after 'throw': SolidVM's form is throw E(args);")
+                value = self.parse_expr()
+                self.expect(";", "after the throw statement")
+                return A.Throw(start, value)
         stmt = self.parse_simple_statement()
         return stmt
 
@@ -181,6 +186,8 @@ class StatementsMixin(ParserBase):
         name_tok = self.tok
         if name_tok.text in ("is", "returns"):
             return None
+        if name_tok.text in self.reserved:
+            self.error(f"'{name_tok.text}' is a reserved word and cannot name a variable")
         self.i += 1
         nxt = self.tok
         if not (nxt.kind is T.OP and nxt.text in ("=", ";", ",", ")")):
@@ -193,29 +200,101 @@ class StatementsMixin(ParserBase):
         self.i += 1
         slots: list[A.VarSlot | None] = []
         any_decl = False
-        while True:
-            if self.at_op(","):
+        while True:  # slots separated by commas; an empty slot is a skipped component
+            if self.at_op(",") or self.at_op(")"):
                 slots.append(None)
-                self.i += 1
+            else:
+                slot = self.try_parse_var_slot()
+                if slot is None:
+                    self.i = save
+                    return None
+                any_decl = True
+                slots.append(slot)
+            if self.accept(","):
                 continue
             if self.at_op(")"):
                 self.i += 1
                 break
-            slot = self.try_parse_var_slot()
-            if slot is None:
-                self.i = save
-                return None
-            any_decl = True
-            slots.append(slot)
-            if self.at_op(","):
-                self.i += 1
-                if self.at_op(")"):
-                    slots.append(None)
-            elif not self.at_op(")"):
-                self.i = save
-                return None
+            self.i = save
+            return None
         if not any_decl or not self.at_op("="):
             self.i = save
             return None
         self.i += 1
         return A.VarDecl(start, slots, self.parse_expr(), True)
+
+    # ------------------------------------------------------------ try / catch
+
+    def parse_try(self) -> A.Try:
+        """Solidity's ``try expr [returns (...)] {...} catch ...`` or SolidVM's ``try {...}``."""
+        start = self.pos()
+        self.expect("try")
+        if self.at_op("{"):
+            body = self.parse_block()
+            catches = self.parse_catches(self.parse_solidvm_catch)
+            return A.Try(start, None, None, body, catches)
+        expr = self.parse_expr()
+        returns = None
+        if self.accept("returns"):
+            returns = self.parse_params()
+        if not self.at_op("{"):
+            self.error(f"expected '{{' to open the try block but found {self.tok.describe()}")
+        body = self.parse_block()
+        return A.Try(start, expr, returns, body, self.parse_catches(self.parse_solidity_catch))
+
+    def parse_catches(self, clause: Callable[[], A.CatchClause]) -> list[A.CatchClause]:
+        if not self.at("catch"):
+            self.error(f"expected 'catch' after the try block but found {self.tok.describe()}")
+        catches: list[A.CatchClause] = []
+        while self.at("catch"):
+            catches.append(clause())
+        return catches
+
+    def parse_solidity_catch(self) -> A.CatchClause:
+        """``catch Error(string r)``, ``catch Panic(uint c)``, ``catch (bytes d)``, ``catch``."""
+        start = self.pos()
+        self.expect("catch")
+        name_tok = self.tok
+        name = self.ident() if self.tok.kind is T.IDENT else ""
+        params = self.parse_params() if self.at_op("(") else None
+        if name not in ("", "Error", "Panic"):
+            self.error(
+                "catch statement must have a valid identifier such as 'Error' or 'Panic'", name_tok
+            )
+        what = {"Error": "'Error' catch statement", "Panic": "'Panic' catch statement"}.get(
+            name, "the empty catch statement"
+        )
+        if params is not None and len(params) > 1:
+            self.error(f"{what} must only have one or zero parameters", name_tok)
+        if params:
+            ty = params[0].type
+            want = {"Error": "string", "Panic": "uint"}.get(name, "bytes")
+            ok = isinstance(ty, A.ElementaryTypeName) and (
+                ty.name == "string"
+                if want == "string"
+                else ty.name.startswith(("uint", "int"))
+                if want == "uint"
+                else ty.name.startswith("bytes") or ty.name == "byte"
+            )
+            if not ok:
+                raise ParseError(f"{what} parameter type must be {want}", *params[0].pos)
+        if not self.at_op("{"):
+            self.error(f"expected '{{' to open the catch block but found {self.tok.describe()}")
+        return A.CatchClause(start, name, params, None, self.parse_block())
+
+    def parse_solidvm_catch(self) -> A.CatchClause:
+        """``catch``, ``catch Require``, ``catch MyError(a, b)``: names without types."""
+        start = self.pos()
+        self.expect("catch")
+        name = self.ident("error name") if self.tok.kind is T.IDENT else ""
+        names: list[str] | None = None
+        if self.accept("("):
+            names = []
+            while not self.accept(")"):
+                # the values of the caught error are named without types: catch E(a, b)
+                names.append(self.ident("a variable name"))
+                if not self.at_op(")"):
+                    self.expect(",", "or ')' in the catch clause")
+        if not self.at_op("{"):
+            self.error(f"expected '{{' to open the catch block but found {self.tok.describe()}")
+        return A.CatchClause(start, name, None, names, self.parse_block())

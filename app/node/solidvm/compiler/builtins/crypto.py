@@ -191,6 +191,41 @@ def verify_signature(msg_hex: Any, sig_hex: Any, pubkey: Any) -> bool:
     return verify_digest(load_public_key(pubkey), der, digest)
 
 
+def _invalid(what: str, value: Any) -> ExecutionError:
+    return ExecutionError(f"invalid arguments: {what}: {value!r}", "invalid arguments")
+
+
+def verify_p256(digest: Any, r: Any, s: Any, key: list[Any]) -> bool:
+    """ECDSA on P-256 (passkeys, WebAuthn) over a 32-byte SHA-256 digest, as the platform's
+    ``verifyP256(hash, r, s, pubKey)`` or ``verifyP256(hash, r, s, x, y)``."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+    h = _bytes_arg(digest)
+    if len(h) != 32:
+        raise _invalid("Could not decode hash from string", h.hex())
+    if len(key) == 2:
+        x, y = (_int_arg(k, "public key") for k in key)
+        point = b"\x04" + x.to_bytes(32, "big") + y.to_bytes(32, "big")
+    elif len(key) == 1:
+        raw = _bytes_arg(key[0])
+        if len(raw) == 64:
+            raw = b"\x04" + raw
+        if len(raw) != 65:
+            raise _invalid("Could not decode public key from bytestring: invalid length", raw.hex())
+        point = raw
+    else:
+        raise _invalid("Invalid arguments for P-256 public key", len(key))
+    try:
+        pub = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
+    except ValueError:
+        raise _invalid("Could not decode public key from bytestring", point.hex()) from None
+    rv, sv = _int_arg(r, "r"), _int_arg(s, "s")
+    if rv <= 0 or sv <= 0 or rv.bit_length() > 256 or sv.bit_length() > 256:
+        raise _invalid("Invalid P256 signature", (rv, sv))
+    return verify_digest(pub, encode_dss_signature(rv, sv), h)
+
+
 class CryptoBuiltins(CompilerBase):
     """Hashes and signatures."""
 
@@ -249,3 +284,14 @@ class CryptoBuiltins(CompilerBase):
             return verify_signature(m(fr), sg(fr), pk(fr))
 
         return run_verify, BOOL
+
+    def b_verifyP256(self, args: list[A.Expr], e: A.Call) -> CExpr:
+        if len(args) not in (4, 5):
+            self.error("verifyP256 takes a hash, r, s and a public key (or its x and y)", e)
+        h, r, sg, *key = (self.expr(a)[0] for a in args)
+
+        def run_verify_p256(fr: Frame) -> Any:
+            fr.ctx.steps += 100
+            return verify_p256(h(fr), r(fr), sg(fr), [k(fr) for k in key])
+
+        return run_verify_p256, BOOL

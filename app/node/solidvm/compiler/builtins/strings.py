@@ -74,6 +74,32 @@ class StringBuiltins(CompilerBase):
 
         return run_concat, STRING
 
+    def string_of_int(self, args: list[A.Expr], e: A.Call) -> CExpr:
+        """SolidVM's ``string(n, 10)``, ``string(n, 16)`` (``0x`` and lowercase hex) and
+        ``string(n, 16, bytes)`` (zero-padded to twice that many digits)."""
+        fns = [self.expr(a)[0] for a in args]
+
+        def run_string_of_int(fr: Frame) -> Any:
+            vals = [f(fr) for f in fns]
+            for v in vals:
+                if type(v) is not int:
+                    raise type_error(f"string cast: expected integers, got {describe(v)}")
+            n, base = vals[0], vals[1]
+            if base == 10 and len(vals) == 2:
+                return str(n)
+            if base == 16:
+                digits = format(n, "x") if n >= 0 else "-" + format(-n, "x")
+                if len(vals) == 3:
+                    width = 2 * vals[2]
+                    if not 0 <= width <= 4096:
+                        raise type_error(f"string cast: bad byte count {vals[2]}")
+                    digits = digits.rjust(width, "0")
+                fr.ctx.charge_memory(len(digits) // 32)
+                return "0x" + digits
+            raise type_error(f"string cast: base {base} is not 10 or 16")
+
+        return run_string_of_int, STRING
+
     def encoding_cast(self, target: str, args: list[A.Expr], e: A.Call) -> CExpr:
         """``string(bytes, "utf-8" | "raw")`` and ``bytes(string, "utf-8" | "raw")``."""
         f, t = self.expr(args[0])
