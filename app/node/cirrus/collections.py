@@ -455,7 +455,9 @@ class CollectionIndexer:
         Walk those of the accounts this transaction touched, once, and look again."""
         world = self.world
         skip = {id(world.nonces), id(world.balances), id(world.accounts), id(world.clock)}
-        left = [(c, k) for c, k in unresolved if id(c) not in skip]
+        # plain lists are the transaction's own records (created contracts, events): storage
+        # arrays are ArrayValues
+        left = [(c, k) for c, k in unresolved if id(c) not in skip and type(c) is not list]
         walked = False
         if left:
             for akey, cvs in named.items():
