@@ -308,6 +308,56 @@ def test_mapping_of_structs(alice: httpx.Client, me: str) -> None:
     assert [r["key"] for r in rows] == [3]
 
 
+def test_json_paths_reach_into_struct_values(alice: httpx.Client, me: str) -> None:
+    """PostgREST's ``->`` (jsonb) and ``->>`` (text) in select, filters and order."""
+    book = deploy(alice, "paths")
+    call(alice, book, "put", id=1, amount=5, note="first", open=True)
+    call(alice, book, "put", id=2, amount=12, note="second", open=False)
+    call(alice, book, "put", id=3, amount=7, note="third", open=True)
+    base = {"address": f"eq.{book}"}
+    rows = search(
+        alice,
+        "Book-entries",
+        {**base, "select": "key,value->>note,amt:value->>amount", "order": "key.asc"},
+    )
+    assert rows == [
+        {"key": 1, "note": "first", "amt": "5"},
+        {"key": 2, "note": "second", "amt": "12"},
+        {"key": 3, "note": "third", "amt": "7"},
+    ]
+    rows = search(
+        alice, "Book-entries", {**base, "select": "key", "value->>open": "eq.true", "order": "key"}
+    )
+    assert rows == [{"key": 1}, {"key": 3}]
+    rows = search(alice, "Book-entries", {**base, "select": "key", "value->>note": "like.*ir*"})
+    assert rows == [{"key": 1}, {"key": 3}]
+    # members that hold integers are text: they sort and compare as text, as on the platform
+    rows = search(alice, "Book-entries", {**base, "select": "key", "order": "value->>amount.desc"})
+    assert [r["key"] for r in rows] == [3, 1, 2]
+    # -> keeps jsonb: a JSON literal compares with it
+    rows = search(
+        alice, "Book-entries", {**base, "select": "key,value->open", "value->open": "eq.false"}
+    )
+    assert rows == [{"key": 2, "open": False}]
+    rows = search(
+        alice, "Book-entries", {**base, "select": "key", "or": "(value->>note.eq.third,key.eq.1)"}
+    )
+    assert sorted(r["key"] for r in rows) == [1, 3]
+    # a member that is not there is NULL
+    rows = search(alice, "Book-entries", {**base, "select": "key,value->>nothing", "key": "eq.1"})
+    assert rows == [{"key": 1, "nothing": None}]
+    # paths on values that are not objects give NULL; on columns that are not jsonb, an error
+    rows = search(alice, "Book-balances", {**base, "select": "key,value->>x", "key": f"eq.{me}"})
+    assert rows == [{"key": me, "x": None}]
+    err = search(alice, "Book-entries", {**base, "key->>x": "eq.1"}, status=400)
+    assert err["code"] == "42883"
+    assert "numeric ->>" in err["message"]
+    err = search(alice, "Book-entries", {**base, "select": "value->>a->b"}, status=400)
+    assert err["code"] == "PGRST100"
+    err = search(alice, "Book-entries", {**base, "select": "value->'a'"}, status=400)
+    assert err["code"] == "PGRST100"
+
+
 def test_zero_values_are_not_listed(alice: httpx.Client, me: str) -> None:
     book = deploy(alice, "zeros")
     call(alice, book, "flag", name="on", on=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .encoding import decode_int, decode_json, encode_int, encode_json, json_get, parse_json_path
 from .query import Filter, Group, Query, QueryError
 
 PREFIX = "cirrus:"
@@ -91,6 +92,16 @@ class Table:
     @property
     def chain_column(self) -> str:
         return "_chain" if self.kind == "event" else "chainId"
+
+
+@dataclass
+class Ref:
+    """What a query names: a column, or a JSON path into one (then ``col`` is a stand-in of the
+    path's kind, text for ``->>``, json for ``->``)."""
+
+    name: str  # the key in the result rows
+    sql: str
+    col: Column
 
 
 def quote(ident: str) -> str:
@@ -178,6 +189,7 @@ class CirrusBackend:
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
             conn.execute("PRAGMA query_only=ON")
             conn.create_function("casefold", 1, _casefold, deterministic=True)
+            conn.create_function("cirrus_json", 3, json_get, deterministic=True)
             conn.create_collation(DECIMAL_COLLATION, compare_decimals)
             self._local.db = conn
         return conn
@@ -186,6 +198,7 @@ class CirrusBackend:
         """(Re)read the schema registry, e.g. after a rolled-back write."""
         db = self.db
         db.create_function("casefold", 1, _casefold, deterministic=True)
+        db.create_function("cirrus_json", 3, json_get, deterministic=True)
         db.create_collation(DECIMAL_COLLATION, compare_decimals)
         self.tables = {}
         self._plans: dict[tuple[str, int], _EntryPlan] = {}
@@ -505,25 +518,25 @@ class CirrusBackend:
                     },
                 )
             return [{"count": self._count(t, where_sql, params, db)}], None
-        visible_cols = list(t.columns.values())
+        visible_cols = [Ref(c.name, quote(c.name), c) for c in t.columns.values()]
         if q.columns is not None:
-            for c in q.columns:
-                if c not in t.columns:
-                    raise undefined_column(name, c)
-            visible_cols = [t.columns[c] for c in q.columns]
+            visible_cols = [self.selected(t, c) for c in q.columns]
             if not q.columns and q.embeds:
                 visible_cols = []
         # embeds need their join columns (and the chain) even when not selected
+        shown = {r.sql for r in visible_cols}
         hidden = (
             [
-                t.columns[c]
+                Ref(c, quote(c), t.columns[c])
                 for c in [*(self.join_column(t, e.table, e.via).name for e in q.embeds), "chainId"]
-                if c in t.columns and t.columns[c] not in visible_cols
+                if c in t.columns and quote(c) not in shown
             ]
             if q.embeds
             else []
         )
-        visible_cols = visible_cols + [c for i, c in enumerate(hidden) if c not in hidden[:i]]
+        visible_cols = visible_cols + [
+            c for i, c in enumerate(hidden) if c.name not in {h.name for h in hidden[:i]}
+        ]
         order_sql = self.render_order(t, q)
         limit = MAX_ROWS if q.limit is None else min(q.limit, MAX_ROWS)
         offset = q.offset
@@ -536,7 +549,7 @@ class CirrusBackend:
             (last,) = db.execute(f"SELECT max(rowid) FROM {t.sql_name}").fetchone()
             if (last or 0) < 2 * offset + limit or (not where_sql and offset >= REVERSE_MIN):
                 total = self._count(t, where_sql, params, db)
-        select = f"SELECT {', '.join(quote(c.name) for c in visible_cols) or '1'} FROM {t.sql_name}"
+        select = f"SELECT {', '.join(c.sql for c in visible_cols) or '1'} FROM {t.sql_name}"
         if total is not None and offset >= total:
             fetched: list[Any] = []
         elif total is not None and total - offset - limit < offset:
@@ -560,7 +573,8 @@ class CirrusBackend:
             sql = f"{select}{where_sql}{order_sql} LIMIT ? OFFSET ?"
             fetched = db.execute(sql, [*params, limit, offset]).fetchall()
         rows = [
-            {c.name: _from_sql(v, c) for c, v in zip(visible_cols, r, strict=True)} for r in fetched
+            {c.name: _from_sql(v, c.col) for c, v in zip(visible_cols, r, strict=True)}
+            for r in fetched
         ]
         if want_total and total is None:
             total = self._count(t, where_sql, params, db)
@@ -571,20 +585,66 @@ class CirrusBackend:
                     row.pop(extra.name, None)
         return rows, total if want_total else None
 
+    def ref(self, t: Table, name: str) -> Ref:
+        """A column of ``t``, or a JSON path into a jsonb column (``value->a->>b``: ``->``
+        gives jsonb, ``->>`` text, as in PostgreSQL)."""
+        col = t.columns.get(name)
+        if col is not None:
+            return Ref(name, quote(name), col)
+        try:
+            path = parse_json_path(name)
+        except ValueError as exc:
+            raise QueryError(
+                400,
+                {
+                    "code": "PGRST100",
+                    "details": f"unexpected {name!r} expecting {exc}",
+                    "hint": None,
+                    "message": f'"failed to parse json path ({name})" (line 1, column 1)',
+                },
+            ) from None
+        if path is None:
+            raise undefined_column(t.name, name)
+        column, keys, as_text = path
+        base = t.columns.get(column)
+        if base is None:
+            raise undefined_column(t.name, column)
+        if base.kind != "json":
+            typ = {"int": "numeric", "decimal": "numeric", "bool": "boolean"}.get(base.kind, "text")
+            raise QueryError(
+                400,
+                {
+                    "hint": "No operator matches the given name and argument types. You might "
+                    "need to add explicit type casts.",
+                    "details": None,
+                    "code": "42883",
+                    "message": f"operator does not exist: {typ} {'->>' if as_text else '->'} "
+                    "unknown",
+                },
+            )
+        # the keys are names or indexes (parse_json_path): safe inside a string literal
+        sql = f"cirrus_json({quote(column)}, '{'.'.join(keys)}', {int(as_text)})"
+        return Ref(keys[-1], sql, Column(keys[-1], "text" if as_text else "json"))
+
+    def selected(self, t: Table, item: str) -> Ref:
+        """A ``select`` item: a column or JSON path, renamed by ``alias:`` when given."""
+        alias, sep, rest = item.partition(":")
+        if not sep:
+            return self.ref(t, item)
+        r = self.ref(t, rest)
+        return Ref(alias, r.sql, r.col)
+
     def render_order(self, t: Table, q: Query, reverse: bool = False) -> str:
         """``ORDER BY`` of the query, a total order (rowid breaks ties); ``reverse``: the exact
         opposite order (each term's direction and nulls placement flipped)."""
         parts = []
         for o in q.order:
-            if o.column not in t.columns:
-                raise undefined_column(t.name, o.column)
+            r = self.ref(t, o.column)
             nulls_first = o.desc if o.nulls_first is None else o.nulls_first
             desc = o.desc != reverse
-            collate = (
-                f" COLLATE {DECIMAL_COLLATION}" if t.columns[o.column].kind == "decimal" else ""
-            )
+            collate = f" COLLATE {DECIMAL_COLLATION}" if r.col.kind == "decimal" else ""
             parts.append(
-                f"{quote(o.column)}{collate} {'DESC' if desc else 'ASC'} "
+                f"{r.sql}{collate} {'DESC' if desc else 'ASC'} "
                 f"NULLS {'FIRST' if nulls_first != reverse else 'LAST'}"
             )
         parts.append("rowid DESC" if reverse else "rowid ASC")  # insertion order breaks ties
@@ -629,10 +689,9 @@ class CirrusBackend:
         return f"NOT {sql}" if g.negate else sql
 
     def render_filter(self, t: Table, f: Filter, params: list[Any]) -> str:
-        col = t.columns.get(f.column)
-        if col is None:
-            raise undefined_column(t.name, f.column)
-        c = quote(f.column)
+        r = self.ref(t, f.column)
+        col = r.col
+        c = r.sql
         if col.kind == "decimal":
             c += f" COLLATE {DECIMAL_COLLATION}"
         op = f.op
@@ -848,34 +907,6 @@ def compare_decimals(a: str, b: str) -> int:
     return (x > y) - (x < y)
 
 
-def encode_int(n: int) -> str:
-    """Order-preserving text form of an unbounded integer.
-
-    SQLite integers stop at 64 bits, and SolidVM's do not (token amounts in wei pass 2**63
-    quickly). Text comparison of this form equals numeric comparison: zero is ``=``, positives
-    ``>`` plus a 4-digit length and the digits, negatives ``<`` plus 9999 minus the length and
-    the nines' complement of the digits.
-    """
-    if n == 0:
-        return "="
-    if n > 0:
-        d = str(n)
-        return f">{len(d):04d}{d}"
-    d = str(-n)
-    return f"<{9999 - len(d):04d}" + d.translate(_COMPLEMENT)
-
-
-_COMPLEMENT = str.maketrans("0123456789", "9876543210")
-
-
-def decode_int(s: str) -> int:
-    if s == "=":
-        return 0
-    if s[0] == ">":
-        return int(s[5:])
-    return -int(s[5:].translate(_COMPLEMENT))
-
-
 class _EntryPlan:
     """The statements of a collection table's rows: the block columns, ``collection_name``,
     ``collection_type``, the keys and ``value``, in that order."""
@@ -909,59 +940,8 @@ def _to_sql(v: Any) -> Any:
     return v
 
 
-_SQL_ENCODERS: dict[str, Any] = {}  # column kind -> what its values are stored as (filled below)
-
-
-def jsonb_key_order(d: dict[str, Any]) -> dict[str, Any]:
-    """An object's members in the order PostgreSQL's jsonb keeps them: shorter keys first, then
-    by bytes. Objects that differ only in member order are then stored alike."""
-    return {k: d[k] for k in sorted(d, key=lambda k: (len(k.encode()), k.encode()))}
-
-
-def _jsonb_form(v: Any) -> Any:
-    if isinstance(v, dict):
-        return jsonb_key_order({str(k): _jsonb_form(x) for k, x in v.items()})
-    if isinstance(v, list):
-        return [_jsonb_form(x) for x in v]
-    return v
-
-
-def encode_json(v: Any) -> str:
-    """Order-preserving text form of a JSON value, in jsonb's order of types (null < string <
-    number < boolean < array < object): a type digit, then a form that sorts within the type.
-    Integers use :func:`encode_int`; a non-integral number (from a filter) sorts between the
-    integers around it and equals none of them."""
-    if v is None:
-        return "0"
-    if isinstance(v, bool):
-        return "31" if v else "30"
-    if isinstance(v, int):
-        return "2" + encode_int(v)
-    if isinstance(v, decimal.Decimal | float):
-        d = decimal.Decimal(v)
-        if d == d.to_integral_value():
-            return "2" + encode_int(int(d))
-        return "2" + encode_int(int(d.to_integral_value(decimal.ROUND_FLOOR))) + "~"
-    if isinstance(v, str):
-        return "1" + v
-    if isinstance(v, list):
-        return "4" + json.dumps(_jsonb_form(v), separators=(",", ":"), ensure_ascii=False)
-    if isinstance(v, dict):
-        return "5" + json.dumps(_jsonb_form(v), separators=(",", ":"), ensure_ascii=False)
-    raise TypeError(f"not a JSON value: {v!r}")
-
-
-def decode_json(s: str) -> Any:
-    tag, rest = s[0], s[1:]
-    if tag == "1":
-        return rest
-    if tag == "2":
-        return decode_int(rest)
-    if tag == "3":
-        return rest == "1"
-    if tag in "45":
-        return json.loads(rest)
-    return None
+# column kind -> what its values are stored as
+_SQL_ENCODERS: dict[str, Any] = {"int": encode_int, "json": encode_json, "bool": int}
 
 
 def _from_sql(v: Any, c: Column) -> Any:
@@ -977,6 +957,3 @@ def _from_sql(v: Any, c: Column) -> Any:
     if c.kind == "json":
         return decode_json(v)
     return v
-
-
-_SQL_ENCODERS.update({"int": encode_int, "json": encode_json, "bool": int})

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from app.node.cirrus.backend import CirrusBackend, decode_json, encode_json
+from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.collections import CollectionIndexer
+from app.node.cirrus.encoding import decode_json, encode_json, json_get, parse_json_path
 from app.node.solidvm import TxEnv, World, compile_source
 from app.node.solidvm.world import ExecResult
 
@@ -223,3 +224,26 @@ def test_json_encoding_sorts_as_jsonb() -> None:
     assert encode_json({"bb": 1, "a": [{"zz": 1, "y": 2}]}) == encode_json(
         {"a": [{"y": 2, "zz": 1}], "bb": 1}
     )
+
+
+def test_json_paths() -> None:
+    assert parse_json_path("value") is None
+    assert parse_json_path("value->a->0->>b") == ("value", ["a", "0", "b"], True)
+    assert parse_json_path("value->a") == ("value", ["a"], False)
+    for bad in ("value->>a->b", "value->", "->a", "value->'a'", "value->a.b", "value-a"):
+        if bad == "value-a":
+            assert parse_json_path(bad) is None
+            continue
+        with pytest.raises(ValueError):
+            parse_json_path(bad)
+    stored = encode_json({"a": [{"b": "x"}, {"b": 2}], "t": True, "o": {"k": 1}})
+    assert json_get(stored, "a.0.b", 1) == "x"
+    assert json_get(stored, "a.1.b", 1) == "2"
+    assert json_get(stored, "a.-1.b", 1) == "2"
+    assert json_get(stored, "a.1.b", 0) == encode_json(2)
+    assert json_get(stored, "t", 1) == "true"
+    assert json_get(stored, "o", 1) == '{"k": 1}'
+    assert json_get(stored, "missing", 1) is None
+    assert json_get(stored, "a.9", 0) is None
+    assert json_get(encode_json(5), "a", 1) is None  # not an object: NULL
+    assert json_get(None, "a", 1) is None
