@@ -482,6 +482,50 @@ def test_bad_filters_on_value_are_clear_errors(alice: httpx.Client) -> None:
     assert search(alice, "Book-flags", {**base, "value": 'eq."true"'}) == []
 
 
+PRIVATE_SRC = """
+contract Vaulted {
+    mapping(string => uint) public secrets;
+    constructor(uint v) public { secrets["genesis"] = v; }
+    function keep(string name, uint v) public { secrets[name] = v; }
+}
+"""
+
+
+def test_entries_of_a_private_chain_only_for_members(
+    node: RunningNode, alice: httpx.Client, me: str
+) -> None:
+    r = alice.post(
+        "/bloc/v2.2/chain",
+        json={
+            "label": "collections",
+            "src": PRIVATE_SRC,
+            "contract": "Vaulted",
+            "args": {"v": 1},
+            "members": [{"orgName": "Acme"}],  # alice's organisation, not bob's
+            "balances": [{"address": me, "balance": 1}],
+            "metadata": {"VM": "SolidVM"},
+        },
+    )
+    assert r.status_code == 200, r.text
+    chain = r.json()
+    r = alice.post(
+        "/svc/v2.3/transaction",
+        params={"resolve": "true", "chainid": chain},
+        json=body(call_tx("0" * 37 + "100", "keep", {"name": "plan", "v": 2})),
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()[0]["status"] == "Success", r.text
+    bob = node.client("bob")
+    for client, seen in ((alice, [("genesis", 1, chain), ("plan", 2, chain)]), (bob, [])):
+        rows = search(client, "Vaulted-secrets", {"order": "key.asc"})
+        assert [(x["key"], x["value"], x["chainId"]) for x in rows] == seen
+        rows = search(client, "Vaulted-secrets", {"chainId": f"eq.{chain}", "value": "gt.0"})
+        assert len(rows) == len(seen)
+        rows = search(client, "Vaulted-secrets", {"address": f"eq.{'0' * 37}100"})
+        assert len(rows) == len(seen)
+        assert search(client, "Vaulted-secrets", {"select": "count"}) == [{"count": len(seen)}]
+
+
 def test_openapi_describes_collection_tables(alice: httpx.Client) -> None:
     deploy(alice, "schema")
     r = alice.get(f"{SEARCH}/")
