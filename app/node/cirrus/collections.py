@@ -271,6 +271,7 @@ class CollectionIndexer:
         self.under: dict[tuple[AcctKey, str], dict[Any, list[int]]] = {}
         self.pending: dict[AcctKey, dict[str, Change]] = {}
         self._seq = 0  # orders the transactions' changes
+        self._tops: dict[int, tuple[AccountState, dict[int, Any]]] = {}  # see _tops_of
         self._refused: set[str] = set()  # tables not written (name taken, other key types)
         self._tables: dict[str, tuple[CollectionVar, Table]] = {}  # checked and complete
 
@@ -348,14 +349,8 @@ class CollectionIndexer:
                     self._mark_all(acct, cv, stamp)
                 continue
             named[k] = cvs
-            st = acct.storage
-            tops[id(st)] = (acct, None)
-            for cv in cvs.values():
-                c = st.get(cv.name)
-                tops[id(c)] = (acct, cv)
-                beyond = getattr(c, "beyond", None)
-                if beyond is not None:
-                    tops[id(beyond)] = (acct, cv)
+            mine = self._tops_of(acct, cvs)
+            tops = {**tops, **mine} if tops else mine  # the cached dict itself stays as it is
         if not tops:
             return
         marked: Marked = {}
@@ -367,15 +362,26 @@ class CollectionIndexer:
             if hit is not None:
                 acct, var = hit
                 if var is None:  # a whole variable assigned
+                    self._tops.pop(id(acct), None)
                     whole = named[(acct.chain, acct.address)].get(k)
                     if whole is not None:
                         self._mark_all(acct, whole, stamp)
-                else:
-                    self._touch(acct, var, (), c, k, stamp, marked, list_ops)
+                elif k is PUSHED or k is POPPED or k is REPLACED:
+                    list_ops.setdefault(id(c), (acct, var, (), c, []))[4].append(k)
+                else:  # an entry of a variable's top level (a balance ...)
+                    ch = self._change(acct, var.name)
+                    ch.keys[(k,)] = ch.last = stamp
+                    if var.nested:
+                        marked[(id(acct), var.name, k)] = (acct, var, k)
                 continue
             owner = owners.get(id(c))
             if owner is None:
-                unresolved.append((c, k))
+                # neither the transaction's own records (plain lists: contracts created,
+                # events) nor the sets of accounts (the dirty set, the world's table)
+                if type(c) is not list and not (
+                    isinstance(c, dict) and type(c.get(k)) is AccountState
+                ):
+                    unresolved.append((c, k))
                 continue
             target = self._owner(owner)
             if target is not None:
@@ -385,6 +391,25 @@ class CollectionIndexer:
         self._register_marked(marked)
         if unresolved:
             self._resolve(unresolved, named, stamp)
+
+    def _tops_of(
+        self, acct: AccountState, cvs: dict[str, CollectionVar]
+    ) -> dict[int, tuple[AccountState, CollectionVar | None]]:
+        """The account's storage dict and its variables' top-level containers, by id; kept
+        until a whole variable is assigned (or an array's elements past its end appear)."""
+        hit = self._tops.get(id(acct))
+        if hit is not None and hit[0] is acct:
+            return hit[1]
+        st = acct.storage
+        tops: dict[int, tuple[AccountState, CollectionVar | None]] = {id(st): (acct, None)}
+        for cv in cvs.values():
+            c = st.get(cv.name)
+            tops[id(c)] = (acct, cv)
+            beyond = getattr(c, "beyond", None)
+            if beyond is not None:
+                tops[id(beyond)] = (acct, cv)
+        self._tops[id(acct)] = (acct, tops)
+        return tops
 
     def _owner(self, owner: tuple[AcctKey, str, Path]) -> tuple[AccountState, CollectionVar] | None:
         acct = self.world.accounts.get(owner[0])
@@ -454,10 +479,26 @@ class CollectionIndexer:
         containers of nested variables never walked since the start or a whole assignment.
         Walk those of the accounts this transaction touched, once, and look again."""
         world = self.world
-        skip = {id(world.nonces), id(world.balances), id(world.accounts), id(world.clock)}
-        # plain lists are the transaction's own records (created contracts, events): storage
-        # arrays are ArrayValues
-        left = [(c, k) for c, k in unresolved if id(c) not in skip and type(c) is not list]
+        skip = {id(world.nonces), id(world.balances), id(world.clock)}
+        left = [(c, k) for c, k in unresolved if id(c) not in skip]
+        marked: Marked = {}
+        list_ops: dict[int, tuple[AccountState, CollectionVar, Path, Any, list[Any]]] = {}
+        if left:
+            # an array's first element past its end brings a new container at the top level
+            tops: dict[int, tuple[AccountState, CollectionVar | None]] = {}
+            for akey, cvs in named.items():
+                acct = world.accounts.get(akey)
+                if acct is not None:
+                    self._tops.pop(id(acct), None)
+                    tops.update(self._tops_of(acct, cvs))
+            rest = []
+            for c, k in left:
+                hit = tops.get(id(c))
+                if hit is not None and hit[1] is not None:
+                    self._touch(hit[0], hit[1], (), c, k, stamp, marked, list_ops)
+                else:
+                    rest.append((c, k))
+            left = rest
         walked = False
         if left:
             for akey, cvs in named.items():
@@ -468,18 +509,15 @@ class CollectionIndexer:
                     if cv.nested and (akey, cv.name) not in self.under:
                         self.register_all(acct, cv)
                         walked = True
-        if not walked:
-            return
-        marked: Marked = {}
-        list_ops: dict[int, tuple[AccountState, CollectionVar, Path, Any, list[Any]]] = {}
-        for c, k in left:
-            owner = self.owners.get(id(c))
-            target = self._owner(owner) if owner is not None else None
-            if owner is not None and target is not None:
-                self._touch(*target, owner[2], c, k, stamp, marked, list_ops)
+        if walked:
+            for c, k in left:
+                owner = self.owners.get(id(c))
+                target = self._owner(owner) if owner is not None else None
+                if owner is not None and target is not None:
+                    self._touch(*target, owner[2], c, k, stamp, marked, list_ops)
         for acct, cv, path, c, ops in list_ops.values():
             self._note_list_ops(acct, cv, path, c, ops, stamp, marked)
-        # the walk registered what is below these entries already
+        self._register_marked(marked)
 
     # ------------------------------------------------------------ container registry
 
@@ -562,7 +600,20 @@ class CollectionIndexer:
         kts = cv.key_types
         k0 = kts[0]
         vt = cv.value_type
-        out = []
+        out: list[tuple[tuple[Any, ...], Any, TxRef]] = []
+        if depth == 1 and isinstance(root, dict) and isinstance(vt, IntType):
+            # the common case (balances): integers under one level of keys
+            get = root.get
+            last = ch.whole or ch.last
+            marks = ch.keys
+            for top in tops:
+                v = get(top, 0)
+                if v:
+                    stamp = marks.get((top,), last)
+                    if ch.whole is not None and stamp[0] < ch.whole[0]:
+                        stamp = ch.whole
+                    out.append(((key_value(top, k0),), int(v), stamp[1]))
+            return out
         for top in tops:
             v = item_at(root, top)
             if v is MISSING:
