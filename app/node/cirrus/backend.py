@@ -38,18 +38,6 @@ STANDARD_COLUMNS: list[tuple[str, str]] = [
     ("transaction_sender", "text"),
 ]
 STANDARD_NAMES = {n for n, _ in STANDARD_COLUMNS}
-# the columns of a collection table before its keys and value
-COLLECTION_COLUMNS: list[tuple[str, str]] = [
-    ("address", "text"),
-    ("chainId", "text"),
-    ("block_hash", "text"),
-    ("block_timestamp", "text"),
-    ("block_number", "int"),
-    ("transaction_hash", "text"),
-    ("transaction_sender", "text"),
-    ("collection_name", "text"),
-    ("collection_type", "text"),
-]
 # column kind -> (OpenAPI type, PostgreSQL format) as PostgREST describes such columns
 _OPENAPI_TYPES = {
     "text": ("string", "text"),
@@ -201,7 +189,7 @@ class CirrusBackend:
         db.create_function("cirrus_json", 3, json_get, deterministic=True)
         db.create_collation(DECIMAL_COLLATION, compare_decimals)
         self.tables = {}
-        self._plans: dict[tuple[str, int], _EntryPlan] = {}
+        self.plans: dict[Any, Any] = {}  # statements of collection tables (entries.py)
         self._writes: dict[
             tuple[str, str, tuple[str, ...], int], tuple[str, list[int], operator.itemgetter[Any]]
         ] = {}
@@ -313,80 +301,6 @@ class CirrusBackend:
                     vals[i] = encode_int(v)
             out.append(vals)
         self.db.executemany(sql, out)
-
-    def _plan(self, t: Table) -> _EntryPlan:
-        key = (t.name, len(t.columns))
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = _EntryPlan(t)
-        return plan
-
-    def sync_entries(
-        self,
-        t: Table,
-        owner: tuple[str, str],
-        block: tuple[str, str, int],
-        collection: tuple[str, str],
-        tops: list[Any] | None,
-        entries: list[tuple[tuple[Any, ...], Any, tuple[str, str]]],
-    ) -> None:
-        """Make collection table ``t`` hold exactly ``entries`` for one contract (``owner``:
-        address, chain) under the top-level keys ``tops`` (all of its entries when None).
-
-        An entry is (keys, JSON value, (transaction hash, sender)); ``block``: (hash, Cirrus
-        timestamp, number) of the rows written; ``collection``: (name, type). Entries whose
-        value did not change keep their row (and its block columns); changed ones are updated
-        in place, new ones inserted, vanished ones deleted."""
-        plan = self._plan(t)
-        address, chain = owner
-        block_hash, stamp, number = block
-        head = (address, chain, block_hash, stamp, encode_int(number))
-        name, kind = collection
-        key_enc = plan.key_enc
-        n_keys = len(key_enc)
-        rows = [
-            (
-                *head,
-                tx[0],
-                tx[1],
-                name,
-                kind,
-                *[f(k) if f else k for f, k in zip(key_enc, keys, strict=True)],
-                encode_json(value),
-            )
-            for keys, value, tx in entries
-        ]
-        db = self.db
-        enc0 = key_enc[0]
-        if tops is not None and n_keys == 1:
-            # one entry per top-level key: no need to read the old rows; the upsert leaves an
-            # unchanged row alone, and a key without a row now loses its old one
-            if rows:
-                db.executemany(plan.upsert, rows)
-            kept = {r[9] for r in rows}
-            gone = [k for k in (enc0(k) if enc0 else k for k in tops) if k not in kept]
-            if gone:
-                db.executemany(plan.delete, [(address, chain, k) for k in gone])
-            return
-        old: dict[tuple[Any, ...], Any] = {}
-        if tops is None:
-            found = db.execute(plan.select, (address, chain)).fetchall()
-        else:
-            wanted = sorted({enc0(k) if enc0 else k for k in tops}, key=repr)
-            found = []
-            for i in range(0, len(wanted), 500):
-                chunk = wanted[i : i + 500]
-                found += db.execute(
-                    f'{plan.select} AND "key" IN ({", ".join("?" for _ in chunk)})',
-                    (address, chain, *chunk),
-                ).fetchall()
-        for rec in found:
-            old[tuple(rec[:n_keys])] = rec[n_keys]
-        changed = [r for r in rows if old.pop(r[9 : 9 + n_keys], None) != r[-1]]
-        if old:
-            db.executemany(plan.delete, [(address, chain, *k) for k in old])
-        if changed:
-            db.executemany(plan.upsert, changed)
 
     # ------------------------------------------------------------ queries
 
@@ -907,41 +821,12 @@ def compare_decimals(a: str, b: str) -> int:
     return (x > y) - (x < y)
 
 
-class _EntryPlan:
-    """The statements of a collection table's rows: the block columns, ``collection_name``,
-    ``collection_type``, the keys and ``value``, in that order."""
-
-    def __init__(self, t: Table) -> None:
-        keys = t.key_columns
-        owner = ["address", "chainId"]
-        names = [n for n, _ in COLLECTION_COLUMNS] + keys + ["value"]
-        self.key_enc = [_SQL_ENCODERS.get(t.columns[k].kind) for k in keys]
-        self.select = (
-            f"SELECT {', '.join(quote(n) for n in [*keys, 'value'])} FROM {t.sql_name} "
-            'WHERE "address" = ? AND "chainId" = ?'
-        )
-        where = " AND ".join(f"{quote(n)} = ?" for n in owner + keys)
-        self.delete = f"DELETE FROM {t.sql_name} WHERE {where}"
-        values = [n for n in names if n not in owner + keys]
-        self.upsert = (
-            f"INSERT INTO {t.sql_name} ({', '.join(quote(n) for n in names)}) "
-            f"VALUES ({', '.join('?' for _ in names)}) "
-            f"ON CONFLICT ({', '.join(quote(n) for n in owner + keys)}) DO UPDATE SET "
-            + ", ".join(f"{quote(n)} = excluded.{quote(n)}" for n in values)
-            + ' WHERE "value" IS NOT excluded."value"'
-        )
-
-
 def _to_sql(v: Any) -> Any:
     if v is True:
         return 1
     if v is False:
         return 0
     return v
-
-
-# column kind -> what its values are stored as
-_SQL_ENCODERS: dict[str, Any] = {"int": encode_int, "json": encode_json, "bool": int}
 
 
 def _from_sql(v: Any, c: Column) -> Any:

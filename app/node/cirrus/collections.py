@@ -40,7 +40,8 @@ from ..solidvm.types import (
 )
 from ..solidvm.values import Address, ArrayValue, MappingValue, StructValue, is_default
 from ..solidvm.world import AccountState, World
-from .backend import COLLECTION_COLUMNS, CirrusBackend, Column, Table
+from .backend import CirrusBackend, Column, Table
+from .entries import COLLECTION_COLUMNS, sync_entries
 from .indexer import bytes_text, cirrus_timestamp
 
 log = logging.getLogger("stratoscope.node")
@@ -665,9 +666,9 @@ class CollectionIndexer:
         if ch.whole is not None:
             tops = [k for k, _ in items_of(acct.storage.get(cv.name))]
             found = self.entries(acct, cv, tops, ch)
-            self.backend.sync_entries(t, owner, block, what, None, found)
+            sync_entries(self.backend, t, owner, block, what, None, found)
             return
         tops = ch.tops()
         found = self.entries(acct, cv, tops, ch)
         k0 = cv.key_types[0]
-        self.backend.sync_entries(t, owner, block, what, [key_value(k, k0) for k in tops], found)
+        sync_entries(self.backend, t, owner, block, what, [key_value(k, k0) for k in tops], found)
