@@ -693,7 +693,7 @@ class Ledger:
         if not isinstance(history, str):
             raise bad_request(f"{where}.payload.metadata.history must be a string of names")
         if vm == "SolidVM":
-            from .solidvm import check_imports
+            from .solidvm.imports import check_imports
 
             try:
                 check_imports(p["src"])  # on the upload as sent: joining drops the file names

@@ -221,7 +221,7 @@ class LowLevelCalls:
             if self.compile_hook is not None:
                 unit = self.compile_hook(src, vm)
             else:
-                from . import compile_source  # the package imports this module: import late
+                from .compile import compile_source  # compiling is needed only here
 
                 unit = compile_source(src, vm=vm)
         except SolidVMError as exc:

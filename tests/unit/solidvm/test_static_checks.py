@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from app.node.solidvm import CompileError, check_imports, compile_source
+from app.node.solidvm import CompileError, compile_source
 from app.node.solidvm.errors import ExecutionError
+from app.node.solidvm.imports import check_imports
 
 from .conftest import CallFn, DeployFn
 from .helpers import BLOCK_NUMBER

@@ -1,0 +1,83 @@
+"""Compiling a source: parse, compile, xabi; what ``compile_source`` returns.
+
+Its own module (the package re-exports it) so that code running inside the world, such as the
+``create``/``create2`` builtins compiling a source at run time, can use it without an import
+cycle through the package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .abi import contract_xabi
+from .compiler import UnitCompiler
+from .defs import ContractDef
+from .errors import ParseError, SolidVMError
+from .imports import check_imports
+from .parser import parse
+
+VMS = ("SolidVM", "EVM")
+
+
+@dataclass
+class CompiledUnit:
+    """Every contract of one source text, compiled for one VM kind."""
+
+    source: str
+    vm: str
+    contracts: dict[str, ContractDef]
+
+    @property
+    def names(self) -> list[str]:
+        """Names of the deployable contracts, in source order."""
+        return [n for n, c in self.contracts.items() if c.kind == "contract"]
+
+    def xabis(self) -> dict[str, dict[str, Any]]:
+        return {n: c.xabi for n, c in self.contracts.items()}
+
+
+def join_sources(src: str | dict[str, str] | list[Any]) -> str:
+    """Multi-file uploads (``{file: text}`` or ``[[file, text], ...]``) become one unit."""
+    if isinstance(src, str):
+        return src
+    if isinstance(src, dict):
+        return "\n".join(str(v) for v in src.values())
+    parts: list[str] = []
+    for item in src:
+        if isinstance(item, list | tuple) and len(item) == 2:
+            parts.append(str(item[1]))
+        else:
+            parts.append(str(item))
+    return "\n".join(parts)
+
+
+def compile_source(
+    src: str | dict[str, str] | list[Any],
+    vm: str = "SolidVM",
+    *,
+    test_clock: bool = False,
+    checks: bool = True,
+) -> CompiledUnit:
+    """Parse and compile ``src``. Raises :class:`ParseError` / :class:`CompileError`.
+
+    ``test_clock`` declares the ``fastForward(seconds)`` builtin (a node started with
+    ``--test-clock``, like the platform's test runner); elsewhere it is an undeclared function.
+    ``checks=False`` skips the platform's static checks (``compiler/checks.py``, the imports of
+    a ``{file: text}`` upload): for code accepted once already, which must load as it was.
+    """
+    if vm not in VMS:
+        raise SolidVMError(f"Invalid value for VM choice: {vm!r}; valid values are SolidVM, EVM")
+    text = join_sources(src)
+    try:
+        if checks and vm == "SolidVM" and not isinstance(src, str):
+            check_imports(src)
+        unit = parse(text, vm)
+        contracts = UnitCompiler(unit, text, vm, test_clock, checks).compile()
+    except RecursionError:
+        raise ParseError("source nests too deeply", 1, 1) from None
+    result = CompiledUnit(text, vm, contracts)
+    for c in contracts.values():
+        c.unit = result
+        c.xabi = contract_xabi(c)
+    return result
