@@ -41,7 +41,7 @@ def salt_text(v: Any, what: str) -> str:
         try:
             return v.rstrip(b"\0").decode("utf-8")
         except UnicodeDecodeError:
-            pass
+            pass  # bytes that are not text are no salt: refused below
     raise ExecutionError(
         f"invalid arguments: the salt of {what} must be a string, got {describe(v)}",
         "invalid arguments",
