@@ -381,6 +381,7 @@ class ContractDecl(Node):
     bases: list[BaseSpec]
     parts: list[Node] = field(default_factory=list)
     record: bool = False  # `contract record X`: accepted, no effect (the platform ignores it)
+    end: Pos = (0, 0)  # the closing brace, so that the contract's text can be cut from the source
 
 
 @dataclass(slots=True)

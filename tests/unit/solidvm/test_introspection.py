@@ -121,3 +121,38 @@ def test_code_takes_one_name() -> None:
     assert "Too many arguments were given, expected 1 argument/s, but received 2" in (
         info.value.message
     )
+
+
+def test_type_of_a_contract_gives_its_name_and_code() -> None:
+    from app.node.solidvm import TxEnv, World, compile_source
+
+    src = (
+        "contract A {\n  uint x;\n}\n"
+        "contract B {\n"
+        "  string public n = type(A).name;\n"
+        "  string public code = type(A).runTimeCode;\n"
+        "  string public created = type(A).creationCode;\n"
+        "}\n"
+    )
+    world = World()
+    addr = world.deploy(compile_source(src).contracts["B"], {}, TxEnv(sender="aa" * 20)).address
+    assert addr is not None
+    state = world.state(addr)
+    assert state["n"] == "A"
+    assert state["code"] == state["created"] == "contract A {\n  uint x;\n}"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("int x = type(A).name;", "type string is not implicitly convertible to int256"),
+        ("string x = type(A).size;", r"type\(A\) has no member 'size'"),
+        ("string x = type(uint).name;", r"type\(\.\.\.\) takes a contract name"),
+    ],
+)
+def test_type_members_are_strings_of_contracts(body: str, message: str) -> None:
+    from app.node.solidvm import compile_source
+    from app.node.solidvm.errors import CompileError
+
+    with pytest.raises(CompileError, match=message):
+        compile_source(f"contract A {{ {body} }}")

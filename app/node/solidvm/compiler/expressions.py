@@ -184,6 +184,14 @@ class ExpressionsMixin(CompilerBase):
         obj = e.obj
         name = e.name
         if (
+            isinstance(obj, A.Call)
+            and isinstance(obj.func, A.Ident)
+            and obj.func.name == "type"
+            and len(obj.args) == 1
+            and isinstance(obj.args[0], A.TypeExpr)
+        ):
+            return self.type_member(obj.args[0].type, name, e)
+        if (
             isinstance(obj, A.Ident)
             and self.lookup_local(obj.name) is None
             and (obj.name not in self.c.svars)

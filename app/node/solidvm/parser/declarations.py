@@ -156,6 +156,7 @@ class DeclarationsMixin(ParserBase):
             part = self.parse_contract_part()
             if part is not None:
                 decl.parts.append(part)
+        decl.end = self.pos()
         self.i += 1
         return decl
 

@@ -20,7 +20,7 @@ from ...runtime import Fn, Frame
 from ...salted import code_hash, source_of
 from ...types import ADDRESS, BYTES32, STRING, UINT, IntType, StringType, VariadicType
 from ...values import Address
-from ..base import CExpr, CompilerBase
+from ..base import CExpr, CompilerBase, const
 
 _SNIPPETS: WeakKeyDictionary[ContractDef, dict[str, list[str]]] = WeakKeyDictionary()
 
@@ -180,6 +180,21 @@ class IntrospectionBuiltins(CompilerBase):
 
         return code_of, STRING
 
+    def type_member(self, tn: A.TypeName, name: str, e: A.Member) -> CExpr:
+        """``type(C).name`` and ``type(C).creationCode`` / ``runtimeCode`` (the platform's
+        ``runTimeCode`` spelling too): strings, as its typechecker types them; the code is the
+        contract's source text."""
+        if not isinstance(tn, A.UserTypeName) or tn.path[-1] not in self.uc.contracts:
+            self.error("type(...) takes a contract name", e)
+        target = self.uc.contracts[tn.path[-1]]
+        if name == "name":
+            return const(target.name), STRING
+        if name in ("creationCode", "runtimeCode", "runTimeCode"):
+            decl = target.decl
+            assert decl is not None
+            return const(source_slice(self.uc.source, decl.pos, decl.end)), STRING
+        self.error(f"type({target.name}) has no member '{name}'", e)
+
 
 def contract_at(fr: Frame, a: Any) -> ContractDef:
     acct = fr.ctx.world.account_at(fr, a)
@@ -190,3 +205,13 @@ def contract_at(fr: Frame, a: Any) -> ContractDef:
             "missing code collection",
         )
     return acct.cdef
+
+
+def source_slice(source: str, start: tuple[int, int], end: tuple[int, int]) -> str:
+    """The text between two (line, column) positions, both included."""
+    lines = source.split("\n")
+    (l1, c1), (l2, c2) = start, end
+    if l1 == l2:
+        return lines[l1 - 1][c1 - 1 : c2]
+    middle = lines[l1 : l2 - 1]
+    return "\n".join([lines[l1 - 1][c1 - 1 :], *middle, lines[l2 - 1][:c2]])
