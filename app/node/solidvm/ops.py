@@ -106,8 +106,6 @@ def describe(v: Any) -> str:
         return "a mapping"
     if isinstance(v, VariadicValue):
         return "a variadic"
-    if v is None:
-        return "nothing"
     return type(v).__name__
 
 
