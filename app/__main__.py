@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
         from .node.tour import run_tour
 
         return run_tour()
-    from .ui.app import main as gui_main
+    from .ui.shell.app import main as gui_main
 
     return gui_main(args)
 

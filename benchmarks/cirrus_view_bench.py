@@ -6,7 +6,7 @@
    it). For reference, the node's own time for the requests the viewer sends (first page, count,
    a page in the middle, the last page) is measured with a plain HTTP client.
 3. The viewer, once per round, in a fresh process (the "app process"): offscreen Qt, a qasync
-   loop set up as ``app/ui/app.py`` does, an ``AppController`` whose ``Session`` signs in to the
+   loop set up as ``ui/shell/app.py`` does, an ``AppController`` whose ``Session`` signs in to the
    node over HTTP as alice (password flow), and a ``CirrusTableModel`` in a real ``QTableView``
    (1200x800). A row counts as shown when a paint of the view happened with every visible row's
    data loaded (not the "…" placeholder). Measured:
@@ -91,12 +91,12 @@ def viewer(url: str, out: Path, jumps: int, seed: int) -> None:
     from app.services.profiles import Profile
     from app.services.secret_service import SecretService
     from app.services.session import SANDBOX_CLIENT_ID, Credentials
-    from app.ui.cirrus_model import CirrusTableModel
+    from app.ui.panels.tables.cirrus_model import CirrusTableModel
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(app)  # as app/ui/app.py sets it up
+    loop = qasync.QEventLoop(app)  # as app/ui/shell/app.py sets it up
     asyncio.set_event_loop(loop)
     executor = ThreadPoolExecutor(4, thread_name_prefix="stratoscope-io")
     loop.set_default_executor(executor)
@@ -220,7 +220,7 @@ def viewer(url: str, out: Path, jumps: int, seed: int) -> None:
             result = loop.run_until_complete(measure())
             loop.run_until_complete(controller.shutdown())
         out.write_text(json.dumps(result))
-        # Qt objects go while the interpreter is whole, as app/ui/app.py does
+        # Qt objects go while the interpreter is whole, as app/ui/shell/app.py does
         view.deleteLater()
         controller.deleteLater()
         app.processEvents()

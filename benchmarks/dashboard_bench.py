@@ -1,7 +1,7 @@
 """Dashboard panel with 10,000 blocks: redraw time and event-loop stalls, offscreen.
 
 Each round is a fresh process (so the first show really imports pyqtgraph and numpy) with
-offscreen Qt, a qasync loop as ``app/ui/app.py`` sets it up, an ``AppController`` (no node: the
+offscreen Qt, a qasync loop as ``ui/shell/app.py`` sets it up, an ``AppController`` (no node: the
 blocks are fed straight into its ``DashboardService``, as ``sync`` would add them) and a
 ``DashboardPanel`` of 1200x800 in the "last 10,000 blocks" window. Measured:
 
@@ -81,7 +81,7 @@ def one_round(out: Path, seed: int) -> None:
     from app.services.controller import AppController
     from app.services.inspector import Exchange
     from app.services.secret_service import SecretService
-    from app.ui.dashboard_panel import DashboardPanel
+    from app.ui.panels.dashboard.panel import DashboardPanel
 
     app = QApplication([sys.argv[0]])
     loop = qasync.QEventLoop(app)

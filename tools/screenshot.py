@@ -32,7 +32,7 @@ async def shoot(out: Path, theme: str) -> list[Path]:
     from PySide6.QtWidgets import QApplication, QWidget
 
     from app.services.controller import AppController
-    from app.ui.main_window import MainWindow
+    from app.ui.shell.main_window import MainWindow
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -155,10 +155,10 @@ async def until(check: Callable[[], bool], seconds: float = 20.0) -> None:
 
 async def shoot_later_panels(window: Any, save: Callable[[Any, str], None], tmp: Path) -> None:
     """Assets, Files and Dashboard with something in them; the welcome and the tour."""
-    from app.ui.assets_panel import AssetsPanel
-    from app.ui.dashboard_panel import DashboardPanel
-    from app.ui.files_panel import FilesPanel
-    from app.ui.welcome_dialog import WelcomeDialog
+    from app.ui.panels.assets.panel import AssetsPanel
+    from app.ui.panels.dashboard.panel import DashboardPanel
+    from app.ui.panels.files.panel import FilesPanel
+    from app.ui.shell.welcome_dialog import WelcomeDialog
 
     controller = window.controller
     client = controller.session.client
@@ -254,7 +254,7 @@ def main() -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from app.ui.theme import apply_theme
+    from app.ui.shell.theme import apply_theme
 
     app = QApplication([sys.argv[0]])
     apply_theme(app, args.theme)

@@ -21,7 +21,7 @@ from app.services.controller import AppController
 from app.services.profiles import Profile
 from app.services.secret_service import SecretService
 from app.services.session import Credentials
-from app.ui.main_window import MainWindow
+from app.ui.shell.main_window import MainWindow
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
 

@@ -23,7 +23,7 @@ from pytestqt.qtbot import QtBot
 from app.services.account import format_balance
 from app.services.controller import AppController
 from app.services.session import Credentials
-from app.ui.main_window import MainWindow
+from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive, node_profile
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode

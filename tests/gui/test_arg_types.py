@@ -21,15 +21,15 @@ from pytestqt.qtbot import QtBot
 from app.client.abi_types import ContractSpec, FunctionSpec
 from app.client.models import TxResult
 from app.services.composer import TxDetails
-from app.ui.arg_editor import (
+from app.ui.shell.tx_inspector import render
+from app.ui.widgets.arg_editor import (
     ArgumentsEditor,
     DecimalEditor,
     UdvtEditor,
     VariadicEditor,
     VariadicItemEditor,
 )
-from app.ui.tx_inspector import render
-from app.ui.tx_render import returned_items
+from app.ui.widgets.tx_render import returned_items
 
 PRICE = {"tag": "UserDefined", "alias": "Price", "actual": {"tag": "Int", "bytes": 32}}
 XABI: dict[str, Any] = {

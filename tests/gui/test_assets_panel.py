@@ -17,10 +17,10 @@ from pytestqt.modeltest import ModelTester
 from app.client.assets import AssetApp
 from app.services.assets import SCHEME_ORDER_KEY
 from app.services.controller import AppController
-from app.ui.asset_dialogs import AssetForm
-from app.ui.assets_panel import AssetsPanel
-from app.ui.confirm_dialog import ConfirmDialog
-from app.ui.main_window import MainWindow
+from app.ui.panels.assets.dialogs import AssetForm
+from app.ui.panels.assets.panel import AssetsPanel
+from app.ui.shell.main_window import MainWindow
+from app.ui.widgets.confirm_dialog import ConfirmDialog
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode
 

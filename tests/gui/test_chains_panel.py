@@ -17,11 +17,11 @@ from pytestqt.modeltest import ModelTester
 
 from app.services.chains import GOVERNANCE_ADDRESS, ChainInfo, ChainMember
 from app.services.controller import AppController
-from app.ui.chain_models import MAIN_CHAIN, ChainTreeModel
-from app.ui.chains_panel import ChainsPanel
-from app.ui.create_chain_dialog import STEPS, CreateChainDialog
-from app.ui.main_window import MainWindow
-from app.ui.tx_inspector import TxInspectorDialog
+from app.ui.panels.chains.create_dialog import STEPS, CreateChainDialog
+from app.ui.panels.chains.models import MAIN_CHAIN, ChainTreeModel
+from app.ui.panels.chains.panel import ChainsPanel
+from app.ui.shell.main_window import MainWindow
+from app.ui.shell.tx_inspector import TxInspectorDialog
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode, call_tx, deploy, upload_tx
 

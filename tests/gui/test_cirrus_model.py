@@ -16,8 +16,8 @@ from app.client.cirrus_query import CirrusQuery, Condition, Group, Order
 from app.services import cirrus as cirrus_service
 from app.services.cirrus import CirrusExporter
 from app.services.controller import AppController
-from app.ui import cirrus_model
-from app.ui.cirrus_model import LOADING, CirrusTableModel
+from app.ui.panels.tables import cirrus_model
+from app.ui.panels.tables.cirrus_model import LOADING, CirrusTableModel
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode
 

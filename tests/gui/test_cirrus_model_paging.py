@@ -11,7 +11,7 @@ import qasync
 
 from app.client.cirrus_query import CirrusQuery, Order
 from app.services.controller import AppController
-from app.ui.cirrus_model import PAGE_SIZE, CirrusTableModel
+from app.ui.panels.tables.cirrus_model import PAGE_SIZE, CirrusTableModel
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode
 

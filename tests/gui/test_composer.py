@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.controller import AppController
-from app.ui.arg_editor import ArrayEditor, MappingEditor, StructEditor
-from app.ui.composer_panel import SAMPLES, ComposerPanel
-from app.ui.confirm_dialog import ConfirmDialog
-from app.ui.main_window import MainWindow
-from app.ui.tx_inspector import TxInspectorDialog
+from app.ui.panels.composer.panel import SAMPLES, ComposerPanel
+from app.ui.shell.main_window import MainWindow
+from app.ui.shell.tx_inspector import TxInspectorDialog
+from app.ui.widgets.arg_editor import ArrayEditor, MappingEditor, StructEditor
+from app.ui.widgets.confirm_dialog import ConfirmDialog
 from tests.gui.conftest import connect, drive
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
@@ -495,7 +495,7 @@ def test_record_a_scenario_and_replay_it_on_a_fresh_node(
 def test_source_editor_colours_with_tree_sitter(qapp: object) -> None:
     from PySide6.QtGui import QColor
 
-    from app.ui.source_editor import SourceEditor
+    from app.ui.widgets.source_editor import SourceEditor
 
     editor = SourceEditor()
     assert editor.highlighter.tree is None  # nothing loaded before there is text

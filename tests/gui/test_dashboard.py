@@ -20,8 +20,8 @@ from app.client.models import Block, Transaction, TxRequest
 from app.services.controller import AppController
 from app.services.dashboard import DashboardService, Ring
 from app.services.pending import PendingTracker
-from app.ui.dashboard_panel import DashboardPanel
-from app.ui.main_window import MainWindow
+from app.ui.panels.dashboard.panel import DashboardPanel
+from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import (
     ROOT,
@@ -316,8 +316,8 @@ def test_pyqtgraph_is_loaded_only_when_the_dashboard_is_first_shown(tmp_path: Pa
         import qasync
         from app.services.controller import AppController
         from app.services.secret_service import SecretService
-        from app.ui.dashboard_panel import DashboardPanel
-        from app.ui.main_window import MainWindow
+        from app.ui.panels.dashboard.panel import DashboardPanel
+        from app.ui.shell.main_window import MainWindow
 
         app = QApplication([])
         loop = qasync.QEventLoop(app)

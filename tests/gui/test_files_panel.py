@@ -20,8 +20,8 @@ import qasync
 from app.client.errors import RequestError
 from app.client.files import PLATFORM_HMAC, FileStorageUnavailable, no_storage_error
 from app.services.controller import AppController
-from app.ui.files_panel import FilesPanel, original_name
-from app.ui.main_window import MainWindow
+from app.ui.panels.files.panel import FilesPanel, original_name
+from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import CONTRACTS, RunningNode, deploy

@@ -11,12 +11,12 @@ import qasync
 
 from app.services.controller import AppController
 from app.services.search import NotFound, SearchHit
-from app.ui.chains_panel import ChainsPanel
-from app.ui.composer_panel import ComposerPanel
-from app.ui.lookup_dialogs import AddressDialog, BlockDialog
-from app.ui.main_window import MainWindow
-from app.ui.tables_panel import TablesPanel
-from app.ui.tx_inspector import TxInspectorDialog
+from app.ui.panels.chains.panel import ChainsPanel
+from app.ui.panels.composer.panel import ComposerPanel
+from app.ui.panels.tables.panel import TablesPanel
+from app.ui.shell.lookup_dialogs import AddressDialog, BlockDialog
+from app.ui.shell.main_window import MainWindow
+from app.ui.shell.tx_inspector import TxInspectorDialog
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode
 

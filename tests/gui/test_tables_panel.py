@@ -19,10 +19,10 @@ from pytestqt.qtbot import QtBot
 
 from app.client.cirrus_query import CirrusQuery, Condition, Group
 from app.services.controller import AppController
-from app.ui.cirrus_model import LOADING
-from app.ui.filter_builder import FilterBuilder, join_list, split_list
-from app.ui.main_window import MainWindow
-from app.ui.tables_panel import TablesPanel, contract_of
+from app.ui.panels.tables.cirrus_model import LOADING
+from app.ui.panels.tables.filter_builder import FilterBuilder, join_list, split_list
+from app.ui.panels.tables.panel import TablesPanel, contract_of
+from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode
 

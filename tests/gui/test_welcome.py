@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
-from app.ui.main_window import MainWindow
-from app.ui.tour import PANEL_TEXT, GuidedTour, PanelHighlight
-from app.ui.welcome_dialog import WelcomeDialog, show_welcome, welcome_after
+from app.ui.shell.main_window import MainWindow
+from app.ui.shell.tour import PANEL_TEXT, GuidedTour, PanelHighlight
+from app.ui.shell.welcome_dialog import WelcomeDialog, show_welcome, welcome_after
 from tests.gui.conftest import drive, make_controller
 
 

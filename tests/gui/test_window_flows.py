@@ -27,10 +27,10 @@ from app.client.errors import NetworkError
 from app.services.controller import AppController
 from app.services.profiles import Profile
 from app.services.session import Credentials
-from app.ui.connection_dialog import ConnectionDialog
-from app.ui.main_window import MainWindow
-from app.ui.password_dialog import PasswordDialog
-from app.ui.theme import apply_theme
+from app.ui.shell.connection_dialog import ConnectionDialog
+from app.ui.shell.main_window import MainWindow
+from app.ui.shell.password_dialog import PasswordDialog
+from app.ui.shell.theme import apply_theme
 from tests.gui.conftest import connect, drive, make_controller, node_profile
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from app.ui.app_icon import APP_ID, ICON_PATH
-from app.ui.self_test import Checks
+from app.ui.shell.icons import APP_ID, ICON_PATH
+from app.ui.shell.self_test import Checks
 from tests.integration.node_fixture import ROOT
 
 PACKAGING = ROOT / "packaging"

@@ -1,0 +1,1 @@
+"""Item models shared by several panels."""

@@ -1,0 +1,1 @@
+"""One subpackage per panel: the panel widget, its dialogs and its models."""

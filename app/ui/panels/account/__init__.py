@@ -1,0 +1,1 @@
+"""The Account panel: its widget, dialogs and models."""

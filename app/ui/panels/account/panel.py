@@ -1,0 +1,309 @@
+"""Account and faucet panel: key, address + QR, balance, identity certificate, faucet, history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.client.models import TxResult
+from app.services.account import AccountView, format_balance
+from app.services.controller import AppController
+from app.ui.models.transactions_model import TransactionsModel
+from app.ui.widgets.common import CopyField, QrCodeView, name_widget
+
+NO_IDENTITY = (
+    "<b>{user} has no registered identity.</b> STRATO (from platform version 8.0) accepts "
+    "transactions only from accounts with a certificate in the on-chain certificate registry, "
+    "so {user} can read the chain but cannot deploy contracts, call functions or transfer "
+    "tokens. Ask the network's operator to register a certificate for this address."
+)
+NO_KEY = (
+    "<b>{user} has no key on this node yet.</b> Create one to get an address: the node keeps "
+    "the private key in its vault and signs transactions for you."
+)
+GAS_OFF = (
+    "gas is off on this node, so transactions are free and the faucet adds nothing "
+    "(the sandbox charges gas when started with --gas: Connection… > Charge gas)."
+)
+CERT_ROWS = (
+    ("commonName", "Common name"),
+    ("organization", "Organization"),
+    ("organizationalUnit", "Unit"),
+    ("country", "Country"),
+    ("isValid", "Valid"),
+)
+
+
+# The distinguished name shown for a registered certificate: (label, identity field).
+SUBJECT_PARTS = (
+    ("CN", "commonName"),
+    ("O", "organization"),
+    ("OU", "organizationalUnit"),
+    ("C", "country"),
+)
+
+
+class AccountPanel(QWidget):
+    """Signals: transaction_requested(str): the user wants to inspect a transaction."""
+
+    title = "Account"
+    transaction_requested = Signal(str)
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("accountPanel")
+        self.setAccessibleName("Account and faucet")
+        self.controller = controller
+        self.account = controller.account
+        self.view = AccountView("")
+
+        self.heading = QLabel("Account", self)
+        f = QFont(self.heading.font())
+        f.setPointSizeF(f.pointSizeF() * 1.4)
+        f.setBold(True)
+        self.heading.setFont(f)
+        self.heading.setObjectName("accountHeading")
+        self.refresh_button = QPushButton("Refresh", self)
+        name_widget(self.refresh_button, "accountRefresh", "Refresh the account")
+        self.refresh_button.setToolTip("Reload the account (F5)")
+        self.refresh_button.clicked.connect(self.account.request_refresh)
+
+        # -- no key yet
+        self.no_key = QGroupBox(self)
+        self.no_key.setObjectName("accountNoKey")
+        self.no_key_text = QLabel(self.no_key)
+        self.no_key_text.setWordWrap(True)
+        self.create_key_button = QPushButton("Create key", self.no_key)
+        name_widget(self.create_key_button, "accountCreateKey", "Create key")
+        self.create_key_button.clicked.connect(self._create_key)
+        nk = QVBoxLayout(self.no_key)
+        nk.addWidget(self.no_key_text)
+        nk.addWidget(self.create_key_button, 0, Qt.AlignmentFlag.AlignLeft)
+
+        # -- address, key, balance, QR
+        self.address = CopyField("accountAddress", "Address", self)
+        self.pubkey = CopyField("accountPublicKey", "Public key", self)
+        self.balance = QLabel("—", self)
+        name_widget(self.balance, "accountBalance", "Balance")
+        bf = QFont(self.balance.font())
+        bf.setPointSizeF(bf.pointSizeF() * 1.6)
+        self.balance.setFont(bf)
+        self.balance.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.nonce = QLabel("—", self)
+        name_widget(self.nonce, "accountNonce", "Nonce")
+        self.qr = QrCodeView(self)
+        details = QFormLayout()
+        details.addRow("Address", self.address)
+        details.addRow("Public key", self.pubkey)
+        details.addRow("Balance", self.balance)
+        details.addRow("Nonce", self.nonce)
+        self.key_box = QGroupBox("Key", self)
+        self.key_box.setObjectName("accountKeyBox")
+        kb = QHBoxLayout(self.key_box)
+        kb.addLayout(details, 1)
+        kb.addWidget(self.qr, 0, Qt.AlignmentFlag.AlignTop)
+
+        # -- identity
+        self.identity_box = QGroupBox("Identity", self)
+        self.identity_box.setObjectName("accountIdentityBox")
+        self.identity_status = QLabel(self.identity_box)
+        self.identity_status.setWordWrap(True)
+        name_widget(self.identity_status, "accountIdentityStatus", "Identity status")
+        self.cert_labels: dict[str, QLabel] = {}
+        self.cert_fields = QWidget(self.identity_box)
+        self.cert_fields.setObjectName("accountCertificateFields")
+        cert_form = QFormLayout(self.cert_fields)
+        cert_form.setContentsMargins(0, 0, 0, 0)
+        for key, label in CERT_ROWS:
+            value = QLabel("—", self.cert_fields)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            name_widget(value, f"cert_{key}", label)
+            self.cert_labels[key] = value
+            cert_form.addRow(label, value)
+        ib = QVBoxLayout(self.identity_box)
+        ib.addWidget(self.identity_status)
+        ib.addWidget(self.cert_fields)
+        ib.addStretch(1)
+
+        # -- faucet
+        self.faucet_box = QGroupBox("Faucet", self)
+        self.faucet_box.setObjectName("accountFaucetBox")
+        self.faucet_button = QPushButton("Get tokens from the faucet", self.faucet_box)
+        name_widget(self.faucet_button, "accountFaucet", "Get tokens from the faucet")
+        self.faucet_button.clicked.connect(self._faucet)
+        self.faucet_progress = QProgressBar(self.faucet_box)
+        self.faucet_progress.setRange(0, 0)
+        self.faucet_progress.setVisible(False)
+        name_widget(self.faucet_progress, "accountFaucetProgress", "Faucet progress")
+        self.faucet_status = QLabel("", self.faucet_box)
+        self.faucet_status.setWordWrap(True)
+        name_widget(self.faucet_status, "accountFaucetStatus", "Faucet result")
+        self.faucet_hash = CopyField("accountFaucetHash", "Transaction hash", self.faucet_box)
+        fb = QGridLayout(self.faucet_box)
+        fb.addWidget(self.faucet_button, 0, 0)
+        fb.addWidget(self.faucet_progress, 0, 1)
+        fb.addWidget(self.faucet_status, 1, 0, 1, 2)
+        fb.addWidget(self.faucet_hash, 2, 0, 1, 2)
+
+        # -- recent transactions
+        self.tx_model = TransactionsModel(self)
+        self.tx_model.set_names(controller.address_names())
+        controller.names_changed.connect(self.tx_model.set_names)
+        self.tx_table = QTableView(self)
+        name_widget(self.tx_table, "accountTransactions", "Recent transactions")
+        self.tx_table.setModel(self.tx_model)
+        self.tx_table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.tx_table.verticalHeader().setVisible(False)
+        self.tx_table.setWordWrap(False)
+        self.tx_table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents
+        )
+        self.tx_table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        self.tx_table.setToolTip("Double-click a row to inspect the transaction")
+        self.tx_table.doubleClicked.connect(self._open_tx)
+        self.tx_title = QLabel("Recent transactions", self)
+
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        top.addWidget(self.refresh_button)
+        middle = QHBoxLayout()
+        middle.addWidget(self.identity_box, 1)
+        middle.addWidget(self.faucet_box, 1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.no_key)
+        lay.addWidget(self.key_box)
+        lay.addLayout(middle)
+        lay.addWidget(self.tx_title)
+        lay.addWidget(self.tx_table, 1)
+
+        self.account.changed.connect(self.show_view)
+        self.account.busy_changed.connect(self._on_busy)
+        self.account.faucet_finished.connect(self._on_faucet_result)
+        controller.session.health_changed.connect(self._on_health)
+        self.show_view(self.account.view)
+
+    # ------------------------------------------------------------ view
+
+    def show_view(self, view: AccountView) -> None:
+        if view.username != self.view.username:  # another user: the last faucet was not theirs
+            self.faucet_hash.set_value("")
+            self.faucet_status.setText("")
+            self._gas_note()
+        self.view = view
+        user = view.username or "—"
+        self.heading.setText(f"Account of {user}")
+        has_key = view.address is not None
+        self.no_key.setVisible(view.loaded and not has_key)
+        self.no_key_text.setText(NO_KEY.format(user=user))
+        self.key_box.setEnabled(has_key)
+        self.address.set_value(view.address)
+        self.pubkey.set_value(view.pubkey)
+        self.qr.set_text(view.address)
+        if view.balance is None:
+            self.balance.setText("—")
+            self.balance.setToolTip("")
+        else:
+            self.balance.setText(f"{format_balance(view.balance)} tokens")
+            self.balance.setToolTip(f"{view.balance:,} units (1 token = 10^18 units)")
+        self.nonce.setText("—" if view.nonce is None else str(view.nonce))
+        self._show_identity(view)
+        self.faucet_button.setEnabled(has_key and not self.faucet_progress.isVisible())
+        self.tx_model.set_transactions(view.address or "", view.transactions)
+        self.tx_title.setText(f"Recent transactions ({len(view.transactions)})")
+
+    def _show_identity(self, view: AccountView) -> None:
+        user = view.username or "this user"
+        tooltip = ""
+        if not view.loaded:
+            text = "Loading…"
+        elif view.address is None:
+            text = "No key yet: the identity is tied to an address."
+        elif view.identity_error:
+            text = f"Unknown: {view.identity_error}"
+        elif view.identity is None:
+            text = NO_IDENTITY.format(user=user)
+        elif view.has_identity:
+            subject = ", ".join(
+                f"{label}={view.identity[key]}"
+                for label, key in SUBJECT_PARTS
+                if view.identity.get(key)
+            )
+            text = f"✔ {user} has a registered certificate: {subject}"
+            # the whole X.509 chain (PEM) is too long for the line; it stays one hover away
+            tooltip = str(view.identity.get("certificateString", ""))
+        else:
+            text = f"✘ {user}'s certificate was revoked: transactions are refused."
+        self.identity_status.setText(text)
+        self.identity_status.setToolTip(tooltip)
+        self.cert_fields.setVisible(view.identity is not None)
+        ident: dict[str, Any] = view.identity or {}
+        for key, label in self.cert_labels.items():
+            value = ident.get(key)
+            label.setText("—" if value in (None, "") else str(value))
+
+    # ------------------------------------------------------------ actions
+
+    def _on_busy(self, what: str) -> None:
+        self.refresh_button.setEnabled(what != "refresh")
+        self.create_key_button.setEnabled(what != "create-key")
+        faucet = what == "faucet"
+        if faucet:
+            self.faucet_status.setText("Waiting for the faucet transaction…")
+        self.faucet_progress.setVisible(faucet)
+        self.faucet_button.setEnabled(not faucet and self.view.address is not None)
+
+    def _create_key(self) -> None:
+        self.controller.tasks.start("Creating the key", self.account.create_key())
+
+    def _faucet(self) -> None:
+        self.faucet_hash.set_value("")
+        self.controller.tasks.start("Faucet", self.account.faucet())
+
+    def _on_health(self, _health: object) -> None:
+        self._gas_note()
+
+    def _gas_note(self) -> None:
+        health = self.controller.session.health
+        if health is None:
+            return
+        if health.gas is False:
+            self.faucet_box.setToolTip(GAS_OFF)
+            if not self.faucet_status.text():
+                self.faucet_status.setText(GAS_OFF)
+        elif self.faucet_status.text() == GAS_OFF:
+            self.faucet_box.setToolTip("")
+            self.faucet_status.setText("")
+
+    def _on_faucet_result(self, result: TxResult) -> None:
+        zero = bool(result.hash) and set(result.hash) == {"0"}
+        self.faucet_hash.set_value("" if zero else result.hash)
+        if zero:
+            self.faucet_status.setText(f"✔ Nothing to do: {GAS_OFF}")
+        elif result.ok:
+            self.faucet_status.setText("✔ The faucet sent tokens to this account.")
+        elif result.pending:
+            self.faucet_status.setText("The faucet transaction is still pending.")
+            self.controller.pending.track(result.hash, "faucet")
+        else:
+            self.faucet_status.setText(f"✘ {result.status}: {result.message or 'no reason given'}")
+
+    def _open_tx(self, index: QModelIndex) -> None:
+        tx = self.tx_model.transaction(index.row())
+        if tx is not None:
+            self.transaction_requested.emit(tx.hash)

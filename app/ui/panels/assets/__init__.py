@@ -1,0 +1,1 @@
+"""The Assets panel: its widget, dialogs and models."""

@@ -1,0 +1,1 @@
+"""The Chains panel: its widget, dialogs and models."""

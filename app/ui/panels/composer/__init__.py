@@ -1,0 +1,1 @@
+"""The Composer panel: its widget, dialogs and models."""

@@ -1,0 +1,804 @@
+"""Composer panel: write or open a contract, compile it, deploy it, call functions, batch.
+
+Arguments are edited with typed editors (or as raw JSON); every write goes through the
+confirmation sheet, which shows the exact request; the result area decodes what came back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.client.abi_types import AbiTypeError, ContractSpec, FunctionSpec, parse_int
+from app.client.errors import StratoError, TransactionFailed
+from app.client.models import TxRequest, TxResult
+from app.client.scenario import ReplayStep, Scenario
+from app.services.composer import Draft, Preview
+from app.services.controller import AppController
+from app.ui.paths import RESOURCES
+from app.ui.shell.theme import scheme_is_dark
+from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor
+from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, while_alive
+from app.ui.widgets.confirm_dialog import ConfirmDialog
+from app.ui.widgets.source_editor import SourceEditor
+from app.ui.widgets.tx_render import returned_items, status_colour
+
+SAMPLES = RESOURCES / "contracts"
+MAIN_CHAIN = "Main chain"
+
+
+class ComposerPanel(ReadsWhenShown):
+    """Signals: transaction_requested(str): the user wants to inspect a transaction."""
+
+    title = "Composer"
+    transaction_requested = Signal(str)
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(self._reload_lists, parent)
+        self.setObjectName("composerPanel")
+        self.setAccessibleName("Transaction composer")
+        self.controller = controller
+        self.composer = controller.composer
+        self.specs: dict[str, ContractSpec] = {}
+        self.compiled_source = ""
+        self.call_spec: ContractSpec | None = None
+        self.batch: list[tuple[TxRequest, str]] = []
+        self.user_rows: list[tuple[str, str]] = []
+        self._stale = False  # the lists wait for the first user (sign-in), not the first show
+        self.contract_rows: list[tuple[str, str, str]] = []
+        self.last_results: list[TxResult] = []
+
+        # -- source side
+        self.editor = SourceEditor(self, dark=scheme_is_dark())
+        self.samples = QComboBox(self)
+        name_widget(self.samples, "composerSamples", "Sample contracts")
+        self.samples.addItem("Samples…", None)
+        for f in sorted(SAMPLES.glob("*.sol")) if SAMPLES.is_dir() else []:
+            self.samples.addItem(f.stem, str(f))
+        self.samples.activated.connect(self._sample_chosen)
+        self.open_button = self._button("Open…", "composerOpen", "Open a .sol file")
+        self.open_button.clicked.connect(self.open_file)
+        self.save_button = self._button("Save…", "composerSave", "Save the source")
+        self.save_button.clicked.connect(self.save_file)
+        self.compile_button = self._button("Compile", "composerCompile", "Compile the source")
+        self.compile_button.setShortcut("Ctrl+B")
+        self.compile_button.setToolTip("Ask the node for the contracts' interfaces (Ctrl+B)")
+        self.compile_button.clicked.connect(self.compile)
+        self.source_status = QLabel("", self)
+        self.source_status.setWordWrap(True)
+        name_widget(self.source_status, "composerSourceStatus", "Compile result")
+        tools = QHBoxLayout()
+        for w in (self.samples, self.open_button, self.save_button, self.compile_button):
+            tools.addWidget(w)
+        tools.addStretch(1)
+        left = QWidget(self)
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addLayout(tools)
+        ll.addWidget(self.editor, 1)
+        ll.addWidget(self.source_status)
+
+        # -- deploy tab
+        self.contract = QComboBox(self)
+        name_widget(self.contract, "deployContract", "Contract to deploy")
+        self.contract.currentIndexChanged.connect(self._contract_chosen)
+        self.vm = QComboBox(self)
+        self.vm.addItems(["SolidVM", "EVM"])
+        name_widget(self.vm, "deployVm", "Virtual machine")
+        self.vm.currentIndexChanged.connect(self._contract_chosen)
+        self.history = QCheckBox("Keep history tables in Cirrus", self)
+        name_widget(self.history, "deployHistory", "Keep history")
+        self.book = AddressBook()
+        self.book.save_contact = self.ask_contact_name
+        self.deploy_args = ArgumentsEditor("deployArgs", self, self.book)
+        self.deploy_args.changed.connect(self._update_buttons)
+        self.deploy_button = self._button("Deploy…", "deployButton", "Deploy the contract")
+        self.deploy_button.clicked.connect(self.deploy)
+        self.deploy_batch = self._button("Add to batch", "deployAddToBatch", "Add to the batch")
+        self.deploy_batch.clicked.connect(self._deploy_to_batch)
+        deploy = QWidget(self)
+        df = QFormLayout(deploy)
+        df.addRow("Contract", self.contract)
+        df.addRow("VM", self.vm)
+        df.addRow("", self.history)
+        df.addRow("Constructor", self.deploy_args)
+        db = QHBoxLayout()
+        db.addWidget(self.deploy_button)
+        db.addWidget(self.deploy_batch)
+        db.addStretch(1)
+        df.addRow(db)
+
+        # -- call tab
+        self.known = QComboBox(self)
+        name_widget(self.known, "callKnownContracts", "Contracts on the node")
+        self.known.activated.connect(self._known_chosen)
+        self.refresh_known = self._button("Reload", "callReloadContracts", "Reload the list")
+        self.refresh_known.clicked.connect(self.reload_contracts)
+        self.call_name = QLineEdit(self)
+        self.call_name.setPlaceholderText("contract name")
+        name_widget(self.call_name, "callContractName", "Contract name")
+        self.call_address = QLineEdit(self)
+        self.call_address.setPlaceholderText("contract address (40 hex digits)")
+        name_widget(self.call_address, "callAddress", "Contract address")
+        self.load_button = self._button("Load", "callLoad", "Load the contract's functions")
+        self.load_button.clicked.connect(self.load_contract)
+        self.function = QComboBox(self)
+        name_widget(self.function, "callFunction", "Function")
+        self.function.currentIndexChanged.connect(self._function_chosen)
+        self.call_args = ArgumentsEditor("callArgs", self, self.book)
+        self.call_args.changed.connect(self._update_buttons)
+        self.value = QLineEdit(self)
+        self.value.setPlaceholderText("0 (units sent with the call)")
+        name_widget(self.value, "callValue", "Value")
+        self.call_button = self._button("Call…", "callButton", "Call the function")
+        self.call_button.clicked.connect(self.call)
+        self.call_batch = self._button("Add to batch", "callAddToBatch", "Add to the batch")
+        self.call_batch.clicked.connect(self._call_to_batch)
+        call = QWidget(self)
+        cf = QFormLayout(call)
+        kr = QHBoxLayout()
+        kr.addWidget(self.known, 1)
+        kr.addWidget(self.refresh_known)
+        cf.addRow("Known", kr)
+        ar = QHBoxLayout()
+        ar.addWidget(self.call_name)
+        ar.addWidget(self.call_address, 2)
+        ar.addWidget(self.load_button)
+        cf.addRow("Contract", ar)
+        cf.addRow("Function", self.function)
+        cf.addRow("Arguments", self.call_args)
+        cf.addRow("Value", self.value)
+        cb = QHBoxLayout()
+        cb.addWidget(self.call_button)
+        cb.addWidget(self.call_batch)
+        cb.addStretch(1)
+        cf.addRow(cb)
+
+        # -- shared options, batch, result
+        self.chain = QComboBox(self)
+        name_widget(self.chain, "composerChain", "Target chain")
+        self.chain.addItem(MAIN_CHAIN, None)
+        self.resolve = QCheckBox("Wait for the result (resolve)", self)
+        self.resolve.setChecked(True)
+        name_widget(self.resolve, "composerResolve", "Wait for the result")
+        self.gas_limit = QLineEdit(self)
+        self.gas_limit.setPlaceholderText("gas limit (node default)")
+        name_widget(self.gas_limit, "composerGasLimit", "Gas limit")
+        self.gas_price = QLineEdit(self)
+        self.gas_price.setPlaceholderText("gas price (node default)")
+        name_widget(self.gas_price, "composerGasPrice", "Gas price")
+        options = QFormLayout()
+        options.addRow("Chain", self.chain)
+        options.addRow("", self.resolve)
+        gp = QHBoxLayout()
+        gp.addWidget(self.gas_limit)
+        gp.addWidget(self.gas_price)
+        options.addRow("txParams", gp)
+        self.tabs = QTabWidget(self)
+        name_widget(self.tabs, "composerTabs", "Deploy or call")
+        self.tabs.addTab(deploy, "Deploy")
+        self.tabs.addTab(call, "Call")
+        self.batch_list = QListWidget(self)
+        name_widget(self.batch_list, "composerBatch", "Batch")
+        self.batch_list.setMaximumHeight(90)
+        self.send_batch = self._button("Send batch…", "composerSendBatch", "Send the batch")
+        self.send_batch.clicked.connect(self.send_batch_now)
+        self.clear_batch = self._button("Clear", "composerClearBatch", "Clear the batch")
+        self.clear_batch.clicked.connect(self._clear_batch)
+        self.record_button = self._button("● Record", "composerRecord", "Record a scenario")
+        self.record_button.setCheckable(True)
+        self.record_button.setToolTip(
+            "Record what you send as a scenario (created addresses become placeholders)"
+        )
+        self.record_button.toggled.connect(self._record_toggled)
+        self.save_scenario_button = self._button(
+            "Save scenario…", "composerSaveScenario", "Save the recorded scenario"
+        )
+        self.save_scenario_button.clicked.connect(self.save_scenario)
+        self.replay_button = self._button("Replay…", "composerReplay", "Replay a scenario file")
+        self.replay_button.clicked.connect(self.open_scenario)
+        self.scenario_status = QLabel("", self)
+        name_widget(self.scenario_status, "composerScenarioStatus", "Scenario status")
+        self.scenario: Scenario | None = None
+        composer = controller.composer
+        composer.recording_changed.connect(self._on_recording)
+        composer.replay_progress.connect(self._on_replay_progress)
+        composer.result.connect(self._on_sent)
+        self.result = QTextBrowser(self)
+        self.result.setOpenLinks(False)
+        self.result.anchorClicked.connect(self._link)
+        name_widget(self.result, "composerResult", "Result")
+        right = QWidget(self)
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.tabs, 3)
+        rl.addLayout(options)
+        bl = QHBoxLayout()
+        bl.addWidget(QLabel("Batch", self))
+        bl.addStretch(1)
+        bl.addWidget(self.send_batch)
+        bl.addWidget(self.clear_batch)
+        rl.addLayout(bl)
+        rl.addWidget(self.batch_list)
+        sl = QHBoxLayout()
+        sl.addWidget(self.record_button)
+        sl.addWidget(self.save_scenario_button)
+        sl.addWidget(self.replay_button)
+        sl.addWidget(self.scenario_status, 1)
+        rl.addLayout(sl)
+        rl.addWidget(QLabel("Result", self))
+        rl.addWidget(self.result, 2)
+
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        lay = QVBoxLayout(self)
+        lay.addWidget(split)
+
+        controller.session.user_changed.connect(self._on_user)
+        controller.contacts_changed.connect(self._refill_book)
+        self._update_buttons()
+
+    def _button(self, text: str, name: str, accessible: str) -> QPushButton:
+        b = QPushButton(text, self)
+        name_widget(b, name, accessible)
+        return b
+
+    # ------------------------------------------------------------ source
+
+    def _sample_chosen(self, index: int) -> None:
+        path = self.samples.itemData(index)
+        if path:
+            self.load_path(Path(str(path)))
+
+    def load_path(self, path: Path) -> None:
+        def loaded(text: str) -> None:
+            self.editor.setPlainText(text)
+            self.editor.clear_error()
+            self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
+
+        self.controller.tasks.start(
+            f"Opening {path.name}",
+            asyncio.to_thread(path.read_text, encoding="utf-8"),
+            on_done=while_alive(self, loaded),
+        )
+
+    def open_file(self) -> QFileDialog:
+        return file_dialog(
+            self,
+            "Open a contract",
+            "Solidity (*.sol);;All (*)",
+            lambda f: self.load_path(Path(f)),
+            directory=str(SAMPLES),
+        )
+
+    def save_file(self) -> QFileDialog:
+        return file_dialog(
+            self, "Save the contract", "Solidity (*.sol)", self.save_to, save_suffix="sol"
+        )
+
+    def save_to(self, name: str) -> None:
+        text = self.editor.toPlainText()
+        path = Path(name)
+        self.controller.tasks.start(
+            f"Saving {path.name}",
+            asyncio.to_thread(path.write_text, text, encoding="utf-8"),
+            on_done=while_alive(self, lambda _r: self.source_status.setText(f"Saved {path}")),
+        )
+
+    def compile(self) -> None:
+        src = self.editor.toPlainText()
+        vm = self.vm.currentText()
+        self.compile_button.setEnabled(False)
+        self.source_status.setText("Compiling…")
+
+        def done(specs: dict[str, ContractSpec]) -> None:
+            self.compile_button.setEnabled(True)
+            self.editor.clear_error()
+            self.specs, self.compiled_source = specs, src
+            self.contract.blockSignals(True)
+            self.contract.clear()
+            self.contract.addItems(list(specs))
+            self.contract.blockSignals(False)
+            if specs:
+                self.contract.setCurrentIndex(len(specs) - 1)  # the last one is usually "main"
+            self._contract_chosen()
+            self.source_status.setText(f"✔ {len(specs)} contract(s): {', '.join(specs)}")
+
+        def failed(text: str) -> None:
+            self.compile_button.setEnabled(True)
+            line = self.editor.mark_error(text)
+            where = f" (line {line})" if line else ""
+            self.source_status.setText(f"✘ {text}{where}")
+
+        self.controller.tasks.start(
+            "Compiling",
+            self.composer.compile(src, vm),
+            on_done=while_alive(self, done),
+            on_error=while_alive(self, failed),
+        )
+
+    def _contract_chosen(self, _i: int = 0) -> None:
+        spec = self.specs.get(self.contract.currentText())
+        self.deploy_args.set_function(spec.constructor if spec else None, self.vm.currentText())
+        self._update_buttons()
+
+    # ------------------------------------------------------------ options
+
+    def _tx_params(self) -> dict[str, int]:
+        out = {}
+        for key, edit in (("gasLimit", self.gas_limit), ("gasPrice", self.gas_price)):
+            n = parse_int(edit.text()) if edit.text().strip() else None
+            if edit.text().strip() and (n is None or n < 0):
+                raise AbiTypeError(key, "a whole number of at least 0")
+            if n is not None:
+                out[key] = n
+        return out
+
+    def _chain(self) -> str | None:
+        data = self.chain.currentData()
+        return str(data) if data else None
+
+    def _update_buttons(self) -> None:
+        deploy_ok = bool(self.specs) and not self.deploy_args.problems()
+        self.deploy_button.setEnabled(deploy_ok)
+        self.deploy_batch.setEnabled(deploy_ok)
+        spec = self._function()
+        call_ok = spec is not None and not self.call_args.problems()
+        self.call_button.setEnabled(call_ok)
+        self.call_batch.setEnabled(call_ok)
+        self.send_batch.setEnabled(bool(self.batch))
+        self.clear_batch.setEnabled(bool(self.batch))
+        self.save_scenario_button.setEnabled(self.scenario is not None)
+
+    # ------------------------------------------------------------ building
+
+    def deploy_request(self) -> tuple[TxRequest, str]:
+        name = self.contract.currentText()
+        args = self.deploy_args.wire_args()
+        tx = TxRequest.upload(
+            name,
+            self.compiled_source,
+            args,
+            vm=self.vm.currentText(),
+            history=[name] if self.history.isChecked() else None,
+            chain_id=self._chain(),
+        )
+        return tx, f"deploy {name}({_args_text(args)}) [{self.vm.currentText()}]"
+
+    def call_request(self) -> tuple[TxRequest, str]:
+        fn = self._function()
+        if fn is None:
+            raise AbiTypeError("", "choose a function")
+        args = self.call_args.wire_args()
+        value = parse_int(self.value.text()) if self.value.text().strip() else 0
+        if value is None or value < 0:
+            raise AbiTypeError("value", "a whole number of at least 0")
+        address = self.call_address.text().strip().lower().removeprefix("0x")
+        tx = TxRequest.call(
+            address,
+            fn.name,
+            args,
+            contract_name=self.call_name.text().strip(),
+            value=value,
+            chain_id=self._chain(),
+        )
+        shown = f"{self.call_name.text()}({address[:8]}…).{fn.name}({_args_text(args)})"
+        return tx, shown + (f" with value {value}" if value else "")
+
+    def _draft(self, items: list[tuple[TxRequest, str]]) -> Draft:
+        return Draft(
+            [t for t, _ in items],
+            [d for _, d in items],
+            resolve=self.resolve.isChecked(),
+            chain_id=self._chain(),
+            tx_params=self._tx_params(),
+        )
+
+    # ------------------------------------------------------------ sending
+
+    def deploy(self) -> ConfirmDialog | None:
+        return self._confirm(self.deploy_request)
+
+    def call(self) -> ConfirmDialog | None:
+        return self._confirm(self.call_request)
+
+    def _confirm(self, build: Any) -> ConfirmDialog | None:
+        try:
+            item = build()
+            draft = self._draft([item])
+        except AbiTypeError as exc:
+            self._show_error(str(exc))
+            return None
+        return self.confirm_and_send(draft)
+
+    def confirm_and_send(self, draft: Draft) -> ConfirmDialog | None:
+        try:
+            preview = self.composer.preview(draft)
+        except StratoError as exc:
+            self._show_error(str(exc))
+            return None
+        dialog = ConfirmDialog(preview, draft.descriptions, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def finished(code: int) -> None:
+            if code == QDialog.DialogCode.Accepted:
+                self._send(draft)
+
+        dialog.finished.connect(finished)
+        dialog.open()
+        return dialog
+
+    def _send(self, draft: Draft) -> None:
+        self.result.setHtml("<i>Sending…</i>")
+
+        async def run() -> list[TxResult]:
+            try:
+                return await self.composer.send(draft)
+            except TransactionFailed as exc:
+                # a single failing transaction answers 422 with the VM's message only
+                return [TxResult("Failure", "", message=exc.message)]
+
+        self.controller.tasks.start(
+            "Sending",
+            run(),
+            on_done=while_alive(self, self.show_results),
+            on_error=while_alive(self, self._show_error),
+        )
+
+    def show_results(self, results: list[TxResult]) -> None:
+        self.last_results = results
+        parts = [self._result_html(r) for r in results]
+        self.result.setHtml("<hr>".join(parts))
+        tracker = self.controller.pending
+        for r in results:
+            if r.pending and r.hash:
+                tracker.track(r.hash, "composer")
+        uploaded = [r for r in results if r.ok and r.address]
+        if uploaded and len(results) == 1:
+            created = uploaded[-1]
+            name = str((created.contents or {}).get("name") or self.contract.currentText())
+            self.call_name.setText(name)
+            self.call_address.setText(created.address or "")
+            if name in self.specs:
+                self._set_call_spec(self.specs[name])
+
+    def _result_html(self, r: TxResult) -> str:
+        rows = [f'<b style="color:{status_colour(r.status)}">{r.status}</b>']
+        if r.hash:
+            rows.append(f'hash <a href="tx:{r.hash}"><code>{r.hash}</code></a>')
+        if r.message and r.status != "Success":
+            rows.append(f'<span style="color:#c0392b"><b>{escape(r.message)}</b></span>')
+        if r.gas_used:
+            rows.append(f"gas used {r.gas_used:,}")
+        if r.tag == "Upload" and isinstance(r.contents, dict):
+            name = escape(str(r.contents.get("name", "")))
+            rows.append(f"created <b>{name}</b> at <code>{r.contents.get('address')}</code>")
+        elif r.tag == "Call":
+            rows.append("returned " + self._returned_html(r.values))
+        elif r.tag:
+            rows.append(f"{r.tag}: {escape(json.dumps(r.contents))}")
+        return "<br>".join(rows)
+
+    def _returned_html(self, values: list[Any]) -> str:
+        return ", ".join(returned_items(values, self._function())) or "nothing"
+
+    def _link(self, url: QUrl) -> None:
+        text = url.toString()
+        if text.startswith("tx:"):
+            self.transaction_requested.emit(text[3:])
+
+    def _show_error(self, text: str) -> None:
+        self.result.setHtml(f'<b style="color:#c0392b">✘ {escape(text)}</b>')
+
+    # ------------------------------------------------------------ call side
+
+    def _on_user(self, _name: str) -> None:
+        # the lists are read when the panel is on screen, not while the app starts
+        self.mark_stale()
+
+    def _reload_lists(self) -> None:
+        self._stale = False
+        self.reload_users()
+        self.reload_contracts()
+        self.reload_chains()
+
+    def reload_contracts(self) -> None:
+        def done(rows: list[tuple[str, str, str]]) -> None:
+            self.contract_rows = rows
+            self._refill_book()
+            self.known.clear()
+            self.known.addItem("Choose a contract…", None)
+            for name, address, chain in rows[:500]:
+                where = f" on {chain[:8]}…" if chain else ""
+                self.known.addItem(f"{name} {address[:10]}…{where}", (name, address, chain))
+
+        self.controller.tasks.start(
+            "Listing contracts", self.composer.contracts(), on_done=while_alive(self, done)
+        )
+
+    def _refill_book(self, _contacts: object = None) -> None:
+        contacts = [(f"contact {n}", a) for n, a in sorted(self.controller.contacts.items())]
+        users = [(f"user {name}", addr) for name, addr in self.user_rows]
+        recent = [(f"{n} contract", a) for n, a, c in self.contract_rows[:50] if not c]
+        self.book.entries = contacts + users + recent
+
+    def ask_contact_name(self, address: str, near: QWidget) -> QInputDialog:
+        """Ask for a name and store ``address`` under it in the contacts (non-blocking)."""
+        dialog = QInputDialog(near)
+        dialog.setObjectName("contactNameDialog")
+        dialog.setWindowTitle("Save as contact")
+        dialog.setLabelText(f"Name for {address}:")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def save(name: str) -> None:
+            self.controller.tasks.start(
+                "Saving a contact",
+                self.controller.add_contact(name, address),
+                on_error=while_alive(self, self._show_error),
+            )
+
+        dialog.textValueSelected.connect(save)
+        dialog.open()
+        return dialog
+
+    def reload_users(self) -> None:
+        def done(rows: list[tuple[str, str]]) -> None:
+            self.user_rows = rows
+            self._refill_book()
+
+        self.controller.tasks.start(
+            "Listing users", self.composer.users(), on_done=while_alive(self, done)
+        )
+
+    def reload_chains(self) -> None:
+        client = self.controller.session.client
+        if client is None:
+            return
+
+        def done(chains: list[dict[str, Any]]) -> None:
+            current = self.chain.currentData()
+            self.chain.clear()
+            self.chain.addItem(MAIN_CHAIN, None)
+            for c in chains:
+                cid = str(c.get("id") or c.get("chainId") or "")
+                label = str((c.get("info") or {}).get("label") or c.get("label") or cid[:12])
+                if cid:
+                    self.chain.addItem(f"{label} ({cid[:8]}…)", cid)
+            self.chain.setCurrentIndex(max(self.chain.findData(current), 0))
+
+        self.controller.tasks.start(
+            "Listing chains", client.chains(), on_done=while_alive(self, done)
+        )
+
+    def _known_chosen(self, index: int) -> None:
+        data = self.known.itemData(index)
+        if not data:
+            return
+        name, address, chain = data
+        self.call_name.setText(name)
+        self.call_address.setText(address)
+        self.chain.setCurrentIndex(max(self.chain.findData(chain or None), 0))
+        self.load_contract()
+
+    def open_contract(self, name: str, address: str, chain_id: str = "") -> None:
+        """Load a deployed contract's functions into the Call page (a link from elsewhere)."""
+        self.call_name.setText(name)
+        self.call_address.setText(address)
+        if chain_id and self.chain.findData(chain_id) < 0:
+            self.chain.addItem(f"chain {chain_id[:8]}…", chain_id)
+        self.chain.setCurrentIndex(max(self.chain.findData(chain_id or None), 0))
+        self.load_contract()
+
+    def load_contract(self) -> None:
+        name = self.call_name.text().strip()
+        address = self.call_address.text().strip().lower().removeprefix("0x")
+        if not name or len(address) != 40:
+            self._show_error("enter the contract's name and its 40-digit address")
+            return
+        self.controller.tasks.start(
+            f"Loading {name}",
+            self.composer.deployed(name, address, self._chain()),
+            on_done=while_alive(self, self._set_call_spec),
+            on_error=while_alive(self, self._show_error),
+        )
+
+    def _set_call_spec(self, spec: ContractSpec) -> None:
+        self.call_spec = spec
+        self.function.blockSignals(True)
+        self.function.clear()
+        for f in spec.functions:
+            label = f.signature() + ("  [view]" if f.is_view else "")
+            self.function.addItem(label, f.name)
+        self.function.blockSignals(False)
+        self._function_chosen()
+        self.tabs.setCurrentIndex(1)
+
+    def _function(self) -> FunctionSpec | None:
+        if self.call_spec is None:
+            return None
+        return self.call_spec.function(str(self.function.currentData() or ""))
+
+    def _function_chosen(self, _i: int = 0) -> None:
+        self.call_args.set_function(self._function(), "SolidVM")
+        fn = self._function()
+        self.value.setEnabled(fn is not None and fn.payable)
+        self._update_buttons()
+
+    # ------------------------------------------------------------ scenarios
+
+    def _record_toggled(self, on: bool) -> None:
+        if on:
+            self.controller.tasks.start(
+                "Starting the recorder",
+                self.composer.start_recording(),
+                on_error=while_alive(self, self._record_failed),
+            )
+        elif self.composer.recorder is not None:
+            self.scenario = self.composer.stop_recording()
+            n = len(self.scenario.steps)
+            self.scenario_status.setText(f"Recorded {n} step(s): Save scenario… to keep them")
+            self._update_buttons()
+
+    def _record_failed(self, text: str) -> None:
+        self.record_button.setChecked(False)
+        self._show_error(text)
+
+    def _on_recording(self, on: bool) -> None:
+        self.record_button.setText("■ Stop recording" if on else "● Record")
+        if on:
+            self.scenario_status.setText("Recording: 0 step(s)")
+
+    def _on_sent(self, _result: TxResult) -> None:
+        rec = self.composer.recorder
+        if rec is not None:
+            self.scenario_status.setText(f"Recording: {len(rec.scenario.steps)} step(s)")
+
+    def save_scenario(self) -> QFileDialog | None:
+        if self.scenario is None:
+            return None
+        return file_dialog(
+            self,
+            "Save the scenario",
+            "Scenario (*.json)",
+            self.save_scenario_to,
+            save_suffix="json",
+        )
+
+    def save_scenario_to(self, name: str) -> None:
+        if self.scenario is None:
+            return
+        text, path = self.scenario.dumps(), Path(name)
+        self.controller.tasks.start(
+            f"Saving {path.name}",
+            asyncio.to_thread(path.write_text, text, encoding="utf-8"),
+            on_done=while_alive(
+                self, lambda _r: self.scenario_status.setText(f"Scenario saved to {path}")
+            ),
+        )
+
+    def open_scenario(self) -> QFileDialog:
+        return file_dialog(
+            self, "Replay a scenario", "Scenario (*.json);;All (*)", self.replay_file
+        )
+
+    def replay_file(self, name: str) -> None:
+        path = Path(name)
+
+        async def load() -> Scenario:
+            return Scenario.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
+
+        self.controller.tasks.start(
+            f"Reading {path.name}",
+            load(),
+            on_done=while_alive(self, self.confirm_replay),
+            on_error=while_alive(self, self._show_error),
+        )
+
+    def confirm_replay(self, scenario: Scenario) -> ConfirmDialog | None:
+        client = self.controller.session.client
+        if client is None:
+            self._show_error("not connected")
+            return None
+        preview = Preview(
+            "POST",
+            f"{client.base_url}{client.svc_prefix()}/transaction?resolve=true (once per step)",
+            {"steps": [s.to_json() for s in scenario.steps]},
+            self.controller.session.username,
+            "as recorded per step",
+        )
+        notes = [s.note or f"{len(s.txs)} transaction(s)" for s in scenario.steps]
+        dialog = ConfirmDialog(preview, notes, self)
+        dialog.setWindowTitle(f"Replay {len(scenario.steps)} step(s)?")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._replay(scenario))
+        dialog.open()
+        return dialog
+
+    def _replay(self, scenario: Scenario) -> None:
+        self.result.setHtml("<i>Replaying…</i>")
+
+        def done(steps: list[ReplayStep]) -> None:
+            results = [r for s in steps for r in s.results]
+            self.show_results(results)
+            failed = any(r.status == "Failure" for r in results)
+            self.scenario_status.setText(
+                f"Replayed {len(steps)} of {len(scenario.steps)} step(s)"
+                + (": stopped at a failure" if failed else "")
+            )
+
+        self.controller.tasks.start(
+            "Replaying a scenario",
+            self.composer.replay(scenario),
+            on_done=while_alive(self, done),
+            on_error=while_alive(self, self._show_error),
+        )
+
+    def _on_replay_progress(self, done: int, total: int) -> None:
+        self.scenario_status.setText(f"Replaying: {done} of {total} step(s)")
+
+    # ------------------------------------------------------------ batch
+
+    def _deploy_to_batch(self) -> None:
+        self._add_to_batch(self.deploy_request)
+
+    def _call_to_batch(self) -> None:
+        self._add_to_batch(self.call_request)
+
+    def _add_to_batch(self, build: Any) -> None:
+        try:
+            tx, text = build()
+        except AbiTypeError as exc:
+            self._show_error(str(exc))
+            return
+        self.batch.append((tx, text))
+        self.batch_list.addItem(text)
+        self._update_buttons()
+
+    def _clear_batch(self) -> None:
+        self.batch.clear()
+        self.batch_list.clear()
+        self._update_buttons()
+
+    def send_batch_now(self) -> ConfirmDialog | None:
+        if not self.batch:
+            return None
+        try:
+            draft = self._draft(list(self.batch))
+        except AbiTypeError as exc:
+            self._show_error(str(exc))
+            return None
+        dialog = self.confirm_and_send(draft)
+        if dialog is not None:
+            dialog.accepted.connect(self._clear_batch)
+        return dialog
+
+
+def _args_text(args: dict[str, Any]) -> str:
+    text = ", ".join(f"{k}: {json.dumps(v)}" for k, v in args.items())
+    return text if len(text) < 300 else text[:297] + "…"

@@ -1,0 +1,1 @@
+"""The Dashboard panel: its widget, dialogs and models."""

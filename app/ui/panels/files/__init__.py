@@ -1,0 +1,1 @@
+"""The Files panel: its widget, dialogs and models."""

@@ -1,0 +1,1 @@
+"""The Tables panel: its widget, dialogs and models."""

@@ -1,0 +1,240 @@
+"""The transaction inspector: any hash, its status (live while Pending), result and decoding."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.account import format_balance
+from app.services.composer import TxDetails, inspect_transaction
+from app.services.controller import AppController
+from app.ui.widgets.common import name_widget, while_alive
+from app.ui.widgets.tx_render import returned_items, value_html
+
+POLL_INTERVAL = 0.5
+
+
+class TxInspectorDialog(QDialog):
+    """Non-modal: several can be open side by side."""
+
+    def __init__(
+        self, controller: AppController, tx_hash: str = "", parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("txInspector")
+        self.setAccessibleName("Transaction inspector")
+        self.setWindowTitle("Transaction")
+        self.controller = controller
+        self.details: TxDetails | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self.hash_edit = QLineEdit(tx_hash, self)
+        self.hash_edit.setPlaceholderText("transaction hash (64 hex digits)")
+        name_widget(self.hash_edit, "txHash", "Transaction hash")
+        self.hash_edit.returnPressed.connect(self.load)
+        self.load_button = QPushButton("Show", self)
+        name_widget(self.load_button, "txLoad", "Show the transaction")
+        self.load_button.clicked.connect(self.load)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(False)
+        name_widget(self.progress, "txProgress", "Waiting for the transaction")
+        self.view = QTextBrowser(self)
+        name_widget(self.view, "txDetails", "Transaction details")
+        top = QHBoxLayout()
+        top.addWidget(self.hash_edit, 1)
+        top.addWidget(self.load_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.view, 1)
+        self.resize(720, 520)
+        if tx_hash:
+            self.load()
+
+    def load(self) -> None:
+        self.load_button.setEnabled(False)
+        self.view.setHtml("<i>Loading…</i>")
+        if self._task is not None:
+            self._task.cancel()
+        self._task = self.controller.tasks.start(
+            "Inspecting a transaction",
+            self._follow(self.hash_edit.text(), while_alive(self, self._still_pending)),
+            on_done=while_alive(self, self._loaded),
+            on_error=while_alive(self, self._failed),
+        )
+
+    async def _follow(self, tx_hash: str, pending: Callable[[TxDetails], None]) -> TxDetails:
+        """Load; while the result is Pending, show it and poll again."""
+        composer = self.controller.composer
+        while True:
+            details = await inspect_transaction(composer, tx_hash)
+            if not details.result.pending:
+                return details
+            pending(details)
+            await asyncio.sleep(POLL_INTERVAL)
+
+    def _still_pending(self, details: TxDetails) -> None:
+        self.progress.setVisible(True)
+        self._show(details)
+
+    def done(self, result: int) -> None:
+        """Closing the inspector stops following its transaction."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        super().done(result)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        super().closeEvent(event)
+
+    def _loaded(self, details: TxDetails) -> None:
+        self.load_button.setEnabled(True)
+        self.progress.setVisible(False)
+        self._show(details)
+
+    def _failed(self, text: str) -> None:
+        self.load_button.setEnabled(True)
+        self.progress.setVisible(False)
+        self.view.setHtml(f'<b style="color:#c0392b">✘ {escape(text)}</b>')
+
+    def _show(self, d: TxDetails) -> None:
+        self.details = d
+        self.setWindowTitle(f"Transaction {d.hash[:10]}…")
+        self.view.setHtml(render(d, self.controller.address_names()))
+
+
+def _address_html(address: str, names: dict[str, str]) -> str:
+    name = names.get(address.lower())
+    return f"<code>{escape(address)}</code>" + (f" ({escape(name)})" if name else "")
+
+
+def render(d: TxDetails, names: dict[str, str] | None = None) -> str:
+    """The inspector's page; ``names`` puts contact and user names beside addresses."""
+    names = names or {}
+    r = d.result
+    colour = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}.get(
+        r.status, "#555"
+    )
+    rows: list[tuple[str, str]] = [
+        ("Status", f'<b style="color:{colour}">{escape(r.status)}</b>'),
+        ("Hash", f"<code>{d.hash}</code>"),
+    ]
+    if r.message and (r.status != "Success" or r.message != "Success!"):
+        style = "color:#c0392b;font-weight:bold" if r.status == "Failure" else ""
+        rows.append(("Message", f'<span style="{style}">{escape(r.message)}</span>'))
+    tx = d.tx
+    if tx is not None:
+        rows += [
+            ("Type", escape(tx.kind)),
+            ("Block", f"{tx.block_number} · {escape(tx.timestamp)}"),
+            ("From", _address_html(tx.sender, names)),
+            ("To", _address_html(tx.to, names) if tx.to else "(new contract)"),
+            ("Value", f"{format_balance(tx.value)} tokens" if tx.value else "0"),
+        ]
+        if tx.chain_id:
+            rows.append(("Chain", f"<code>{tx.chain_id}</code>"))
+    if r.gas_used:
+        rows.append(("Gas used", f"{r.gas_used:,}"))
+    if d.time_ms is not None:
+        rows.append(("Run time", f"{d.time_ms:.2f} ms"))
+    if r.block_hash:
+        rows.append(("Block hash", f"<code>{r.block_hash}</code>"))
+    if r.contracts_created:
+        rows.append(
+            ("Contracts created", "<br>".join(f"<code>{a}</code>" for a in r.contracts_created))
+        )
+    if tx is not None and tx.metadata.get("funcName"):
+        call = f"{escape(d.contract_name or '?')}.{escape(str(tx.metadata['funcName']))}"
+        rows.append(("Called", f"{call}({escape(json.dumps(d.call_args))})"))
+    html = "<table cellpadding=3>" + "".join(
+        f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows
+    )
+    html += "</table>"
+    html += _data_html(d)
+    html += _events_html(d)
+    html += _diff_html(d)
+    return html
+
+
+def _events_html(d: TxDetails) -> str:
+    if d.events is None:
+        return f"<p><i>{escape(d.events_note)}</i></p>" if d.events_note else ""
+    if not d.events:
+        return "<h3>Events</h3><p>none emitted</p>"
+    declared = {e.name: dict(e.type.fields) for e in d.called.events} if d.called else {}
+    items = "".join(
+        f"<li><b>{escape(name)}</b>("
+        + ", ".join(
+            f"{escape(k)}: {value_html(declared.get(name, {}).get(k), v)}"
+            for k, v in logged.items()
+        )
+        + ")</li>"
+        for name, logged in d.events
+    )
+    return f"<h3>Events</h3><ul>{items}</ul>"
+
+
+def _diff_html(d: TxDetails) -> str:
+    if d.state_diff is None:
+        return f"<p><i>{escape(d.state_note)}</i></p>" if d.state_note else ""
+    if not d.state_diff:
+        return f"<h3>State</h3><p>{escape(d.state_note)}</p>"
+    rows = "".join(
+        f"<tr><td><code>{escape(k)}</code></td><td>{_value(b)}</td><td>→</td><td>{_value(a)}</td></tr>"
+        for k, b, a in d.state_diff
+    )
+    return f"<h3>State changed</h3><table cellpadding=3>{rows}</table>"
+
+
+def _value(v: Any) -> str:
+    if v is None:
+        return "<i>(new)</i>"
+    return f"<code>{escape(json.dumps(v) if not isinstance(v, str) else v)}</code>"
+
+
+def _data_html(d: TxDetails) -> str:
+    r = d.result
+    if r.tag == "Upload" and isinstance(r.contents, dict):
+        c: dict[str, Any] = r.contents
+        code = c.get("codeHash")
+        digest = code.get("digest") if isinstance(code, dict) else code
+        out = (
+            f"<h3>Upload</h3><p><b>{escape(str(c.get('name', '')))}</b> at "
+            f"<code>{c.get('address')}</code><br>code hash <code>{escape(str(digest))}</code></p>"
+        )
+        if d.created is not None:
+            funcs = [d.created.constructor, *d.created.functions]
+            lines = "".join(
+                f"<li><code>{escape(f.signature())}</code>{' <i>view</i>' * f.is_view}</li>"
+                for f in funcs
+            )
+            out += f"<p>Interface</p><ul>{lines}</ul>"
+        return out
+    if r.tag == "Call":
+        items = returned_items(r.values, d.function)
+        if not items:
+            return "<h3>Call</h3><p>returned nothing</p>"
+        return (
+            "<h3>Call</h3><p>returned</p><ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
+        )
+    if r.tag:
+        return f"<h3>{escape(r.tag)}</h3><pre>{escape(json.dumps(r.contents, indent=2))}</pre>"
+    return ""

@@ -1,0 +1,75 @@
+"""The confirmation sheet before every write: who signs, where, what, and the exact request."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.services.composer import Preview
+from app.ui.widgets.common import copy_text, name_widget
+
+
+class ConfirmDialog(QDialog):
+    def __init__(
+        self, preview: Preview, descriptions: list[str], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("confirmDialog")
+        self.setAccessibleName("Confirm the transaction")
+        n = len(preview.body.get("txs", []))
+        self.setWindowTitle("Send this transaction?" if n == 1 else f"Send these {n} transactions?")
+        self.preview = preview
+        form = QFormLayout()
+        signer = QLabel(f"<b>{preview.signer}</b> (the node signs with this user's key)", self)
+        name_widget(signer, "confirmSigner", "Signed by")
+        chain = QLabel(preview.chain, self)
+        name_widget(chain, "confirmChain", "Target chain")
+        resolve = "wait for the result" if "resolve=true" in preview.url else "return at once"
+        mode = QLabel(resolve, self)
+        name_widget(mode, "confirmResolve", "Resolve mode")
+        what = QLabel("<br>".join(escape(d) for d in descriptions), self)
+        what.setWordWrap(True)
+        name_widget(what, "confirmWhat", "What is sent")
+        form.addRow("Signer", signer)
+        form.addRow("Chain", chain)
+        form.addRow("Result", mode)
+        form.addRow("Calls", what)
+        self.request = QPlainTextEdit(self)
+        self.request.setReadOnly(True)
+        self.request.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.request.setPlainText(
+            f"{preview.method} {preview.url}\n\n{json.dumps(preview.body, indent=2)}"
+        )
+        name_widget(self.request, "confirmRequest", "The HTTP request")
+        self.copy_curl = QPushButton("Copy as curl", self)
+        name_widget(self.copy_curl, "confirmCopyCurl", "Copy the request as curl")
+        self.copy_curl.clicked.connect(self._copy)
+        buttons = QDialogButtonBox(self)
+        self.send_button = buttons.addButton("Send", QDialogButtonBox.ButtonRole.AcceptRole)
+        name_widget(self.send_button, "confirmSend", "Send")
+        cancel = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        name_widget(cancel, "confirmCancel", "Cancel")
+        buttons.addButton(self.copy_curl, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(QLabel("Request", self))
+        lay.addWidget(self.request, 1)
+        lay.addWidget(buttons)
+        self.resize(640, 480)
+
+    def _copy(self) -> None:
+        copy_text(self.preview.curl(), self.copy_curl, "curl command")
