@@ -162,6 +162,21 @@ class AppController(QObject):
     def _on_task_failed(self, title: str, text: str, kind: str) -> None:
         self.message.emit("error", title, text, "sign-in" if kind == "auth" else "")
 
+    # ------------------------------------------------------------ small UI state
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """A value kept in settings.json (window geometry, last panel, drafts ...); known once
+        :meth:`start` has read the file."""
+        return self._settings.get(key, default)
+
+    async def save_settings(self, **values: Any) -> None:
+        """Keep ``values`` in settings.json, written off the GUI thread; a failure is a warning."""
+        self._settings.update(values)
+        try:
+            await asyncio.to_thread(self.settings.save, dict(self._settings))
+        except OSError as exc:
+            self.message.emit("warning", "Settings", f"cannot save settings: {exc}", "")
+
     # ------------------------------------------------------------ first run
 
     @property
@@ -172,11 +187,7 @@ class AppController(QObject):
 
     async def first_run_done(self) -> None:
         """Remember that the welcome was shown (``welcome_shown`` in settings.json)."""
-        self._settings["welcome_shown"] = True
-        try:
-            await asyncio.to_thread(self.settings.save, dict(self._settings))
-        except OSError as exc:
-            self.message.emit("warning", "Settings", f"cannot save settings: {exc}", "")
+        await self.save_settings(welcome_shown=True)
 
     # ------------------------------------------------------------ sandbox
 
