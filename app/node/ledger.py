@@ -54,6 +54,7 @@ from .solidvm.ops import keccak256
 from .solidvm.persist import dump_value, load_value
 from .solidvm.values import Address, default_value
 from .solidvm.world import AccountState, ExecResult
+from .state_diff import tx_state_diff
 from .store import Store, dumps
 from .vault import Vault
 
@@ -1195,7 +1196,7 @@ class Ledger:
             "status": "success" if status == "Success" else _failure_status(message),
             "contractsDeleted": "",
             "gasUsed": hex64(gas_used),
-            "stateDiff": "",
+            "stateDiff": self._state_diff(res),
             "time": round(time.perf_counter() - t0, 6),
             "kind": kind,
             "chainId": chain or None,
@@ -1575,6 +1576,14 @@ class Ledger:
             self.collections.note_tx(res.journal, written, created, (sub.hash, sub.sender))
         if registry_touched:
             self._sync_identities()
+
+    def _state_diff(self, res: ExecResult | None) -> str:
+        """The transaction result's ``stateDiff`` (see :mod:`app.node.state_diff`)."""
+        if res is None:
+            return ""
+        accts = [self.world.accounts.get((c, int(a, 16))) for c, a in res.touched]
+        created = {(c, int(a, 16)) for c, a in res.created}
+        return tx_state_diff(res.journal, [a for a in accts if a is not None], created)
 
     def _table_for(self, acct: AccountState, sub: Sub) -> tuple[str, str, str]:
         """(org, app, Cirrus table name) of a new contract, per the platform's naming rule."""
