@@ -73,10 +73,11 @@ def tx_state_diff(
         cdef = acct.cdef
         assert cdef is not None
         if var is None:  # a whole state variable assigned
-            sv = cdef.svars.get(k) if isinstance(k, str) else None
-            if sv is None or sv.constant or not simple(sv.type):
+            whole = cdef.svars.get(k) if isinstance(k, str) else None
+            if whole is None or whole.constant or not simple(whole.type):
                 continue
-            before, after = _value(old, sv.type), _value(acct.storage.get(k, MISSING), sv.type)
+            t0 = whole.type
+            before, after = _value(old, t0), _value(acct.storage.get(k, MISSING), t0)
             if before != after:
                 changes.append(_change(acct, k, None, before, after))
             continue

@@ -16,12 +16,12 @@ from urllib.parse import urlencode
 from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec, FunctionSpec
-from app.client.cirrus_query import STANDARD_COLUMNS
 from app.client.errors import AuthError, RequestError, StratoError, TransactionFailed
 from app.client.models import Transaction, TxRequest, TxResult
 from app.client.scenario import Player, Recorder, ReplayStep, Scenario, ScenarioError
 
 from .session import Session
+from .tx_state import transaction_state
 
 
 @dataclass
@@ -195,8 +195,10 @@ class TxDetails:
     contract_name: str = ""
     function: FunctionSpec | None = None  # the called function, for typed return values
     created: ContractSpec | None = None  # the interface of an uploaded contract
-    state_diff: list[tuple[str, Any, Any]] | None = None  # (variable, before, after)
-    state_note: str = ""  # why there is no state diff
+    # (variable or entry, before, after); before is None for a new contract, NOT_KEPT unknown
+    state_diff: list[tuple[str, Any, Any]] | None = None
+    state_note: str = ""  # why there is no state diff, or that nothing compared changed
+    state_scope: str = ""  # what kinds of state were compared and which were not
     called: ContractSpec | None = None  # the interface of the called contract
     events: list[tuple[str, dict[str, Any]]] | None = None  # (event name, logged values)
     events_note: str = ""  # why events could not be listed
@@ -247,9 +249,13 @@ async def inspect_transaction(composer: ComposerService, tx_hash: str) -> TxDeta
             details.called = spec
     target = result.address if result.tag == "Upload" else (tx.to if tx is not None else None)
     if details.contract_name and target and result.ok:
-        details.state_diff, details.state_note = await state_diff(
-            composer, details.contract_name, target, h
+        chain = tx.chain_id if tx is not None else None
+        xabi = result.contents.get("xabi") if isinstance(result.contents, dict) else None
+        report = await transaction_state(
+            client, details.contract_name, target, chain, h, result.raw.get("txResult"), xabi
         )
+        details.state_diff, details.state_note = report.changes, report.note
+        details.state_scope = report.scope
     spec = details.created or details.called
     if spec is not None and result.ok:
         details.events, details.events_note = await emitted_events(composer, spec, h)
@@ -283,39 +289,3 @@ async def emitted_events(
             found.append((int(r.get("id") or 0), ev.name, logged))
     found.sort(key=lambda e: (e[1], e[0]))
     return [(name, logged) for _, name, logged in found], ""
-
-
-HISTORY_META = set(STANDARD_COLUMNS)
-
-
-async def state_diff(
-    composer: ComposerService, contract: str, address: str, tx_hash: str
-) -> tuple[list[tuple[str, Any, Any]] | None, str]:
-    """What the transaction changed in the contract's state variables, from its Cirrus history
-    table (``history@<Contract>``: one row per transaction, when history was enabled at deploy
-    time, on the sandbox and on STRATO alike)."""
-    client = composer._client()
-    no_history = (
-        f"no state diff: this {contract} keeps no history (deploy it with history enabled to "
-        "see what each transaction changed)"
-    )
-    try:
-        rows, _ = await client.cirrus(
-            f"history@{contract}",
-            [("address", f"eq.{address}"), ("order", "block_number.desc"), ("limit", "200")],
-        )
-    except RequestError as exc:
-        if exc.status in (400, 404):
-            return None, no_history
-        raise
-    index = next((i for i, r in enumerate(rows) if r.get("transaction_hash") == tx_hash), None)
-    if index is None:
-        return None, no_history
-    after = rows[index]
-    before = rows[index + 1] if index + 1 < len(rows) else {}
-    diff = [
-        (k, before.get(k), v)
-        for k, v in after.items()
-        if k not in HISTORY_META and before.get(k) != v
-    ]
-    return diff, "" if diff else "the transaction changed no state variable"

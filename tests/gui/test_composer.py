@@ -606,13 +606,13 @@ def test_inspector_shows_the_state_diff_from_history(
     assert created.details.events == []  # the constructor emitted nothing
     created.close()
 
-    # without history there is no diff, and the inspector says how to get one
+    # without history the sandbox's transaction result still gives the diff
     panel.history.setChecked(False)
     confirm(loop, panel, panel.deploy())
     plain = window.open_transaction(panel.last_results[0].hash)
     drive(loop, lambda: plain.details is not None and plain.load_button.isEnabled())
-    assert plain.details is not None and plain.details.state_diff is None
-    assert "keeps no history" in plain.view.toPlainText()
+    assert plain.details is not None and plain.details.state_diff == [("count", None, 10)]
+    assert "from the node's transaction result" in plain.view.toPlainText()
     plain.close()
 
 

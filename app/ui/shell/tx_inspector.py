@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from app.services.account import format_balance
 from app.services.composer import TxDetails, inspect_transaction
 from app.services.controller import AppController
+from app.services.tx_state import NOT_KEPT
 from app.ui.widgets.common import name_widget, while_alive
 from app.ui.widgets.tx_render import returned_items, value_html
 
@@ -193,18 +194,23 @@ def _events_html(d: TxDetails) -> str:
 
 
 def _diff_html(d: TxDetails) -> str:
+    """The changes, or why there are none; always with what was compared and what was not."""
+    scope = f"<p><i>{escape(d.state_scope)}</i></p>" if d.state_scope else ""
     if d.state_diff is None:
         return f"<p><i>{escape(d.state_note)}</i></p>" if d.state_note else ""
     if not d.state_diff:
-        return f"<h3>State</h3><p>{escape(d.state_note)}</p>"
+        return f"<h3>State</h3><p>{escape(d.state_note)}</p>{scope}"
     rows = "".join(
-        f"<tr><td><code>{escape(k)}</code></td><td>{_value(b)}</td><td>→</td><td>{_value(a)}</td></tr>"
+        f"<tr><td><code>{escape(k)}</code>:</td><td>{_value(b)}</td><td>→</td>"
+        f"<td>{_value(a)}</td></tr>"
         for k, b, a in d.state_diff
     )
-    return f"<h3>State changed</h3><table cellpadding=3>{rows}</table>"
+    return f"<h3>State changed</h3><table cellpadding=3>{rows}</table>{scope}"
 
 
 def _value(v: Any) -> str:
+    if v is NOT_KEPT:
+        return "<i>(earlier value not kept)</i>"
     if v is None:
         return "<i>(new)</i>"
     return f"<code>{escape(json.dumps(v) if not isinstance(v, str) else v)}</code>"

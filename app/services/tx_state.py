@@ -1,0 +1,142 @@
+"""The transaction inspector's state diff: what a transaction changed, and what was compared.
+
+The sandbox's transaction result carries old -> new values (``stateDiff``). Real STRATO nodes
+leave that empty; then scalar variables come from the contract's Cirrus history table (one row
+per transaction, when history was enabled) and mapping and array entries from its collection
+tables (latest value of each entry, so only new values, of the entries this transaction changed
+last). Whatever a node lacks (no history, no collection tables) is said, never read as "no
+change".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.client.cirrus_query import STANDARD_COLUMNS
+from app.client.errors import RequestError
+from app.client.http import StratoClient
+from app.client.state_diff import (
+    NOT_KEPT,
+    Change,
+    collection_changes,
+    collection_vars,
+    node_state_diff,
+)
+
+HISTORY_META = set(STANDARD_COLUMNS)
+
+
+@dataclass
+class StateReport:
+    changes: list[Change] | None  # None: nothing could be compared
+    note: str  # why there are no changes (or none could be compared)
+    scope: str  # what was compared and what was not
+
+
+async def transaction_state(
+    client: StratoClient,
+    contract: str,
+    address: str,
+    chain_id: str | None,
+    tx_hash: str,
+    tx_result: Any,
+    xabi: Any = None,
+) -> StateReport:
+    """What transaction ``tx_hash`` changed in ``contract`` at ``address``; ``xabi`` is the
+    contract's interface when the caller has it (fetched when needed)."""
+    from_node = node_state_diff(tx_result, address)
+    if from_node is not None:
+        changes, scope = from_node
+        note = "" if changes else "nothing that was compared changed"
+        return StateReport(changes, note, scope)
+    scalars, scalar_scope = await _history_diff(client, contract, address, tx_hash)
+    entries, entry_scope = await _collection_diff(
+        client, contract, address, chain_id, tx_hash, xabi
+    )
+    scope = f"{scalar_scope} {entry_scope}"
+    if scalars is None and entries is None:
+        return StateReport(None, f"no state diff: {scope}", "")
+    found = (scalars or []) + (entries or [])
+    note = "" if found else "nothing that was compared changed"
+    return StateReport(found, note, scope)
+
+
+async def _history_diff(
+    client: StratoClient, contract: str, address: str, tx_hash: str
+) -> tuple[list[Change] | None, str]:
+    """Scalar variables from ``history@<Contract>`` (the row of this transaction and the one
+    before it)."""
+    no_history = (
+        f"Scalar state variables: not compared, this {contract} keeps no history (deploy it "
+        "with history enabled to see them)."
+    )
+    try:
+        rows, _ = await client.cirrus(
+            f"history@{contract}",
+            [("address", f"eq.{address}"), ("order", "block_number.desc"), ("limit", "200")],
+        )
+    except RequestError as exc:
+        if exc.status in (400, 404):
+            return None, no_history
+        raise
+    index = next((i for i, r in enumerate(rows) if r.get("transaction_hash") == tx_hash), None)
+    if index is None:
+        return None, no_history
+    after = rows[index]
+    before = rows[index + 1] if index + 1 < len(rows) else {}
+    diff = [
+        (k, before.get(k), v)
+        for k, v in after.items()
+        if k not in HISTORY_META and before.get(k) != v
+    ]
+    return diff, f"Scalar state variables: compared, from history@{contract}."
+
+
+async def _collection_diff(
+    client: StratoClient,
+    contract: str,
+    address: str,
+    chain_id: str | None,
+    tx_hash: str,
+    xabi: Any,
+) -> tuple[list[Change] | None, str]:
+    """Mapping and array entries from the collection tables ``<Contract>-<variable>``."""
+    if xabi is None:
+        try:
+            xabi = (await client.details(contract, address, chain_id)).get("xabi")
+        except RequestError:
+            xabi = None
+    names = collection_vars(xabi)
+    if not names:
+        return None, "It has no mappings or arrays."
+    found: list[Change] = []
+    missing: list[str] = []
+    for name in names:
+        try:
+            rows, _ = await client.cirrus(
+                f"{contract}-{name}",
+                [("address", f"eq.{address}"), ("transaction_hash", f"eq.{tx_hash}")],
+            )
+        except RequestError as exc:
+            if exc.status in (400, 404):
+                missing.append(name)  # no collection tables on this node (before STRATO 16)
+                continue
+            raise
+        found += collection_changes(name, rows)
+    if len(missing) == len(names):
+        return None, (
+            f"Mappings and arrays ({', '.join(names)}): not compared, this node has no Cirrus "
+            "collection tables for them."
+        )
+    scope = (
+        "Mapping and array entries: new values of the entries this transaction changed last, "
+        "from Cirrus collection tables (which keep no earlier values; entries emptied or "
+        "changed again since are not shown)."
+    )
+    if missing:
+        scope += f" Not compared (no collection table): {', '.join(missing)}."
+    return found, scope
+
+
+__all__ = ["NOT_KEPT", "StateReport", "transaction_state"]
