@@ -70,6 +70,9 @@ def node_state_diff(tx_result: Any, address: str) -> tuple[list[Change], str] | 
     scope = f"Compared, from the node's transaction result: {covers}."
     if skips:
         scope += f" Not compared: {skips}."
+    omitted = data.get("omitted")
+    if isinstance(omitted, int) and omitted > 0:
+        scope += f" {omitted:,} further changes are not listed (the node lists {len(out):,})."
     return out, scope
 
 

@@ -25,6 +25,7 @@ from .solidvm.world import AccountState
 # what the JSON says it compared (the inspector shows it, so that "no change" is never a guess)
 COVERS = "scalar state variables and entries of one-level mappings of simple values"
 SKIPS = "arrays, structs and nested mappings"
+MAX_CHANGES = 500  # a result is stored with its transaction: a loop over a mapping stays small
 
 
 def simple(t: Type) -> bool:
@@ -45,7 +46,8 @@ def tx_state_diff(
     created: set[tuple[str, int]],
 ) -> str:
     """JSON text: ``{"covers", "skips", "changes": [{address, chainId, variable, key?, before,
-    after}]}``; ``before`` is null for a contract this transaction created."""
+    after}], "omitted"?}``; ``before`` is null for a contract this transaction created; past
+    :data:`MAX_CHANGES` changes only their number is given (``omitted``)."""
     changes: list[dict[str, Any]] = []
     # containers of the touched accounts -> (account, variable name or None for the storage)
     where: dict[int, tuple[AccountState, str | None]] = {}
@@ -88,7 +90,10 @@ def tx_state_diff(
         before, after = _value(old, t.value), _value(now, t.value)
         if before != after:
             changes.append(_change(acct, var, key_value(k, t.key), before, after))
-    return json.dumps({"covers": COVERS, "skips": SKIPS, "changes": changes})
+    out: dict[str, Any] = {"covers": COVERS, "skips": SKIPS, "changes": changes[:MAX_CHANGES]}
+    if len(changes) > MAX_CHANGES:
+        out["omitted"] = len(changes) - MAX_CHANGES
+    return json.dumps(out)
 
 
 def _created(acct: AccountState) -> list[dict[str, Any]]:

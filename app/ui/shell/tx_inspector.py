@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from html import escape
 from typing import Any
@@ -28,6 +29,7 @@ from app.ui.widgets.common import name_widget, while_alive
 from app.ui.widgets.tx_render import returned_items, value_html
 
 POLL_INTERVAL = 0.5
+ADDRESS_KEY = re.compile(r"\[([0-9a-f]{40})\]")  # an address among a mapping entry's keys
 
 
 class TxInspectorDialog(QDialog):
@@ -171,7 +173,7 @@ def render(d: TxDetails, names: dict[str, str] | None = None) -> str:
     html += "</table>"
     html += _data_html(d)
     html += _events_html(d)
-    html += _diff_html(d)
+    html += _diff_html(d, names)
     return html
 
 
@@ -193,7 +195,13 @@ def _events_html(d: TxDetails) -> str:
     return f"<h3>Events</h3><ul>{items}</ul>"
 
 
-def _diff_html(d: TxDetails) -> str:
+def _key_names(label: str, names: dict[str, str]) -> str:
+    """Contact and user names of the addresses among an entry's keys."""
+    known = [names[a] for a in ADDRESS_KEY.findall(label.lower()) if a in names]
+    return f" ({escape(', '.join(known))})" if known else ""
+
+
+def _diff_html(d: TxDetails, names: dict[str, str]) -> str:
     """The changes, or why there are none; always with what was compared and what was not."""
     scope = f"<p><i>{escape(d.state_scope)}</i></p>" if d.state_scope else ""
     if d.state_diff is None:
@@ -201,8 +209,8 @@ def _diff_html(d: TxDetails) -> str:
     if not d.state_diff:
         return f"<h3>State</h3><p>{escape(d.state_note)}</p>{scope}"
     rows = "".join(
-        f"<tr><td><code>{escape(k)}</code>:</td><td>{_value(b)}</td><td>→</td>"
-        f"<td>{_value(a)}</td></tr>"
+        f"<tr><td><code>{escape(k)}</code>{_key_names(k, names)}:</td><td>{_value(b)}</td>"
+        f"<td>→</td><td>{_value(a)}</td></tr>"
         for k, b, a in d.state_diff
     )
     return f"<h3>State changed</h3><table cellpadding=3>{rows}</table>{scope}"

@@ -84,3 +84,11 @@ def test_collection_variables_from_the_xabi() -> None:
     }
     assert collection_vars(xabi) == ["m", "a"]
     assert collection_vars(None) == [] and collection_vars({"vars": []}) == []
+
+
+def test_omitted_changes_are_counted_in_the_scope() -> None:
+    body = {"covers": "c", "skips": "s", "changes": [], "omitted": 1200}
+    got = node_state_diff({"stateDiff": json.dumps(body)}, COIN)
+    assert got is not None and got[1].endswith(
+        "1,200 further changes are not listed (the node lists 0)."
+    )

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
+from app.node import state_diff
 from app.node.solidvm import TxEnv, World, compile_source
 from app.node.solidvm.world import ExecResult
 from app.node.state_diff import tx_state_diff
@@ -80,3 +83,12 @@ def test_nested_mappings_and_arrays_are_not_compared() -> None:
     spender = "00000000000000000000000000000000000000cc"
     res = world.call(address, "other", {"s": spender}, TxEnv(sender=SENDER))
     assert changes(diff(world, res)) == [("label", None, "", "x")]
+
+
+def test_a_long_diff_gives_the_number_past_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(state_diff, "MAX_CHANGES", 1)
+    world, address, _ = setup()
+    to = "00000000000000000000000000000000000000bb"
+    res = world.call(address, "transfer", {"to": to, "n": 30}, TxEnv(sender=SENDER))
+    d = diff(world, res)
+    assert changes(d) == [("balances", SENDER, 100, 70)] and d["omitted"] == 1
