@@ -239,6 +239,8 @@ class AccountPanel(QWidget):
             self.faucet_hash.set_value("")
             self.faucet_status.setText("")
             self._gas_note()
+            if self.tx_model.chain_filter not in (None, MAIN):
+                self.tx_model.set_chain_filter(MAIN)  # their chains are not the last user's
         self.view = view
         user = view.username or "—"
         self.heading.setText(f"Account of {user}")
