@@ -105,7 +105,7 @@ class OidcSession:
                 err = error_for(resp.status_code, resp.text, "GET", url)
                 raise AuthError(
                     f"the identity provider's discovery document at {url} cannot be read "
-                    f"(HTTP {resp.status_code}): {err.message}",
+                    f"(HTTP {resp.status_code}): {err.message}; check the profile's discovery URL",
                     method="GET",
                     url=url,
                     body=err.body,
