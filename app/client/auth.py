@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
-from .errors import AuthError, NetworkError, error_for
+from .errors import AuthError, NetworkError, error_for, network_reason
 
 REFRESH_MARGIN = 60.0
 
@@ -97,13 +97,30 @@ class OidcSession:
                 resp = await self.http.get(url)
             except httpx.HTTPError as exc:
                 raise NetworkError(
-                    f"cannot reach the identity provider: {exc}", method="GET", url=url
+                    f"cannot reach the identity provider at {url}: {network_reason(exc)}",
+                    method="GET",
+                    url=url,
                 ) from None
             if resp.status_code != 200:
-                raise error_for(resp.status_code, resp.text, "GET", url)
-            data = resp.json()
+                err = error_for(resp.status_code, resp.text, "GET", url)
+                raise AuthError(
+                    f"the identity provider's discovery document at {url} cannot be read "
+                    f"(HTTP {resp.status_code}): {err.message}; check the profile's discovery URL",
+                    method="GET",
+                    url=url,
+                    body=err.body,
+                )
+            try:
+                data = resp.json()
+            except ValueError:
+                data = None
             if not isinstance(data, dict) or "token_endpoint" not in data:
-                raise AuthError("the discovery document has no token_endpoint", url=url)
+                raise AuthError(
+                    f"{url} is not an OpenID Connect discovery document (no token_endpoint): "
+                    "check the profile's discovery URL",
+                    method="GET",
+                    url=url,
+                )
             self.discovery = data
         return self.discovery
 
@@ -119,7 +136,10 @@ class OidcSession:
                 resp = await self.http.post(endpoint, data={**form, "client_id": s.client_id})
         except httpx.HTTPError as exc:
             raise NetworkError(
-                f"cannot reach the token endpoint: {exc}", method="POST", url=endpoint
+                f"cannot reach the identity provider's token endpoint {endpoint}: "
+                f"{network_reason(exc)}",
+                method="POST",
+                url=endpoint,
             ) from None
         if resp.status_code != 200:
             err = error_for(resp.status_code, resp.text, "POST", endpoint)

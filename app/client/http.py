@@ -16,7 +16,14 @@ from urllib.parse import quote
 
 import httpx
 
-from .errors import NetworkError, RequestError, StratoError, TransactionFailed, error_for
+from .errors import (
+    NetworkError,
+    RequestError,
+    StratoError,
+    TransactionFailed,
+    error_for,
+    network_reason,
+)
 from .files import (
     FILE_ROUTES,
     NO_STORAGE_STATUSES,
@@ -108,11 +115,15 @@ class StratoClient:
                 )
             except httpx.TimeoutException as exc:
                 err: StratoError = NetworkError(
-                    "the node did not answer in time", method=method, url=path
+                    f"the node at {self.base_url} did not answer in time", method=method, url=path
                 )
                 self._report(exc, err)
             except httpx.TransportError as exc:
-                err = NetworkError(f"cannot reach the node: {exc}", method=method, url=path)
+                err = NetworkError(
+                    f"cannot reach the node at {self.base_url}: {network_reason(exc)}",
+                    method=method,
+                    url=path,
+                )
                 self._report(exc, err)
             else:
                 if resp.status_code < 300:
@@ -506,7 +517,11 @@ class StratoClient:
             self._report(exc, err)
             raise err from None
         except httpx.TransportError as exc:
-            err = NetworkError(f"cannot reach the node: {exc}", method="POST", url=path)
+            err = NetworkError(
+                f"cannot reach the node at {self.base_url}: {network_reason(exc)}",
+                method="POST",
+                url=path,
+            )
             self._report(exc, err)
             raise err from None
         if resp.status_code >= 300:

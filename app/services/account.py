@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.client.errors import AuthError, RequestError, StratoError
 from app.client.models import Account, Transaction, TxResult
 
+from .chains import CHAIN_PAGE, MAX_CHAINS, ChainInfo
 from .session import Session
 from .tasks import TaskRegistry
 
@@ -22,17 +23,54 @@ log = logging.getLogger("stratoscope.services")
 
 RECENT_LIMIT = 100
 CERT_FIELDS = ("commonName", "organization", "organizationalUnit", "country", "isValid")
-UNITS_PER_TOKEN = 10**18
+REALM_SUFFIX = "-realm"  # an asset application's realm chain is labelled "<App>-realm"
+MAIN_CHAIN = "Main chain"
 
 
-def format_balance(units: int) -> str:
-    """Balance units as tokens (1 token = 1e18 units), trailing zeros dropped."""
-    whole, frac = divmod(abs(units), UNITS_PER_TOKEN)
-    sign = "-" if units < 0 else ""
-    text = f"{sign}{whole:,}"
-    if frac:
-        text += "." + f"{frac:018d}".rstrip("0")
-    return text
+@dataclass(frozen=True)
+class ChainRef:
+    """What the history needs to know about a private chain: its name and what made it."""
+
+    id: str
+    label: str = ""
+    parent: str = ""
+    governance: str = ""  # the contract the chain was created with
+
+    @property
+    def name(self) -> str:
+        return self.label or f"{self.id[:8]}…"
+
+
+def chain_name(chain_id: str | None, chains: dict[str, ChainRef]) -> str:
+    """The Chain column: "Main chain", a private chain's label, or its short ID."""
+    if not chain_id:
+        return MAIN_CHAIN
+    ref = chains.get(chain_id)
+    return ref.name if ref is not None else f"{chain_id[:8]}…"
+
+
+def describe_tx(tx: Transaction, chains: dict[str, ChainRef], created: dict[str, str]) -> str:
+    """What a transaction did, in words (the node says "GENESIS" for a chain's creation;
+    ``created`` maps such a transaction's hash to the chain it created)."""
+    kind = tx.kind
+    if kind == "GENESIS":
+        ref = chains.get(created.get(tx.hash, ""))
+        if ref is None:
+            return "Chain created"
+        parent = chains.get(ref.parent)
+        if parent is not None and parent.label.endswith(REALM_SUFFIX):
+            app = parent.label[: -len(REALM_SUFFIX)]
+            return f"Asset created: {ref.governance or ref.name} ({app})"
+        if ref.label.endswith(REALM_SUFFIX):
+            return f"Application created: {ref.label[: -len(REALM_SUFFIX)]}"
+        return f"Chain created: {ref.name}"
+    if kind == "Contract" or (not tx.to and kind in ("", "CONTRACT")):
+        name = str(tx.metadata.get("name") or "")
+        return f"Contract created: {name}" if name else "Contract created"
+    if kind == "FunctionCall":
+        func = str(tx.metadata.get("funcName") or "")
+        return f"Call: {func}()" if func else "Function call"
+    return kind or "Transaction"
 
 
 @dataclass(frozen=True)
@@ -49,6 +87,8 @@ class AccountView:
     identity_error: str = ""
     loaded: bool = False
     transactions: list[Transaction] = field(default_factory=list)
+    chains: dict[str, ChainRef] = field(default_factory=dict)  # private chains, by ID
+    created: dict[str, str] = field(default_factory=dict)  # GENESIS tx hash -> chain ID
 
     @property
     def has_identity(self) -> bool:
@@ -75,6 +115,9 @@ class AccountService(QObject):
         self.view = AccountView("")
         self._refreshing = False
         self._again = False
+        self._chains: dict[str, ChainRef] = {}  # chains seen so far (labels do not change)
+        self._created: dict[str, str] = {}
+        self._unmatched: set[str] = set()  # GENESIS hashes no visible chain names
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(150)
@@ -87,6 +130,8 @@ class AccountService(QObject):
         self.changed.emit(view)
 
     def _on_user(self, name: str) -> None:
+        # another user sees other chains
+        self._chains, self._created, self._unmatched = {}, {}, set()
         self._emit(AccountView(name))
         self.request_refresh()
 
@@ -131,6 +176,7 @@ class AccountService(QObject):
         state = await client.account(acct.address)
         identity, identity_error = await self._identity(acct.address)
         txs = await self._recent(acct.address)
+        await self._learn_chains(txs)
         return AccountView(
             name,
             acct.address,
@@ -141,6 +187,8 @@ class AccountService(QObject):
             identity_error,
             True,
             txs,
+            dict(self._chains),
+            dict(self._created),
         )
 
     async def _identity(self, address: str) -> tuple[dict[str, Any] | None, str]:
@@ -169,6 +217,44 @@ class AccountService(QObject):
             return []
         txs.sort(key=lambda t: (t.block_number, t.timestamp), reverse=True)
         return txs[:RECENT_LIMIT]
+
+    async def _learn_chains(self, txs: list[Transaction]) -> None:
+        """Names of the chains the history mentions, and which chain each GENESIS created;
+        asked only when the history has a chain or a creation not seen before."""
+        unknown = {t.chain_id for t in txs if t.chain_id and t.chain_id not in self._chains}
+        creations = {
+            t.hash
+            for t in txs
+            if t.kind == "GENESIS" and t.hash not in self._created and t.hash not in self._unmatched
+        }
+        if not unknown and not creations:
+            return
+        client = self.session.client
+        assert client is not None
+        offset = 0
+        seen: set[str] = set()  # a node that ignores paging answers the same page again
+        try:
+            while offset < MAX_CHAINS:
+                page = await client.chains(limit=CHAIN_PAGE, offset=offset)
+                fresh = 0
+                for d in page:
+                    info = ChainInfo.from_json(d)
+                    if not info.id or info.id in seen:
+                        continue
+                    seen.add(info.id)
+                    fresh += 1
+                    self._chains[info.id] = ChainRef(
+                        info.id, info.label, info.parent, info.governance
+                    )
+                    if info.creation_tx:
+                        self._created[info.creation_tx] = info.id
+                if len(page) < CHAIN_PAGE or not fresh:
+                    break
+                offset += len(page)
+        except StratoError as exc:
+            log.info("chain names unavailable: %s", exc)
+            return
+        self._unmatched |= creations - self._created.keys()
 
     async def create_key(self) -> AccountView:
         client = self.session.client

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 
 from app.client.auth import OidcSession, OidcSettings, jwt_claims
-from app.client.errors import AuthError, StratoError
+from app.client.errors import AuthError, NetworkError, ServerError, StratoError
 from app.client.http import StratoClient
 from app.client.models import Health
 
@@ -34,6 +34,22 @@ def discovery_url_for(profile: Profile) -> str:
     if profile.discovery_url:
         return profile.discovery_url
     return profile.node_url.rstrip("/") + "/auth/.well-known/openid-configuration"
+
+
+async def node_health(client: StratoClient) -> Health:
+    """The node's /health, or an error saying the node (not the sign-in) is the problem."""
+    try:
+        return await client.health()
+    except (NetworkError, ServerError):
+        raise  # "cannot reach the node at <url>: connection refused", or the node's 5xx
+    except StratoError as exc:
+        why = f"GET /health gave HTTP {exc.status}" if exc.status is not None else exc.message
+        raise NetworkError(
+            f"{client.base_url} answers, but not as a STRATO node ({why}): check the node URL",
+            method=exc.method,
+            url=exc.url,
+            body=exc.body,
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -131,17 +147,24 @@ class Session(QObject):
         self._set_state("connecting")
         try:
             profile.check()
-            oidc, name = await self._sign_in(profile, creds, open_browser)
             client = await asyncio.to_thread(
                 lambda: StratoClient(
                     profile.node_url,
-                    oidc.access_token,
+                    None,
                     event_hooks=self.feed.hooks if self.feed else None,
                     error_hook=self.feed.on_error if self.feed else None,
                 )
             )
             try:
-                health = await client.health()
+                # the node first: a wrong node URL is then reported as such, not as a sign-in
+                # failure at the identity provider derived from it
+                health = await node_health(client)
+                oidc, name = await self._sign_in(profile, creds, open_browser)
+            except BaseException:
+                await client.aclose()
+                raise
+            client.set_token_provider(oidc.access_token)
+            try:
                 await client.get_key()  # proves the token is accepted by the API
             except BaseException:
                 await client.aclose()

@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.client.errors import AuthError, StratoError
+from app.client.errors import AuthError, StratoError, error_text
 from app.client.scenario import ScenarioError
 
 from .profiles import ProfileError
@@ -63,7 +63,7 @@ class TaskRegistry(QObject):
                     on_done(t.result())
                 return
             if isinstance(exc, USER_ERRORS):
-                text = str(exc)
+                text = error_text(exc)
             else:
                 log.error("%s failed", title, exc_info=exc)
                 text = f"unexpected error: {type(exc).__name__}: {exc}"

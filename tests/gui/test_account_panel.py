@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import socket
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -20,8 +22,11 @@ from PySide6.QtWidgets import (
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from app.services.account import format_balance
+from app.client.http import StratoClient
+from app.client.models import TxRequest
+from app.client.units import format_amount
 from app.services.controller import AppController
+from app.services.profiles import Profile
 from app.services.session import Credentials
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive, node_profile
@@ -63,7 +68,7 @@ def test_account_panel_shows_key_balance_identity_and_qr(
         "/svc-api/eth/v1.2/account", params={"address": node.address("alice")}
     )
     units = int(balance.json()[0]["balance"])
-    assert window.panels[0].balance.text() == f"{format_balance(units)} tokens"  # type: ignore[attr-defined]
+    assert window.panels[0].balance.text() == format_amount(units)  # type: ignore[attr-defined]
     status = window.panels[0].identity_status.text()  # type: ignore[attr-defined]
     assert "registered certificate" in status and "O=Acme" in status
     # the registry keeps a real X.509 chain; the line names its subject, the tooltip holds it
@@ -147,7 +152,7 @@ def test_faucet_shows_progress_hash_and_new_balance(
     ModelTester(None).check(model)
     row = next(r for r in range(model.rowCount()) if model.transaction(r).kind == "Transfer")
     assert model.index(row, 2).data() == "in"
-    assert model.index(row, 4).data() == "2,000"
+    assert model.index(row, 4).data() == "2,000 tokens"
     assert model.transaction(row).hash == panel.faucet_hash.value()  # type: ignore[attr-defined]
 
 
@@ -223,3 +228,233 @@ def test_keyboard_shortcuts(
     assert not window.inspector.isVisible()
     window.inspector_action.trigger()
     assert window.inspector.isVisible()
+
+
+# ---------------------------------------------------------------- words (issue 16, item 10)
+
+
+def message_text(window: MainWindow) -> str:
+    return window.message_bar.text.text() if window.message_bar.isVisible() else ""
+
+
+def test_balance_is_rounded_with_the_exact_figure_in_tooltip_and_clipboard(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    node.add_user("gail", "Gails", password="gail-pw")
+    gail = node.client("gail")
+    assert gail.post("/strato/v2.3/key").status_code == 200
+    me = node.address("gail")
+    assert gail.post(f"/bloc/v2.2/users/gail/{me}/fill", params={"resolve": "true"}).is_success
+    # a transfer costs gas: the balance is no longer a round number of tokens
+    r = gail.post(
+        "/strato/v2.3/transaction",
+        params={"resolve": "true"},
+        json={"txs": [{"type": "TRANSFER", "payload": {"toAddress": "ab" * 20, "value": "5"}}]},
+    )
+    assert r.status_code == 200, r.text
+    units = int(
+        gail.get("/strato-api/eth/v1.2/account", params={"address": me}).json()[0]["balance"]
+    )
+    assert units % 10**18 and 1999 * 10**18 < units < 2000 * 10**18
+    loop.run_until_complete(
+        controller.connect_profile(node_profile(node), Credentials("gail", "gail-pw"))
+    )
+    drive(loop, lambda: loaded(controller, "gail") and controller.account.view.balance == units)
+    panel = window.panels[0]
+    assert panel.balance.text() == "≈2,000 tokens"  # type: ignore[attr-defined]
+    whole, frac = divmod(units, 10**18)
+    exact = f"{whole}." + f"{frac:018d}".rstrip("0")
+    tip = panel.balance.toolTip()  # type: ignore[attr-defined]
+    assert f"{whole:,}." + f"{frac:018d}".rstrip("0") + " tokens" in tip
+    assert f"{units:,} wei" in tip
+    copy = window.findChild(QAbstractButton, "accountBalanceCopy")
+    assert copy is not None and copy.isEnabled()
+    QGuiApplication.clipboard().clear()
+    qtbot.mouseClick(copy, Qt.MouseButton.LeftButton, pos=copy.rect().topLeft() + QPoint(4, 4))
+    assert QGuiApplication.clipboard().text() == exact
+    panel.copy_wei_action.trigger()  # type: ignore[attr-defined]
+    assert QGuiApplication.clipboard().text() == str(units)
+    # the history's value column uses the same words, the exact figure in its tooltip
+    model = panel.tx_model  # type: ignore[attr-defined]
+    drive(loop, lambda: any(t.value == 5 for t in controller.account.view.transactions))
+    row = next(r for r in range(model.rowCount()) if model.transaction(r).value == 5)
+    assert model.index(row, 4).data() == "5 wei"
+    faucet = next(r for r in range(model.rowCount()) if model.transaction(r).value == 2000 * 10**18)
+    assert model.index(faucet, 4).data() == "2,000 tokens"
+    assert "2,000,000,000,000,000,000,000 wei" in model.index(faucet, 4).data(
+        Qt.ItemDataRole.ToolTipRole
+    )
+
+
+def make_chain(client: Any, me: str, label: str) -> str:
+    body = {
+        "label": label,
+        "src": "contract Gov { }",
+        "contract": "Gov",
+        "args": {},
+        "members": [{"orgName": "Acme", "access": True}],
+        "balances": [{"address": me, "balance": 10**18}],
+        "metadata": {"VM": "SolidVM"},
+    }
+    r = client.post("/bloc/v2.2/chain", json=body)
+    assert r.status_code == 200, r.text
+    return str(r.json())
+
+
+def test_history_names_creations_and_filters_by_chain(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    alice = node.client("alice")
+    me = node.address("alice")
+    assert alice.post(f"/bloc/v2.2/users/alice/{me}/fill", params={"resolve": "true"}).is_success
+    car = alice.post(
+        "/apps/CarDemo/car",
+        json={"carArgs": {"vin": "1HGCM82633A004352", "color": "red", "model": "T", "weight": 9}},
+    )
+    assert car.status_code == 200, car.text
+    chain = make_chain(alice, me, "Acme ledger")
+    on_chain = alice.post(
+        "/strato/v2.3/transaction",
+        params={"resolve": "true", "chainid": chain},
+        json={"txs": [{"type": "TRANSFER", "payload": {"toAddress": "cd" * 20, "value": "7"}}]},
+    )
+    assert on_chain.status_code == 200, on_chain.text
+    on_chain_hash = on_chain.json()[0]["hash"]
+    connect(loop, controller, node, "alice")
+    drive(
+        loop,
+        lambda: (
+            loaded(controller, "alice")
+            and any(t.hash == on_chain_hash for t in controller.account.view.transactions)
+        ),
+    )
+    panel = window.panels[0]
+    model = panel.tx_model  # type: ignore[attr-defined]
+    combo = panel.chain_filter  # type: ignore[attr-defined]
+    ModelTester(None).check(model)
+    # by default the history lists the main chain's transactions, as the balance above is
+    assert combo.currentText() == "Main chain"
+    hashes = [model.transaction(r).hash for r in range(model.rowCount())]
+    assert on_chain_hash not in hashes
+    assert {model.index(r, 5).data() for r in range(model.rowCount())} == {"Main chain"}
+    kinds = [model.index(r, 1).data() for r in range(model.rowCount())]
+    assert not any("GENESIS" in k for k in kinds), kinds
+    assert "Chain created: Acme ledger" in kinds
+    assert "Application created: CarDemo" in kinds  # the demo application's realm
+    assert "Asset created: Car (CarDemo)" in kinds
+    assert "Contract created: CarDemo" in kinds
+    assert f"of {model.total} on all chains" in panel.tx_title.text()  # type: ignore[attr-defined]
+    # the filter lists the chains the history mentions; choosing one by keyboard keeps its rows
+    titles = [combo.itemText(i) for i in range(combo.count())]
+    assert titles[:2] == ["All chains", "Main chain"] and "Acme ledger" in titles
+    combo.setFocus()
+    for _ in range(titles.index("Acme ledger") - combo.currentIndex()):
+        qtbot.keyClick(combo, Qt.Key.Key_Down)
+    assert combo.currentText() == "Acme ledger"
+    ModelTester(None).check(model)
+    assert [model.transaction(r).hash for r in range(model.rowCount())] == [on_chain_hash]
+    assert model.index(0, 5).data() == "Acme ledger"
+    assert model.index(0, 5).data(Qt.ItemDataRole.ToolTipRole) == chain
+    assert model.index(0, 1).data() == "Transfer"
+    # all chains: both kinds of rows, each saying its chain
+    qtbot.keyClick(combo, Qt.Key.Key_Home)
+    assert combo.currentText() == "All chains"
+    assert model.rowCount() == model.total
+    chains = {model.index(r, 5).data() for r in range(model.rowCount())}
+    assert {"Main chain", "Acme ledger"} <= chains
+    # a refresh keeps the choice
+    loop.run_until_complete(controller.account.refresh())
+    assert combo.currentText() == "All chains" and model.rowCount() == model.total
+
+
+def test_node_errors_lead_with_words_in_the_message_bar(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    client = controller.session.client
+    assert isinstance(client, StratoClient)
+    bad = TxRequest("TRANSFER", {"toAddress": "zz", "value": "1"})
+    controller.tasks.start("Sending", client.submit([bad]))
+    drive(loop, lambda: "Sending" in message_text(window))
+    text = message_text(window)
+    assert "The node refused the request (HTTP 400): txs[0].payload.toAddress" in text
+    assert "400:" not in text
+    # a user outside the application: the node's 403 in words
+    connect(loop, controller, node, "bob")
+    client = controller.session.client
+    assert isinstance(client, StratoClient)
+    controller.tasks.start(
+        "Creating a car",
+        client.create_asset(
+            "/apps/CarDemo", "car", {"vin": "X", "color": "c", "model": "m", "weight": 1}
+        ),
+    )
+    drive(loop, lambda: "Creating a car" in message_text(window))
+    text = message_text(window)
+    assert "Not allowed (HTTP 403): user bob is not a member of application CarDemo" in text
+    assert "403:" not in text
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_wrong_node_url_is_named_as_the_node_not_the_identity_provider(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    dialog = window.open_connection_dialog()
+    dialog.remote_radio.setChecked(True)
+    url = f"http://127.0.0.1:{closed_port()}"
+    dialog.url.setText(url)
+    dialog.client_id.setText("stratoscope-desktop")
+    dialog.user.setCurrentText("alice")
+    dialog.password.setText("alice")
+    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: dialog.result_label.text().startswith("✘"))
+    text = dialog.result_label.text()
+    assert f"cannot reach the node at {url}: connection refused" in text
+    assert "identity provider" not in text
+    # a host name that does not resolve
+    dialog.url.setText("http://no-such-node.invalid:8080")
+    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: "no-such-node" in dialog.result_label.text())
+    text = dialog.result_label.text()
+    assert "cannot reach the node at http://no-such-node.invalid:8080" in text
+    assert "cannot be resolved" in text and "identity provider" not in text
+    # a server that answers, but is not a STRATO node (the identity provider's discovery URL)
+    dialog.url.setText(node.url + "/auth")
+    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: "/auth answers" in dialog.result_label.text())
+    assert "not as a STRATO node" in dialog.result_label.text()
+    # the node is fine, its issuer is not: then it is the identity provider
+    dialog.url.setText(node.url)
+    dialog.discovery.setText(node.url + "/no-issuer/.well-known/openid-configuration")
+    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: "no-issuer" in dialog.result_label.text())
+    text = dialog.result_label.text()
+    assert "identity provider" in text and "(HTTP 404)" in text
+    assert "cannot reach the node" not in text
+    dialog.close()
+    # the same words in the message bar when connecting fails
+    result: list[str] = []
+    controller.tasks.start(
+        "Connecting",
+        controller.connect_profile(Profile("Closed", url), Credentials("alice", "alice")),
+        on_error=result.append,
+    )
+    drive(loop, lambda: result)
+    assert result[0].startswith(f"cannot reach the node at {url}: connection refused")

@@ -318,7 +318,9 @@ def test_refusals_are_shown_in_words_and_the_form_keeps_its_values(
         create.set_value(name, value)
     send(loop, create, review(loop, create))
     assert create.isVisible()
-    assert "403: user bob is not a member of application CarDemo" in create.error.text()
+    assert "Not allowed (HTTP 403): user bob is not a member of application CarDemo" in (
+        create.error.text()
+    )
     assert create.values() == {"vin": "BOB-1", "color": "grey", "model": "M", "weight": 5}
     assert create.review_button.isEnabled()  # ready to try again
     create.reject()

@@ -190,7 +190,7 @@ def test_tree_nests_chains_and_shows_their_details(
         for r in range(panel.balances.rowCount())
     }
     assert balances == {family["alice"]: "alice", GOVERNANCE_ADDRESS: "governance contract"}
-    assert panel.balances.data(panel.balances.index(0, 1)) == "700"
+    assert panel.balances.data(panel.balances.index(0, 1)) == "700 wei"
     assert panel.g_name.text().startswith("<b>Gov</b>")
     assert "constructor(uint _quorum, string _motto, address _admin)" in (
         panel.g_source.toPlainText()

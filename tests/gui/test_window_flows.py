@@ -270,14 +270,16 @@ def test_server_errors_and_client_errors_show_the_servers_message(
         on_error=result.append,
     )
     drive(loop, lambda: result)
-    assert result[0].startswith("502: upstream strato-api unavailable")
+    assert result[0].startswith(
+        "The node's gateway could not reach its API (HTTP 502): upstream strato-api unavailable"
+    )
     # a 4xx with the node's own message, in the message bar and the inspector
     connect(loop, controller, node, "alice")
     assert controller.session.client is not None
     controller.tasks.start("Reading a contract", controller.session.client.state("Nope", "12" * 20))
     drive(loop, lambda: "Reading a contract" in message_text(window))
     text = message_text(window)
-    assert "400: Couldn't find contract Nope at address 1212" in text
+    assert "(HTTP 400): Couldn't find contract Nope at address 1212" in text
     model = window.inspector.model
     failed = [
         ex

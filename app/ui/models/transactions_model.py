@@ -1,4 +1,9 @@
-"""A table model of transactions (the account's recent ones), newest first."""
+"""A table model of transactions (the account's recent ones, an address's, a block's).
+
+Rows say what a transaction did ("Chain created: Acme parent", not the node's "GENESIS") and on
+which chain; a chain filter keeps one chain's rows (the model filters itself, so row numbers
+stay the model's own and views need no proxy).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,25 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from app.client.models import Transaction
-from app.services.account import format_balance
+from app.client.units import amount_tooltip, format_amount
+from app.services.account import ChainRef, chain_name, describe_tx
 from app.ui.models.table_model import RowsTableModel
 
 Index = QModelIndex | QPersistentModelIndex
-COLUMNS = ("Block", "Type", "Direction", "Counterparty", "Value", "Status", "Hash", "Time")
+COLUMNS = (
+    "Block",
+    "Type",
+    "Direction",
+    "Counterparty",
+    "Value",
+    "Chain",
+    "Status",
+    "Hash",
+    "Time",
+)
+COUNTERPARTY, VALUE, CHAIN, HASH = 3, 4, 5, 7
+ALL_CHAINS: None = None  # chain filter values: None = every chain, "" = the main chain, or an ID
+MAIN = ""
 
 
 class TransactionsModel(RowsTableModel):
@@ -20,23 +39,65 @@ class TransactionsModel(RowsTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[Transaction] = []
+        self._all: list[Transaction] = []
         self.address = ""
         self.names: dict[str, str] = {}  # address -> contact or user name
+        self.chains: dict[str, ChainRef] = {}
+        self.created: dict[str, str] = {}  # GENESIS tx hash -> the chain it created
+        self.chain_filter: str | None = ALL_CHAINS
 
     def set_names(self, names: dict[str, str]) -> None:
         """Names shown beside counterparties' addresses (contacts, the node's users)."""
         self.names = dict(names)
         if self._rows:
-            self.dataChanged.emit(self.index(0, 3), self.index(len(self._rows) - 1, 3))
+            self.dataChanged.emit(
+                self.index(0, COUNTERPARTY), self.index(len(self._rows) - 1, COUNTERPARTY)
+            )
 
-    def set_transactions(self, address: str, txs: list[Transaction]) -> None:
+    def set_transactions(
+        self,
+        address: str,
+        txs: list[Transaction],
+        chains: dict[str, ChainRef] | None = None,
+        created: dict[str, str] | None = None,
+    ) -> None:
         """Replace the rows; a same-content update emits nothing, so views keep selection."""
-        if address == self.address and txs == self._rows:
+        chains = dict(chains or {})
+        created = dict(created or {})
+        if (address, txs, chains, created) == (self.address, self._all, self.chains, self.created):
             return
         self.beginResetModel()
         self.address = address
-        self._rows = list(txs)
+        self._all = list(txs)
+        self.chains, self.created = chains, created
+        self._rows = self._filtered()
         self.endResetModel()
+
+    def set_chain_filter(self, chain: str | None) -> None:
+        """Show every chain (None), the main chain ("") or one private chain (its ID)."""
+        if chain == self.chain_filter:
+            return
+        self.beginResetModel()
+        self.chain_filter = chain
+        self._rows = self._filtered()
+        self.endResetModel()
+
+    def _filtered(self) -> list[Transaction]:
+        if self.chain_filter is None:
+            return list(self._all)
+        return [t for t in self._all if (t.chain_id or "") == self.chain_filter]
+
+    @property
+    def total(self) -> int:
+        """Rows before the chain filter."""
+        return len(self._all)
+
+    def chain_ids(self) -> list[str]:
+        """The private chains the transactions ran on, in order of first appearance."""
+        return list(dict.fromkeys(t.chain_id for t in self._all if t.chain_id))
+
+    def chain_title(self, chain_id: str | None) -> str:
+        return chain_name(chain_id, self.chains)
 
     def transaction(self, row: int) -> Transaction | None:
         tx = self.row_object(row)
@@ -55,25 +116,40 @@ class TransactionsModel(RowsTableModel):
         col = index.column()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             direction = self._direction(tx)
-            other = tx.sender if direction == "in" else (tx.to or "(new contract)")
+            created = "(new chain)" if tx.kind == "GENESIS" else "(new contract)"
+            other = tx.sender if direction == "in" else (tx.to or created)
             name = self.names.get(other.lower())
             if name and role == Qt.ItemDataRole.DisplayRole:
                 other = f"{name} ({other[:8]}…)"
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self._tooltip(tx, col, other)
             values: tuple[str, ...] = (
                 str(tx.block_number) if tx.block_number >= 0 else "",
-                tx.kind,
+                describe_tx(tx, self.chains, self.created),
                 direction,
                 other,
-                format_balance(tx.value),
+                format_amount(tx.value),
+                chain_name(tx.chain_id, self.chains),
                 tx.status or "",
                 tx.hash,
                 tx.timestamp,
             )
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return values[col] if col in (3, 6) else None
-            return values[col]
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 4):
+            return values[col] if 0 <= col < len(values) else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, VALUE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
             return tx
+        return None
+
+    def _tooltip(self, tx: Transaction, col: int, other: str) -> str | None:
+        if col == COUNTERPARTY:
+            return other
+        if col == HASH:
+            return tx.hash
+        if col == VALUE:
+            return amount_tooltip(tx.value)
+        if col == CHAIN:
+            return tx.chain_id or "the main chain"
+        if col == 1:
+            return f"{describe_tx(tx, self.chains, self.created)} (node type: {tx.kind})"
         return None

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.client.models import Block
-from app.services.account import format_balance
+from app.client.units import amount_tooltip, format_amount
 from app.services.search import AddressInfo
 from app.ui.models.transactions_model import TransactionsModel
 from app.ui.widgets.common import CopyField, name_widget, while_alive
@@ -105,8 +105,9 @@ class AddressDialog(QDialog):
         else:
             self.kind.setText("account")
         self.balance.setText(
-            f"{format_balance(st.balance)} (nonce {st.nonce})" if st else "no account state"
+            f"{format_amount(st.balance)} (nonce {st.nonce})" if st else "no account state"
         )
+        self.balance.setToolTip(amount_tooltip(st.balance) if st else "")
         ident = info.identity
         self.identity.setText(
             " / ".join(

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services.account import format_balance
+from app.client.units import format_amount
 from app.services.composer import TxDetails, inspect_transaction
 from app.services.controller import AppController
 from app.services.tx_state import NOT_KEPT
@@ -150,7 +150,7 @@ def render(d: TxDetails, names: dict[str, str] | None = None) -> str:
             ("Block", f"{tx.block_number} · {escape(tx.timestamp)}"),
             ("From", _address_html(tx.sender, names)),
             ("To", _address_html(tx.to, names) if tx.to else "(new contract)"),
-            ("Value", f"{format_balance(tx.value)} tokens" if tx.value else "0"),
+            ("Value", f"{format_amount(tx.value)} · {tx.value:,} wei" if tx.value else "0"),
         ]
         if tx.chain_id:
             rows.append(("Chain", f"<code>{tx.chain_id}</code>"))

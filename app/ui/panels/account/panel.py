@@ -7,24 +7,28 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
+    QComboBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QProgressBar,
     QPushButton,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.client.models import TxResult
-from app.services.account import AccountView, format_balance
+from app.client.units import amount_tooltip, exact_tokens, format_amount
+from app.services.account import MAIN_CHAIN, AccountView
 from app.services.controller import AppController
-from app.ui.models.transactions_model import TransactionsModel
-from app.ui.widgets.common import CopyField, QrCodeView, name_widget
+from app.ui.models.transactions_model import HASH, MAIN, TransactionsModel
+from app.ui.widgets.common import CopyField, QrCodeView, copy_text, name_widget
 
 NO_IDENTITY = (
     "<b>{user} has no registered identity.</b> STRATO (from platform version 8.0) accepts "
@@ -104,13 +108,28 @@ class AccountPanel(QWidget):
         bf.setPointSizeF(bf.pointSizeF() * 1.6)
         self.balance.setFont(bf)
         self.balance.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # rounded on screen; the exact figure in the tooltip and on the clipboard
+        self.balance_copy = QToolButton(self)
+        self.balance_copy.setText("Copy")
+        name_widget(self.balance_copy, "accountBalanceCopy", "Copy the exact balance")
+        self.balance_copy.setToolTip("Copy the exact balance in tokens (menu: in wei)")
+        self.balance_copy.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.balance_copy.setEnabled(False)
+        self.balance_copy.clicked.connect(self.copy_balance)
+        balance_menu = QMenu(self.balance_copy)
+        self.copy_tokens_action = balance_menu.addAction("Copy exact tokens", self.copy_balance)
+        self.copy_wei_action = balance_menu.addAction("Copy wei", self.copy_balance_wei)
+        self.balance_copy.setMenu(balance_menu)
+        balance_row = QHBoxLayout()
+        balance_row.addWidget(self.balance, 1)
+        balance_row.addWidget(self.balance_copy)
         self.nonce = QLabel("—", self)
         name_widget(self.nonce, "accountNonce", "Nonce")
         self.qr = QrCodeView(self)
         details = QFormLayout()
         details.addRow("Address", self.address)
         details.addRow("Public key", self.pubkey)
-        details.addRow("Balance", self.balance)
+        details.addRow("Balance", balance_row)
         details.addRow("Nonce", self.nonce)
         self.key_box = QGroupBox("Key", self)
         self.key_box.setObjectName("accountKeyBox")
@@ -173,10 +192,19 @@ class AccountPanel(QWidget):
         self.tx_table.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents
         )
-        self.tx_table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        self.tx_table.horizontalHeader().setSectionResizeMode(HASH, QHeaderView.ResizeMode.Stretch)
         self.tx_table.setToolTip("Double-click a row to inspect the transaction")
         self.tx_table.doubleClicked.connect(self._open_tx)
         self.tx_title = QLabel("Recent transactions", self)
+        self.chain_filter = QComboBox(self)
+        name_widget(self.chain_filter, "accountChainFilter", "Show transactions of")
+        self.chain_filter.setToolTip(
+            "Which chain's transactions to list: the balance above is the main chain's"
+        )
+        self.chain_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.chain_filter.activated.connect(self._on_chain_filter)
+        self.tx_model.set_chain_filter(MAIN)  # the chain the balance above belongs to
+        self._fill_chain_filter()
 
         top = QHBoxLayout()
         top.addWidget(self.heading, 1)
@@ -189,7 +217,13 @@ class AccountPanel(QWidget):
         lay.addWidget(self.no_key)
         lay.addWidget(self.key_box)
         lay.addLayout(middle)
-        lay.addWidget(self.tx_title)
+        tx_head = QHBoxLayout()
+        tx_head.addWidget(self.tx_title, 1)
+        chain_label = QLabel("&Chain:", self)
+        chain_label.setBuddy(self.chain_filter)
+        tx_head.addWidget(chain_label)
+        tx_head.addWidget(self.chain_filter)
+        lay.addLayout(tx_head)
         lay.addWidget(self.tx_table, 1)
 
         self.account.changed.connect(self.show_view)
@@ -205,6 +239,8 @@ class AccountPanel(QWidget):
             self.faucet_hash.set_value("")
             self.faucet_status.setText("")
             self._gas_note()
+            if self.tx_model.chain_filter not in (None, MAIN):
+                self.tx_model.set_chain_filter(MAIN)  # their chains are not the last user's
         self.view = view
         user = view.username or "—"
         self.heading.setText(f"Account of {user}")
@@ -219,13 +255,16 @@ class AccountPanel(QWidget):
             self.balance.setText("—")
             self.balance.setToolTip("")
         else:
-            self.balance.setText(f"{format_balance(view.balance)} tokens")
-            self.balance.setToolTip(f"{view.balance:,} units (1 token = 10^18 units)")
+            self.balance.setText(format_amount(view.balance))
+            self.balance.setToolTip(amount_tooltip(view.balance))
+        self.balance_copy.setEnabled(view.balance is not None)
         self.nonce.setText("—" if view.nonce is None else str(view.nonce))
         self._show_identity(view)
         self.faucet_button.setEnabled(has_key and not self.faucet_progress.isVisible())
-        self.tx_model.set_transactions(view.address or "", view.transactions)
-        self.tx_title.setText(f"Recent transactions ({len(view.transactions)})")
+        self.tx_model.set_transactions(
+            view.address or "", view.transactions, view.chains, view.created
+        )
+        self._fill_chain_filter()
 
     def _show_identity(self, view: AccountView) -> None:
         user = view.username or "this user"
@@ -302,6 +341,40 @@ class AccountPanel(QWidget):
             self.controller.pending.track(result.hash, "faucet")
         else:
             self.faucet_status.setText(f"✘ {result.status}: {result.message or 'no reason given'}")
+
+    def copy_balance(self) -> None:
+        if self.view.balance is not None:
+            text = exact_tokens(self.view.balance, grouping=False)
+            copy_text(text, self.balance_copy, "Exact balance")
+
+    def copy_balance_wei(self) -> None:
+        if self.view.balance is not None:
+            copy_text(str(self.view.balance), self.balance_copy, "Balance in wei")
+
+    def _fill_chain_filter(self) -> None:
+        """All chains, the main chain, then each private chain the history mentions."""
+        model = self.tx_model
+        wanted: list[tuple[str, str | None]] = [("All chains", None), (MAIN_CHAIN, MAIN)]
+        wanted += [(model.chain_title(c), c) for c in model.chain_ids()]
+        if model.chain_filter not in (c for _t, c in wanted):
+            wanted.append((model.chain_title(model.chain_filter), model.chain_filter))
+        box = self.chain_filter
+        have = [(box.itemText(i), box.itemData(i)) for i in range(box.count())]
+        if have != wanted:
+            box.clear()
+            for title, chain in wanted:
+                box.addItem(title, chain)
+        box.setCurrentIndex(next(i for i, (_t, c) in enumerate(wanted) if c == model.chain_filter))
+        shown, total = model.rowCount(), model.total
+        self.tx_title.setText(
+            f"Recent transactions ({total})"
+            if shown == total
+            else f"Recent transactions ({shown} of {total} on all chains)"
+        )
+
+    def _on_chain_filter(self, index: int) -> None:
+        self.tx_model.set_chain_filter(self.chain_filter.itemData(index))
+        self._fill_chain_filter()
 
     def _open_tx(self, index: QModelIndex) -> None:
         tx = self.tx_model.transaction(index.row())

@@ -22,6 +22,7 @@ from PySide6.QtCore import (
 
 from app.client.abi_types import parse_int
 from app.client.models import Transaction
+from app.client.units import amount_tooltip, format_amount
 from app.services.chains import (
     ChainBalance,
     ChainContract,
@@ -240,9 +241,9 @@ class BalancesModel(RowsTableModel):
             return None
         if role == DISPLAY:
             who = "governance contract" if b.code_hash else self.names.get(b.address, "")
-            return (b.address, f"{b.balance:,}", who)[index.column()]
+            return (b.address, format_amount(b.balance), who)[index.column()]
         if role == TOOLTIP and index.column() == 1:
-            return f"{b.balance} units"
+            return amount_tooltip(b.balance)
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
             return RIGHT
         return None
