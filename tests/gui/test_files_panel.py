@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import qasync
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QWidget
 from pytestqt.qtbot import QtBot
@@ -24,8 +25,8 @@ from app.client.errors import RequestError
 from app.client.files import PLATFORM_HMAC, FileStorageUnavailable, no_storage_error
 from app.services.controller import AppController
 from app.ui.panels.files.panel import FilesPanel, original_name, storage_of
-from app.ui.widgets.confirm_dialog import ConfirmDialog
 from app.ui.shell.main_window import MainWindow
+from app.ui.widgets.confirm_dialog import ConfirmDialog
 from tests.gui.conftest import connect, drive
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import CONTRACTS, RunningNode, deploy
@@ -97,7 +98,7 @@ def answer(loop: qasync.QEventLoop, qtbot: QtBot, sheet: ConfirmDialog, send: bo
     button = sheet.findChild(QPushButton, name)
     assert isinstance(button, QPushButton) and button.isVisible()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    drive(loop, lambda: not sheet.isVisible())
+    drive(loop, lambda: not shiboken6.isValid(sheet) or not sheet.isVisible())
 
 
 def click(qtbot: QtBot, button: QWidget) -> None:
@@ -573,20 +574,26 @@ def test_main_window_has_the_files_panel(
 
 
 def test_files_panel_at_1024x640_scrolls_instead_of_squashing(
-    node: RunningNode, window: MainWindow, controller: AppController, loop: qasync.QEventLoop
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
 ) -> None:
-    """At 1024x640 the list keeps a usable height and the panel scrolls; nothing is squashed
-    below its minimum and the window does not grow past the screen it was given."""
-    connect(loop, controller, node)
-    panel = next(p for p in window.panels if isinstance(p, FilesPanel))
-    window.nav.setCurrentRow(window.panels.index(panel))
-    window.resize(1024, 640)
-    drive(loop, lambda: panel.loaded)
-    loop.run_until_complete(asyncio.sleep(0.2))
-    assert window.width() <= 1024 and window.height() <= 640
-    assert panel.view.height() >= 200, panel.view.height()
-    for w in (panel.upload_button, panel.metadata, panel.provider, panel.choose_button):
-        assert w.height() >= w.minimumSizeHint().height(), w.objectName()
+    """In a 1024x640 window the panel gets about 830x500, and 830x340 with the HTTP inspector
+    docked below: the list keeps a usable height and the panel scrolls to the rest; nothing is
+    squashed below its minimum."""
+    upload_as(node, "alice", b"one more row", "row.txt")
+    panel = open_panel(loop, controller, node)
+    for height in (500, 340):
+        panel.resize(830, height)
+        loop.run_until_complete(asyncio.sleep(0.2))
+        hint = panel.minimumSizeHint()
+        assert hint.width() <= 830 and hint.height() <= height, hint
+        assert panel.height() == height
+        assert panel.view.height() >= 200, panel.view.height()
+        for w in (panel.upload_button, panel.metadata, panel.provider, panel.choose_button):
+            assert w.height() >= w.minimumSizeHint().height(), w.objectName()
     bar = panel.scroller.verticalScrollBar()
     assert bar.maximum() > 0  # the rest is reached by scrolling
-    panel.grab().save(str(node.data_dir.parent / "files-1024x640.png"))
+    bar.setValue(bar.maximum())
+    loop.run_until_complete(asyncio.sleep(0.1))
+    panel.grab().save(str(tmp_path / "files-1024x640.png"))
+    print(tmp_path / "files-1024x640.png")
+    panel.close()

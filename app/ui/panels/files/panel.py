@@ -448,7 +448,7 @@ class FilesPanel(ReadsWhenShown):
         where = storage_of(uri)
         if not where.provider:
             return
-        self.storage_note.setText(f"the node keeps files as {where.label}")
+        self.storage_note.setText(f"the node reports its storage: {where.label}")
         if not self.provider.isModified():
             self.provider.setText(where.provider)
 
