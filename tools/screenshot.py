@@ -90,6 +90,16 @@ class Shooter:
         return folder / f"{name}-{self.theme}.png"
 
     def fit_window(self, size: tuple[int, int]) -> None:
+        """The window at ``size``. Below the first size it is held there even when its
+        minimum is larger, as a small screen holds it: what that squashes shows."""
+        from PySide6.QtWidgets import QLayout
+
+        lay = self.window.layout()
+        if size == self.sizes[0]:
+            lay.setSizeConstraint(QLayout.SizeConstraint.SetDefaultConstraint)
+        else:
+            lay.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+            self.window.setMinimumSize(0, 0)
         self.window.resize(*size)
 
     async def window_shot(self, name: str, part: Any = None) -> None:
@@ -175,11 +185,11 @@ def layout_problems(top: Any, bounds: tuple[int, int]) -> list[str]:
     )
 
     out: list[str] = []
-    if top.width() > bounds[0] or top.height() > bounds[1]:
-        hint = top.minimumSizeHint()
+    hint = top.minimumSizeHint()
+    if max(top.width(), hint.width()) > bounds[0] or max(top.height(), hint.height()) > bounds[1]:
         out.append(
-            f"needs {top.width()}x{top.height()} (minimum {hint.width()}x{hint.height()}), "
-            f"more than {bounds[0]}x{bounds[1]}"
+            f"needs at least {max(top.width(), hint.width())}x{max(top.height(), hint.height())}"
+            f", more than {bounds[0]}x{bounds[1]}"
         )
         out.extend(largest_minimums(top, bounds))
     frame = top.rect()  # cut off by its own window (a window too large is said above)
@@ -213,10 +223,10 @@ def layout_problems(top: Any, bounds: tuple[int, int]) -> list[str]:
                 reported.add(id(w))
                 continue
         hint = w.minimumSizeHint()
-        checked = (QLineEdit, QAbstractButton, QComboBox, QAbstractSpinBox)
+        checked: tuple[type, ...] = (QLineEdit, QAbstractButton, QComboBox, QAbstractSpinBox)
         if isinstance(w, QLabel) and not w.wordWrap() and w.text() and w.pixmap().isNull():
             checked = (QLabel,)
-        if isinstance(w, checked) and hint.isValid():
+        if isinstance(w, checked) and isinstance(w, QWidget) and hint.isValid():
             short_h = w.height() < hint.height() - 2
             short_w = w.width() < hint.width() - 2 and not isinstance(w, QLineEdit)
             if short_h or short_w:
