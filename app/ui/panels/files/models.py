@@ -195,9 +195,9 @@ def storage_of(uri: str) -> Storage:
 
 
 def kind_of(name: str) -> str:
-    """What the file's name says it is (``application/pdf``), or ``unknown type``."""
+    """What the file's name says it is (``application/pdf``), or ``no known type``."""
     guessed, _enc = mimetypes.guess_type(name, strict=False)
-    return guessed or "unknown type"
+    return guessed or "no known type"
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,7 @@ def upload_request(
             "Content-Type: multipart/form-data",
             "",
             f"content: {local.name}",
-            f"    {local.size:,} bytes, sent as {SENT_TYPE} (a {kind_of(local.name)} file)",
+            f"    {local.size:,} bytes, sent as {SENT_TYPE} (its name says {kind_of(local.name)})",
             f"    SHA-256 {local.sha256}",
             *(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in fields.items()),
         ]

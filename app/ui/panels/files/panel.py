@@ -64,7 +64,9 @@ RECORD_CONTRACT = "ExternalStorage"
 OK_COLOUR = "#2f855a"
 BAD_COLOUR = "#c0392b"
 MIN_LIST_HEIGHT = 260
-UNKNOWN_STORAGE = "storage not known yet: the node names it when it lists or stores a file"
+UNKNOWN_STORAGE = (
+    "the node's storage is not known until it stores a file (s3 is STRATO's provider name)"
+)
 NO_STORAGE_HELP = (
     "Files can be uploaded, attested and downloaded only on a node with external storage: "
     "a STRATO node up to 7.4 started with a storage bucket (EXT_STORAGE_S3_BUCKET and its "
@@ -475,7 +477,7 @@ class FilesPanel(ReadsWhenShown):
         request = upload_request(client.base_url, user, local, metadata, provider)
         what = [
             f"Upload {local.name}: {size_text(local.size)} ({local.size:,} bytes), "
-            f"a {kind_of(local.name)} file",
+            f"content type {kind_of(local.name)}",
             f"SHA-256 {local.sha256} (computed here; the node records the hash of what it "
             "receives)",
             f"Metadata: {metadata}",
