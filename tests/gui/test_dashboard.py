@@ -5,6 +5,7 @@ and pyqtgraph loaded only when the panel is first shown."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -358,3 +359,31 @@ def test_pyqtgraph_is_loaded_only_when_the_dashboard_is_first_shown(tmp_path: Pa
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"before": [], "ready": True, "after": ["numpy", "pyqtgraph"]}
+
+
+def test_dashboard_at_1024x640_scrolls_instead_of_squashing(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    """In a 1024x640 window the panel gets about 830x500, and 830x340 with the HTTP inspector
+    docked below: the plots keep their minimum size and the panel scrolls to them."""
+    connect(loop, controller, node)
+    panel = DashboardPanel(controller)  # on its own, at the sizes the window gives it
+    panel.resize(830, 500)
+    panel.show()
+    drive(loop, lambda: panel.plots_ready and panel.service.held > 0)
+    try:
+        for height in (500, 340):
+            panel.resize(830, height)
+            loop.run_until_complete(asyncio.sleep(0.2))
+            hint = panel.minimumSizeHint()
+            assert hint.width() <= 830 and hint.height() <= height, hint
+            assert panel.height() == height
+            for plot in panel._plots():
+                assert plot.height() >= 160 and plot.width() >= 200, plot.objectName()
+            for card in (panel.card_block, panel.card_pending):
+                assert card.value.height() >= card.value.minimumSizeHint().height()
+        bar = panel.scroller.verticalScrollBar()
+        assert bar.maximum() > 0  # the lower plots are reached by scrolling
+    finally:
+        panel.close()
+        panel.deleteLater()

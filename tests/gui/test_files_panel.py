@@ -16,12 +16,17 @@ from typing import Any
 
 import pytest
 import qasync
+import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton, QWidget
+from pytestqt.qtbot import QtBot
 
 from app.client.errors import RequestError
 from app.client.files import PLATFORM_HMAC, FileStorageUnavailable, no_storage_error
 from app.services.controller import AppController
-from app.ui.panels.files.panel import FilesPanel, original_name
+from app.ui.panels.files.panel import FilesPanel, original_name, storage_of
 from app.ui.shell.main_window import MainWindow
+from app.ui.widgets.confirm_dialog import ConfirmDialog
 from tests.gui.conftest import connect, drive
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import CONTRACTS, RunningNode, deploy
@@ -80,6 +85,27 @@ def hash_in_panel(loop: qasync.QEventLoop, panel: FilesPanel, path: Path) -> Non
     drive(loop, lambda: panel.local is not None and panel.local.path == path)
 
 
+def sheet_of(loop: qasync.QEventLoop, panel: FilesPanel) -> ConfirmDialog:
+    """The confirmation sheet the panel opened (and nothing sent while it is up)."""
+    drive(loop, lambda: any(s.isVisible() for s in panel.findChildren(ConfirmDialog)))
+    sheet = next(s for s in panel.findChildren(ConfirmDialog) if s.isVisible())
+    return sheet
+
+
+def answer(loop: qasync.QEventLoop, qtbot: QtBot, sheet: ConfirmDialog, send: bool) -> None:
+    """Click Send (Upload / Attest) or Cancel on the sheet, as a user does."""
+    name = "confirmSend" if send else "confirmCancel"
+    button = sheet.findChild(QPushButton, name)
+    assert isinstance(button, QPushButton) and button.isVisible()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: not shiboken6.isValid(sheet) or not sheet.isVisible())
+
+
+def click(qtbot: QtBot, button: QWidget) -> None:
+    assert button.isEnabled()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
 def download(loop: qasync.QEventLoop, panel: FilesPanel, dest: Path) -> None:
     panel.check = None
     panel.download_to(str(dest))
@@ -90,7 +116,11 @@ def download(loop: qasync.QEventLoop, panel: FilesPanel, dest: Path) -> None:
 
 
 def test_hash_shown_before_upload_then_upload_lists_it(
-    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+    node: RunningNode,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+    qtbot: QtBot,
 ) -> None:
     data = os.urandom(300_000) + b"end of report"
     path = tmp_path / "report.pdf"
@@ -109,7 +139,8 @@ def test_hash_shown_before_upload_then_upload_lists_it(
     assert panel.upload_button.isEnabled()
 
     panel.metadata.setText("quarterly report")
-    panel.upload_button.click()
+    click(qtbot, panel.upload_button)
+    answer(loop, qtbot, sheet_of(loop, panel), send=True)
     drive(loop, lambda: panel.upload_status.text().startswith(("✔", "✘")))
     assert panel.upload_status.text().startswith("✔ Uploaded report.pdf as record ")
     assert "the node recorded the same hash" in panel.upload_status.text()
@@ -134,7 +165,11 @@ def test_hash_shown_before_upload_then_upload_lists_it(
 
 
 def test_progress_and_download_of_a_large_file(
-    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+    node: RunningNode,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+    qtbot: QtBot,
 ) -> None:
     data = os.urandom(8 * MiB + 12_345)
     path = tmp_path / "big.bin"
@@ -152,7 +187,8 @@ def test_progress_and_download_of_a_large_file(
     assert panel.local_hash.value() == hashlib.sha256(data).hexdigest()
     assert not panel.hash_progress.isVisible() and not panel.cancel_hash_button.isVisible()
 
-    panel.upload_button.click()
+    click(qtbot, panel.upload_button)
+    answer(loop, qtbot, sheet_of(loop, panel), send=True)
     drive(loop, lambda: panel.upload_status.text().startswith(("✔", "✘")), timeout=30)
     assert panel.upload_status.text().startswith("✔"), panel.upload_status.text()
     drive(loop, lambda: (getattr(panel.selected(), "key", "") or "").endswith("big.bin"))
@@ -194,17 +230,162 @@ def test_cancel_hashing_a_huge_file(
     panel.close()
 
 
+# ---------------------------------------------------------------------------- the sheet
+
+
+def test_upload_shows_the_sheet_and_cancel_sends_nothing(
+    node: RunningNode,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+    qtbot: QtBot,
+) -> None:
+    """An upload is a write: the sheet says who signs, where, what (name, size, SHA-256,
+    content type) and the exact request; Cancel sends nothing, Upload sends it."""
+    data = b"%PDF-1.4 delivery note " * 500
+    path = tmp_path / "delivery-note.pdf"
+    path.write_bytes(data)
+    sha = hashlib.sha256(data).hexdigest()
+    panel = open_panel(loop, controller, node)
+    hash_in_panel(loop, panel, path)
+    panel.metadata.setText("note for the sheet")
+    before = listed(node)
+
+    click(qtbot, panel.upload_button)
+    sheet = sheet_of(loop, panel)
+    assert sheet.windowTitle() == "Upload delivery-note.pdf?"
+    assert sheet.send_button.text() == "Upload"
+    assert sheet.findChild(QWidget, "confirmSigner").text().startswith("<b>alice</b>")  # type: ignore[union-attr]
+    what = sheet.findChild(QWidget, "confirmWhat").text()  # type: ignore[union-attr]
+    for word in ("delivery-note.pdf", f"{len(data):,} bytes", sha, "application/pdf", "alice"):
+        assert word in what, word
+    request = sheet.request.toPlainText()
+    assert request.startswith(f"POST {node.url}/apex-api/bloc/file/upload\n")
+    for word in (
+        "multipart/form-data",
+        "content: delivery-note.pdf",
+        "application/octet-stream",
+        sha,
+        'metadata: "note for the sheet"',
+        'provider: "local"',  # what this node's records say (it keeps files itself)
+    ):
+        assert word in request, word
+    curl = sheet.preview.curl()
+    assert f"content=@{path};type=application/octet-stream" in curl and "-F" in curl
+    loop.run_until_complete(asyncio.sleep(0.3))
+    assert listed(node) == before  # nothing sent while the sheet is up
+
+    answer(loop, qtbot, sheet, send=False)
+    loop.run_until_complete(asyncio.sleep(0.5))
+    assert listed(node) == before
+    assert panel.upload_status.text() == "Upload cancelled: nothing was sent."
+    assert panel.upload_button.isEnabled()
+
+    click(qtbot, panel.upload_button)
+    answer(loop, qtbot, sheet_of(loop, panel), send=True)
+    drive(loop, lambda: panel.upload_status.text().startswith(("✔", "✘")))
+    assert panel.upload_status.text().startswith("✔ Uploaded delivery-note.pdf")
+    after = listed(node)
+    assert len(after) == len(before) + 1 and after[-1]["hash"] == sha
+    panel.close()
+
+
+def test_attest_shows_the_sheet_and_cancel_sends_nothing(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    rec = upload_as(node, "carol", b"terms and conditions", "terms.txt")
+    address = rec["contractAddress"]
+
+    def signers() -> list[str]:
+        r = node.client("alice").get(f"{P}/verify", params={"contractAddress": address})
+        out: list[str] = r.json()["signers"]
+        return out
+
+    panel = open_panel(loop, controller, node, "alice")
+    select(loop, panel, address)
+    click(qtbot, panel.attest_button)
+    sheet = sheet_of(loop, panel)
+    assert sheet.windowTitle() == "Attest terms.txt?" and sheet.send_button.text() == "Attest"
+    what = sheet.findChild(QWidget, "confirmWhat").text()  # type: ignore[union-attr]
+    for word in ("terms.txt", "alice", address, rec["fileKey"], rec["hash"]):
+        assert word in what, word
+    request = sheet.request.toPlainText()
+    assert request.startswith(f"POST {node.url}/apex-api/bloc/file/attest\n")
+    assert f'"contractAddress": "{address}"' in request
+    assert "/apex-api/bloc/file/attest" in sheet.preview.curl()
+
+    answer(loop, qtbot, sheet, send=False)
+    loop.run_until_complete(asyncio.sleep(0.5))
+    assert signers() == [node.address("carol")]
+    assert panel.status.text() == "Attestation cancelled: nothing was sent."
+
+    click(qtbot, panel.attest_button)
+    answer(loop, qtbot, sheet_of(loop, panel), send=True)
+    drive(loop, lambda: panel.status.text().startswith(("✔", "✘")))
+    assert panel.status.text() == f"✔ alice signed {rec['fileKey']}: 2 signers"
+    assert signers() == [node.address("carol"), node.address("alice")]
+    panel.close()
+
+
+# ---------------------------------------------------------------------------- storage
+
+
+def test_provider_follows_the_storage_the_node_reports(
+    node: RunningNode,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+    qtbot: QtBot,
+) -> None:
+    """The sandbox keeps files itself (``local://`` URIs): the panel must not say ``s3``."""
+    rec = upload_as(node, "bob", b"a local file", "local.txt")
+    assert rec["uri"].startswith("local://")
+    panel = open_panel(loop, controller, node)
+    assert panel.provider.text() == "local"
+    assert "local files kept by the node" in panel.storage_note.text()
+    row = panel.model.row_of(rec["contractAddress"])
+    assert panel.model.index(row, 5).data() == "local"
+    select(loop, panel, rec["contractAddress"])
+    assert "Storage" in panel.detail.toPlainText()
+    assert "local files kept by the node (local://)" in panel.detail.toPlainText()
+    assert "s3" not in panel.detail.toPlainText().lower().replace(rec["uri"].lower(), "")
+    # a provider the user typed is kept
+    panel.provider.clear()
+    qtbot.keyClicks(panel.provider, "custom")
+    panel.follow_storage("local://x")
+    assert panel.provider.text() == "custom"
+    panel.close()
+
+
+@pytest.mark.parametrize(
+    ("uri", "provider", "short"),
+    [
+        ("local://1700000000000-ab12cd34-x.pdf", "local", "local"),
+        ("https://bucket.s3.amazonaws.com/1700000000000-x.pdf", "s3", "S3"),
+        ("https://s3.eu-west-1.amazonaws.com/bucket/k", "s3", "S3"),
+        ("s3://bucket/k", "s3", "S3"),
+        ("http://minio.local:9000/bucket/k", "s3", "S3-compatible"),
+        ("ipfs://bafy/k", "ipfs", "ipfs"),
+        ("", "", ""),
+    ],
+)
+def test_storage_of_uris(uri: str, provider: str, short: str) -> None:
+    where = storage_of(uri)
+    assert (where.provider, where.short) == (provider, short)
+
+
 # ---------------------------------------------------------------------------- attest / verify
 
 
 def test_attest_as_two_users_and_verify_names_them(
-    node: RunningNode, controller: AppController, loop: qasync.QEventLoop
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, qtbot: QtBot
 ) -> None:
     rec = upload_as(node, "carol", b"the contract text", "contract.txt")
     address = rec["contractAddress"]
     panel = open_panel(loop, controller, node, "alice")
     select(loop, panel, address)
-    panel.attest_button.click()
+    click(qtbot, panel.attest_button)
+    answer(loop, qtbot, sheet_of(loop, panel), send=True)
     drive(loop, lambda: panel.status.text().startswith(("✔", "✘")))
     assert panel.status.text() == "✔ alice signed " + rec["fileKey"] + ": 2 signers"
 
@@ -213,7 +394,8 @@ def test_attest_as_two_users_and_verify_names_them(
     loop.run_until_complete(controller.switch_user("bob", "bob"))
     drive(loop, lambda: panel.loaded)
     select(loop, panel, address)
-    panel.attest_button.click()
+    click(qtbot, panel.attest_button)
+    answer(loop, qtbot, sheet_of(loop, panel), send=True)
     drive(loop, lambda: panel.status.text().startswith(("✔", "✘")))
     assert panel.status.text().endswith(": 3 signers"), panel.status.text()
 
@@ -235,7 +417,8 @@ def test_attest_as_two_users_and_verify_names_them(
     drive(loop, lambda: panel.model.index(panel.model.row_of(address), 4).data() == "3")
 
     # signing twice is refused in the node's words
-    panel.attest_button.click()
+    click(qtbot, panel.attest_button)
+    answer(loop, qtbot, sheet_of(loop, panel), send=True)
     drive(loop, lambda: panel.status.text().startswith("✘"))
     assert "You already signed this transaction" in panel.status.text()
     assert node.client("alice").get(f"{P}/verify", params={"contractAddress": address}).json()[
@@ -316,6 +499,7 @@ def test_a_record_hashed_the_strato_74_way_is_recognised(
     select(loop, panel, address)
     entry = panel.selected()
     assert entry is not None and entry.key == key and original_name(key) == "legacy.bin"
+    assert panel.model.index(panel.model.row_of(address), 5).data() == "S3"
     download(loop, panel, tmp_path / "legacy.bin")
     assert panel.check is not None and panel.check.matches
     assert panel.check.form == PLATFORM_HMAC
@@ -387,3 +571,29 @@ def test_main_window_has_the_files_panel(
     panel.contract_requested.connect(lambda *a: opened.append(a))
     panel.record_button.click()
     assert opened == [("ExternalStorage", panel.model.entries[0].address, "")]
+
+
+def test_files_panel_at_1024x640_scrolls_instead_of_squashing(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    """In a 1024x640 window the panel gets about 830x500, and 830x340 with the HTTP inspector
+    docked below: the list keeps a usable height and the panel scrolls to the rest; nothing is
+    squashed below its minimum."""
+    upload_as(node, "alice", b"one more row", "row.txt")
+    panel = open_panel(loop, controller, node)
+    for height in (500, 340):
+        panel.resize(830, height)
+        loop.run_until_complete(asyncio.sleep(0.2))
+        hint = panel.minimumSizeHint()
+        assert hint.width() <= 830 and hint.height() <= height, hint
+        assert panel.height() == height
+        assert panel.view.height() >= 200, panel.view.height()
+        for w in (panel.upload_button, panel.metadata, panel.provider, panel.choose_button):
+            assert w.height() >= w.minimumSizeHint().height(), w.objectName()
+    bar = panel.scroller.verticalScrollBar()
+    assert bar.maximum() > 0  # the rest is reached by scrolling
+    bar.setValue(bar.maximum())
+    loop.run_until_complete(asyncio.sleep(0.1))
+    panel.grab().save(str(tmp_path / "files-1024x640.png"))
+    print(tmp_path / "files-1024x640.png")
+    panel.close()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +39,8 @@ LIVE_SPAN_S = 300.0  # the pending and latency plots show the last five minutes
 TYPE_LABELS = {"Contract": "Contract", "FunctionCall": "Function call", "Transfer": "Transfer"}
 TYPE_COLOURS = ("#3182ce", "#38a169", "#dd6b20")
 SERIES_COLOUR = "#3182ce"
+PLOT_MIN_WIDTH = 200  # three plots side by side still fit a 1024x640 window
+PLOT_MIN_HEIGHT = 160
 
 
 def _load_plotting() -> None:
@@ -170,10 +173,20 @@ class DashboardPanel(QWidget):
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.plot_grid.addWidget(self.placeholder, 0, 0)
 
-        lay = QVBoxLayout(self)
+        # a small window scrolls the panel instead of squashing the plots to slivers
+        content = QWidget(self)
+        lay = QVBoxLayout(content)
         lay.addLayout(cards)
         lay.addLayout(bar)
         lay.addWidget(self.plot_area, 1)
+        self.scroller = QScrollArea(self)
+        self.scroller.setObjectName("dashboardScroll")
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroller.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroller)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -264,7 +277,7 @@ class DashboardPanel(QWidget):
         item.setMouseEnabled(x=True, y=False)  # y starts at 0, its top is set by redraw
         for side in ("left", "bottom"):
             item.getAxis(side).enableAutoSIPrefix(False)  # counts, not "x0.001"
-        widget.setMinimumHeight(160)
+        widget.setMinimumSize(PLOT_MIN_WIDTH, PLOT_MIN_HEIGHT)
         return widget
 
     def _build_tx_plot(self) -> None:

@@ -2,32 +2,25 @@
 
 Drop or choose a file: its SHA-256 is computed here first (in a worker thread, with progress
 and Cancel), then *Upload* sends exactly those bytes and the node records them on chain. The
-list shows every file the node stores (key, URI, hash, time, signers). *Attest* signs the
-selected record as the current user; *Verify* lists its signers with the names and
-organizations of their certificates; *Download…* saves the content where you choose, hashes
-what arrived and says in big letters whether it matches the hash on chain.
+list shows every file the node stores (key, URI, hash, time, signers, storage). Upload and
+*Attest* (which signs the selected record as the current user) are writes: each shows the
+confirmation sheet first, as every other write does, and Cancel sends nothing. *Verify* lists
+the signers with the names and organizations of their certificates; *Download…* saves the
+content where you choose, hashes what arrived and says in big letters whether it matches the
+hash on chain.
 """
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QItemSelection,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFont
+from PySide6.QtCore import QItemSelection, Qt, Signal
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
+    QDialog,
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -35,6 +28,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QTextBrowser,
@@ -50,146 +44,34 @@ from app.services.files import (
     LocalFile,
     Verification,
 )
+from app.ui.panels.files.models import (
+    DropArea,
+    FileRequest,
+    FilesModel,
+    attest_request,
+    kind_of,
+    original_name,
+    size_text,
+    storage_of,
+    time_text,
+    upload_request,
+)
 from app.ui.widgets.common import CopyField, ReadsWhenShown, file_dialog, name_widget, while_alive
+from app.ui.widgets.confirm_dialog import ConfirmDialog
 
-Index = QModelIndex | QPersistentModelIndex
+__all__ = ["FilesModel", "FilesPanel", "original_name", "size_text", "storage_of"]
 RECORD_CONTRACT = "ExternalStorage"
 OK_COLOUR = "#2f855a"
 BAD_COLOUR = "#c0392b"
+MIN_LIST_HEIGHT = 260
+UNKNOWN_STORAGE = (
+    "the node's storage is not known until it stores a file (s3 is STRATO's provider name)"
+)
 NO_STORAGE_HELP = (
     "Files can be uploaded, attested and downloaded only on a node with external storage: "
     "a STRATO node up to 7.4 started with a storage bucket (EXT_STORAGE_S3_BUCKET and its "
     "keys), or the sandbox. Local files can still be hashed here."
 )
-KEY_PREFIX = re.compile(r"^\d{10,}-(?:[0-9a-f]{8}-)?")  # <ms>-[<random>-]name
-
-
-def size_text(n: int) -> str:
-    size = float(n)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{n} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} bytes"
-
-
-def time_text(t: datetime | None) -> str:
-    return t.astimezone().strftime("%Y-%m-%d %H:%M:%S") if t else ""
-
-
-def original_name(key: str) -> str:
-    """The uploaded file's own name inside a storage key (``1700000000000-ab12cd34-x.pdf``)."""
-    return KEY_PREFIX.sub("", key) or key or "file"
-
-
-class FilesModel(QAbstractTableModel):
-    """The node's files: key, URI, hash, upload time and how many users signed."""
-
-    HEADERS = ("Key", "URI", "Hash", "Uploaded", "Signers")
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.entries: list[FileEntry] = []
-        self.counts: dict[str, int] = {}
-        self.counts_loaded = False
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.entries)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.entries):
-            return None
-        e = self.entries[index.row()]
-        col = index.column()
-        if role == Qt.ItemDataRole.UserRole:
-            return e
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            if col == 0:
-                return e.key
-            if col == 1:
-                return e.uri
-            if col == 2:
-                return e.hash
-            if col == 3:
-                if role == Qt.ItemDataRole.ToolTipRole and e.created:
-                    return e.created.strftime("%Y-%m-%dT%H:%M:%SZ")
-                return time_text(e.created)
-            if col == 4:
-                n = self.counts.get(e.address)
-                if n is not None:
-                    return str(n)
-                if role == Qt.ItemDataRole.ToolTipRole:
-                    return "not read yet" if not self.counts_loaded else "could not be read"
-                return "…" if not self.counts_loaded else "?"
-        if role == Qt.ItemDataRole.TextAlignmentRole and col == 4:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def set_entries(self, entries: list[FileEntry]) -> None:
-        self.beginResetModel()
-        self.entries = list(entries)
-        self.counts = {}
-        self.counts_loaded = False
-        self.endResetModel()
-
-    def set_counts(self, counts: dict[str, int], *, complete: bool = True) -> None:
-        self.counts.update(counts)
-        self.counts_loaded = self.counts_loaded or complete
-        if self.entries:
-            self.dataChanged.emit(self.index(0, 4), self.index(len(self.entries) - 1, 4))
-
-    def entry(self, row: int) -> FileEntry | None:
-        return self.entries[row] if 0 <= row < len(self.entries) else None
-
-    def row_of(self, address: str) -> int:
-        return next((i for i, e in enumerate(self.entries) if e.address == address), -1)
-
-
-class DropArea(QFrame):
-    """Takes one local file dropped on it (``file_dropped(path)``)."""
-
-    file_dropped = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setAcceptDrops(True)
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setFrameShadow(QFrame.Shadow.Sunken)
-        self.setMinimumHeight(56)
-
-    @staticmethod
-    def _path(event: QDragEnterEvent | QDropEvent) -> str:
-        mime = event.mimeData()
-        if not mime.hasUrls():
-            return ""
-        urls = [u for u in mime.urls() if u.isLocalFile()]
-        if len(urls) != 1 or not Path(urls[0].toLocalFile()).is_file():
-            return ""
-        return urls[0].toLocalFile()
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if self._path(event):
-            event.acceptProposedAction()
-        else:
-            event.ignore()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        path = self._path(event)
-        if path:
-            event.acceptProposedAction()
-            self.file_dropped.emit(path)
-        else:
-            event.ignore()
 
 
 class FilesPanel(ReadsWhenShown):
@@ -260,8 +142,19 @@ class FilesPanel(ReadsWhenShown):
         self.metadata.setPlaceholderText("stored in the record (default: the file's name)")
         name_widget(self.metadata, "filesMetadata", "Metadata")
         self.provider = QLineEdit("s3", upload_box)
-        self.provider.setToolTip("The storage provider named in the record (the node's host)")
+        self.provider.setToolTip(
+            "The storage provider the upload names; it follows the storage the node reports "
+            "in its records' URIs (local:// or S3) unless you type another"
+        )
+        self.provider.setMaximumWidth(160)
         name_widget(self.provider, "filesProvider", "Provider")
+        self.storage_note = QLabel(UNKNOWN_STORAGE, upload_box)
+        self.storage_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.storage_note.setWordWrap(True)
+        name_widget(self.storage_note, "filesStorage", "The node's file storage")
+        provider_row = QHBoxLayout()
+        provider_row.addWidget(self.provider)
+        provider_row.addWidget(self.storage_note, 1)
         self.upload_button = QPushButton("Upload", upload_box)
         name_widget(self.upload_button, "filesUpload", "Upload the file")
         self.upload_button.setEnabled(False)
@@ -279,7 +172,7 @@ class FilesPanel(ReadsWhenShown):
         form.addRow("SHA-256", self.local_hash)
         form.addRow("", progress_row)
         form.addRow("Metadata", self.metadata)
-        form.addRow("Provider", self.provider)
+        form.addRow("Provider", provider_row)
         send_row = QHBoxLayout()
         send_row.addWidget(self.upload_button)
         send_row.addWidget(self.upload_status, 1)
@@ -385,12 +278,26 @@ class FilesPanel(ReadsWhenShown):
         split.addWidget(side)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        self.view.setMinimumWidth(260)
+        side.setMinimumWidth(220)
+        split.setMinimumHeight(MIN_LIST_HEIGHT)
 
-        lay = QVBoxLayout(self)
+        # a small window scrolls the panel instead of squashing the list under the upload box
+        content = QWidget(self)
+        lay = QVBoxLayout(content)
         lay.addWidget(self.notice)
         lay.addWidget(upload_box)
         lay.addLayout(actions)
         lay.addWidget(split, 1)
+        self.scroller = QScrollArea(self)
+        self.scroller.setObjectName("filesScroll")
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroller.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroller)
 
         self.files.hash_progress.connect(self._on_hash_progress)
         self.files.download_progress.connect(self._on_download_progress)
@@ -437,6 +344,8 @@ class FilesPanel(ReadsWhenShown):
         selected = self._select_after_load or (current.address if current else "")
         self._select_after_load = ""
         self.model.set_entries(result)
+        if result:
+            self.follow_storage(result[0].uri)
         n = len(result)
         self.count.setText(f"{n} file{'s' if n != 1 else ''} on the node")
         row = self.model.row_of(selected) if selected else -1
@@ -535,17 +444,66 @@ class FilesPanel(ReadsWhenShown):
         self.upload_status.setText(f"✘ {text}")
         self._update_buttons()
 
-    def upload(self) -> None:
-        local = self.local
-        if local is None or local.content is None:
+    def follow_storage(self, uri: str) -> None:
+        """Name the storage the node reports (a record's URI) and upload with its provider,
+        unless the user typed another provider."""
+        where = storage_of(uri)
+        if not where.provider:
             return
+        self.storage_note.setText(f"the node reports its storage: {where.label}")
+        if not self.provider.isModified():
+            self.provider.setText(where.provider)
+
+    def _sheet(self, request: FileRequest, what: list[str], title: str) -> ConfirmDialog:
+        """The confirmation sheet every write shows, with a file route's request."""
+        sheet = ConfirmDialog(request, what, self)
+        sheet.setWindowTitle(title)
+        sheet.request.setPlainText(request.shown)
+        mode = sheet.findChild(QLabel, "confirmResolve")
+        if mode is not None:
+            mode.setText("the node answers once the record's transaction has run")
+        sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        return sheet
+
+    def upload(self) -> ConfirmDialog | None:
+        """Show what the upload sends; it is sent only when the sheet is accepted."""
+        local = self.local
+        client = self.controller.session.client
+        if local is None or local.content is None or client is None:
+            return None
         metadata = self.metadata.text().strip() or local.name
+        provider = self.provider.text().strip() or "s3"
+        user = self.controller.session.username
+        request = upload_request(client.base_url, user, local, metadata, provider)
+        what = [
+            f"Upload {local.name}: {size_text(local.size)} ({local.size:,} bytes), "
+            f"content type {kind_of(local.name)}",
+            f"SHA-256 {local.sha256} (computed here; the node records the hash of what it "
+            "receives)",
+            f"Metadata: {metadata}",
+            f"Provider: {provider}; the node creates an ExternalStorage record contract on the "
+            f"main chain, signed by {user}",
+        ]
+        sheet = self._sheet(request, what, f"Upload {local.name}?")
+        sheet.send_button.setText("Upload")
+
+        def finished(code: int) -> None:
+            if code == QDialog.DialogCode.Accepted:
+                self._send_upload(local, metadata, provider)
+            else:
+                self.upload_status.setText("Upload cancelled: nothing was sent.")
+
+        sheet.finished.connect(finished)
+        sheet.open()
+        return sheet
+
+    def _send_upload(self, local: LocalFile, metadata: str, provider: str) -> None:
         self.upload_button.setEnabled(False)
         self.upload_status.setText(f"Uploading {local.name} ({size_text(local.size)})…")
 
         async def send() -> UploadedFile | FileStorageUnavailable:
             try:
-                return await self.files.upload(local, metadata, self.provider.text().strip())
+                return await self.files.upload(local, metadata, provider)
             except FileStorageUnavailable as exc:
                 return exc
 
@@ -570,6 +528,7 @@ class FilesPanel(ReadsWhenShown):
                 else f"; ✘ the node recorded another hash: {up.hash}"
             )
         self.upload_status.setText(f"✔ Uploaded {local.name} as record {up.address}{note}.")
+        self.follow_storage(up.uri)
         self._select_after_load = up.address
         self._update_buttons()
 
@@ -610,11 +569,34 @@ class FilesPanel(ReadsWhenShown):
             storage and local is not None and local.content is not None and not self.hashing
         )
 
-    def attest(self) -> None:
+    def attest(self) -> ConfirmDialog | None:
+        """Show what signing the selected record sends; it is sent only when accepted."""
         entry = self.selected()
-        if entry is None:
-            return
+        client = self.controller.session.client
+        if entry is None or client is None:
+            return None
         user = self.controller.session.username
+        request = attest_request(client.base_url, user, entry)
+        what = [
+            f"Sign the record of {original_name(entry.key)} as {user}: {user}'s address is "
+            "added to its on-chain signers",
+            f"Record {entry.address} (key {entry.key})",
+            f"Hash on chain: {entry.hash or 'none'}",
+        ]
+        sheet = self._sheet(request, what, f"Attest {original_name(entry.key)}?")
+        sheet.send_button.setText("Attest")
+
+        def finished(code: int) -> None:
+            if code == QDialog.DialogCode.Accepted:
+                self._send_attest(entry, user)
+            else:
+                self.status.setText("Attestation cancelled: nothing was sent.")
+
+        sheet.finished.connect(finished)
+        sheet.open()
+        return sheet
+
+    def _send_attest(self, entry: FileEntry, user: str) -> None:
         self.attest_button.setEnabled(False)
         self.status.setText(f"Signing {entry.key} as {user}…")
 
@@ -688,6 +670,7 @@ class FilesPanel(ReadsWhenShown):
             f"<tr><td>Record</td><td><code>{escape(v.address)}</code></td></tr>"
             f"<tr><td>Key</td><td>{escape(entry.key)}</td></tr>"
             f"<tr><td>URI</td><td>{escape(v.uri or entry.uri)}</td></tr>"
+            f"<tr><td>Storage</td><td>{escape(storage_of(v.uri or entry.uri).label)}</td></tr>"
             f"<tr><td>Uploaded</td><td>{escape(time_text(v.time or entry.created))}</td></tr>"
             f"<tr><td>Hash on chain</td><td><code>{escape(on_chain)}</code></td></tr>"
             "</table>"
