@@ -9,6 +9,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -212,7 +214,19 @@ class AccountPanel(QWidget):
         middle = QHBoxLayout()
         middle.addWidget(self.identity_box, 1)
         middle.addWidget(self.faucet_box, 1)
-        lay = QVBoxLayout(self)
+        # everything in a scroll area: on a small screen (or with a dock open) the panel scrolls
+        # instead of squashing the identity rows into each other
+        content = QWidget(self)
+        scroll = QScrollArea(self)
+        scroll.setObjectName("accountScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        self.tx_table.setMinimumHeight(160)
+        lay = QVBoxLayout(content)
         lay.addLayout(top)
         lay.addWidget(self.no_key)
         lay.addWidget(self.key_box)
