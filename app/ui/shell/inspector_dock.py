@@ -69,7 +69,9 @@ class InspectorDock(QDockWidget):
         super().__init__("HTTP inspector", parent)
         self.setObjectName("inspectorDock")
         self.setAccessibleName("HTTP inspector")
-        self._sized = False
+        # grow a strip-thin dock to a table's height when first shown; a window that restored
+        # a size the user chose turns this off
+        self.first_show_sizing = True
         self.model = InspectorModel(feed, self)
         body = _Body(self)
         self.table = QTableView(body)
@@ -175,6 +177,9 @@ class InspectorDock(QDockWidget):
         name_widget(self.status_filter, "inspectorStatusFilter", "Show requests of the status")
         for key, label in STATUS_FILTERS.items():
             self.status_filter.addItem(label, key)
+        self.status_filter.setToolTip(
+            "Errors: 4xx and 5xx answers and requests that got no response"
+        )
         self.text_filter = QLineEdit(body)
         name_widget(self.text_filter, "inspectorTextFilter", "Show URLs containing")
         self.text_filter.setPlaceholderText("Filter URLs (Ctrl+F)")
@@ -230,8 +235,8 @@ class InspectorDock(QDockWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if not self._sized:
-            self._sized = True
+        if self.first_show_sizing:
+            self.first_show_sizing = False
             QTimer.singleShot(0, self._grow_if_strip)
 
     def _grow_if_strip(self) -> None:

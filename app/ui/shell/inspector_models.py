@@ -28,7 +28,7 @@ STATUS_FILTERS = {
     "3xx": "3xx redirect",
     "4xx": "4xx client error",
     "5xx": "5xx server error",
-    "errors": "Errors (4xx, 5xx, no response)",
+    "errors": "Errors",
     "no-response": "No response",
 }
 ERROR_RED = QColor(211, 47, 47)
