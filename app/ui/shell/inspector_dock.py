@@ -45,7 +45,7 @@ from app.ui.widgets.common import copy_text, name_widget
 __all__ = ["COLUMNS", "InspectorDock", "InspectorModel", "RequestFilter", "describe"]
 
 DEFAULT_ROWS = 14  # rows the table shows when the dock first opens
-MAX_SHARE = 0.45  # ... but at most this share of the window's height
+MAX_SHARE = 0.4  # ... but at most this share of the window's height
 
 
 class _Body(QWidget):
