@@ -121,7 +121,7 @@ class AccountService(QObject):
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(150)
-        self._debounce.timeout.connect(self.request_refresh)
+        self._debounce.timeout.connect(lambda: self.request_refresh(background="new block"))
         session.user_changed.connect(self._on_user)
         session.block_changed.connect(lambda _n: self._debounce.start())
 
@@ -135,14 +135,15 @@ class AccountService(QObject):
         self._emit(AccountView(name))
         self.request_refresh()
 
-    def request_refresh(self) -> None:
-        """Refresh soon; coalesced with a refresh already running."""
+    def request_refresh(self, *, background: str = "") -> None:
+        """Refresh soon; coalesced with a refresh already running. ``background`` names the
+        loop asking (the inspector marks its requests as polling)."""
         if self.session.client is None:
             return
         if self._refreshing:
             self._again = True
             return
-        self.tasks.start("Refreshing the account", self.refresh())
+        self.tasks.start("Refreshing the account", self.refresh(), background=background)
 
     async def refresh(self) -> AccountView:
         self._refreshing = True

@@ -37,7 +37,7 @@ from .profiles import (
     SavedQueryStore,
     config_dir,
 )
-from .sandbox import SandboxSupervisor
+from .sandbox import SandboxSupervisor, port_of
 from .search import SearchService
 from .secret_service import SecretService
 from .session import Credentials, Session
@@ -227,14 +227,18 @@ class AppController(QObject):
         sb.state_changed.connect(on_state)
         try:
             if sb.state != "starting":
+                await sb.choose_port(self.setting("sandbox_port"))  # the last run's, if free
                 sb.start()
-            return await asyncio.wait_for(fut, SANDBOX_START_TIMEOUT)
+            url = await asyncio.wait_for(fut, SANDBOX_START_TIMEOUT)
         except TimeoutError:
             sb.stop()
             raise SandboxError("the sandbox node did not start within a minute") from None
         finally:
             sb.ready.disconnect(on_ready)
             sb.state_changed.disconnect(on_state)
+        if port_of(url) not in (None, self.setting("sandbox_port")):
+            await self.save_settings(sandbox_port=port_of(url))
+        return url
 
     def _on_sandbox_state(self, state: str) -> None:
         if state == "crashed" and self.session.profile and self.session.profile.sandbox:

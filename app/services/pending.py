@@ -11,6 +11,8 @@ from app.client.errors import StratoError
 from app.client.http import StratoClient
 from app.client.models import TxResult
 
+from .inspector import background
+
 log = logging.getLogger("stratoscope.services")
 
 
@@ -54,12 +56,13 @@ class PendingTracker(QObject):
 
     async def run(self) -> None:
         """Poll while something is pending; sleeps on an event when nothing is."""
-        while True:
-            if not self._pending:
-                self._wake.clear()
-                await self._wake.wait()
-            try:
-                await self.tick()
-            except StratoError as exc:  # the node is away: keep the hashes, try again later
-                log.info("polling results failed: %s", exc)
-            await asyncio.sleep(self.interval)
+        with background("transaction tracker"):
+            while True:
+                if not self._pending:
+                    self._wake.clear()
+                    await self._wake.wait()
+                try:
+                    await self.tick()
+                except StratoError as exc:  # the node is away: keep the hashes, try later
+                    log.info("polling results failed: %s", exc)
+                await asyncio.sleep(self.interval)

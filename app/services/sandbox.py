@@ -1,25 +1,57 @@
 """The embedded sandbox node: a child process the app starts, watches and stops.
 
-Runs ``python -m app.node serve --port 0`` (in a frozen bundle: the app's own executable with
-``--node serve ...``) with QProcess (no blocking, no threads), reads the
+Runs ``python -m app.node serve --port PORT`` (in a frozen bundle: the app's own executable
+with ``--node serve ...``) with QProcess (no blocking, no threads), reads the
 ``Sandbox node listening on URL`` line, keeps the node's log, reports when it dies, and can
 restart it on the same data dir (its state survives).
+
+The port is the last run's when it is free (copied curl commands and URLs keep working), else
+any free one (``--port 0``); a node that cannot bind the port it was given after all (taken
+between the check and the start) is started again on a free one, never left failed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import sys
 from collections import deque
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from platformdirs import user_data_dir
 from PySide6.QtCore import QObject, QProcess, Signal
 
 LISTENING = "Sandbox node listening on "
+CANNOT_LISTEN = "cannot listen on "  # the node's words when its port is taken
+HOST = "127.0.0.1"
 
 
 def default_sandbox_dir() -> Path:
     return Path(user_data_dir("stratoscope", appauthor=False)) / "sandbox"
+
+
+def port_is_free(port: int, host: str = HOST) -> bool:
+    """Whether ``port`` can be bound now, as the node binds it (SO_REUSEADDR, so connections
+    of a node that just stopped, in TIME_WAIT, do not count). Blocking: call off the GUI
+    thread."""
+    if not 0 < port < 65536:
+        return False
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def port_of(url: str | None) -> int | None:
+    """The port of a node URL (None when it has none)."""
+    try:
+        return urlsplit(url or "").port
+    except ValueError:
+        return None
 
 
 def node_command() -> list[str]:
@@ -43,9 +75,21 @@ class SandboxSupervisor(QObject):
         self.state = "stopped"
         self.log: deque[str] = deque(maxlen=2000)
         self.extra_args: list[str] = []  # more ``serve`` options (``--gas``)
+        self.port = 0  # the port asked for; 0: any free one
         self._proc: QProcess | None = None
         self._stopping = False
         self._out = b""
+        self._bind_failed = False
+
+    async def choose_port(self, last: object) -> int:
+        """Ask for ``last`` (the previous run's port) when it is free, else any free port;
+        the check binds the port briefly, in a worker thread."""
+        port = last if isinstance(last, int) and not isinstance(last, bool) else 0
+        if port and not await asyncio.to_thread(port_is_free, port):
+            self._remember(f"port {port} of the last run is taken: the node takes a free one")
+            port = 0
+        self.port = port
+        return port
 
     def _set(self, state: str) -> None:
         if state != self.state:
@@ -69,7 +113,7 @@ class SandboxSupervisor(QObject):
                 *prefix,
                 "serve",
                 "--port",
-                "0",
+                str(self.port),
                 "--data-dir",
                 str(self.data_dir),
                 "--exit-with-parent",  # no orphan node if the app is killed
@@ -82,6 +126,7 @@ class SandboxSupervisor(QObject):
         proc.errorOccurred.connect(self._on_error)
         self._proc = proc
         self._stopping = False
+        self._bind_failed = False
         self.url = None
         self._set("starting")
         proc.start()
@@ -139,6 +184,7 @@ class SandboxSupervisor(QObject):
         for raw in lines:
             line = raw.decode("utf-8", "replace").rstrip()
             self._remember(line)
+            self._bind_failed = self._bind_failed or CANNOT_LISTEN in line
             if line.startswith(LISTENING) and self.url is None:
                 self.url = line[len(LISTENING) :].strip()
                 self._set("running")
@@ -149,10 +195,18 @@ class SandboxSupervisor(QObject):
         text = bytes(self._proc.readAllStandardError().data()).decode("utf-8", "replace")
         for line in text.splitlines():
             self._remember(line)
+            self._bind_failed = self._bind_failed or CANNOT_LISTEN in line
 
     def _on_finished(self, code: int, status: QProcess.ExitStatus) -> None:
         if self._stopping:
             self._set("stopped")
+            return
+        if self._proc is not None:
+            self._on_stderr()  # what it said last (why it stopped) may not have been read yet
+        if self.url is None and self.port and self._bind_failed:
+            self._remember(f"port {self.port} is taken: starting the node on a free port")
+            self.port = 0
+            self.start()  # still "starting": whoever waits for the node keeps waiting
             return
         self._remember(f"the sandbox node exited (status {code})")
         self._set("crashed")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
@@ -20,7 +21,7 @@ from app.client.errors import AuthError, NetworkError, ServerError, StratoError
 from app.client.http import StratoClient
 from app.client.models import Health
 
-from .inspector import InspectorFeed
+from .inspector import InspectorFeed, background, background_reason
 from .profiles import Profile
 
 log = logging.getLogger("stratoscope.services")
@@ -200,7 +201,9 @@ class Session(QObject):
         block = health.last_block if health is not None else None
         if block is not None and block != self.last_block:
             self.last_block = block
-            self.block_changed.emit(block)
+            # what a new block seen by the watch triggers is background work too
+            with background("new block") if background_reason() else nullcontext():
+                self.block_changed.emit(block)
 
     async def poll_health(self) -> Health | None:
         client = self.client
@@ -221,9 +224,10 @@ class Session(QObject):
 
     async def watch(self) -> None:
         """Poll the node's health for as long as the session lives (run as a task)."""
-        while True:
-            await asyncio.sleep(self.health_interval)
-            await self.poll_health()
+        with background("health poll"):
+            while True:
+                await asyncio.sleep(self.health_interval)
+                await self.poll_health()
 
     # ------------------------------------------------------------ close
 

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from app.client.errors import AuthError, StratoError, error_text
 from app.client.scenario import ScenarioError
 
+from .inspector import background_context
 from .profiles import ProfileError
 from .secrets import SecretStoreError
 
@@ -45,10 +46,15 @@ class TaskRegistry(QObject):
         coro: Coroutine[Any, Any, Any],
         on_done: Callable[[Any], None] | None = None,
         on_error: Callable[[str], None] | None = None,
+        *,
+        background: str = "",
     ) -> asyncio.Task[Any]:
         """Run ``coro`` on the loop; its result goes to ``on_done``, its error (as a sentence)
-        to ``on_error`` when given (a dialog showing it in place), else to ``failed``."""
-        task = asyncio.get_event_loop().create_task(coro)
+        to ``on_error`` when given (a dialog showing it in place), else to ``failed``.
+        ``background`` names the loop that starts it: its requests are marked as polling in
+        the HTTP inspector (a task started inside a background loop is marked already)."""
+        ctx = background_context(background) if background else None
+        task = asyncio.get_event_loop().create_task(coro, context=ctx)
         self._tasks[task] = title
         self.busy_changed.emit(len(self._tasks))
 

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
+import pytest
+import qasync
+
+from app.services import sandbox as sandbox_module
+from app.services.controller import AppController
+from app.services.sandbox import port_of
 from tests.integration.node_fixture import ROOT
 
 
@@ -52,3 +60,68 @@ def test_app_process_starts_connects_and_exits_cleanly(tmp_path: Path) -> None:
 
         with lock.open("a") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if a node still holds it
+
+
+# ---------------------------------------------------------------- the sandbox's port
+
+
+def _listening_socket(port: int = 0) -> socket.socket:
+    """Another program's server on ``port`` (0: any free port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(1)
+    return sock
+
+
+def _saved_port(tmp_path: Path) -> object:
+    return json.loads((tmp_path / "config" / "settings.json").read_text()).get("sandbox_port")
+
+
+def test_sandbox_listens_on_the_last_port_when_it_is_free(
+    controller: AppController, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    sandbox = controller.sandbox
+    first = port_of(loop.run_until_complete(controller.ensure_sandbox()))
+    assert first and _saved_port(tmp_path) == first  # remembered for the next start
+    loop.run_until_complete(sandbox.stop_async())
+    assert sandbox.state == "stopped"
+    # started again (a restart, or the next run of the app): the same port, so copied curl
+    # commands and URLs keep working
+    url = loop.run_until_complete(controller.ensure_sandbox())
+    assert port_of(url) == first
+    assert httpx.get(f"{url}/health", timeout=10).status_code == 200
+    loop.run_until_complete(sandbox.stop_async())
+
+    # the port is taken by another program meanwhile: the node starts on a free one, says so
+    # in its log, and that port is remembered instead
+    with _listening_socket(first):
+        url = loop.run_until_complete(controller.ensure_sandbox())
+    second = port_of(url)
+    assert second and second != first and sandbox.state == "running"
+    assert any(f"port {first} of the last run is taken" in line for line in sandbox.log)
+    assert _saved_port(tmp_path) == second
+    loop.run_until_complete(sandbox.stop_async())
+
+
+def test_sandbox_that_cannot_bind_the_port_after_all_starts_on_a_free_one(
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    messages: list[tuple[str, ...]] = []
+    controller.message.connect(lambda *args: messages.append(args))
+    with _listening_socket() as taken:
+        port = taken.getsockname()[1]
+        loop.run_until_complete(controller.save_settings(sandbox_port=port))
+        # the port is taken between the check and the node's start: the check says "free"
+        monkeypatch.setattr(sandbox_module, "port_is_free", lambda _port, host="": True)
+        url = loop.run_until_complete(controller.ensure_sandbox())
+    sandbox = controller.sandbox
+    assert port_of(url) not in (None, port) and sandbox.state == "running"
+    log = "\n".join(sandbox.log)
+    assert f"cannot listen on 127.0.0.1:{port}" in log  # the node's own words
+    assert f"port {port} is taken: starting the node on a free port" in log
+    assert messages == []  # no "sandbox stopped" error: it never failed
+    assert _saved_port(tmp_path) == port_of(url)
+    loop.run_until_complete(sandbox.stop_async())

@@ -404,10 +404,10 @@ def test_inspector_model_copy_as_curl_and_response(
     assert copied["address"] == node.address("alice")
     # the health polls are hidden until asked for
     controller.session.health_interval = 0.05
-    drive(loop, lambda: any(ex.url.endswith("/health") for ex in model.feed.exchanges))
-    assert not any(ex.url.endswith("/health") for ex in dock.visible_exchanges())
-    dock.show_polls.setChecked(True)
-    assert any(ex.url.endswith("/health") for ex in dock.visible_exchanges())
+    drive(loop, lambda: any(ex.background and "/health" in ex.url for ex in model.feed.exchanges))
+    assert not any(ex.background for ex in dock.visible_exchanges())
+    dock.hide_background.setChecked(False)
+    assert any(ex.url.endswith("/health") and ex.background for ex in dock.visible_exchanges())
     # new requests are appended live; clearing empties the model
     before = model.rowCount()
     window.refresh()

@@ -1,162 +1,63 @@
-"""The HTTP inspector: every request the app made, its response, copy as curl / copy response."""
+"""The HTTP inspector: every request the app made, its response, copy as curl / copy response.
+
+Filters (method, status class, URL text, writes only) and the app's own background polls,
+hidden by default, are all one proxy (:class:`RequestFilter`) over the feed's bounded model.
+"""
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
+from itertools import pairwise
 
-from PySide6.QtCore import (
-    QItemSelection,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtCore import QItemSelection, QModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDockWidget,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTableView,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.services.inspector import Exchange, InspectorFeed
-from app.ui.models.table_model import RowsTableModel
+from app.ui.shell.inspector_models import (
+    COLUMNS,
+    METHODS,
+    STATUS_FILTERS,
+    InspectorModel,
+    RequestFilter,
+    describe,
+    pretty,
+    transaction_hash_of,
+)
 from app.ui.widgets.common import copy_text, name_widget
 
-Index = QModelIndex | QPersistentModelIndex
-COLUMNS = ("#", "Method", "URL", "Status", "Time (ms)")
+__all__ = ["COLUMNS", "InspectorDock", "InspectorModel", "RequestFilter", "describe"]
+
+DEFAULT_ROWS = 14  # rows the table shows when the dock first opens
+MAX_SHARE = 0.4  # ... but at most this share of the window's height
 
 
-class InspectorModel(RowsTableModel):
-    """Rows mirror the feed's bounded deque (oldest first); updates touch one row."""
+class _Body(QWidget):
+    """The dock's contents; its size hint asks for a table of rows, not a strip."""
 
-    COLUMNS = COLUMNS
+    def __init__(self, dock: InspectorDock) -> None:
+        super().__init__(dock)
+        self.dock = dock
 
-    def __init__(self, feed: InspectorFeed, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.feed = feed
-        self._rows: list[Exchange] = list(feed.exchanges)
-        self._limit = feed.exchanges.maxlen or 2000
-        feed.added.connect(self._on_added)
-        feed.updated.connect(self._on_updated)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        ex = self._rows[index.row()]
-        col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return str(ex.id)
-            if col == 1:
-                return ex.method
-            if col == 2:
-                return ex.url
-            if col == 3:
-                return str(ex.status) if ex.status is not None else (ex.error or "…")
-            if col == 4:
-                return f"{ex.elapsed_ms:.1f}" if ex.elapsed_ms is not None else ""
-        if role == Qt.ItemDataRole.ToolTipRole and col == 2:
-            return ex.url
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.UserRole:
-            return ex
-        return None
-
-    def exchange(self, row: int) -> Exchange | None:
-        ex = self.row_object(row)
-        return ex if isinstance(ex, Exchange) else None
-
-    def clear(self) -> None:
-        self.beginResetModel()
-        self._rows.clear()
-        self.feed.exchanges.clear()
-        self.endResetModel()
-
-    def _on_added(self, ex: Exchange) -> None:
-        if len(self._rows) >= self._limit:
-            self.beginRemoveRows(QModelIndex(), 0, 0)
-            del self._rows[0]
-            self.endRemoveRows()
-        n = len(self._rows)
-        self.beginInsertRows(QModelIndex(), n, n)
-        self._rows.append(ex)
-        self.endInsertRows()
-
-    def _on_updated(self, ex: Exchange) -> None:
-        # the newest rows are the likeliest to be updated: search from the end
-        for row in range(len(self._rows) - 1, -1, -1):
-            if self._rows[row] is ex:
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
-                return
-
-
-def _pretty(body: str) -> str:
-    try:
-        return json.dumps(json.loads(body), indent=2)
-    except ValueError:
-        return body
-
-
-def describe(ex: Exchange) -> tuple[str, str]:
-    """(request text, response text) for the detail tabs."""
-    req = [f"{ex.method} {ex.url}", ""]
-    req += [f"{k}: {v}" for k, v in ex.request_headers.items()]
-    if ex.request_body:
-        req += ["", _pretty(ex.request_body)]
-    if ex.status is None:
-        resp = [ex.error or "(waiting for the response)"]
-    else:
-        resp = [f"HTTP {ex.status}  ({ex.elapsed_ms or 0:.1f} ms)", ""]
-        resp += [f"{k}: {v}" for k, v in ex.response_headers.items()]
-        resp += ["", _pretty(ex.response_body)]
-    return "\n".join(req), "\n".join(resp)
-
-
-class HidePollsProxy(QSortFilterProxyModel):
-    """Hides the once-a-second ``/health`` polls unless the user wants to see them."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.show_polls = False
-
-    def set_show_polls(self, show: bool) -> None:
-        self.show_polls = show
-        self.invalidate()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        if self.show_polls:
-            return True
-        model = self.sourceModel()
-        ex = model.exchange(source_row) if isinstance(model, InspectorModel) else None
-        return ex is None or not (ex.method == "GET" and ex.url.endswith("/health"))
-
-
-HASH_IN_URL = re.compile(r"/transactions?/([0-9a-f]{64})(?:/|$|\?)")
-HASH_IN_BODY = re.compile(r'"(?:hash|transactionHash)"\s*:\s*"([0-9a-f]{64})"')
-
-
-def transaction_hash_of(ex: Exchange) -> str | None:
-    """The transaction an exchange is about: in its URL, else the first hash its response names
-    (a submitted transaction's result)."""
-    m = HASH_IN_URL.search(ex.url)
-    if m:
-        return m.group(1)
-    m = HASH_IN_BODY.search(ex.response_body or "")
-    if m and set(m.group(1)) != {"0"}:
-        return m.group(1)
-    return None
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), max(hint.height(), self.dock.target_height()))
 
 
 class InspectorDock(QDockWidget):
@@ -168,24 +69,34 @@ class InspectorDock(QDockWidget):
         super().__init__("HTTP inspector", parent)
         self.setObjectName("inspectorDock")
         self.setAccessibleName("HTTP inspector")
+        # grow a strip-thin dock to a table's height when first shown; a window that restored
+        # a size the user chose turns this off
+        self.first_show_sizing = True
         self.model = InspectorModel(feed, self)
-        body = QWidget(self)
+        body = _Body(self)
         self.table = QTableView(body)
         name_widget(self.table, "inspectorTable", "Requests")
-        self.proxy = HidePollsProxy(self)
+        self.proxy = RequestFilter(self)
         self.proxy.setSourceModel(self.model)
         self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
+        # log-like rows: compact, so the dock shows many at once
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.setWordWrap(False)
         hdr = self.table.horizontalHeader()
         hdr.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         for col in (0, 1, 3, 4):
             hdr.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
-        self.model.rowsInserted.connect(self._follow)
+        self.proxy.rowsInserted.connect(self._follow)
         self.model.dataChanged.connect(self._on_changed)
+        # a hidden background poll changes the counts without changing the proxy's rows
+        for model in (self.model, self.proxy):
+            model.rowsInserted.connect(self._update_counts)
+            model.rowsRemoved.connect(self._update_counts)
+            model.modelReset.connect(self._update_counts)
 
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.request_view = self._text_view("inspectorRequest", "Request", mono)
@@ -195,6 +106,8 @@ class InspectorDock(QDockWidget):
         tabs.addTab(self.request_view, "Request")
         tabs.addTab(self.response_view, "Response")
 
+        filters = self._filter_bar(body)
+
         self.reveal = QCheckBox("Include token", body)
         self.reveal.setToolTip("Copy the real bearer token instead of a redacted one")
         name_widget(self.reveal, "inspectorRevealToken", "Include the token in curl")
@@ -202,10 +115,6 @@ class InspectorDock(QDockWidget):
         name_widget(self.copy_curl, "inspectorCopyCurl", "Copy as curl")
         self.copy_response = QPushButton("Copy response", body)
         name_widget(self.copy_response, "inspectorCopyResponse", "Copy response")
-        self.show_polls = QCheckBox("Show health polls", body)
-        self.show_polls.setToolTip("The status bar asks the node for /health every second")
-        name_widget(self.show_polls, "inspectorShowPolls", "Show health polls")
-        self.show_polls.toggled.connect(self.proxy.set_show_polls)
         self.open_tx = QPushButton("Open transaction", body)
         self.open_tx.setToolTip("Inspect the transaction this request is about")
         name_widget(self.open_tx, "inspectorOpenTransaction", "Open the transaction")
@@ -220,19 +129,89 @@ class InspectorDock(QDockWidget):
         for w in (self.copy_curl, self.reveal, self.copy_response, self.open_tx):
             buttons.addWidget(w)
         buttons.addStretch(1)
-        buttons.addWidget(self.show_polls)
         buttons.addWidget(self.clear_button)
         split = QSplitter(Qt.Orientation.Horizontal, body)
+        split.setObjectName("inspectorSplitter")
         split.addWidget(self.table)
         split.addWidget(tabs)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         lay = QVBoxLayout(body)
         lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(filters)
         lay.addWidget(split, 1)
         lay.addLayout(buttons)
         self.setWidget(body)
+        order = [
+            self.method_filter,
+            self.status_filter,
+            self.text_filter,
+            self.writes_only,
+            self.hide_background,
+            self.table,
+            tabs,
+            self.copy_curl,
+            self.reveal,
+            self.copy_response,
+            self.open_tx,
+            self.clear_button,
+        ]
+        for a, b in pairwise(order):
+            QWidget.setTabOrder(a, b)
+        find = QShortcut(QKeySequence.StandardKey.Find, self)
+        find.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        find.activated.connect(self._focus_filter)
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.text_filter)
+        escape.setContext(Qt.ShortcutContext.WidgetShortcut)
+        escape.activated.connect(self.text_filter.clear)
+        self._update_counts()
         self._update_buttons()
+
+    def _filter_bar(self, body: QWidget) -> QHBoxLayout:
+        self.method_filter = QComboBox(body)
+        name_widget(self.method_filter, "inspectorMethodFilter", "Show requests of the method")
+        self.method_filter.addItem("Any method", "")
+        for method in METHODS:
+            self.method_filter.addItem(method, method)
+        self.status_filter = QComboBox(body)
+        name_widget(self.status_filter, "inspectorStatusFilter", "Show requests of the status")
+        for key, label in STATUS_FILTERS.items():
+            self.status_filter.addItem(label, key)
+        self.status_filter.setToolTip(
+            "Errors: 4xx and 5xx answers and requests that got no response"
+        )
+        self.text_filter = QLineEdit(body)
+        name_widget(self.text_filter, "inspectorTextFilter", "Show URLs containing")
+        self.text_filter.setPlaceholderText("Filter URLs (Ctrl+F)")
+        self.text_filter.setClearButtonEnabled(True)
+        for button in self.text_filter.findChildren(QToolButton):  # the clear button
+            name_widget(button, "inspectorTextFilterClear", "Clear the URL filter")
+        self.text_filter.setMinimumWidth(160)
+        self.writes_only = QCheckBox("Writes only", body)
+        self.writes_only.setToolTip("Only POST, PUT, PATCH and DELETE requests")
+        name_widget(self.writes_only, "inspectorWritesOnly", "Writes only")
+        self.hide_background = QCheckBox("Hide background polls", body)
+        self.hide_background.setChecked(True)
+        self.hide_background.setToolTip(
+            "Requests the app makes on its own: the health poll every second, the reads a "
+            "new block triggers, the pending-transaction tracker"
+        )
+        name_widget(self.hide_background, "inspectorHideBackground", "Hide background polls")
+        self.shown_label = QLabel(body)
+        name_widget(self.shown_label, "inspectorShown", "Requests shown")
+        self.method_filter.currentIndexChanged.connect(self._apply_filters)
+        self.status_filter.currentIndexChanged.connect(self._apply_filters)
+        self.text_filter.textChanged.connect(self._apply_filters)
+        self.writes_only.toggled.connect(self._apply_filters)
+        self.hide_background.toggled.connect(self._apply_filters)
+        row = QHBoxLayout()
+        row.addWidget(self.method_filter)
+        row.addWidget(self.status_filter)
+        row.addWidget(self.text_filter, 1)
+        row.addWidget(self.writes_only)
+        row.addWidget(self.hide_background)
+        row.addWidget(self.shown_label)
+        return row
 
     def _text_view(self, name: str, label: str, font: QFont) -> QPlainTextEdit:
         view = QPlainTextEdit(self)
@@ -241,6 +220,73 @@ class InspectorDock(QDockWidget):
         view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         name_widget(view, name, label)
         return view
+
+    # ------------------------------------------------------------ size
+
+    def target_height(self) -> int:
+        """Room for DEFAULT_ROWS table rows plus the filter and button rows, at most
+        MAX_SHARE of the window's height."""
+        rows = self.table.verticalHeader().defaultSectionSize() * DEFAULT_ROWS
+        wanted = rows + self.table.horizontalHeader().sizeHint().height() + 4 * 28
+        window = self.parentWidget()
+        if isinstance(window, QMainWindow) and not self.isFloating():
+            wanted = min(wanted, int(window.height() * MAX_SHARE))
+        return wanted
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.first_show_sizing:
+            self.first_show_sizing = False
+            QTimer.singleShot(0, self._grow_if_strip)
+
+    def _grow_if_strip(self) -> None:
+        """On the first show, give a strip-thin docked inspector a table's height (a size the
+        user chose, restored with the window's state, is kept when it is not a strip)."""
+        window = self.parentWidget()
+        if not isinstance(window, QMainWindow) or self.isFloating() or not self.isVisible():
+            return
+        if window.dockWidgetArea(self) not in (
+            Qt.DockWidgetArea.BottomDockWidgetArea,
+            Qt.DockWidgetArea.TopDockWidgetArea,
+        ):
+            return
+        target = self.target_height()
+        if self.height() < target * 0.8:
+            window.resizeDocks([self], [target], Qt.Orientation.Vertical)
+
+    # ------------------------------------------------------------ filters
+
+    def _apply_filters(self) -> None:
+        self.proxy.configure(
+            method=self.method_filter.currentData() or "",
+            status=self.status_filter.currentData() or "",
+            text=self.text_filter.text().strip(),
+            writes_only=self.writes_only.isChecked(),
+            hide_background=self.hide_background.isChecked(),
+        )
+        self._update_counts()
+        self._show(self.selected())
+
+    def _focus_filter(self) -> None:
+        self.text_filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.text_filter.selectAll()
+
+    def _update_counts(self, *_args: object) -> None:
+        hidden = self.model.background_count
+        text = "Hide background polls"
+        if hidden:
+            hiding = self.hide_background.isChecked()
+            text += f" ({hidden:,} hidden)" if hiding else f" ({hidden:,})"
+        if self.hide_background.text() != text:
+            self.hide_background.setText(text)
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        self.shown_label.setText(f"{shown:,} of {total:,} shown")
+
+    def hidden_background(self) -> int:
+        """How many background polls the list holds but hides (0 when they are shown)."""
+        return self.model.background_count if self.hide_background.isChecked() else 0
+
+    # ------------------------------------------------------------ rows
 
     def selected(self) -> Exchange | None:
         rows = self.table.selectionModel().selectedRows()
@@ -267,13 +313,14 @@ class InspectorDock(QDockWidget):
         return out
 
     def select_exchange(self, ex: Exchange) -> bool:
-        for row in range(self.model.rowCount()):
-            if self.model.exchange(row) is ex:
-                index = self.proxy.mapFromSource(self.model.index(row, 0))
-                if index.isValid():
-                    self.table.selectRow(index.row())
-                    return True
-        return False
+        row = self.model.row_of(ex)
+        if row < 0:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():
+            return False
+        self.table.selectRow(index.row())
+        return True
 
     def _on_changed(self, top: QModelIndex, _bottom: QModelIndex) -> None:
         ex = self.selected()
@@ -304,7 +351,7 @@ class InspectorDock(QDockWidget):
     def _copy_response(self) -> None:
         ex = self.selected()
         if ex is not None and ex.status is not None:
-            copy_text(_pretty(ex.response_body), self.copy_response, "Response")
+            copy_text(pretty(ex.response_body), self.copy_response, "Response")
 
     def _open_transaction(self) -> None:
         ex = self.selected()

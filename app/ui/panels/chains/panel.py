@@ -262,6 +262,7 @@ class ChainsPanel(ReadsWhenShown):
             self.service.chains(),
             on_done=while_alive(self, self._compare_chains),
             on_error=lambda _text: None,  # a missed check is caught by the next block
+            background="new block",
         )
 
     def _compare_chains(self, chains: list[ChainInfo]) -> None:
