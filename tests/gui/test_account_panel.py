@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHeaderView,
     QLineEdit,
+    QScrollArea,
     QWidget,
 )
 from pytestqt.modeltest import ModelTester
@@ -28,6 +30,7 @@ from app.client.units import format_amount
 from app.services.controller import AppController
 from app.services.profiles import Profile
 from app.services.session import Credentials
+from app.ui.panels.account.panel import AccountPanel
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive, node_profile
 from tests.integration.conftest import make_node
@@ -458,3 +461,27 @@ def test_a_wrong_node_url_is_named_as_the_node_not_the_identity_provider(
     )
     drive(loop, lambda: result)
     assert result[0].startswith(f"cannot reach the node at {url}: connection refused")
+
+
+def test_account_panel_scrolls_instead_of_squashing_on_a_small_screen(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    """At 1024x640 with the HTTP inspector docked the panel gets about 830x340: the identity
+    rows keep their height (they overlapped) and the rest is reached by scrolling."""
+    connect(loop, controller, node, "alice")
+    drive(loop, lambda: loaded(controller, "alice"))
+    panel = AccountPanel(controller)  # a second one, on its own, at the size a small window leaves
+    panel.show()
+    try:
+        panel.resize(830, 340)
+        loop.run_until_complete(asyncio.sleep(0.2))
+        assert panel.height() == 340
+        assert panel.cert_fields.isVisible()
+        for label in panel.cert_labels.values():
+            assert label.height() >= label.minimumSizeHint().height(), label.objectName()
+        assert panel.tx_table.height() >= 160
+        scroll = panel.findChild(QScrollArea, "accountScroll")
+        assert scroll is not None and scroll.verticalScrollBar().maximum() > 0
+    finally:
+        panel.close()
+        panel.deleteLater()
