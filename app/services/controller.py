@@ -75,6 +75,7 @@ class AppController(QObject):
     users_changed = Signal(list)
     contacts_changed = Signal(dict)
     names_changed = Signal(dict)
+    settings_loaded = Signal()  # setting() answers from settings.json from now on
 
     def __init__(
         self,
@@ -121,7 +122,7 @@ class AppController(QObject):
 
     async def start(self) -> None:
         """Connect to the last used profile, or to the embedded sandbox as alice."""
-        self._settings = await asyncio.to_thread(self.settings.load)
+        await self.load_settings()
         self.contacts = await asyncio.to_thread(self.contact_store.load)
         self.contacts_changed.emit(dict(self.contacts))
         self.names_changed.emit(self.address_names())
@@ -168,6 +169,11 @@ class AppController(QObject):
         """A value kept in settings.json (window geometry, last panel, drafts ...); known once
         :meth:`start` has read the file."""
         return self._settings.get(key, default)
+
+    async def load_settings(self) -> None:
+        """Read settings.json (off the GUI thread), then emit ``settings_loaded``."""
+        self._settings = await asyncio.to_thread(self.settings.load)
+        self.settings_loaded.emit()
 
     async def save_settings(self, **values: Any) -> None:
         """Keep ``values`` in settings.json, written off the GUI thread; a failure is a warning."""

@@ -524,6 +524,8 @@ class MainWindow(QMainWindow):
         event.ignore()
         if self._closing:
             return
+        if not next(p for p in self.panels if isinstance(p, ComposerPanel)).maybe_keep_source():
+            return  # the composer asks about unsaved source first (and closes again)
         self._closing = True
 
         def finish(_task: object) -> None:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QStackedWidget,
     QToolButton,
     QVBoxLayout,
@@ -57,6 +58,8 @@ PLACEHOLDER = {
     "string": "text",
     "decimal": "decimal: 12.5, -0.25, 1.5e3",
 }
+# the least height of the arguments area, in text lines (two or three editors)
+MIN_LINES = 6
 # what a decimal can be on its way to being one: keys that could never make one are refused
 DECIMAL_TYPING = r"\s*[+-]?[0-9]*\.?[0-9]*([eE][+-]?[0-9]*)?\s*"
 
@@ -568,13 +571,22 @@ class ArgumentsEditor(QWidget):
         name_widget(self.raw_toggle, f"{name}RawToggle", "Edit the arguments as raw JSON")
         self.raw_toggle.toggled.connect(self._toggle_raw)
         self.stack = QStackedWidget(self)
-        self.form_page = QWidget(self.stack)
+        # many parameters (or a long array, a struct) scroll here instead of growing the
+        # window; a few lines stay visible however small the window is
+        self.scroll = QScrollArea(self.stack)
+        self.scroll.setObjectName(f"{name}Scroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.form_page = QWidget(self.scroll)
         self.form = QFormLayout(self.form_page)
+        self.form.setContentsMargins(0, 0, 0, 0)
+        self.scroll.setWidget(self.form_page)
         self.raw = QPlainTextEdit(self.stack)
         name_widget(self.raw, f"{name}Raw", "Arguments as JSON")
         self.raw.textChanged.connect(self._update_problems)
-        self.stack.addWidget(self.form_page)
+        self.stack.addWidget(self.scroll)
         self.stack.addWidget(self.raw)
+        self.stack.setMinimumHeight(self.fontMetrics().lineSpacing() * MIN_LINES)
         self.problems_label = QLabel("", self)
         self.problems_label.setWordWrap(True)
         name_widget(self.problems_label, f"{name}Problems", "Problems with the arguments")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from html import escape
 
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -32,14 +32,16 @@ class ConfirmDialog(QDialog):
         self.setWindowTitle("Send this transaction?" if n == 1 else f"Send these {n} transactions?")
         self.preview = preview
         form = QFormLayout()
-        signer = QLabel(f"<b>{preview.signer}</b> (the node signs with this user's key)", self)
+        # every field is plain text: names, labels and arguments show exactly as typed (quotes,
+        # <, > and & included), never as markup or as escapes
+        signer = _plain(f"{preview.signer} (the node signs with this user's key)", self)
         name_widget(signer, "confirmSigner", "Signed by")
-        chain = QLabel(preview.chain, self)
+        chain = _plain(preview.chain, self)
         name_widget(chain, "confirmChain", "Target chain")
         resolve = "wait for the result" if "resolve=true" in preview.url else "return at once"
-        mode = QLabel(resolve, self)
+        mode = _plain(resolve, self)
         name_widget(mode, "confirmResolve", "Resolve mode")
-        what = QLabel("<br>".join(escape(d) for d in descriptions), self)
+        what = _plain("\n".join(descriptions), self)
         what.setWordWrap(True)
         name_widget(what, "confirmWhat", "What is sent")
         form.addRow("Signer", signer)
@@ -57,10 +59,15 @@ class ConfirmDialog(QDialog):
         name_widget(self.copy_curl, "confirmCopyCurl", "Copy the request as curl")
         self.copy_curl.clicked.connect(self._copy)
         buttons = QDialogButtonBox(self)
-        self.send_button = buttons.addButton("Send", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.send_button = buttons.addButton("&Send", QDialogButtonBox.ButtonRole.AcceptRole)
         name_widget(self.send_button, "confirmSend", "Send")
-        cancel = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
-        name_widget(cancel, "confirmCancel", "Cancel")
+        self.send_button.setToolTip("Sign and send (Alt+S)")
+        # Enter cancels: a write is sent by a deliberate Send (click, Alt+S, or Tab to it)
+        self.cancel_button = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        name_widget(self.cancel_button, "confirmCancel", "Cancel")
+        self.cancel_button.setToolTip("Send nothing (Enter, Esc)")
+        self.cancel_button.setDefault(True)
+        self.copy_curl.setAutoDefault(False)
         buttons.addButton(self.copy_curl, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -71,5 +78,20 @@ class ConfirmDialog(QDialog):
         lay.addWidget(buttons)
         self.resize(640, 480)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """The sheet takes the keyboard when it appears (Cancel holds the focus)."""
+        super().showEvent(event)
+        self.activateWindow()
+        self.raise_()
+        self.cancel_button.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+
     def _copy(self) -> None:
         copy_text(self.preview.curl(), self.copy_curl, "curl command")
+
+
+def _plain(text: str, parent: QWidget) -> QLabel:
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(text)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label

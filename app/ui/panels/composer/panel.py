@@ -13,18 +13,21 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QTextBrowser,
@@ -38,15 +41,13 @@ from app.client.models import TxRequest, TxResult
 from app.client.scenario import ReplayStep, Scenario
 from app.services.composer import Draft, Preview
 from app.services.controller import AppController
-from app.ui.paths import RESOURCES
-from app.ui.shell.theme import scheme_is_dark
+from app.ui.panels.composer.source_pane import SAMPLES, SourcePane
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor
 from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
-from app.ui.widgets.source_editor import SourceEditor
 from app.ui.widgets.tx_render import returned_items, status_colour
 
-SAMPLES = RESOURCES / "contracts"
+__all__ = ["SAMPLES", "ComposerPanel"]
 MAIN_CHAIN = "Main chain"
 
 
@@ -72,34 +73,14 @@ class ComposerPanel(ReadsWhenShown):
         self.last_results: list[TxResult] = []
 
         # -- source side
-        self.editor = SourceEditor(self, dark=scheme_is_dark())
-        self.samples = QComboBox(self)
-        name_widget(self.samples, "composerSamples", "Sample contracts")
-        self.samples.addItem("Samples…", None)
-        for f in sorted(SAMPLES.glob("*.sol")) if SAMPLES.is_dir() else []:
-            self.samples.addItem(f.stem, str(f))
-        self.samples.activated.connect(self._sample_chosen)
-        self.open_button = self._button("Open…", "composerOpen", "Open a .sol file")
-        self.open_button.clicked.connect(self.open_file)
-        self.save_button = self._button("Save…", "composerSave", "Save the source")
-        self.save_button.clicked.connect(self.save_file)
-        self.compile_button = self._button("Compile", "composerCompile", "Compile the source")
-        self.compile_button.setShortcut("Ctrl+B")
-        self.compile_button.setToolTip("Ask the node for the contracts' interfaces (Ctrl+B)")
+        self.source = SourcePane(controller, self)
+        self.editor = self.source.editor
+        self.samples = self.source.samples
+        self.open_button = self.source.open_button
+        self.save_button = self.source.save_button
+        self.compile_button = self.source.compile_button
         self.compile_button.clicked.connect(self.compile)
-        self.source_status = QLabel("", self)
-        self.source_status.setWordWrap(True)
-        name_widget(self.source_status, "composerSourceStatus", "Compile result")
-        tools = QHBoxLayout()
-        for w in (self.samples, self.open_button, self.save_button, self.compile_button):
-            tools.addWidget(w)
-        tools.addStretch(1)
-        left = QWidget(self)
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addLayout(tools)
-        ll.addWidget(self.editor, 1)
-        ll.addWidget(self.source_status)
+        self.source_status = self.source.source_status
 
         # -- deploy tab
         self.contract = QComboBox(self)
@@ -231,10 +212,12 @@ class ComposerPanel(ReadsWhenShown):
         self.result.setOpenLinks(False)
         self.result.anchorClicked.connect(self._link)
         name_widget(self.result, "composerResult", "Result")
-        right = QWidget(self)
-        rl = QVBoxLayout(right)
+        # what is being composed scrolls (it does not grow the window); the result below it
+        # keeps a usable height; a splitter shares the space between them
+        compose = QWidget(self)
+        rl = QVBoxLayout(compose)
         rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.tabs, 3)
+        rl.addWidget(self.tabs, 1)
         rl.addLayout(options)
         bl = QHBoxLayout()
         bl.addWidget(QLabel("Batch", self))
@@ -249,20 +232,63 @@ class ComposerPanel(ReadsWhenShown):
         sl.addWidget(self.replay_button)
         sl.addWidget(self.scenario_status, 1)
         rl.addLayout(sl)
-        rl.addWidget(QLabel("Result", self))
-        rl.addWidget(self.result, 2)
+        self.compose_scroll = QScrollArea(self)
+        self.compose_scroll.setObjectName("composerComposeScroll")
+        self.compose_scroll.setWidgetResizable(True)
+        self.compose_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.compose_scroll.setWidget(compose)
+        results = QWidget(self)
+        resl = QVBoxLayout(results)
+        resl.setContentsMargins(0, 0, 0, 0)
+        resl.addWidget(QLabel("Result", self))
+        resl.addWidget(self.result, 1)
+        self.result.setMinimumHeight(self.fontMetrics().lineSpacing() * 5)
+        right = QSplitter(Qt.Orientation.Vertical, self)
+        right.setObjectName("composerRightSplit")
+        right.setChildrenCollapsible(False)
+        right.addWidget(self.compose_scroll)
+        right.addWidget(results)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 2)
 
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(left)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.source)
         split.addWidget(right)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addWidget(split)
+        self._shortcuts()
 
         controller.session.user_changed.connect(self._on_user)
         controller.contacts_changed.connect(self._refill_book)
         self._update_buttons()
+
+    def _shortcuts(self) -> None:
+        """Deploy, Call and Send batch from anywhere in the panel (the buttons' own shortcuts
+        would only work on their visible tab)."""
+        for keys, button, run in (
+            ("Ctrl+Shift+D", self.deploy_button, self._deploy_key),
+            ("Ctrl+Return", self.call_button, self._call_key),
+            ("Ctrl+Shift+Return", self.send_batch, self.send_batch_now),
+        ):
+            QShortcut(QKeySequence(keys), self, run)
+            button.setToolTip(f"{button.accessibleName()} ({keys})")
+
+    def _deploy_key(self) -> None:
+        self.tabs.setCurrentIndex(0)
+        if self.deploy_button.isEnabled():
+            self.deploy()
+        else:
+            self.contract.setFocus()
+
+    def _call_key(self) -> None:
+        self.tabs.setCurrentIndex(1)
+        if self.call_button.isEnabled():
+            self.call()
+        else:
+            (self.function if self.call_spec is not None else self.call_address).setFocus()
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
         b = QPushButton(text, self)
@@ -271,45 +297,22 @@ class ComposerPanel(ReadsWhenShown):
 
     # ------------------------------------------------------------ source
 
-    def _sample_chosen(self, index: int) -> None:
-        path = self.samples.itemData(index)
-        if path:
-            self.load_path(Path(str(path)))
-
     def load_path(self, path: Path) -> None:
-        def loaded(text: str) -> None:
-            self.editor.setPlainText(text)
-            self.editor.clear_error()
-            self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
-
-        self.controller.tasks.start(
-            f"Opening {path.name}",
-            asyncio.to_thread(path.read_text, encoding="utf-8"),
-            on_done=while_alive(self, loaded),
-        )
+        self.source.load_path(path)
 
     def open_file(self) -> QFileDialog:
-        return file_dialog(
-            self,
-            "Open a contract",
-            "Solidity (*.sol);;All (*)",
-            lambda f: self.load_path(Path(f)),
-            directory=str(SAMPLES),
-        )
+        return self.source.open_file()
 
     def save_file(self) -> QFileDialog:
-        return file_dialog(
-            self, "Save the contract", "Solidity (*.sol)", self.save_to, save_suffix="sol"
-        )
+        return self.source.save_file()
 
     def save_to(self, name: str) -> None:
-        text = self.editor.toPlainText()
-        path = Path(name)
-        self.controller.tasks.start(
-            f"Saving {path.name}",
-            asyncio.to_thread(path.write_text, text, encoding="utf-8"),
-            on_done=while_alive(self, lambda _r: self.source_status.setText(f"Saved {path}")),
-        )
+        self.source.save_to(name)
+
+    def maybe_keep_source(self) -> bool:
+        """For the main window's close: False = keep the app open (the user is being asked
+        about a file's unsaved edits); a scratch source is kept as the draft."""
+        return self.source.maybe_keep_source()
 
     def compile(self) -> None:
         src = self.editor.toPlainText()
