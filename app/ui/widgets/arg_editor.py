@@ -17,7 +17,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from PySide6.QtCore import QRegularExpression, Signal
+from PySide6.QtCore import QEvent, QObject, QRegularExpression, QSize, QTimer, Signal
 from PySide6.QtGui import QAction, QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -58,8 +58,10 @@ PLACEHOLDER = {
     "string": "text",
     "decimal": "decimal: 12.5, -0.25, 1.5e3",
 }
-# the least height of the arguments area, in text lines (two or three editors)
-MIN_LINES = 6
+# the arguments area's height, in text lines: at least two or three editors, and no more asked
+# for than a dozen lines (more scroll)
+MIN_LINES = 4
+MAX_LINES = 12
 # what a decimal can be on its way to being one: keys that could never make one are refused
 DECIMAL_TYPING = r"\s*[+-]?[0-9]*\.?[0-9]*([eE][+-]?[0-9]*)?\s*"
 
@@ -570,16 +572,16 @@ class ArgumentsEditor(QWidget):
         self.raw_toggle = QCheckBox("Raw JSON", self)
         name_widget(self.raw_toggle, f"{name}RawToggle", "Edit the arguments as raw JSON")
         self.raw_toggle.toggled.connect(self._toggle_raw)
-        self.stack = QStackedWidget(self)
+        self.stack = _PageStack(self)
         # many parameters (or a long array, a struct) scroll here instead of growing the
         # window; a few lines stay visible however small the window is
-        self.scroll = QScrollArea(self.stack)
+        self.scroll = FittingScrollArea(self.stack)
         self.scroll.setObjectName(f"{name}Scroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.form_page = QWidget(self.scroll)
         self.form = QFormLayout(self.form_page)
         self.form.setContentsMargins(0, 0, 0, 0)
+        # a narrow pane puts big editors (arrays, structs) under their label, not beside it
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.scroll.setWidget(self.form_page)
         self.raw = QPlainTextEdit(self.stack)
         name_widget(self.raw, f"{name}Raw", "Arguments as JSON")
@@ -617,6 +619,7 @@ class ArgumentsEditor(QWidget):
             ed.changed.connect(self._update_problems)
             self.editors[p.name] = ed
             self.form.addRow(f"{p.name} ({p.type.describe()})", ed)
+        self.stack.updateGeometry()  # the area asks for the new fields' height
         self._update_problems()
 
     # ------------------------------------------------------------ values
@@ -682,6 +685,7 @@ class ArgumentsEditor(QWidget):
         if raw:
             self._write_raw({n: ed.value() for n, ed in self.editors.items()})
             self.stack.setCurrentIndex(1)
+            self.stack.updateGeometry()
         else:
             try:
                 values = self._parse_raw()
@@ -695,12 +699,56 @@ class ArgumentsEditor(QWidget):
             for n, ed in self.editors.items():
                 ed.set_value(values[n])
             self.stack.setCurrentIndex(0)
+            self.stack.updateGeometry()
         self._update_problems()
 
     def _update_problems(self) -> None:
         found = self.problems()
         self.problems_label.setText("\n".join(found[:8]) + ("\n…" if len(found) > 8 else ""))
         self.changed.emit()
+
+
+class FittingScrollArea(QScrollArea):
+    """A resizable scroll area that follows its page's layout: a plain one sizes the page once
+    and misses fields added later (its scroll range stays short, the new fields squeezed)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self._pending = False
+
+    def setWidget(self, widget: QWidget) -> None:
+        super().setWidget(widget)
+        widget.installEventFilter(self)
+        widget.setAutoFillBackground(False)
+        self.viewport().setAutoFillBackground(False)  # the page's colour, not grey
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest and not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self._refit)  # once the page's layout has run
+        return super().eventFilter(watched, event)
+
+    def _refit(self) -> None:
+        self._pending = False
+        self.setWidgetResizable(True)  # recomputes the page's size and the scroll range
+        self.updateGeometry()
+
+
+class _PageStack(QStackedWidget):
+    """Asks for the height of the page shown (a stack asks for its tallest page: the raw JSON
+    page's default would reserve blank space under two fields), at most MAX_LINES."""
+
+    def sizeHint(self) -> QSize:
+        page = self.currentWidget()
+        if page is None:
+            return super().sizeHint()
+        # a scroll area keeps the first size hint of its page: ask the page itself
+        inner = page.widget() if isinstance(page, QScrollArea) else None
+        hint = (inner or page).sizeHint()
+        most = self.fontMetrics().lineSpacing() * MAX_LINES
+        return QSize(hint.width(), max(min(hint.height(), most), self.minimumHeight()))
 
 
 def _json_default(v: Any) -> Any:

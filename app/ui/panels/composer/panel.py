@@ -20,14 +20,12 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QFormLayout,
-    QFrame,
     QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTabWidget,
     QTextBrowser,
@@ -42,7 +40,7 @@ from app.client.scenario import ReplayStep, Scenario
 from app.services.composer import Draft, Preview
 from app.services.controller import AppController
 from app.ui.panels.composer.source_pane import SAMPLES, SourcePane
-from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor
+from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor, FittingScrollArea
 from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
 from app.ui.widgets.tx_render import returned_items, status_colour
@@ -86,6 +84,7 @@ class ComposerPanel(ReadsWhenShown):
         self.contract = QComboBox(self)
         name_widget(self.contract, "deployContract", "Contract to deploy")
         self.contract.currentIndexChanged.connect(self._contract_chosen)
+        _compact(self.contract)
         self.vm = QComboBox(self)
         self.vm.addItems(["SolidVM", "EVM"])
         name_widget(self.vm, "deployVm", "Virtual machine")
@@ -102,6 +101,7 @@ class ComposerPanel(ReadsWhenShown):
         self.deploy_batch.clicked.connect(self._deploy_to_batch)
         deploy = QWidget(self)
         df = QFormLayout(deploy)
+        df.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         df.addRow("Contract", self.contract)
         df.addRow("VM", self.vm)
         df.addRow("", self.history)
@@ -116,6 +116,7 @@ class ComposerPanel(ReadsWhenShown):
         self.known = QComboBox(self)
         name_widget(self.known, "callKnownContracts", "Contracts on the node")
         self.known.activated.connect(self._known_chosen)
+        _compact(self.known)
         self.refresh_known = self._button("Reload", "callReloadContracts", "Reload the list")
         self.refresh_known.clicked.connect(self.reload_contracts)
         self.call_name = QLineEdit(self)
@@ -124,11 +125,13 @@ class ComposerPanel(ReadsWhenShown):
         self.call_address = QLineEdit(self)
         self.call_address.setPlaceholderText("contract address (40 hex digits)")
         name_widget(self.call_address, "callAddress", "Contract address")
+        self.call_address.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 41))
         self.load_button = self._button("Load", "callLoad", "Load the contract's functions")
         self.load_button.clicked.connect(self.load_contract)
         self.function = QComboBox(self)
         name_widget(self.function, "callFunction", "Function")
         self.function.currentIndexChanged.connect(self._function_chosen)
+        _compact(self.function)
         self.call_args = ArgumentsEditor("callArgs", self, self.book)
         self.call_args.changed.connect(self._update_buttons)
         self.value = QLineEdit(self)
@@ -140,15 +143,16 @@ class ComposerPanel(ReadsWhenShown):
         self.call_batch.clicked.connect(self._call_to_batch)
         call = QWidget(self)
         cf = QFormLayout(call)
+        cf.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         kr = QHBoxLayout()
         kr.addWidget(self.known, 1)
         kr.addWidget(self.refresh_known)
         cf.addRow("Known", kr)
         ar = QHBoxLayout()
-        ar.addWidget(self.call_name)
-        ar.addWidget(self.call_address, 2)
+        ar.addWidget(self.call_name, 1)
         ar.addWidget(self.load_button)
         cf.addRow("Contract", ar)
+        cf.addRow("Address", self.call_address)
         cf.addRow("Function", self.function)
         cf.addRow("Arguments", self.call_args)
         cf.addRow("Value", self.value)
@@ -162,7 +166,9 @@ class ComposerPanel(ReadsWhenShown):
         self.chain = QComboBox(self)
         name_widget(self.chain, "composerChain", "Target chain")
         self.chain.addItem(MAIN_CHAIN, None)
-        self.resolve = QCheckBox("Wait for the result (resolve)", self)
+        _compact(self.chain)
+        self.resolve = QCheckBox("Wait for the result", self)
+        self.resolve.setToolTip("resolve=true: the node answers once the transaction is mined")
         self.resolve.setChecked(True)
         name_widget(self.resolve, "composerResolve", "Wait for the result")
         self.gas_limit = QLineEdit(self)
@@ -172,8 +178,11 @@ class ComposerPanel(ReadsWhenShown):
         self.gas_price.setPlaceholderText("gas price (node default)")
         name_widget(self.gas_price, "composerGasPrice", "Gas price")
         options = QFormLayout()
-        options.addRow("Chain", self.chain)
-        options.addRow("", self.resolve)
+        options.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        cr = QHBoxLayout()
+        cr.addWidget(self.chain, 1)
+        cr.addWidget(self.resolve)
+        options.addRow("Chain", cr)
         gp = QHBoxLayout()
         gp.addWidget(self.gas_limit)
         gp.addWidget(self.gas_price)
@@ -184,7 +193,6 @@ class ComposerPanel(ReadsWhenShown):
         self.tabs.addTab(call, "Call")
         self.batch_list = QListWidget(self)
         name_widget(self.batch_list, "composerBatch", "Batch")
-        self.batch_list.setMaximumHeight(90)
         self.send_batch = self._button("Send batch…", "composerSendBatch", "Send the batch")
         self.send_batch.clicked.connect(self.send_batch_now)
         self.clear_batch = self._button("Clear", "composerClearBatch", "Clear the batch")
@@ -212,44 +220,47 @@ class ComposerPanel(ReadsWhenShown):
         self.result.setOpenLinks(False)
         self.result.anchorClicked.connect(self._link)
         name_widget(self.result, "composerResult", "Result")
-        # what is being composed scrolls (it does not grow the window); the result below it
-        # keeps a usable height; a splitter shares the space between them
+        # what is being composed scrolls (it never grows the window); below it, the result
+        # and the batch share tabs and a usable height; a splitter divides the space
         compose = QWidget(self)
         rl = QVBoxLayout(compose)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.tabs, 1)
         rl.addLayout(options)
-        bl = QHBoxLayout()
-        bl.addWidget(QLabel("Batch", self))
-        bl.addStretch(1)
-        bl.addWidget(self.send_batch)
-        bl.addWidget(self.clear_batch)
-        rl.addLayout(bl)
-        rl.addWidget(self.batch_list)
+        self.compose_scroll = FittingScrollArea(self)
+        self.compose_scroll.setObjectName("composerComposeScroll")
+        self.compose_scroll.setWidget(compose)
+        batch = QWidget(self)
+        bl = QVBoxLayout(batch)
+        bh = QHBoxLayout()
+        bh.addWidget(self.send_batch)
+        bh.addWidget(self.clear_batch)
+        bh.addStretch(1)
+        bl.addLayout(bh)
+        bl.addWidget(self.batch_list, 1)
+        self.output = QTabWidget(self)
+        name_widget(self.output, "composerOutput", "Result and batch")
+        self.output.addTab(self.result, "Result")
+        self.output.addTab(batch, "Batch")
+        self.result.setMinimumHeight(self.fontMetrics().lineSpacing() * 5)
+        self.result.textChanged.connect(lambda: self.output.setCurrentIndex(0))
+        results = QWidget(self)
+        resl = QVBoxLayout(results)
+        resl.setContentsMargins(0, 0, 0, 0)
+        resl.addWidget(self.output, 1)
         sl = QHBoxLayout()
         sl.addWidget(self.record_button)
         sl.addWidget(self.save_scenario_button)
         sl.addWidget(self.replay_button)
         sl.addWidget(self.scenario_status, 1)
-        rl.addLayout(sl)
-        self.compose_scroll = QScrollArea(self)
-        self.compose_scroll.setObjectName("composerComposeScroll")
-        self.compose_scroll.setWidgetResizable(True)
-        self.compose_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.compose_scroll.setWidget(compose)
-        results = QWidget(self)
-        resl = QVBoxLayout(results)
-        resl.setContentsMargins(0, 0, 0, 0)
-        resl.addWidget(QLabel("Result", self))
-        resl.addWidget(self.result, 1)
-        self.result.setMinimumHeight(self.fontMetrics().lineSpacing() * 5)
+        resl.addLayout(sl)
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.setObjectName("composerRightSplit")
         right.setChildrenCollapsible(False)
         right.addWidget(self.compose_scroll)
         right.addWidget(results)
-        right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 2)
+        right.setStretchFactor(0, 2)
+        right.setStretchFactor(1, 1)
 
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.setChildrenCollapsible(False)
@@ -376,6 +387,7 @@ class ComposerPanel(ReadsWhenShown):
         self.call_button.setEnabled(call_ok)
         self.call_batch.setEnabled(call_ok)
         self.send_batch.setEnabled(bool(self.batch))
+        self.output.setTabText(1, f"Batch ({len(self.batch)})" if self.batch else "Batch")
         self.clear_batch.setEnabled(bool(self.batch))
         self.save_scenario_button.setEnabled(self.scenario is not None)
 
@@ -782,6 +794,7 @@ class ComposerPanel(ReadsWhenShown):
         self.batch.append((tx, text))
         self.batch_list.addItem(text)
         self._update_buttons()
+        self.output.setCurrentIndex(1)
 
     def _clear_batch(self) -> None:
         self.batch.clear()
@@ -805,3 +818,11 @@ class ComposerPanel(ReadsWhenShown):
 def _args_text(args: dict[str, Any]) -> str:
     text = ", ".join(f"{k}: {json.dumps(v)}" for k, v in args.items())
     return text if len(text) < 300 else text[:297] + "…"
+
+
+def _compact(combo: QComboBox, chars: int = 16) -> None:
+    """Long entries (function signatures, contract lists) elide instead of widening the pane;
+    the popup still shows them whole."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(chars)
+    combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMessageBox,
-    QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -55,6 +55,10 @@ class SourcePane(QWidget):
         for f in sorted(SAMPLES.glob("*.sol")) if SAMPLES.is_dir() else []:
             self.samples.addItem(f.stem, str(f))
         self.samples.setToolTip("Load a sample contract")
+        self.samples.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.samples.setMinimumContentsLength(9)
         self.samples.activated.connect(self._sample_chosen)
         self.open_button = self._button("Open…", "composerOpen", "Open a .sol file", "Ctrl+O")
         self.open_button.clicked.connect(self.open_file)
@@ -97,8 +101,10 @@ class SourcePane(QWidget):
         controller.settings_loaded.connect(self.restore_draft)
         self._edited()
 
-    def _button(self, text: str, name: str, accessible: str, shortcut: str) -> QPushButton:
-        b = QPushButton(text, self)
+    def _button(self, text: str, name: str, accessible: str, shortcut: str) -> QToolButton:
+        b = QToolButton(self)  # narrower than push buttons: the editor's row fits 1024 px
+        b.setText(text)
+        b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         name_widget(b, name, accessible)
         b.setShortcut(shortcut)
         b.setToolTip(f"{accessible} ({shortcut})")
