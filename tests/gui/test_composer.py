@@ -3,20 +3,26 @@ argument kind, raw JSON, confirmation sheet, results, require failures, batches,
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 import qasync
 import shiboken6
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
     QCheckBox,
     QComboBox,
+    QFormLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
     QToolButton,
+    QWidget,
 )
 
 from app.services.controller import AppController
@@ -619,3 +625,157 @@ def test_inspector_shows_the_state_diff_from_history(
 def inspectors(window: MainWindow) -> list[TxInspectorDialog]:
     """The transaction inspectors the window opened and has not deleted."""
     return [d for d in window.findChildren(TxInspectorDialog) if shiboken6.isValid(d)]
+
+
+# ------------------------------------------------------------ a small screen, the keyboard
+
+
+def form_label(field: QWidget) -> QLabel:
+    """The label a QFormLayout shows beside ``field``."""
+    page = field.parentWidget()
+    form = page.layout() if page is not None else None
+    assert isinstance(form, QFormLayout)
+    label = form.labelForField(field)
+    assert isinstance(label, QLabel)
+    return label
+
+
+def shown_height(widget: QWidget) -> int:
+    """How much of ``widget`` is on screen (parents and scroll areas clip it)."""
+    return widget.visibleRegion().boundingRect().height() if widget.isVisible() else 0
+
+
+def settle(loop: qasync.QEventLoop, rounds: int = 5) -> None:
+    for _ in range(rounds):
+        loop.run_until_complete(asyncio.sleep(0.02))
+        QApplication.processEvents()
+
+
+def test_argument_editors_keep_their_height_at_1024x640(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    window.resize(1024, 640)
+    compile_source(loop, panel, KINDS)
+    panel.deploy_args.editors["start"].set_value(1)
+    confirm(loop, panel, panel.deploy())
+    assert panel.tabs.currentIndex() == 1 and panel.call_spec is not None
+    panel.function.setCurrentIndex(panel.function.findData("mustBePositive"))
+    settle(loop)
+    assert window.size() == QSize(1024, 640)
+    edit = panel.call_args.editors["v"].findChild(QLineEdit, "arg_v")
+    assert edit is not None
+    # the editor shows whole, the label beside the arguments is not clipped
+    assert shown_height(edit) >= edit.minimumSizeHint().height() > 0
+    label = form_label(panel.call_args)
+    assert label.text() == "Arguments"
+    assert shown_height(label) >= label.sizeHint().height()
+    lines = panel.call_args.fontMetrics().lineSpacing()
+    assert panel.call_args.stack.height() >= 3 * lines
+    # the Call button is on screen without scrolling
+    assert shown_height(panel.call_button) >= panel.call_button.minimumSizeHint().height()
+
+    # nine parameters with arrays, a struct and a mapping scroll: the window keeps its size
+    panel.function.setCurrentIndex(panel.function.findData("everything"))
+    settle(loop)
+    assert window.size() == QSize(1024, 640)
+    assert panel.call_args.scroll.verticalScrollBar().maximum() > 0
+    assert panel.call_args.stack.height() >= 3 * lines
+    nums = panel.call_args.editors["nums"]
+    assert isinstance(nums, ArrayEditor)
+    for _ in range(12):  # an array grown row by row scrolls too
+        qtbot_click(nums.add_button)
+    settle(loop)
+    assert window.size() == QSize(1024, 640)
+    bar = panel.call_args.scroll.verticalScrollBar()
+    panel.call_args.scroll.ensureWidgetVisible(nums.rows[-1][1][0])
+    settle(loop)
+    last = nums.rows[-1][1][0].findChild(QLineEdit)
+    assert last is not None and shown_height(last) >= last.minimumSizeHint().height()
+    assert bar.value() > 0
+
+
+def qtbot_click(button: QAbstractButton) -> None:
+    QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def test_confirmation_sheet_shows_text_as_typed_and_takes_focus(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, (SAMPLES / "Token.sol").read_text())
+    panel.contract.setCurrentText("Token")
+    name = '"Demo Coin" <b>bold</b> & A&amp;B > 1'
+    args = panel.deploy_args.editors
+    args["_name"].set_value(name)
+    args["_symbol"].set_value("<D&C>")
+    args["_supply"].set_value(100)
+    dialog = panel.deploy()
+    assert dialog is not None
+    settle(loop)
+    what = dialog.findChild(QLabel, "confirmWhat")
+    assert what is not None
+    # plain text, shown as typed: the JSON of the name, not its HTML escape
+    assert json.dumps(name) in what.text() and '"<D&C>"' in what.text()
+    assert "&quot;" not in what.text() and "&amp;B" in what.text()
+    assert what.textFormat() == Qt.TextFormat.PlainText
+    for label in dialog.findChildren(QLabel):
+        if label.objectName().startswith("confirm"):
+            assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName()
+    # the sheet has the keyboard; Enter is the safe choice: it cancels, nothing is sent
+    assert dialog.isActiveWindow()
+    assert dialog.cancel_button.hasFocus() and dialog.cancel_button.isDefault()
+    before = panel.result.toPlainText()
+    QTest.keyClick(dialog.cancel_button, Qt.Key.Key_Return)
+    settle(loop)
+    assert not shiboken6.isValid(dialog) or not dialog.isVisible()
+    assert panel.result.toPlainText() == before
+    # Alt+S sends
+    dialog = panel.deploy()
+    assert dialog is not None
+    settle(loop)
+    QTest.keyClick(dialog.cancel_button, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
+    drive(loop, lambda: "created Token" in panel.result.toPlainText(), 30)
+
+
+def test_composer_actions_from_the_keyboard(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    window.activateWindow()
+    settle(loop)
+    for button, keys in (
+        (panel.compile_button, "Ctrl+B"),
+        (panel.deploy_button, "Ctrl+Shift+D"),
+        (panel.call_button, "Ctrl+Return"),
+        (panel.send_batch, "Ctrl+Shift+Return"),
+        (panel.open_button, "Ctrl+O"),
+        (panel.save_button, "Ctrl+S"),
+    ):
+        assert keys in button.toolTip(), button.objectName()
+    panel.editor.setPlainText(KINDS)
+    panel.editor.setFocus()
+    QTest.keyClick(panel.editor, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    drive(loop, lambda: panel.source_status.text().startswith("✔"))
+    panel.deploy_args.editors["start"].set_value(3)
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    QTest.keyClick(panel.editor, Qt.Key.Key_D, ctrl_shift)
+    settle(loop)
+    sheet = next(d for d in panel.findChildren(ConfirmDialog) if d.isVisible())
+    QTest.keyClick(sheet.cancel_button, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
+    drive(loop, lambda: "created Kinds" in panel.result.toPlainText(), 30)
+    panel.function.setCurrentIndex(panel.function.findData("peek"))
+    panel.function.setFocus()
+    window.activateWindow()
+    settle(loop)
+    QTest.keyClick(panel.function, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    settle(loop)
+    sheet = next(
+        d for d in panel.findChildren(ConfirmDialog) if shiboken6.isValid(d) and d.isVisible()
+    )
+    assert "peek" in sheet.request.toPlainText()
+    QTest.keyClick(sheet.cancel_button, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
+    drive(loop, lambda: "#0 (uint256) = 3" in panel.result.toPlainText(), 30)
