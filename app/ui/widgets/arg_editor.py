@@ -575,18 +575,18 @@ class ArgumentsEditor(QWidget):
         self.stack = _PageStack(self)
         # many parameters (or a long array, a struct) scroll here instead of growing the
         # window; a few lines stay visible however small the window is
-        self.scroll = FittingScrollArea(self.stack)
-        self.scroll.setObjectName(f"{name}Scroll")
-        self.form_page = QWidget(self.scroll)
+        self.scroll_area = FittingScrollArea(self.stack)
+        self.scroll_area.setObjectName(f"{name}Scroll")
+        self.form_page = QWidget(self.scroll_area)
         self.form = QFormLayout(self.form_page)
         self.form.setContentsMargins(0, 0, 0, 0)
         # a narrow pane puts big editors (arrays, structs) under their label, not beside it
         self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        self.scroll.setWidget(self.form_page)
+        self.scroll_area.setWidget(self.form_page)
         self.raw = QPlainTextEdit(self.stack)
         name_widget(self.raw, f"{name}Raw", "Arguments as JSON")
         self.raw.textChanged.connect(self._update_problems)
-        self.stack.addWidget(self.scroll)
+        self.stack.addWidget(self.scroll_area)
         self.stack.addWidget(self.raw)
         self.stack.setMinimumHeight(self.fontMetrics().lineSpacing() * MIN_LINES)
         self.problems_label = QLabel("", self)

@@ -213,8 +213,7 @@ class SourcePane(QWidget):
         return True
 
     def ask_before_quit(self) -> QMessageBox:
-        if self.quit_prompt is not None and self.quit_prompt.isVisible():
-            self.quit_prompt.raise_()
+        if self.quit_prompt is not None:  # asked already (Ctrl+Q again): the same question
             self.quit_prompt.activateWindow()
             return self.quit_prompt
         assert self.path is not None
@@ -230,7 +229,6 @@ class SourcePane(QWidget):
         box.setInformativeText("Save them before quitting?")
         box.setDefaultButton(buttons.Save)
         box.setEscapeButton(buttons.Cancel)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def answered(button: Any) -> None:
             choice = box.standardButton(button)
@@ -241,7 +239,12 @@ class SourcePane(QWidget):
                 self._discarded = True
                 self._quit()
 
+        def gone(_code: int) -> None:
+            self.quit_prompt = None
+            box.deleteLater()
+
         box.buttonClicked.connect(answered)
+        box.finished.connect(gone)
         self.quit_prompt = box
         box.open()
         return box
