@@ -716,7 +716,10 @@ class FittingScrollArea(QScrollArea):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self._pending = False
+        self._refit_soon = QTimer(self)  # a child: it dies with the area, never fires after
+        self._refit_soon.setSingleShot(True)
+        self._refit_soon.setInterval(0)
+        self._refit_soon.timeout.connect(self._refit)
 
     def setWidget(self, widget: QWidget) -> None:
         super().setWidget(widget)
@@ -725,13 +728,11 @@ class FittingScrollArea(QScrollArea):
         self.viewport().setAutoFillBackground(False)  # the page's colour, not grey
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest and not self._pending:
-            self._pending = True
-            QTimer.singleShot(0, self._refit)  # once the page's layout has run
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._refit_soon.start()  # once the page's layout has run
         return super().eventFilter(watched, event)
 
     def _refit(self) -> None:
-        self._pending = False
         self.setWidgetResizable(True)  # recomputes the page's size and the scroll range
         self.updateGeometry()
 
