@@ -920,3 +920,37 @@ def test_samples_box_turns_neutral_once_the_source_is_not_the_sample(
     drive(loop, lambda: panel.samples.currentText() == "Token")
     QTest.keyClick(panel.editor, Qt.Key.Key_X)  # a single key is enough
     assert panel.samples.currentText() == "Samples…"
+
+
+def test_tab_leaves_the_editor_and_follows_the_layout(
+    controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    panel = panel_of(window)
+    window.activateWindow()
+    panel.samples.setFocus()
+    settle(loop)
+
+    def tab_through(n: int) -> list[str]:
+        names = []
+        for _ in range(n):
+            widget = QApplication.focusWidget()
+            assert widget is not None
+            names.append(widget.objectName())
+            QTest.keyClick(widget, Qt.Key.Key_Tab)
+        return names
+
+    tools = ["composerSamples", "composerOpen", "composerSave", "composerSaveAs"]
+    assert tab_through(5) == [*tools, "composerCompile"]
+    assert panel.editor.hasFocus()
+    QTest.keyClick(panel.editor, Qt.Key.Key_Tab)  # Tab indents in the editor
+    assert panel.editor.toPlainText() == "\t" and panel.editor.hasFocus()
+    QTest.keyClick(panel.editor, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert panel.tabs.tabBar().hasFocus()  # Ctrl+Tab moves on: the Deploy/Call tabs
+    order = tab_through(12)
+    assert order[1:5] == ["deployContract", "deployVm", "deployHistory", "deployArgsRawToggle"]
+    assert order.index("composerChain") < order.index("composerGasPrice")
+    result = order.index("composerResult")
+    assert order.index("composerGasPrice") < result < order.index("composerRecord")
+    panel.editor.setFocus()
+    QTest.keyClick(panel.editor, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ControlModifier)
+    assert panel.compile_button.hasFocus()  # Ctrl+Shift+Tab: back to the tools

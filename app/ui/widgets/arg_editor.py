@@ -17,7 +17,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QRegularExpression, QSize, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRegularExpression, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -716,6 +716,8 @@ class FittingScrollArea(QScrollArea):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        # Tab goes to the fields inside (the area scrolls to each one), not to the area itself
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._refit_soon = QTimer(self)  # a child: it dies with the area, never fires after
         self._refit_soon.setSingleShot(True)
         self._refit_soon.setInterval(0)

@@ -1,4 +1,8 @@
-"""A Solidity/SolidVM source editor: line numbers, syntax colours, error markers."""
+"""A Solidity/SolidVM source editor: line numbers, syntax colours, error markers.
+
+Tab indents, as in any code editor; Ctrl+Tab and Ctrl+Shift+Tab leave the editor (so the
+keyboard is never trapped in it).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontDatabase,
+    QKeyEvent,
     QPainter,
     QPaintEvent,
     QResizeEvent,
@@ -228,6 +233,7 @@ class SourceEditor(QPlainTextEdit):
         super().__init__(parent)
         self.setObjectName("sourceEditor")
         self.setAccessibleName("Contract source")
+        self.setToolTip("Tab indents; Ctrl+Tab moves on to the next control")
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
@@ -243,6 +249,18 @@ class SourceEditor(QPlainTextEdit):
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._scroll_gutter)
         self._update_margin()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        if ctrl and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+            back = event.key() == Qt.Key.Key_Backtab or bool(
+                event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+            )
+            self.setTabChangesFocus(True)  # QPlainTextEdit refuses to move focus otherwise
+            self.focusNextPrevChild(not back)
+            self.setTabChangesFocus(False)
+            return
+        super().keyPressEvent(event)
 
     def _reparse_now(self) -> None:
         if not self._tree_loaded:

@@ -6,7 +6,6 @@ confirmation sheet, which shows the exact request; the result area decodes what 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from html import escape
 from pathlib import Path
@@ -22,7 +21,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
@@ -36,12 +34,13 @@ from PySide6.QtWidgets import (
 from app.client.abi_types import AbiTypeError, ContractSpec, FunctionSpec, parse_int
 from app.client.errors import StratoError, TransactionFailed
 from app.client.models import TxRequest, TxResult
-from app.client.scenario import ReplayStep, Scenario
-from app.services.composer import Draft, Preview
+from app.client.scenario import Scenario
+from app.services.composer import Draft
 from app.services.controller import AppController
+from app.ui.panels.composer.scenarios import ScenarioBar
 from app.ui.panels.composer.source_pane import SAMPLES, SourcePane
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor, FittingScrollArea
-from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, while_alive
+from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
 from app.ui.widgets.tx_render import returned_items, status_colour
 
@@ -197,28 +196,16 @@ class ComposerPanel(ReadsWhenShown):
         self.send_batch.clicked.connect(self.send_batch_now)
         self.clear_batch = self._button("Clear", "composerClearBatch", "Clear the batch")
         self.clear_batch.clicked.connect(self._clear_batch)
-        self.record_button = self._button("● Record", "composerRecord", "Record a scenario")
-        self.record_button.setCheckable(True)
-        self.record_button.setToolTip(
-            "Record what you send as a scenario (created addresses become placeholders)"
-        )
-        self.record_button.toggled.connect(self._record_toggled)
-        self.save_scenario_button = self._button(
-            "Save scenario…", "composerSaveScenario", "Save the recorded scenario"
-        )
-        self.save_scenario_button.clicked.connect(self.save_scenario)
-        self.replay_button = self._button("Replay…", "composerReplay", "Replay a scenario file")
-        self.replay_button.clicked.connect(self.open_scenario)
-        self.scenario_status = QLabel("", self)
-        name_widget(self.scenario_status, "composerScenarioStatus", "Scenario status")
-        self.scenario: Scenario | None = None
-        composer = controller.composer
-        composer.recording_changed.connect(self._on_recording)
-        composer.replay_progress.connect(self._on_replay_progress)
-        composer.result.connect(self._on_sent)
+        self.scenarios = ScenarioBar(controller, self.show_results, self._show_error, self)
+        self.record_button = self.scenarios.record_button
+        self.save_scenario_button = self.scenarios.save_scenario_button
+        self.scenario_status = self.scenarios.scenario_status
+        self.save_scenario_to = self.scenarios.save_scenario_to
+        self.replay_file = self.scenarios.replay_file
         self.result = QTextBrowser(self)
         self.result.setOpenLinks(False)
         self.result.anchorClicked.connect(self._link)
+        self.scenarios.replaying.connect(lambda: self.result.setHtml("<i>Replaying…</i>"))
         name_widget(self.result, "composerResult", "Result")
         # what is being composed scrolls (it never grows the window); below it, the result
         # and the batch share tabs and a usable height; a splitter divides the space
@@ -248,12 +235,7 @@ class ComposerPanel(ReadsWhenShown):
         resl = QVBoxLayout(results)
         resl.setContentsMargins(0, 0, 0, 0)
         resl.addWidget(self.output, 1)
-        sl = QHBoxLayout()
-        sl.addWidget(self.record_button)
-        sl.addWidget(self.save_scenario_button)
-        sl.addWidget(self.replay_button)
-        sl.addWidget(self.scenario_status, 1)
-        resl.addLayout(sl)
+        resl.addWidget(self.scenarios)
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.setObjectName("composerRightSplit")
         right.setChildrenCollapsible(False)
@@ -270,6 +252,10 @@ class ComposerPanel(ReadsWhenShown):
         split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addWidget(split)
+        # Tab follows the layout: the editor, the Deploy/Call tabs, their page ... the result
+        QWidget.setTabOrder(self.editor, self.tabs)
+        QWidget.setTabOrder(self.gas_price, self.output)
+        QWidget.setTabOrder(self.output, self.result)
         self._shortcuts()
 
         controller.session.user_changed.connect(self._on_user)
@@ -300,6 +286,11 @@ class ComposerPanel(ReadsWhenShown):
             self.call()
         else:
             (self.function if self.call_spec is not None else self.call_address).setFocus()
+
+    @property
+    def scenario(self) -> Scenario | None:
+        """The scenario recorded last (None before a recording ends)."""
+        return self.scenarios.scenario
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
         b = QPushButton(text, self)
@@ -389,7 +380,6 @@ class ComposerPanel(ReadsWhenShown):
         self.send_batch.setEnabled(bool(self.batch))
         self.output.setTabText(1, f"Batch ({len(self.batch)})" if self.batch else "Batch")
         self.clear_batch.setEnabled(bool(self.batch))
-        self.save_scenario_button.setEnabled(self.scenario is not None)
 
     # ------------------------------------------------------------ building
 
@@ -664,118 +654,6 @@ class ComposerPanel(ReadsWhenShown):
         fn = self._function()
         self.value.setEnabled(fn is not None and fn.payable)
         self._update_buttons()
-
-    # ------------------------------------------------------------ scenarios
-
-    def _record_toggled(self, on: bool) -> None:
-        if on:
-            self.controller.tasks.start(
-                "Starting the recorder",
-                self.composer.start_recording(),
-                on_error=while_alive(self, self._record_failed),
-            )
-        elif self.composer.recorder is not None:
-            self.scenario = self.composer.stop_recording()
-            n = len(self.scenario.steps)
-            self.scenario_status.setText(f"Recorded {n} step(s): Save scenario… to keep them")
-            self._update_buttons()
-
-    def _record_failed(self, text: str) -> None:
-        self.record_button.setChecked(False)
-        self._show_error(text)
-
-    def _on_recording(self, on: bool) -> None:
-        self.record_button.setText("■ Stop recording" if on else "● Record")
-        if on:
-            self.scenario_status.setText("Recording: 0 step(s)")
-
-    def _on_sent(self, _result: TxResult) -> None:
-        rec = self.composer.recorder
-        if rec is not None:
-            self.scenario_status.setText(f"Recording: {len(rec.scenario.steps)} step(s)")
-
-    def save_scenario(self) -> QFileDialog | None:
-        if self.scenario is None:
-            return None
-        return file_dialog(
-            self,
-            "Save the scenario",
-            "Scenario (*.json)",
-            self.save_scenario_to,
-            save_suffix="json",
-        )
-
-    def save_scenario_to(self, name: str) -> None:
-        if self.scenario is None:
-            return
-        text, path = self.scenario.dumps(), Path(name)
-        self.controller.tasks.start(
-            f"Saving {path.name}",
-            asyncio.to_thread(path.write_text, text, encoding="utf-8"),
-            on_done=while_alive(
-                self, lambda _r: self.scenario_status.setText(f"Scenario saved to {path}")
-            ),
-        )
-
-    def open_scenario(self) -> QFileDialog:
-        return file_dialog(
-            self, "Replay a scenario", "Scenario (*.json);;All (*)", self.replay_file
-        )
-
-    def replay_file(self, name: str) -> None:
-        path = Path(name)
-
-        async def load() -> Scenario:
-            return Scenario.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
-
-        self.controller.tasks.start(
-            f"Reading {path.name}",
-            load(),
-            on_done=while_alive(self, self.confirm_replay),
-            on_error=while_alive(self, self._show_error),
-        )
-
-    def confirm_replay(self, scenario: Scenario) -> ConfirmDialog | None:
-        client = self.controller.session.client
-        if client is None:
-            self._show_error("not connected")
-            return None
-        preview = Preview(
-            "POST",
-            f"{client.base_url}{client.svc_prefix()}/transaction?resolve=true (once per step)",
-            {"steps": [s.to_json() for s in scenario.steps]},
-            self.controller.session.username,
-            "as recorded per step",
-        )
-        notes = [s.note or f"{len(s.txs)} transaction(s)" for s in scenario.steps]
-        dialog = ConfirmDialog(preview, notes, self)
-        dialog.setWindowTitle(f"Replay {len(scenario.steps)} step(s)?")
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self._replay(scenario))
-        dialog.open()
-        return dialog
-
-    def _replay(self, scenario: Scenario) -> None:
-        self.result.setHtml("<i>Replaying…</i>")
-
-        def done(steps: list[ReplayStep]) -> None:
-            results = [r for s in steps for r in s.results]
-            self.show_results(results)
-            failed = any(r.status == "Failure" for r in results)
-            self.scenario_status.setText(
-                f"Replayed {len(steps)} of {len(scenario.steps)} step(s)"
-                + (": stopped at a failure" if failed else "")
-            )
-
-        self.controller.tasks.start(
-            "Replaying a scenario",
-            self.composer.replay(scenario),
-            on_done=while_alive(self, done),
-            on_error=while_alive(self, self._show_error),
-        )
-
-    def _on_replay_progress(self, done: int, total: int) -> None:
-        self.scenario_status.setText(f"Replaying: {done} of {total} step(s)")
 
     # ------------------------------------------------------------ batch
 

@@ -9,6 +9,7 @@ Cancel), as in any editor.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -77,15 +78,19 @@ class SourcePane(QWidget):
         self.source_status.setWordWrap(True)
         name_widget(self.source_status, "composerSourceStatus", "Compile result")
         tools = QHBoxLayout()
-        for w in (
+        tools_widgets: list[QWidget] = [
             self.samples,
             self.open_button,
             self.save_button,
             self.save_as_button,
             self.compile_button,
-        ):
+        ]
+        for w in tools_widgets:
             tools.addWidget(w)
         tools.addStretch(1)
+        order = [*tools_widgets, self.editor]
+        for a, b in itertools.pairwise(order):
+            QWidget.setTabOrder(a, b)  # the tools row first, as laid out, then the editor
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(tools)
