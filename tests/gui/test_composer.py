@@ -909,15 +909,16 @@ def test_samples_box_turns_neutral_once_the_source_is_not_the_sample(
     connect(loop, controller, node, "alice")
     panel = panel_of(window)
     index = panel.samples.findText("Token")
+    panel.samples.setCurrentIndex(index)  # what choosing it in the list does
     panel.samples.activated.emit(index)
     drive(loop, lambda: panel.editor.toPlainText() == (SAMPLES / "Token.sol").read_text())
     assert panel.samples.currentText() == "Token"
-    assert panel.source.file_label.text() == "Sample Token"
     panel.editor.setPlainText(KINDS)  # other source pasted
     assert panel.samples.currentIndex() == 0 and panel.samples.currentText() == "Samples…"
     assert "Draft" in panel.source.file_label.text()
     panel.samples.activated.emit(index)
     drive(loop, lambda: panel.samples.currentText() == "Token")
+    assert panel.source.file_label.text() == "Sample Token"
     QTest.keyClick(panel.editor, Qt.Key.Key_X)  # a single key is enough
     assert panel.samples.currentText() == "Samples…"
 
