@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QInputDialog,
     QLabel,
@@ -916,11 +917,53 @@ def test_samples_box_turns_neutral_once_the_source_is_not_the_sample(
     panel.editor.setPlainText(KINDS)  # other source pasted
     assert panel.samples.currentIndex() == 0 and panel.samples.currentText() == "Samples…"
     assert "Draft" in panel.source.file_label.text()
-    panel.samples.activated.emit(index)
-    drive(loop, lambda: panel.samples.currentText() == "Token")
-    assert panel.source.file_label.text() == "Sample Token"
     QTest.keyClick(panel.editor, Qt.Key.Key_X)  # a single key is enough
     assert panel.samples.currentText() == "Samples…"
+
+
+def test_choosing_a_sample_over_unsaved_source_asks_first(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+    qtbot: QtBot,
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    token = (SAMPLES / "Token.sol").read_text()
+    index = panel.samples.findText("Token")
+    panel.editor.setPlainText(KINDS)  # typed or pasted: only a draft
+    buttons = QMessageBox.StandardButton
+
+    def choose_token() -> QMessageBox:
+        panel.samples.setCurrentIndex(index)
+        panel.samples.activated.emit(index)
+        drive(loop, lambda: panel.source.quit_prompt is not None)
+        box = panel.source.quit_prompt
+        assert box is not None and box.isVisible()
+        return box
+
+    # Cancel: nothing replaced, the box still says the text is no sample
+    qtbot.mouseClick(choose_token().button(buttons.Cancel), Qt.MouseButton.LeftButton)
+    settle(loop)
+    assert panel.editor.toPlainText() == KINDS and panel.samples.currentIndex() == 0
+    # Save: asks where, writes the draft there, then opens the sample
+    qtbot.mouseClick(choose_token().button(buttons.Save), Qt.MouseButton.LeftButton)
+    drive(loop, lambda: any(d.isVisible() for d in panel.findChildren(QFileDialog)))
+    dialog = next(d for d in panel.findChildren(QFileDialog) if d.isVisible())
+    dialog.fileSelected.emit(str(tmp_path / "kinds.sol"))
+    dialog.close()
+    drive(loop, lambda: panel.editor.toPlainText() == token)
+    assert (tmp_path / "kinds.sol").read_text() == KINDS
+    assert panel.samples.currentText() == "Token"
+    # an unedited sample is replaced without a question; edited, Discard drops the edits
+    panel.samples.activated.emit(index)
+    settle(loop)
+    assert panel.source.quit_prompt is None
+    QTest.keyClick(panel.editor, Qt.Key.Key_X)
+    qtbot.mouseClick(choose_token().button(buttons.Discard), Qt.MouseButton.LeftButton)
+    drive(loop, lambda: panel.editor.toPlainText() == token)
 
 
 def test_tab_leaves_the_editor_and_follows_the_layout(

@@ -218,31 +218,56 @@ class SourcePane(QWidget):
         return True
 
     def ask_before_quit(self) -> QMessageBox:
+        assert self.path is not None
+        return self.ask_unsaved(
+            f"{self.path.name} has changes that are not saved.",
+            "Save them before quitting?",
+            self._quit,
+            quitting=True,
+        )
+
+    @property
+    def unsaved(self) -> bool:
+        """Replacing the text would lose something: a file's edits, or typed text that is no
+        unedited sample."""
+        text = self.editor.toPlainText()
+        if not text.strip():
+            return False
+        if self.path is not None or self.sample is not None:
+            return self.modified
+        return True
+
+    def ask_unsaved(
+        self, text: str, question: str, proceed: Callable[[], None], quitting: bool = False
+    ) -> QMessageBox:
+        """Save / Discard / Cancel (non-blocking): Save writes the file (asking where for a
+        draft) and then proceeds, Discard proceeds, Cancel changes nothing."""
         if self.quit_prompt is not None:  # asked already (Ctrl+Q again): the same question
             self.quit_prompt.activateWindow()
             return self.quit_prompt
-        assert self.path is not None
         buttons = QMessageBox.StandardButton
         box = QMessageBox(
             QMessageBox.Icon.Warning,
             "Unsaved changes",
-            f"{self.path.name} has changes that are not saved.",
+            text,
             buttons.Save | buttons.Discard | buttons.Cancel,
             self,
         )
-        box.setObjectName("composerQuitPrompt")
-        box.setInformativeText("Save them before quitting?")
+        box.setObjectName("composerQuitPrompt" if quitting else "composerReplacePrompt")
+        box.setInformativeText(question)
         box.setDefaultButton(buttons.Save)
         box.setEscapeButton(buttons.Cancel)
 
         def answered(button: Any) -> None:
             choice = box.standardButton(button)
             if choice == buttons.Save:
-                assert self.path is not None
-                self.save_to(str(self.path), then=self._quit)
+                if self.path is not None:
+                    self.save_to(str(self.path), then=proceed)
+                else:
+                    self.save_file(then=proceed)
             elif choice == buttons.Discard:
-                self._discarded = True
-                self._quit()
+                self._discarded = quitting
+                proceed()
 
         def gone(_code: int) -> None:
             self.quit_prompt = None
@@ -254,6 +279,16 @@ class SourcePane(QWidget):
         box.open()
         return box
 
+    def _replace(self, what: str, load: Callable[[], None]) -> None:
+        """Load other source, asking first when the current text would be lost."""
+        if not self.unsaved:
+            load()
+            return
+        name = self.path.name if self.path is not None else "The draft"
+        self.ask_unsaved(
+            f"{name} has changes that are not saved.", f"Save them before opening {what}?", load
+        )
+
     def _quit(self) -> None:
         QTimer.singleShot(0, self.window().close)  # after the prompt has gone
 
@@ -261,8 +296,11 @@ class SourcePane(QWidget):
 
     def _sample_chosen(self, index: int) -> None:
         path = self.samples.itemData(index)
-        if path:
-            self.load_path(Path(str(path)), sample=self.samples.itemText(index))
+        if not path:
+            return
+        name = self.samples.itemText(index)
+        self._edited()  # the box shows what the editor holds until the sample is loaded
+        self._replace(f"the sample {name}", lambda: self.load_path(Path(str(path)), name))
 
     def load_path(self, path: Path, sample: str | None = None) -> None:
         def loaded(text: str) -> None:
@@ -280,7 +318,7 @@ class SourcePane(QWidget):
             self,
             "Open a contract",
             "Solidity (*.sol);;All (*)",
-            lambda f: self.load_path(Path(f)),
+            lambda f: self._replace(Path(f).name, lambda: self.load_path(Path(f))),
             directory=str(SAMPLES),
         )
 
@@ -291,9 +329,13 @@ class SourcePane(QWidget):
         self.save_to(str(self.path))
         return None
 
-    def save_file(self) -> QFileDialog:
+    def save_file(self, then: Callable[[], None] | None = None) -> QFileDialog:
         return file_dialog(
-            self, "Save the contract", "Solidity (*.sol)", self.save_to, save_suffix="sol"
+            self,
+            "Save the contract",
+            "Solidity (*.sol)",
+            lambda f: self.save_to(f, then=then),
+            save_suffix="sol",
         )
 
     def save_to(self, name: str, then: Callable[[], None] | None = None) -> None:
