@@ -68,6 +68,7 @@ class AppController(QObject):
     contacts_changed(dict): the address book (name -> address).
     names_changed(dict): names to show for addresses (address -> name): contacts first, then
         the node's users with a certificate.
+    settings_loaded(): settings.json was read (:meth:`setting` now answers from it).
     """
 
     message = Signal(str, str, str, str)
@@ -75,7 +76,7 @@ class AppController(QObject):
     users_changed = Signal(list)
     contacts_changed = Signal(dict)
     names_changed = Signal(dict)
-    settings_loaded = Signal()  # setting() answers from settings.json from now on
+    settings_loaded = Signal()
 
     def __init__(
         self,
@@ -112,6 +113,7 @@ class AppController(QObject):
         self._watch: asyncio.Task[Any] | None = None
         self._pending_task: asyncio.Task[Any] | None = None
         self._settings: dict[str, Any] = {}
+        self.settings_ready = False  # settings.json read (saving before would drop its values)
         self.open_browser: Callable[[str], object] = _open_browser  # browser sign-in opens this
         # passwords that signed in during this run, in memory only: switching back needs none
         self._recent_passwords: dict[tuple[str, str], str] = {}
@@ -171,8 +173,10 @@ class AppController(QObject):
         return self._settings.get(key, default)
 
     async def load_settings(self) -> None:
-        """Read settings.json (off the GUI thread), then emit ``settings_loaded``."""
+        """Read settings.json (off the GUI thread), then emit ``settings_loaded`` (the window
+        restores its geometry and last panel from it)."""
         self._settings = await asyncio.to_thread(self.settings.load)
+        self.settings_ready = True
         self.settings_loaded.emit()
 
     async def save_settings(self, **values: Any) -> None:

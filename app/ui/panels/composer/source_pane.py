@@ -105,6 +105,8 @@ class SourcePane(QWidget):
         self.editor.textChanged.connect(self._edited)
         controller.settings_loaded.connect(self.restore_draft)
         self._edited()
+        if controller.settings_ready:  # built after the settings were read
+            self.restore_draft()
 
     def _button(self, text: str, name: str, accessible: str, shortcut: str) -> QToolButton:
         b = QToolButton(self)  # narrower than push buttons: the editor's row fits 1024 px
