@@ -11,8 +11,10 @@ from typing import Any
 
 import qasync
 import shiboken6
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
 
 from app.client.assets import AssetApp
 from app.services.assets import SCHEME_ORDER_KEY
@@ -465,3 +467,92 @@ def test_switching_the_user_in_the_toolbar_reloads_the_assets(
     pick("bob")
     assert chain not in panel.visible_chains()
     assert not alice_view & set(panel.visible_chains())
+
+
+# ---------------------------------------------------------------------------- mouse and layout
+
+
+def click_card(qtbot: QtBot, panel: AssetsPanel, chain: str) -> None:
+    """A real mouse click on the asset's card in the Gallery tab."""
+    panel.views.setCurrentWidget(panel.gallery)
+    index = panel.proxy.mapFromSource(panel.model.index(panel.model.row_of(chain), 0))
+    assert index.isValid(), chain
+    panel.gallery.scrollTo(index)
+    rect = panel.gallery.visualRect(index)
+    assert rect.isValid() and panel.gallery.viewport().rect().contains(rect.center())
+    qtbot.mouseClick(panel.gallery.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def click_row(qtbot: QtBot, panel: AssetsPanel, chain: str, column: int = 2) -> None:
+    """A real mouse click on a cell of the asset's row in the Table tab."""
+    panel.views.setCurrentWidget(panel.table)
+    index = panel.proxy.mapFromSource(panel.model.index(panel.model.row_of(chain), column))
+    assert index.isValid(), chain
+    panel.table.scrollTo(index)
+    rect = panel.table.visualRect(index)
+    assert rect.isValid() and panel.table.viewport().rect().contains(rect.center())
+    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def shows(panel: AssetsPanel, chain: str) -> bool:
+    """The detail pane shows the asset on ``chain``, read from the node, with its history."""
+    d = panel.detail
+    return d is not None and d.record.chain_id == chain and panel.timeline.topLevelItemCount() > 0
+
+
+def test_clicking_a_card_or_a_row_opens_the_asset(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    first = make_car(node, "alice", "CLICK-1", color="orange")
+    second = make_car(node, "alice", "CLICK-2", color="purple")
+    panel = open_panel(loop, controller, window, node)
+    panel.selection.clearSelection()
+    panel.selection.setCurrentIndex(QModelIndex(), QItemSelectionModel.SelectionFlag.Clear)
+    drive(loop, lambda: panel.detail is None)
+    assert panel.d_title.text() == "Select an asset"
+    assert not panel.update_button.isEnabled() and not panel.transfer_button.isEnabled()
+
+    click_card(qtbot, panel, first)
+    drive(loop, lambda: shows(panel, first))
+    assert "CLICK-1" in panel.d_title.text()
+    assert panel.update_button.isEnabled() and panel.transfer_button.isEnabled()
+
+    click_row(qtbot, panel, second)
+    drive(loop, lambda: shows(panel, second))
+    assert "CLICK-2" in panel.d_title.text()
+    assert panel.d_chain.value() == second
+    # and back on the card of the first: the shared selection follows the click
+    click_card(qtbot, panel, first)
+    drive(loop, lambda: shows(panel, first))
+    assert selected_chain(panel) == first
+
+
+def test_the_new_owner_clicks_a_transferred_car_and_sees_its_history(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    chain = make_car(node, "alice", "GIFT-1", color="green")
+    panel = open_panel(loop, controller, window, node)
+    assert panel.select(chain)
+    form = panel.transfer_asset()
+    assert form is not None
+    form.choose("bob")
+    send(loop, form, review(loop, form))
+    assert closed(form)
+    drive(loop, lambda: chain not in panel.visible_chains())
+    as_user(loop, panel, "bob")
+    assert chain in panel.visible_chains()
+    click_row(qtbot, panel, chain)
+    drive(loop, lambda: shows(panel, chain) and panel.timeline.topLevelItemCount() == 2, 20)
+    assert [r[1] for r in panel.timeline_rows()] == ["alice", "bob"]
+    assert panel.timeline_rows()[1][2].startswith("owner alice → bob")
+    assert "bob" in panel.d_owner.text()
+    assert panel.update_button.isEnabled() and panel.transfer_button.isEnabled()
+    as_user(loop, panel, "alice")

@@ -103,6 +103,7 @@ class AssetsPanel(ReadsWhenShown):
         self._apps_read = False
         self._gen = 0  # list loads: an older answer (another user's) is dropped
         self._detail_gen = 0
+        self._detail_for: str | None = None  # the asset whose detail is shown or on its way
         self._select_after: str | None = None
         self._want_key = ""  # the app/asset to pick once the apps are read
 
@@ -207,12 +208,15 @@ class AssetsPanel(ReadsWhenShown):
         self.gallery.setSpacing(6)
         self.gallery.setWrapping(True)
         self.gallery.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.gallery.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.delegate = AssetCardDelegate(self.gallery)
         self.gallery.setItemDelegate(self.delegate)
         self.gallery.setModel(self.proxy)
         self.selection = self.table.selectionModel()
         self.gallery.setSelectionModel(self.selection)
-        self.selection.currentRowChanged.connect(self._current_changed)
+        # a click moves the current index before it selects the row: the detail follows both
+        self.selection.currentRowChanged.connect(self._selection_moved)
+        self.selection.selectionChanged.connect(self._selection_moved)
         self.views = QTabWidget(self)
         name_widget(self.views, "assetsViews", "Gallery or table")
         self.views.addTab(self.gallery, "Gallery")
@@ -421,6 +425,7 @@ class AssetsPanel(ReadsWhenShown):
     def _show_list(self, listing: AssetList | None) -> None:
         keep = self._select_after
         self._select_after = None
+        self._detail_for = None  # the same asset selected again is read again
         self.listing = listing
         if listing is not None:
             self.identities = listing.identities
@@ -513,7 +518,10 @@ class AssetsPanel(ReadsWhenShown):
 
     def selected(self) -> AssetRecord | None:
         index = self.selection.currentIndex()
-        if not index.isValid() or not self.selection.isRowSelected(index.row(), index.parent()):
+        # the gallery selects a card (one cell), the table a whole row: either counts
+        if not index.isValid() or not self.selection.rowIntersectsSelection(
+            index.row(), index.parent()
+        ):
             return None
         return self.proxy.record(index.row())
 
@@ -537,8 +545,11 @@ class AssetsPanel(ReadsWhenShown):
     def visible_chains(self) -> list[str]:
         return [r.chain_id for r in self.proxy.records()]
 
-    def _current_changed(self, *_args: Any) -> None:
-        self._load_detail()
+    def _selection_moved(self, *_args: Any) -> None:
+        """The selected asset changed (a click, a key, the app's own choice): read it, once."""
+        rec = self.selected()
+        if rec is None or rec.chain_id != self._detail_for:
+            self._load_detail()
         self._update_buttons()
 
     def _load_detail(self) -> None:
@@ -547,6 +558,7 @@ class AssetsPanel(ReadsWhenShown):
         if rec is None or cur is None:
             self._show_detail(None)
             return
+        self._detail_for = rec.chain_id
         app, asset = cur
         self._detail_gen += 1
         gen = self._detail_gen
@@ -573,6 +585,7 @@ class AssetsPanel(ReadsWhenShown):
         cur = self.current()
         if detail is None or cur is None:
             self._detail_gen += 1  # an answer still on its way is for nothing now
+            self._detail_for = None
             self.d_title.setText("Select an asset")
             for w in (self.d_owner, self.d_fields, self.d_shard, self.d_members, self.d_note):
                 w.setText("")
