@@ -12,7 +12,7 @@ from typing import Any
 import qasync
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -555,4 +555,72 @@ def test_the_new_owner_clicks_a_transferred_car_and_sees_its_history(
     assert panel.timeline_rows()[1][2].startswith("owner alice → bob")
     assert "bob" in panel.d_owner.text()
     assert panel.update_button.isEnabled() and panel.transfer_button.isEnabled()
+    as_user(loop, panel, "alice")
+
+
+def heights(form: AssetForm) -> dict[str, int]:
+    """The height of each entry of a form (line edits, combo boxes), by object name."""
+    return {
+        w.objectName(): w.height()
+        for w in form.findChildren(QWidget)
+        if isinstance(w, (QLineEdit, QComboBox)) and w.objectName() and w.isVisible()
+    }
+
+
+def fits(edit: QLineEdit | QComboBox, text: str) -> bool:
+    """``text`` is shown whole in the entry (its text area is at least as wide)."""
+    line = edit if isinstance(edit, QLineEdit) else edit.lineEdit()
+    assert line is not None
+    margins = line.textMargins()
+    room = line.width() - margins.left() - margins.right() - 8  # the frame's padding
+    return room >= line.fontMetrics().horizontalAdvance(text)
+
+
+def test_forms_keep_their_fields_when_the_node_refuses(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    window.resize(1024, 640)
+    panel = open_panel(loop, controller, window, node)
+    chain = make_car(node, "alice", "SQUASH-1")
+    panel.reload(select=chain)
+    drive(loop, lambda: selected_chain(panel) == chain)
+
+    # -- transfer to an address without an identity: refused, the owner box keeps its height
+    form = panel.transfer_asset()
+    assert form is not None
+    qtbot.waitExposed(form)
+    dave = "0x" + node.address("dave")
+    form.to.setEditText(dave)
+    assert fits(form.to, dave), (form.to.width(), dave)
+    before = heights(form)
+    assert before["assetTransferTo"] >= form.to.sizeHint().height()
+    send(loop, form, review(loop, form))
+    assert "no registered identity" in form.error.text()
+    qtbot.wait(50)  # the layout settles
+    assert heights(form) == before
+    assert form.error.height() >= form.error.heightForWidth(form.error.width()) > 0
+    form.reject()
+
+    # -- bob may not create: the form keeps every field whole after the refusal
+    as_user(loop, panel, "bob")
+    create = panel.new_asset()
+    assert create is not None
+    qtbot.waitExposed(create)
+    vin = "1HGCM82633A004352"  # a 17-character VIN
+    for name, value in (("vin", vin), ("color", "grey"), ("model", "M"), ("weight", "5")):
+        create.set_value(name, value)
+    edit = create.editors["vin"]
+    assert isinstance(edit, QLineEdit) and fits(edit, vin), edit.width()
+    before = heights(create)
+    assert all(h >= edit.sizeHint().height() for h in before.values()), before
+    send(loop, create, review(loop, create))
+    assert "not a member of application CarDemo" in create.error.text()
+    qtbot.wait(50)
+    assert heights(create) == before
+    assert create.error.height() >= create.error.heightForWidth(create.error.width()) > 0
+    create.reject()
     as_user(loop, panel, "alice")
