@@ -624,3 +624,38 @@ def test_forms_keep_their_fields_when_the_node_refuses(
     assert create.error.height() >= create.error.heightForWidth(create.error.width()) > 0
     create.reject()
     as_user(loop, panel, "alice")
+
+
+def test_new_is_disabled_with_the_reason_for_a_user_the_node_would_refuse(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    panel = open_panel(loop, controller, window, node)
+    assert panel.create_button.isEnabled()  # alice (Acme) is a member of CarDemo
+    assert not panel.create_reason.isVisible()
+    # bob's Globex is not a member of the application: the node would answer 403
+    as_user(loop, panel, "bob")
+    assert not panel.create_button.isEnabled()
+    reason = "Globex is not a member of CarDemo: the node refuses bob a new car"
+    assert reason in panel.create_button.toolTip()
+    assert panel.create_reason.isVisible() and reason in panel.create_reason.text()
+    qtbot.mouseClick(panel.create_button, Qt.MouseButton.LeftButton)
+    qtbot.wait(50)
+    assert panel.findChild(AssetForm) is None  # a click on it opens nothing
+    # dave has no certificate at all
+    as_user(loop, panel, "dave")
+    assert not panel.create_button.isEnabled()
+    assert "dave has no registered identity" in panel.create_reason.text()
+    # back to a member: New… works again, the reason goes
+    as_user(loop, panel, "carol")
+    assert panel.create_button.isEnabled() and not panel.create_reason.isVisible()
+    assert panel.create_button.toolTip() == "Create an asset of this application"
+    qtbot.mouseClick(panel.create_button, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: isinstance(panel.findChild(AssetForm), AssetForm))
+    form = panel.findChild(AssetForm)
+    assert form is not None and form.isVisible()
+    form.reject()
+    as_user(loop, panel, "alice")

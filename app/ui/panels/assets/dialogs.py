@@ -85,15 +85,15 @@ class AssetForm(QDialog):
         self.body = QWidget(self)  # the form's entries: disabled while a request runs
         self.layout_ = QVBoxLayout(self.body)
         self.layout_.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QScrollArea(self)
-        self.scroll.setObjectName(f"{prefix}Scroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroller = QScrollArea(self)
+        self.scroller.setObjectName(f"{prefix}Scroll")
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
 
     def finish_layout(self) -> None:
-        self.scroll.setWidget(self.body)
+        self.scroller.setWidget(self.body)
         outer = QVBoxLayout(self)
-        outer.addWidget(self.scroll, 1)
+        outer.addWidget(self.scroller, 1)
         outer.addWidget(self.problems_label)
         outer.addWidget(self.error)
         outer.addWidget(self.buttons)
@@ -101,11 +101,11 @@ class AssetForm(QDialog):
     def showEvent(self, event: QShowEvent) -> None:
         """As wide as the entries need (they are filled in by now), never a horizontal bar."""
         body = self.body.minimumSizeHint()
-        bar = self.scroll.verticalScrollBar().sizeHint().width()
-        self.scroll.setMinimumWidth(body.width() + bar)
+        bar = self.scroller.verticalScrollBar().sizeHint().width()
+        self.scroller.setMinimumWidth(body.width() + bar)
         screen = self.screen()
         room = screen.availableGeometry().height() - SCREEN_RESERVE if screen else body.height()
-        self.scroll.setMinimumHeight(min(self.body.sizeHint().height(), max(room, 80)))
+        self.scroller.setMinimumHeight(min(self.body.sizeHint().height(), max(room, 80)))
         super().showEvent(event)
 
     def say(self, label: QLabel, text: str) -> None:

@@ -177,6 +177,10 @@ class AssetsPanel(ReadsWhenShown):
         self.second_menu = QMenu(self)
         self.second_button.setMenu(self.second_menu)
         self.second_menu.aboutToShow.connect(self._fill_second_menu)
+        self.create_reason = QLabel("", self)  # why New… is off, when the node says so
+        self.create_reason.setWordWrap(True)
+        self.create_reason.setVisible(False)
+        name_widget(self.create_reason, "assetsCreateReason", "Why New is disabled")
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
         name_widget(self.status, "assetsStatus", "Assets status")
@@ -287,6 +291,7 @@ class AssetsPanel(ReadsWhenShown):
         lay.addWidget(self.filter_status)
         lay.addWidget(self.cirrus_query)
         lay.addLayout(actions)
+        lay.addWidget(self.create_reason)
         lay.addWidget(split, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
@@ -436,6 +441,7 @@ class AssetsPanel(ReadsWhenShown):
         )
         self.table.resizeColumnsToContents()
         self.apply_filter()
+        self._update_buttons()  # New… follows what the node says of this user
         if keep and self.select(keep):
             return
         self._show_detail(None)
@@ -645,10 +651,23 @@ class AssetsPanel(ReadsWhenShown):
         if tx:
             self.transaction_requested.emit(str(tx))
 
+    def create_refusal(self) -> str:
+        """Why the node would refuse the user a new asset of the shown type ("" = no reason)."""
+        cur, lst = self.current(), self.listing
+        if cur is None or lst is None or (lst.app.key, lst.asset.name) != (cur[0].key, cur[1].name):
+            return ""
+        return lst.create_refusal
+
     def _update_buttons(self) -> None:
         cur = self.current()
         rec = self.selected()
-        self.create_button.setEnabled(cur is not None and bool(cur[1].fields))
+        refusal = self.create_refusal()
+        self.create_button.setEnabled(cur is not None and bool(cur[1].fields) and not refusal)
+        self.create_button.setToolTip(
+            f"Disabled: {refusal}" if refusal else "Create an asset of this application"
+        )
+        self.create_reason.setText(f"New… is off: {refusal}" if refusal else "")
+        self.create_reason.setVisible(bool(refusal))
         self.update_button.setEnabled(rec is not None)
         self.transfer_button.setEnabled(rec is not None)
 
