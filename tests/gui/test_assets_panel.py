@@ -7,12 +7,14 @@ order, an application opened by URL, and a second window signed in as another us
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import qasync
 import shiboken6
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSizePolicy, QWidget
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -372,8 +374,14 @@ def test_update_as_a_contract_call_sends_the_scheme_in_the_chosen_bit_order(
     drive(loop, lambda: controller.assets.scheme_order(current_app(panel)) == "platform")
     assert controller.session.profile is not None
     assert controller.session.profile.extra[SCHEME_ORDER_KEY] == {"CarDemo": "platform"}
-    saved = {p.name: p for p in controller.profiles.load()}
-    assert saved[controller.session.profile.name].extra[SCHEME_ORDER_KEY] == {"CarDemo": "platform"}
+
+    def saved() -> object:  # written off the GUI thread, after the choice is in memory
+        found = {p.name: p for p in controller.profiles.load()}
+        profile = controller.session.profile
+        mine = found.get(profile.name) if profile is not None else None
+        return mine.extra.get(SCHEME_ORDER_KEY) if mine is not None else None
+
+    drive(loop, lambda: saved() == {"CarDemo": "platform"})
     assert panel.order_box.currentData() == "platform"
     form.via.setCurrentIndex(form.via.findData("contract"))
     assert form.bit_labels["vin"].text() == "0001 = 1"
@@ -659,3 +667,60 @@ def test_new_is_disabled_with_the_reason_for_a_user_the_node_would_refuse(
     assert form is not None and form.isVisible()
     form.reject()
     as_user(loop, panel, "alice")
+
+
+def test_the_panel_is_usable_at_1024x640(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    vin = "1HGCM82633A004352"
+    chains = [make_car(node, "alice", f"SMALL-{i}") for i in range(3)]
+    chain = make_car(node, "alice", vin)
+    panel = open_panel(loop, controller, window, node)
+    # the other panels' own minimum sizes are their modules' concern: only this one counts
+    for p in window.panels:
+        if p is not panel:
+            p.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+
+    def small() -> bool:  # once the window's minimum size has followed (a posted event)
+        window.resize(1024, 640)
+        return window.size() == QSize(1024, 640)
+
+    qtbot.waitUntil(small, timeout=3000)
+    panel.reload(select=chain)
+    drive(loop, lambda: shows(panel, chain))
+    panel.views.setCurrentWidget(panel.gallery)
+    qtbot.wait(50)
+    assert window.size() == QSize(1024, 640)
+    window.grab().save(str(tmp_path / "assets-1024x640.png"))
+    inside = panel.rect()
+    for w in (
+        panel.app_box,
+        panel.search,
+        panel.filter,
+        panel.create_button,
+        panel.update_button,
+        panel.transfer_button,
+        panel.order_box,
+        panel.second_button,
+        panel.timeline,
+        panel.status,
+    ):
+        box = QRect(w.mapTo(panel, QPoint(0, 0)), w.size())
+        assert w.isVisible() and inside.contains(box), (w.objectName(), box, inside)
+        assert w.width() >= w.minimumSizeHint().width(), w.objectName()
+    # two columns of cards, the VIN in the title whole; the detail shows the owner's address
+    first, second = (panel.proxy.index(r, 0) for r in (0, 1))
+    assert panel.gallery.visualRect(first).top() == panel.gallery.visualRect(second).top()
+    assert panel.gallery.viewport().rect().contains(panel.gallery.visualRect(second))
+    card = panel.gallery.visualRect(panel.proxy.mapFromSource(panel.model.index(0, 0)))
+    title = QFont(panel.gallery.font())
+    title.setBold(True)
+    title.setPointSizeF(title.pointSizeF() * 1.1)
+    assert QFontMetrics(title).horizontalAdvance(vin) <= card.width() - 8 - 17
+    assert panel.d_owner.width() >= panel.d_owner.minimumSizeHint().width()
+    assert set(chains) <= set(panel.visible_chains())

@@ -23,6 +23,7 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -73,6 +74,7 @@ from app.ui.panels.assets.models import (
     AssetCardDelegate,
     AssetFilterProxy,
     AssetTableModel,
+    CardGallery,
     value_text,
 )
 from app.ui.widgets.common import CopyField, ReadsWhenShown, name_widget, while_alive
@@ -109,7 +111,10 @@ class AssetsPanel(ReadsWhenShown):
 
         # -- application
         self.app_box = QComboBox(self)
-        self.app_box.setMinimumContentsLength(20)
+        self.app_box.setMinimumContentsLength(16)  # longer names elide: the row fits 1024 px
+        self.app_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         name_widget(self.app_box, "assetsApp", "Asset application")
         self.app_box.activated.connect(self._app_chosen)
         self.refresh_button = QToolButton(self)
@@ -131,6 +136,14 @@ class AssetsPanel(ReadsWhenShown):
         for o in SCHEME_ORDERS:
             self.order_box.addItem(SCHEME_ORDER_LABELS[o], o)
         name_widget(self.order_box, "assetsSchemeOrder", "Update scheme bit order")
+        self.order_box.setMinimumContentsLength(14)  # elides on a small screen, grows on a
+        self.order_box.setSizeAdjustPolicy(  # wide one (the row's spare room) up to its text
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        longest = max(
+            self.order_box.fontMetrics().horizontalAdvance(t) for t in SCHEME_ORDER_LABELS.values()
+        )
+        self.order_box.setMaximumWidth(longest + 48)  # the arrow and frame
         self.order_box.setToolTip(
             "How the application's contract numbers the update scheme's bits: the seed's "
             "generated contracts (the sandbox) read the first field as the leftmost bit, the "
@@ -203,13 +216,13 @@ class AssetsPanel(ReadsWhenShown):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setVisible(False)
-        self.gallery = QListView(self)
+        self.gallery = CardGallery(self)
         name_widget(self.gallery, "assetsGallery", "Assets as cards")
         self.gallery.setViewMode(QListView.ViewMode.IconMode)
         self.gallery.setResizeMode(QListView.ResizeMode.Adjust)
         self.gallery.setMovement(QListView.Movement.Static)
         self.gallery.setUniformItemSizes(True)
-        self.gallery.setSpacing(6)
+        self.gallery.setSpacing(4)
         self.gallery.setWrapping(True)
         self.gallery.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.gallery.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -277,14 +290,17 @@ class AssetsPanel(ReadsWhenShown):
         for w in (self.create_button, self.update_button, self.transfer_button):
             actions.addWidget(w)
         actions.addWidget(QLabel("Scheme bits", self))
-        actions.addWidget(self.order_box)
-        actions.addStretch(1)
+        actions.addWidget(self.order_box, 1)
+        actions.addStretch(0)
         actions.addWidget(self.second_button)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.views)
         split.addWidget(detail)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        self.split = split
+        self._split_moved = False  # until the user drags it, the split stays 3:2
+        split.splitterMoved.connect(self._split_dragged)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addLayout(filters)
@@ -303,6 +319,17 @@ class AssetsPanel(ReadsWhenShown):
         controller.users_changed.connect(self._on_users)
         self.service.changed.connect(self._on_changed)
         self._update_buttons()
+
+    def _split_dragged(self, *_args: Any) -> None:
+        self._split_moved = True
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Cards and detail share the width 3:2 (two columns of cards at 1024 px), not by
+        their size hints (the detail's long addresses would take the room)."""
+        super().resizeEvent(event)
+        total = sum(self.split.sizes())
+        if not self._split_moved and total > 0:
+            self.split.setSizes([total * 3 // 5, total - total * 3 // 5])
 
     def _value(self, name: str, accessible: str) -> QLabel:
         label = QLabel("", self)
@@ -486,8 +513,10 @@ class AssetsPanel(ReadsWhenShown):
             )
         except (AssetError, CirrusQueryError) as exc:
             self.filter_status.setText(f"✘ {exc}")
+            self.filter_status.setVisible(True)
             return False
         self.filter_status.setText("")
+        self.filter_status.setVisible(False)  # an empty line takes no room
         self.proxy.set_predicate(predicate)
         self._show_cirrus(where)
         self._update_status()
