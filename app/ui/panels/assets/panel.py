@@ -14,11 +14,7 @@ second window as another user) shows who sees what.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Callable, Coroutine
-from dataclasses import replace
-from html import escape
-from pathlib import Path
 from typing import Any
 
 import shiboken6
@@ -29,7 +25,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -41,8 +36,6 @@ from PySide6.QtWidgets import (
     QTableView,
     QTabWidget,
     QToolButton,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -64,6 +57,7 @@ from app.services.assets import AssetDetail, AssetList
 from app.services.chains import Identity
 from app.services.composer import Preview
 from app.services.controller import AppController
+from app.ui.panels.assets.detail import DetailPane
 from app.ui.panels.assets.dialogs import (
     AssetForm,
     CreateAssetDialog,
@@ -75,9 +69,9 @@ from app.ui.panels.assets.models import (
     AssetFilterProxy,
     AssetTableModel,
     CardGallery,
-    value_text,
 )
-from app.ui.widgets.common import CopyField, ReadsWhenShown, name_widget, while_alive
+from app.ui.panels.assets.second_window import second_controller
+from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
 
 
@@ -239,41 +233,13 @@ class AssetsPanel(ReadsWhenShown):
         self.views.addTab(self.gallery, "Gallery")
         self.views.addTab(self.table, "Table")
 
-        # -- the selected asset
-        self.d_title = QLabel("Select an asset", self)
-        name_widget(self.d_title, "assetsDetailTitle", "Selected asset")
-        self.d_owner = self._value("assetsDetailOwner", "Owner")
-        self.d_fields = self._value("assetsDetailFields", "Fields")
-        self.d_chain = CopyField("assetsDetailChain", "Shard chain ID", self)
-        self.d_shard = self._value("assetsDetailShard", "Shard")
-        self.d_members = self._value("assetsDetailMembers", "Shard members")
-        self.d_note = self._value("assetsDetailNote", "Notes")
-        self.timeline = QTreeWidget(self)
-        self.timeline.setHeaderLabels(["Block", "Owner", "Change"])
-        self.timeline.setRootIsDecorated(False)
-        self.timeline.setUniformRowHeights(False)  # a change is a line per field
-        head = self.timeline.header()
-        head.setStretchLastSection(False)
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.timeline.setToolTip("Double-click a change to open its transaction")
-        name_widget(self.timeline, "assetsTimeline", "Ownership and field history")
-        self.timeline.itemDoubleClicked.connect(self._timeline_clicked)
-        detail = QWidget(self)
-        form = QFormLayout()
-        form.addRow("Owner", self.d_owner)
-        form.addRow("Fields", self.d_fields)
-        form.addRow("Shard", self.d_chain)
-        form.addRow("", self.d_shard)
-        form.addRow("Members", self.d_members)
-        dl = QVBoxLayout(detail)
-        dl.setContentsMargins(0, 0, 0, 0)
-        dl.addWidget(self.d_title)
-        dl.addLayout(form)
-        dl.addWidget(QLabel("History (from the audit route)", self))
-        dl.addWidget(self.timeline, 1)
-        dl.addWidget(self.d_note)
+        # -- the selected asset (the same names as before the pane had its own module)
+        self.pane = DetailPane(self)
+        self.pane.transaction_requested.connect(self.transaction_requested)
+        pane = self.pane
+        self.d_title, self.d_owner, self.d_fields = pane.title, pane.owner, pane.fields
+        self.d_chain, self.d_shard, self.d_members = pane.chain, pane.shard, pane.members
+        self.d_note, self.timeline = pane.note, pane.timeline
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Application", self))
@@ -295,7 +261,7 @@ class AssetsPanel(ReadsWhenShown):
         actions.addWidget(self.second_button)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.views)
-        split.addWidget(detail)
+        split.addWidget(self.pane)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         self.split = split
@@ -330,13 +296,6 @@ class AssetsPanel(ReadsWhenShown):
         total = sum(self.split.sizes())
         if not self._split_moved and total > 0:
             self.split.setSizes([total * 3 // 5, total - total * 3 // 5])
-
-    def _value(self, name: str, accessible: str) -> QLabel:
-        label = QLabel("", self)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        name_widget(label, name, accessible)
-        return label
 
     # ------------------------------------------------------------ loading
 
@@ -597,8 +556,7 @@ class AssetsPanel(ReadsWhenShown):
         app, asset = cur
         self._detail_gen += 1
         gen = self._detail_gen
-        self.d_title.setText(f"<b>{escape(rec.title(asset))}</b>")
-        self.d_note.setText("Reading its shard and history…")
+        self.pane.reading(rec, asset)
         self.controller.tasks.start(
             f"Reading {asset.name} {rec.chain_id[:8]}",
             self.service.detail(app, asset, rec, dict(self.names)),
@@ -616,69 +574,18 @@ class AssetsPanel(ReadsWhenShown):
 
     def _show_detail(self, detail: AssetDetail | None) -> None:
         self.detail = detail
-        self.timeline.clear()
         cur = self.current()
         if detail is None or cur is None:
             self._detail_gen += 1  # an answer still on its way is for nothing now
             self._detail_for = None
-            self.d_title.setText("Select an asset")
-            for w in (self.d_owner, self.d_fields, self.d_shard, self.d_members, self.d_note):
-                w.setText("")
-            self.d_chain.set_value("")
-            self._update_buttons()
-            return
-        _, asset = cur
-        rec = detail.record
-        self.d_title.setText(f"<b>{escape(rec.title(asset))}</b> ({asset.name})")
-        self.d_owner.setText(
-            f"{escape(rec.owner_label)} — {escape(rec.organization)} / {escape(rec.unit)}"
-            f"<br><small>{rec.owner}</small>"
-        )
-        self.d_fields.setText(
-            "<br>".join(
-                f"{escape(k)}: <b>{escape(value_text(v))}</b>" for k, v in rec.values.items()
-            )
-        )
-        self.d_chain.set_value(rec.chain_id)
-        chain = detail.chain
-        if chain is not None:
-            self.d_shard.setText(
-                f"{escape(chain.title())}, governed by {escape(chain.governance or '?')}"
-                + (f"; parent {chain.parent[:12]}…" if chain.parent else "")
-            )
-            self.d_members.setText(", ".join(m.describe() for m in chain.members) or "—")
+            self.pane.clear()
         else:
-            self.d_shard.setText("")
-            self.d_members.setText("not readable")
-        for e in detail.timeline:
-            item = QTreeWidgetItem(
-                [
-                    str(e.block_number) if e.block_number >= 0 else "",
-                    e.owner_name,
-                    "\n".join(e.lines()),
-                ]
-            )
-            item.setData(0, Qt.ItemDataRole.UserRole, e.tx_hash)
-            item.setToolTip(2, f"{e.describe()}\n{e.timestamp}\ntransaction {e.tx_hash}")
-            item.setTextAlignment(0, Qt.AlignmentFlag.AlignTop)
-            item.setTextAlignment(1, Qt.AlignmentFlag.AlignTop)
-            self.timeline.addTopLevelItem(item)
-        self.d_note.setText(detail.note)
+            self.pane.show_detail(detail, cur[1])
         self._update_buttons()
 
     def timeline_rows(self) -> list[tuple[str, str, str]]:
         """(block, owner, change) of each history entry, oldest first."""
-        out = []
-        for i in range(self.timeline.topLevelItemCount()):
-            item = self.timeline.topLevelItem(i)
-            if item is not None:
-                out.append((item.text(0), item.text(1), item.text(2)))
-        return out
-
-    def _timeline_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
-        tx = item.data(0, Qt.ItemDataRole.UserRole)
-        if tx:
-            self.transaction_requested.emit(str(tx))
+        return self.pane.timeline_rows()
 
     def create_refusal(self) -> str:
         """Why the node would refuse the user a new asset of the shown type ("" = no reason)."""
@@ -886,38 +793,10 @@ class AssetsPanel(ReadsWhenShown):
         self.status.setText(f"Opening a window as {user}…")
         self.controller.tasks.start(
             f"Signing in {user} in a second window",
-            self._second_controller(user),
+            second_controller(self.controller, user),
             on_done=while_alive(self, lambda c: self._second_ready(c, cur)),
             on_error=while_alive(self, self._failed),
         )
-
-    async def _second_controller(self, user: str) -> AppController:
-        first = self.controller
-        profile = first.session.profile
-        assert profile is not None
-        creds = await first.stored_credentials(profile, user)
-        if profile.flow == "password" and not creds.password:
-            raise AssetError(f"sign in as {user} once with Act as: no password of theirs is known")
-        config = Path(tempfile.mkdtemp(prefix="stratoscope-window-"))
-        second = AppController(
-            config_directory=config, sandbox_dir=config / "sandbox", secrets=first.secrets
-        )
-        second.setProperty("configDir", str(config))
-        twin = replace(
-            profile,
-            name=f"{profile.name} (second window)",
-            sandbox=False,  # the first window's node: never start another sandbox
-            node_url=first.session.node_url,
-            extra=dict(profile.extra),
-        )
-        try:
-            await second.connect_profile(twin, creds)
-        except BaseException:
-            await second.shutdown()
-            second.deleteLater()
-            shutil.rmtree(config, ignore_errors=True)
-            raise
-        return second
 
     def _second_ready(
         self, second: AppController, cur: tuple[AssetApp, AssetType] | None
