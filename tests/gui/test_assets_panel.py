@@ -537,6 +537,16 @@ def test_clicking_a_card_or_a_row_opens_the_asset(
     click_card(qtbot, panel, first)
     drive(loop, lambda: shows(panel, first))
     assert selected_chain(panel) == first
+    # the keyboard moves through the cards the same way
+    panel.gallery.setFocus()
+    qtbot.keyClick(panel.gallery, Qt.Key.Key_Home)
+    top = panel.proxy.record(0)
+    assert top is not None
+    drive(loop, lambda: shows(panel, top.chain_id))
+    qtbot.keyClick(panel.gallery, Qt.Key.Key_Right)
+    after = panel.proxy.record(1)
+    assert after is not None
+    drive(loop, lambda: shows(panel, after.chain_id))
 
 
 def test_the_new_owner_clicks_a_transferred_car_and_sees_its_history(

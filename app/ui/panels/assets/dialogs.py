@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -52,6 +52,18 @@ ADDRESS_CHARS = 42  # 0x and 40 hex digits
 SCREEN_RESERVE = 220  # the title bar, messages and buttons: the entries scroll in the rest
 
 
+class FormScroll(QScrollArea):
+    """Scrolls a form's entries; asks for the entries' current size (QScrollArea keeps the
+    first one it saw, so a form whose notes come and go would keep a stale gap)."""
+
+    def sizeHint(self) -> QSize:
+        body = self.widget()
+        if body is None:
+            return super().sizeHint()
+        frame = 2 * self.frameWidth()
+        return body.sizeHint() + QSize(frame, frame)
+
+
 class AssetForm(QDialog):
     """A form with a problems line, an error line for the node's answer and *Review…*."""
 
@@ -85,7 +97,7 @@ class AssetForm(QDialog):
         self.body = QWidget(self)  # the form's entries: disabled while a request runs
         self.layout_ = QVBoxLayout(self.body)
         self.layout_.setContentsMargins(0, 0, 0, 0)
-        self.scroller = QScrollArea(self)
+        self.scroller = FormScroll(self)
         self.scroller.setObjectName(f"{prefix}Scroll")
         self.scroller.setWidgetResizable(True)
         self.scroller.setFrameShape(QFrame.Shape.NoFrame)
@@ -93,9 +105,10 @@ class AssetForm(QDialog):
     def finish_layout(self) -> None:
         self.scroller.setWidget(self.body)
         outer = QVBoxLayout(self)
-        outer.addWidget(self.scroller, 1)
+        outer.addWidget(self.scroller)
         outer.addWidget(self.problems_label)
         outer.addWidget(self.error)
+        outer.addStretch(1)  # spare height above the buttons, not between entries and messages
         outer.addWidget(self.buttons)
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -142,6 +155,7 @@ class AssetForm(QDialog):
         """Show what is wrong with the form (and allow *Review…* only when nothing is)."""
         found = self.problems()
         self.say(self.problems_label, "\n".join(f"✘ {p}" for p in found))
+        self.fit_height()  # a form's own notes (the transfer's) change its height too
         self.review_button.setEnabled(not found and not self.busy)
         return found
 
@@ -412,6 +426,7 @@ class TransferAssetDialog(AssetForm):
         self.note = QLabel("", self)
         self.note.setWordWrap(True)
         name_widget(self.note, "assetTransferNote", "What the transfer does")
+        self.note.setVisible(False)
         form = QFormLayout()
         form.addRow("Owner now", QLabel(f"{record.owner_label} — {record.organization}", self))
         form.addRow("New owner", self.to)
@@ -447,27 +462,31 @@ class TransferAssetDialog(AssetForm):
         try:
             address = self.new_owner()
         except AssetError as exc:
-            self.note.setText("")
+            self._note("")
             return [exc.message]
         if address == self.record.owner:
-            self.note.setText("")
+            self._note("")
             return [f"{self.record.owner_label} owns it already"]
         who = self.identities.get(address)
         if who is None:
-            self.note.setText(
+            self._note(
                 "No identity on this node has that address: the contract refuses an owner "
                 "without a registered certificate."
             )
         elif who.organization == self.record.organization:
-            self.note.setText(
+            self._note(
                 f"{who.common_name} is in {who.organization} too: the shard keeps its members."
             )
         else:
-            self.note.setText(
+            self._note(
                 f"{who.organization} gains the shard and {self.record.organization} loses it: "
                 f"after the transfer only {who.organization} sees this {self.asset.name}."
             )
         return []
+
+    def _note(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setVisible(bool(text))  # an empty note takes no room
 
     def describe(self) -> str:
         address = self.new_owner()
