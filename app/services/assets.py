@@ -12,6 +12,7 @@ connection profile (``Profile.extra["asset_scheme_order"]``) for foreign ones.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,6 +55,7 @@ class AssetList:
     total: int
     identities: list[Identity] = field(default_factory=list)
     me: str = ""  # the signed-in user's address
+    create_refusal: str = ""  # why the node would refuse this user a new asset ("" = it may not)
 
 
 @dataclass
@@ -214,7 +216,37 @@ class AssetService(QObject):
         except StratoError:  # no key readable: no asset is marked as the user's own
             acct = None
         me = acct.address if acct is not None else ""
-        return AssetList(app, asset, records, total, identities, me)
+        refusal = await self.create_refusal(app, asset, identities, me)
+        return AssetList(app, asset, records, total, identities, me, refusal)
+
+    async def create_refusal(
+        self, app: AssetApp, asset: AssetType, identities: Sequence[Identity], me: str
+    ) -> str:
+        """Why the node would refuse this user a new asset, read from what it serves: an
+        application creates a shard under its realm chain, for a user with a certificate whose
+        organization is a member of that realm (the node lists a chain only to its members).
+        "" when nothing says so (the node has the last word)."""
+        user = self.session.username or "this user"
+        mine = next((i for i in identities if me and i.address == me), None)
+        if identities and mine is None:  # the registry is readable and does not name the user
+            return (
+                f"{user} has no registered identity (certificate) on this node, and an "
+                f"application creates a {asset.name} only for a user with one"
+            )
+        if not app.realm or app.foreign:
+            return ""
+        try:
+            realm = await self.chains.chain(app.realm)
+        except StratoError as exc:
+            if exc.status != 403:  # unknown: let the node answer the request
+                return ""
+            realm = None  # "not a member of chain …"
+        if realm is None:
+            org = mine.organization if mine is not None and mine.organization else user
+            return (
+                f"{org} is not a member of {app.name}: the node refuses {user} a new {asset.name}"
+            )
+        return ""
 
     async def detail(
         self, app: AssetApp, asset: AssetType, record: AssetRecord, names: dict[str, str]

@@ -7,12 +7,16 @@ order, an application opened by URL, and a second window signed in as another us
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import qasync
 import shiboken6
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSizePolicy, QWidget
 from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
 
 from app.client.assets import AssetApp
 from app.services.assets import SCHEME_ORDER_KEY
@@ -372,8 +376,14 @@ def test_update_as_a_contract_call_sends_the_scheme_in_the_chosen_bit_order(
     drive(loop, lambda: controller.assets.scheme_order(current_app(panel)) == "platform")
     assert controller.session.profile is not None
     assert controller.session.profile.extra[SCHEME_ORDER_KEY] == {"CarDemo": "platform"}
-    saved = {p.name: p for p in controller.profiles.load()}
-    assert saved[controller.session.profile.name].extra[SCHEME_ORDER_KEY] == {"CarDemo": "platform"}
+
+    def saved() -> object:  # written off the GUI thread, after the choice is in memory
+        found = {p.name: p for p in controller.profiles.load()}
+        profile = controller.session.profile
+        mine = found.get(profile.name) if profile is not None else None
+        return mine.extra.get(SCHEME_ORDER_KEY) if mine is not None else None
+
+    drive(loop, lambda: saved() == {"CarDemo": "platform"})
     assert panel.order_box.currentData() == "platform"
     form.via.setCurrentIndex(form.via.findData("contract"))
     assert form.bit_labels["vin"].text() == "0001 = 1"
@@ -467,3 +477,262 @@ def test_switching_the_user_in_the_toolbar_reloads_the_assets(
     pick("bob")
     assert chain not in panel.visible_chains()
     assert not alice_view & set(panel.visible_chains())
+
+
+# ---------------------------------------------------------------------------- mouse and layout
+
+
+def click_card(qtbot: QtBot, panel: AssetsPanel, chain: str) -> None:
+    """A real mouse click on the asset's card in the Gallery tab."""
+    panel.views.setCurrentWidget(panel.gallery)
+    index = panel.proxy.mapFromSource(panel.model.index(panel.model.row_of(chain), 0))
+    assert index.isValid(), chain
+    panel.gallery.scrollTo(index)
+    rect = panel.gallery.visualRect(index)
+    assert rect.isValid() and panel.gallery.viewport().rect().contains(rect.center())
+    qtbot.mouseClick(panel.gallery.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def click_row(qtbot: QtBot, panel: AssetsPanel, chain: str, column: int = 2) -> None:
+    """A real mouse click on a cell of the asset's row in the Table tab."""
+    panel.views.setCurrentWidget(panel.table)
+    index = panel.proxy.mapFromSource(panel.model.index(panel.model.row_of(chain), column))
+    assert index.isValid(), chain
+    panel.table.scrollTo(index)
+    rect = panel.table.visualRect(index)
+    assert rect.isValid() and panel.table.viewport().rect().contains(rect.center())
+    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def shows(panel: AssetsPanel, chain: str) -> bool:
+    """The detail pane shows the asset on ``chain``, read from the node, with its history."""
+    d = panel.detail
+    return d is not None and d.record.chain_id == chain and panel.timeline.topLevelItemCount() > 0
+
+
+def test_clicking_a_card_or_a_row_opens_the_asset(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    first = make_car(node, "alice", "CLICK-1", color="orange")
+    second = make_car(node, "alice", "CLICK-2", color="purple")
+    panel = open_panel(loop, controller, window, node)
+    panel.selection.clearSelection()
+    panel.selection.setCurrentIndex(QModelIndex(), QItemSelectionModel.SelectionFlag.Clear)
+    drive(loop, lambda: panel.detail is None)
+    assert panel.d_title.text() == "Select an asset"
+    assert not panel.update_button.isEnabled() and not panel.transfer_button.isEnabled()
+
+    click_card(qtbot, panel, first)
+    drive(loop, lambda: shows(panel, first))
+    assert "CLICK-1" in panel.d_title.text()
+    assert panel.update_button.isEnabled() and panel.transfer_button.isEnabled()
+
+    click_row(qtbot, panel, second)
+    drive(loop, lambda: shows(panel, second))
+    assert "CLICK-2" in panel.d_title.text()
+    assert panel.d_chain.value() == second
+    # and back on the card of the first: the shared selection follows the click
+    click_card(qtbot, panel, first)
+    drive(loop, lambda: shows(panel, first))
+    assert selected_chain(panel) == first
+    # the keyboard moves through the cards the same way
+    panel.gallery.setFocus()
+    qtbot.keyClick(panel.gallery, Qt.Key.Key_Home)
+    top = panel.proxy.record(0)
+    assert top is not None
+    drive(loop, lambda: shows(panel, top.chain_id))
+    qtbot.keyClick(panel.gallery, Qt.Key.Key_Right)
+    after = panel.proxy.record(1)
+    assert after is not None
+    drive(loop, lambda: shows(panel, after.chain_id))
+
+
+def test_the_new_owner_clicks_a_transferred_car_and_sees_its_history(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    chain = make_car(node, "alice", "GIFT-1", color="green")
+    panel = open_panel(loop, controller, window, node)
+    assert panel.select(chain)
+    form = panel.transfer_asset()
+    assert form is not None
+    form.choose("bob")
+    send(loop, form, review(loop, form))
+    assert closed(form)
+    drive(loop, lambda: chain not in panel.visible_chains())
+    as_user(loop, panel, "bob")
+    assert chain in panel.visible_chains()
+    click_row(qtbot, panel, chain)
+    drive(loop, lambda: shows(panel, chain) and panel.timeline.topLevelItemCount() == 2, 20)
+    assert [r[1] for r in panel.timeline_rows()] == ["alice", "bob"]
+    assert panel.timeline_rows()[1][2].startswith("owner alice → bob")
+    assert "bob" in panel.d_owner.text()
+    assert panel.update_button.isEnabled() and panel.transfer_button.isEnabled()
+    as_user(loop, panel, "alice")
+
+
+def heights(form: AssetForm) -> dict[str, int]:
+    """The height of each entry of a form (line edits, combo boxes), by object name."""
+    return {
+        w.objectName(): w.height()
+        for w in form.findChildren(QWidget)
+        if isinstance(w, (QLineEdit, QComboBox)) and w.objectName() and w.isVisible()
+    }
+
+
+def fits(edit: QLineEdit | QComboBox, text: str) -> bool:
+    """``text`` is shown whole in the entry (its text area is at least as wide)."""
+    line = edit if isinstance(edit, QLineEdit) else edit.lineEdit()
+    assert line is not None
+    margins = line.textMargins()
+    room = line.width() - margins.left() - margins.right() - 8  # the frame's padding
+    return room >= line.fontMetrics().horizontalAdvance(text)
+
+
+def test_forms_keep_their_fields_when_the_node_refuses(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    window.resize(1024, 640)
+    panel = open_panel(loop, controller, window, node)
+    chain = make_car(node, "alice", "SQUASH-1")
+    panel.reload(select=chain)
+    drive(loop, lambda: selected_chain(panel) == chain)
+
+    # -- transfer to an address without an identity: refused, the owner box keeps its height
+    form = panel.transfer_asset()
+    assert form is not None
+    qtbot.waitExposed(form)
+    dave = "0x" + node.address("dave")
+    form.to.setEditText(dave)
+    assert fits(form.to, dave), (form.to.width(), dave)
+    before = heights(form)
+    assert before["assetTransferTo"] >= form.to.sizeHint().height()
+    send(loop, form, review(loop, form))
+    assert "no registered identity" in form.error.text()
+    qtbot.wait(50)  # the layout settles
+    assert heights(form) == before
+    assert form.error.height() >= form.error.heightForWidth(form.error.width()) > 0
+    form.reject()
+
+    # -- bob may not create: the form keeps every field whole after the refusal
+    as_user(loop, panel, "bob")
+    create = panel.new_asset()
+    assert create is not None
+    qtbot.waitExposed(create)
+    vin = "1HGCM82633A004352"  # a 17-character VIN
+    for name, value in (("vin", vin), ("color", "grey"), ("model", "M"), ("weight", "5")):
+        create.set_value(name, value)
+    edit = create.editors["vin"]
+    assert isinstance(edit, QLineEdit) and fits(edit, vin), edit.width()
+    before = heights(create)
+    assert all(h >= edit.sizeHint().height() for h in before.values()), before
+    send(loop, create, review(loop, create))
+    assert "not a member of application CarDemo" in create.error.text()
+    qtbot.wait(50)
+    assert heights(create) == before
+    assert create.error.height() >= create.error.heightForWidth(create.error.width()) > 0
+    create.reject()
+    as_user(loop, panel, "alice")
+
+
+def test_new_is_disabled_with_the_reason_for_a_user_the_node_would_refuse(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    panel = open_panel(loop, controller, window, node)
+    assert panel.create_button.isEnabled()  # alice (Acme) is a member of CarDemo
+    assert not panel.create_reason.isVisible()
+    # bob's Globex is not a member of the application: the node would answer 403
+    as_user(loop, panel, "bob")
+    assert not panel.create_button.isEnabled()
+    reason = "Globex is not a member of CarDemo: the node refuses bob a new car"
+    assert reason in panel.create_button.toolTip()
+    assert panel.create_reason.isVisible() and reason in panel.create_reason.text()
+    qtbot.mouseClick(panel.create_button, Qt.MouseButton.LeftButton)
+    qtbot.wait(50)
+    assert panel.findChild(AssetForm) is None  # a click on it opens nothing
+    # dave has no certificate at all
+    as_user(loop, panel, "dave")
+    assert not panel.create_button.isEnabled()
+    assert "dave has no registered identity" in panel.create_reason.text()
+    # back to a member: New… works again, the reason goes
+    as_user(loop, panel, "carol")
+    assert panel.create_button.isEnabled() and not panel.create_reason.isVisible()
+    assert panel.create_button.toolTip() == "Create an asset of this application"
+    qtbot.mouseClick(panel.create_button, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: isinstance(panel.findChild(AssetForm), AssetForm))
+    form = panel.findChild(AssetForm)
+    assert form is not None and form.isVisible()
+    form.reject()
+    as_user(loop, panel, "alice")
+
+
+def test_the_panel_is_usable_at_1024x640(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    vin = "1HGCM82633A004352"
+    chains = [make_car(node, "alice", f"SMALL-{i}") for i in range(3)]
+    chain = make_car(node, "alice", vin)
+    panel = open_panel(loop, controller, window, node)
+    # the other panels' own minimum sizes are their modules' concern: only this one counts
+    for p in window.panels:
+        if p is not panel:
+            p.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+
+    def small() -> bool:  # once the window's minimum size has followed (a posted event)
+        window.resize(1024, 640)
+        return window.size() == QSize(1024, 640)
+
+    qtbot.waitUntil(small, timeout=3000)
+    panel.reload(select=chain)
+    drive(loop, lambda: shows(panel, chain))
+    panel.views.setCurrentWidget(panel.gallery)
+    qtbot.wait(50)
+    assert window.size() == QSize(1024, 640)
+    window.grab().save(str(tmp_path / "assets-1024x640.png"))
+    inside = panel.rect()
+    for w in (
+        panel.app_box,
+        panel.search,
+        panel.filter,
+        panel.create_button,
+        panel.update_button,
+        panel.transfer_button,
+        panel.order_box,
+        panel.second_button,
+        panel.timeline,
+        panel.status,
+    ):
+        box = QRect(w.mapTo(panel, QPoint(0, 0)), w.size())
+        assert w.isVisible() and inside.contains(box), (w.objectName(), box, inside)
+        assert w.width() >= w.minimumSizeHint().width(), w.objectName()
+    # two columns of cards, the VIN in the title whole; the detail shows the owner's address
+    first, second = (panel.proxy.index(r, 0) for r in (0, 1))
+    assert panel.gallery.visualRect(first).top() == panel.gallery.visualRect(second).top()
+    assert panel.gallery.viewport().rect().contains(panel.gallery.visualRect(second))
+    card = panel.gallery.visualRect(panel.proxy.mapFromSource(panel.model.index(0, 0)))
+    title = QFont(panel.gallery.font())
+    title.setBold(True)
+    title.setPointSizeF(title.pointSizeF() * 1.1)
+    assert QFontMetrics(title).horizontalAdvance(vin) <= card.width() - 8 - 17
+    assert panel.d_owner.width() >= panel.d_owner.minimumSizeHint().width()
+    assert set(chains) <= set(panel.visible_chains())

@@ -10,17 +10,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -43,6 +47,21 @@ from app.ui.panels.assets.models import value_text
 from app.ui.widgets.common import name_widget
 
 ADDRESS_RE = re.compile(r"^(0x)?[0-9a-fA-F]{40}$")
+VIN_SAMPLE = "W" * 17  # a text entry shows a whole 17-character VIN, in the widest letters
+ADDRESS_CHARS = 42  # 0x and 40 hex digits
+SCREEN_RESERVE = 220  # the title bar, messages and buttons: the entries scroll in the rest
+
+
+class FormScroll(QScrollArea):
+    """Scrolls a form's entries; asks for the entries' current size (QScrollArea keeps the
+    first one it saw, so a form whose notes come and go would keep a stale gap)."""
+
+    def sizeHint(self) -> QSize:
+        body = self.widget()
+        if body is None:
+            return super().sizeHint()
+        frame = 2 * self.frameWidth()
+        return body.sizeHint() + QSize(frame, frame)
 
 
 class AssetForm(QDialog):
@@ -70,16 +89,62 @@ class AssetForm(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.review_button.clicked.connect(self._review)
         self.busy = False
+        # the messages take the height they need and never squeeze the entries: the dialog
+        # grows for them, and where the screen is too small the entries scroll
+        for label in (self.problems_label, self.error):
+            label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+            label.setVisible(False)  # shown with a message (say)
         self.body = QWidget(self)  # the form's entries: disabled while a request runs
         self.layout_ = QVBoxLayout(self.body)
         self.layout_.setContentsMargins(0, 0, 0, 0)
+        self.scroller = FormScroll(self)
+        self.scroller.setObjectName(f"{prefix}Scroll")
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
 
     def finish_layout(self) -> None:
+        self.scroller.setWidget(self.body)
         outer = QVBoxLayout(self)
-        outer.addWidget(self.body)
+        outer.addWidget(self.scroller)
         outer.addWidget(self.problems_label)
         outer.addWidget(self.error)
+        outer.addStretch(1)  # spare height above the buttons, not between entries and messages
         outer.addWidget(self.buttons)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """As wide as the entries need (they are filled in by now), never a horizontal bar."""
+        body = self.body.minimumSizeHint()
+        bar = self.scroller.verticalScrollBar().sizeHint().width()
+        self.scroller.setMinimumWidth(body.width() + bar)
+        screen = self.screen()
+        room = screen.availableGeometry().height() - SCREEN_RESERVE if screen else body.height()
+        self.scroller.setMinimumHeight(min(self.body.sizeHint().height(), max(room, 80)))
+        super().showEvent(event)
+
+    def say(self, label: QLabel, text: str) -> None:
+        """Show a message under the form, growing the dialog (within the screen) to fit it."""
+        if label.text() == text:
+            return
+        label.setText(text)
+        label.setVisible(bool(text))  # an empty line takes no room
+        self.fit_height()
+
+    def fit_height(self) -> None:
+        """Grow to the height the form and its messages need, up to the screen's."""
+        lay = self.layout()
+        if lay is None or not self.isVisible():
+            return
+        lay.activate()
+        need = (
+            lay.totalHeightForWidth(self.width())
+            if lay.hasHeightForWidth()
+            else lay.totalSizeHint().height()
+        )
+        screen = self.screen()
+        room = screen.availableGeometry().height() - 60 if screen is not None else need
+        height = min(max(self.height(), need), max(room, self.minimumHeight()))
+        if height > self.height():
+            self.resize(self.width(), height)
 
     def problems(self) -> list[str]:
         """What stops the request, in words; the create, update and transfer forms each list
@@ -89,24 +154,25 @@ class AssetForm(QDialog):
     def check(self) -> list[str]:
         """Show what is wrong with the form (and allow *Review…* only when nothing is)."""
         found = self.problems()
-        self.problems_label.setText("\n".join(f"✘ {p}" for p in found))
+        self.say(self.problems_label, "\n".join(f"✘ {p}" for p in found))
+        self.fit_height()  # a form's own notes (the transfer's) change its height too
         self.review_button.setEnabled(not found and not self.busy)
         return found
 
     def _review(self) -> None:
         if not self.check():
-            self.error.setText("")
+            self.say(self.error, "")
             self.review_requested.emit()
 
     def set_busy(self, busy: bool, text: str = "") -> None:
         self.busy = busy
         self.body.setEnabled(not busy)
-        self.error.setText(text)
+        self.say(self.error, text)
         self.check()
 
     def show_error(self, text: str) -> None:
         self.set_busy(False)
-        self.error.setText(f"✘ {text}")
+        self.say(self.error, f"✘ {text}")
 
 
 def _editor(f: AssetField, parent: QWidget, name: str, value: Any = None) -> QWidget:
@@ -116,9 +182,25 @@ def _editor(f: AssetField, parent: QWidget, name: str, value: Any = None) -> QWi
         return name_widget(box, name, f.name)
     edit = QLineEdit(parent)
     edit.setPlaceholderText({"int": "whole number", "uint": "whole number ≥ 0"}.get(f.type, "text"))
+    if not f.numeric:  # text: an identifier such as a VIN shows whole
+        edit.setMinimumWidth(text_room(edit, VIN_SAMPLE))
     if value is not None:
         edit.setText(str(value))
     return name_widget(edit, name, f.name)
+
+
+def text_room(edit: QLineEdit, sample: str) -> int:
+    """The width a line edit needs to show ``sample`` whole (its frame and margins too)."""
+    m = edit.textMargins()
+    c = edit.contentsMargins()
+    return (
+        edit.fontMetrics().horizontalAdvance(sample)
+        + m.left()
+        + m.right()
+        + c.left()
+        + c.right()
+        + 12  # the style's frame and text padding
+    )
 
 
 def _entry(w: QWidget) -> str | bool:
@@ -325,7 +407,10 @@ class TransferAssetDialog(AssetForm):
         self.identities = {i.address: i for i in identities if i.address}
         self.to = QComboBox(self)
         self.to.setEditable(True)
-        self.to.setMinimumContentsLength(36)
+        self.to.setMinimumContentsLength(ADDRESS_CHARS)  # a pasted 0x address shows whole
+        self.to.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         name_widget(self.to, "assetTransferTo", "New owner")
         line = self.to.lineEdit()
         assert line is not None
@@ -341,6 +426,7 @@ class TransferAssetDialog(AssetForm):
         self.note = QLabel("", self)
         self.note.setWordWrap(True)
         name_widget(self.note, "assetTransferNote", "What the transfer does")
+        self.note.setVisible(False)
         form = QFormLayout()
         form.addRow("Owner now", QLabel(f"{record.owner_label} — {record.organization}", self))
         form.addRow("New owner", self.to)
@@ -376,27 +462,31 @@ class TransferAssetDialog(AssetForm):
         try:
             address = self.new_owner()
         except AssetError as exc:
-            self.note.setText("")
+            self._note("")
             return [exc.message]
         if address == self.record.owner:
-            self.note.setText("")
+            self._note("")
             return [f"{self.record.owner_label} owns it already"]
         who = self.identities.get(address)
         if who is None:
-            self.note.setText(
+            self._note(
                 "No identity on this node has that address: the contract refuses an owner "
                 "without a registered certificate."
             )
         elif who.organization == self.record.organization:
-            self.note.setText(
+            self._note(
                 f"{who.common_name} is in {who.organization} too: the shard keeps its members."
             )
         else:
-            self.note.setText(
+            self._note(
                 f"{who.organization} gains the shard and {self.record.organization} loses it: "
                 f"after the transfer only {who.organization} sees this {self.asset.name}."
             )
         return []
+
+    def _note(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setVisible(bool(text))  # an empty note takes no room
 
     def describe(self) -> str:
         address = self.new_owner()

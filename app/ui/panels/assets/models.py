@@ -16,8 +16,23 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPalette,
+    QPen,
+    QResizeEvent,
+)
+from PySide6.QtWidgets import (
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
 
 from app.client.assets import AssetRecord, AssetType
 
@@ -133,6 +148,9 @@ class AssetFilterProxy(QSortFilterProxyModel):
 
 
 CARD = QSize(230, 128)
+CARD_MIN_WIDTH = 176  # narrower cards elide too much of their fields
+TITLE_SAMPLE = "1HGCM82633A004352"  # a 17-character VIN: a card's title shows one whole
+CARD_PADDING = 4 + 4 + 11 + 6  # the card's margin and the text's indents (paint)
 
 
 def swatch_colour(record: AssetRecord) -> QColor | None:
@@ -149,9 +167,10 @@ class AssetCardDelegate(QStyledItemDelegate):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.me = ""  # the signed-in user's address: their cards say "yours"
+        self.card = QSize(CARD)  # the gallery sets the width to fill its columns
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        return CARD
+        return self.card
 
     def paint(self, painter: QPainter | None, option: QStyleOptionViewItem, index: Index) -> None:
         rec = index.data(RECORD_ROLE)
@@ -178,10 +197,8 @@ class AssetCardDelegate(QStyledItemDelegate):
         colour = swatch_colour(rec)
         if colour is not None:
             painter.fillRect(QRect(rect.left() + 1, rect.top() + 8, 5, rect.height() - 16), colour)
-        text_rect = rect.adjusted(14, 8, -10, -8)
-        title_font = QFont(option.font)
-        title_font.setBold(True)
-        title_font.setPointSizeF(title_font.pointSizeF() * 1.1)
+        text_rect = rect.adjusted(11, 8, -6, -8)  # past the colour stripe (CARD_PADDING)
+        title_font = card_title_font(option.font)
         painter.setFont(title_font)
         painter.setPen(pal.color(QPalette.ColorRole.Text))
         line = painter.fontMetrics().height()
@@ -210,3 +227,32 @@ class AssetCardDelegate(QStyledItemDelegate):
             fm.elidedText(owner, Qt.TextElideMode.ElideRight, text_rect.width()),
         )
         painter.restore()
+
+
+def card_title_font(base: QFont) -> QFont:
+    font = QFont(base)
+    font.setBold(True)
+    font.setPointSizeF(font.pointSizeF() * 1.1)
+    return font
+
+
+class CardGallery(QListView):
+    """The cards as a wrapping grid whose columns fill the width (no wide empty margin on a
+    small screen, no tiny cards on a large one)."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        delegate = self.itemDelegate()
+        if isinstance(delegate, AssetCardDelegate):
+            gap = 2 * self.spacing()
+            # the event gives the viewport's size; the scroll bar's room is kept either way,
+            # so the bar appearing or going changes nothing
+            bar = self.verticalScrollBar()
+            room = event.size().width() - (0 if bar.isVisible() else bar.sizeHint().width())
+            title = QFontMetrics(card_title_font(self.font())).horizontalAdvance(TITLE_SAMPLE)
+            least = max(CARD_MIN_WIDTH, title + CARD_PADDING + 2)
+            columns = max(1, room // (least + gap))
+            width = max(least, min(room // columns - gap, CARD.width() * 3 // 2))
+            if width != delegate.card.width():
+                delegate.card = QSize(width, CARD.height())
+                self.scheduleDelayedItemsLayout()
+        super().resizeEvent(event)

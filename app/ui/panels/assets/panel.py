@@ -14,21 +14,17 @@ second window as another user) shows who sees what.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Callable, Coroutine
-from dataclasses import replace
-from html import escape
-from pathlib import Path
 from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -40,8 +36,6 @@ from PySide6.QtWidgets import (
     QTableView,
     QTabWidget,
     QToolButton,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -63,6 +57,7 @@ from app.services.assets import AssetDetail, AssetList
 from app.services.chains import Identity
 from app.services.composer import Preview
 from app.services.controller import AppController
+from app.ui.panels.assets.detail import DetailPane
 from app.ui.panels.assets.dialogs import (
     AssetForm,
     CreateAssetDialog,
@@ -73,9 +68,10 @@ from app.ui.panels.assets.models import (
     AssetCardDelegate,
     AssetFilterProxy,
     AssetTableModel,
-    value_text,
+    CardGallery,
 )
-from app.ui.widgets.common import CopyField, ReadsWhenShown, name_widget, while_alive
+from app.ui.panels.assets.second_window import second_controller
+from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
 
 
@@ -103,12 +99,16 @@ class AssetsPanel(ReadsWhenShown):
         self._apps_read = False
         self._gen = 0  # list loads: an older answer (another user's) is dropped
         self._detail_gen = 0
+        self._detail_for: str | None = None  # the asset whose detail is shown or on its way
         self._select_after: str | None = None
         self._want_key = ""  # the app/asset to pick once the apps are read
 
         # -- application
         self.app_box = QComboBox(self)
-        self.app_box.setMinimumContentsLength(20)
+        self.app_box.setMinimumContentsLength(16)  # longer names elide: the row fits 1024 px
+        self.app_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         name_widget(self.app_box, "assetsApp", "Asset application")
         self.app_box.activated.connect(self._app_chosen)
         self.refresh_button = QToolButton(self)
@@ -130,6 +130,14 @@ class AssetsPanel(ReadsWhenShown):
         for o in SCHEME_ORDERS:
             self.order_box.addItem(SCHEME_ORDER_LABELS[o], o)
         name_widget(self.order_box, "assetsSchemeOrder", "Update scheme bit order")
+        self.order_box.setMinimumContentsLength(14)  # elides on a small screen, grows on a
+        self.order_box.setSizeAdjustPolicy(  # wide one (the row's spare room) up to its text
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        longest = max(
+            self.order_box.fontMetrics().horizontalAdvance(t) for t in SCHEME_ORDER_LABELS.values()
+        )
+        self.order_box.setMaximumWidth(longest + 48)  # the arrow and frame
         self.order_box.setToolTip(
             "How the application's contract numbers the update scheme's bits: the seed's "
             "generated contracts (the sandbox) read the first field as the leftmost bit, the "
@@ -176,6 +184,10 @@ class AssetsPanel(ReadsWhenShown):
         self.second_menu = QMenu(self)
         self.second_button.setMenu(self.second_menu)
         self.second_menu.aboutToShow.connect(self._fill_second_menu)
+        self.create_reason = QLabel("", self)  # why New… is off, when the node says so
+        self.create_reason.setWordWrap(True)
+        self.create_reason.setVisible(False)
+        name_widget(self.create_reason, "assetsCreateReason", "Why New is disabled")
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
         name_widget(self.status, "assetsStatus", "Assets status")
@@ -198,61 +210,36 @@ class AssetsPanel(ReadsWhenShown):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setVisible(False)
-        self.gallery = QListView(self)
+        self.gallery = CardGallery(self)
         name_widget(self.gallery, "assetsGallery", "Assets as cards")
         self.gallery.setViewMode(QListView.ViewMode.IconMode)
         self.gallery.setResizeMode(QListView.ResizeMode.Adjust)
         self.gallery.setMovement(QListView.Movement.Static)
         self.gallery.setUniformItemSizes(True)
-        self.gallery.setSpacing(6)
+        self.gallery.setSpacing(4)
         self.gallery.setWrapping(True)
         self.gallery.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.gallery.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.delegate = AssetCardDelegate(self.gallery)
         self.gallery.setItemDelegate(self.delegate)
         self.gallery.setModel(self.proxy)
         self.selection = self.table.selectionModel()
         self.gallery.setSelectionModel(self.selection)
-        self.selection.currentRowChanged.connect(self._current_changed)
+        # a click moves the current index before it selects the row: the detail follows both
+        self.selection.currentRowChanged.connect(self._selection_moved)
+        self.selection.selectionChanged.connect(self._selection_moved)
         self.views = QTabWidget(self)
         name_widget(self.views, "assetsViews", "Gallery or table")
         self.views.addTab(self.gallery, "Gallery")
         self.views.addTab(self.table, "Table")
 
-        # -- the selected asset
-        self.d_title = QLabel("Select an asset", self)
-        name_widget(self.d_title, "assetsDetailTitle", "Selected asset")
-        self.d_owner = self._value("assetsDetailOwner", "Owner")
-        self.d_fields = self._value("assetsDetailFields", "Fields")
-        self.d_chain = CopyField("assetsDetailChain", "Shard chain ID", self)
-        self.d_shard = self._value("assetsDetailShard", "Shard")
-        self.d_members = self._value("assetsDetailMembers", "Shard members")
-        self.d_note = self._value("assetsDetailNote", "Notes")
-        self.timeline = QTreeWidget(self)
-        self.timeline.setHeaderLabels(["Block", "Owner", "Change"])
-        self.timeline.setRootIsDecorated(False)
-        self.timeline.setUniformRowHeights(False)  # a change is a line per field
-        head = self.timeline.header()
-        head.setStretchLastSection(False)
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.timeline.setToolTip("Double-click a change to open its transaction")
-        name_widget(self.timeline, "assetsTimeline", "Ownership and field history")
-        self.timeline.itemDoubleClicked.connect(self._timeline_clicked)
-        detail = QWidget(self)
-        form = QFormLayout()
-        form.addRow("Owner", self.d_owner)
-        form.addRow("Fields", self.d_fields)
-        form.addRow("Shard", self.d_chain)
-        form.addRow("", self.d_shard)
-        form.addRow("Members", self.d_members)
-        dl = QVBoxLayout(detail)
-        dl.setContentsMargins(0, 0, 0, 0)
-        dl.addWidget(self.d_title)
-        dl.addLayout(form)
-        dl.addWidget(QLabel("History (from the audit route)", self))
-        dl.addWidget(self.timeline, 1)
-        dl.addWidget(self.d_note)
+        # -- the selected asset (the same names as before the pane had its own module)
+        self.pane = DetailPane(self)
+        self.pane.transaction_requested.connect(self.transaction_requested)
+        pane = self.pane
+        self.d_title, self.d_owner, self.d_fields = pane.title, pane.owner, pane.fields
+        self.d_chain, self.d_shard, self.d_members = pane.chain, pane.shard, pane.members
+        self.d_note, self.timeline = pane.note, pane.timeline
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Application", self))
@@ -269,20 +256,24 @@ class AssetsPanel(ReadsWhenShown):
         for w in (self.create_button, self.update_button, self.transfer_button):
             actions.addWidget(w)
         actions.addWidget(QLabel("Scheme bits", self))
-        actions.addWidget(self.order_box)
-        actions.addStretch(1)
+        actions.addWidget(self.order_box, 1)
+        actions.addStretch(0)
         actions.addWidget(self.second_button)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.views)
-        split.addWidget(detail)
+        split.addWidget(self.pane)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        self.split = split
+        self._split_moved = False  # until the user drags it, the split stays 3:2
+        split.splitterMoved.connect(self._split_dragged)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addLayout(filters)
         lay.addWidget(self.filter_status)
         lay.addWidget(self.cirrus_query)
         lay.addLayout(actions)
+        lay.addWidget(self.create_reason)
         lay.addWidget(split, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
@@ -295,12 +286,16 @@ class AssetsPanel(ReadsWhenShown):
         self.service.changed.connect(self._on_changed)
         self._update_buttons()
 
-    def _value(self, name: str, accessible: str) -> QLabel:
-        label = QLabel("", self)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        name_widget(label, name, accessible)
-        return label
+    def _split_dragged(self, *_args: Any) -> None:
+        self._split_moved = True
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Cards and detail share the width 3:2 (two columns of cards at 1024 px), not by
+        their size hints (the detail's long addresses would take the room)."""
+        super().resizeEvent(event)
+        total = sum(self.split.sizes())
+        if not self._split_moved and total > 0:
+            self.split.setSizes([total * 3 // 5, total - total * 3 // 5])
 
     # ------------------------------------------------------------ loading
 
@@ -421,6 +416,7 @@ class AssetsPanel(ReadsWhenShown):
     def _show_list(self, listing: AssetList | None) -> None:
         keep = self._select_after
         self._select_after = None
+        self._detail_for = None  # the same asset selected again is read again
         self.listing = listing
         if listing is not None:
             self.identities = listing.identities
@@ -431,6 +427,7 @@ class AssetsPanel(ReadsWhenShown):
         )
         self.table.resizeColumnsToContents()
         self.apply_filter()
+        self._update_buttons()  # New… follows what the node says of this user
         if keep and self.select(keep):
             return
         self._show_detail(None)
@@ -475,8 +472,10 @@ class AssetsPanel(ReadsWhenShown):
             )
         except (AssetError, CirrusQueryError) as exc:
             self.filter_status.setText(f"✘ {exc}")
+            self.filter_status.setVisible(True)
             return False
         self.filter_status.setText("")
+        self.filter_status.setVisible(False)  # an empty line takes no room
         self.proxy.set_predicate(predicate)
         self._show_cirrus(where)
         self._update_status()
@@ -513,7 +512,10 @@ class AssetsPanel(ReadsWhenShown):
 
     def selected(self) -> AssetRecord | None:
         index = self.selection.currentIndex()
-        if not index.isValid() or not self.selection.isRowSelected(index.row(), index.parent()):
+        # the gallery selects a card (one cell), the table a whole row: either counts
+        if not index.isValid() or not self.selection.rowIntersectsSelection(
+            index.row(), index.parent()
+        ):
             return None
         return self.proxy.record(index.row())
 
@@ -537,8 +539,11 @@ class AssetsPanel(ReadsWhenShown):
     def visible_chains(self) -> list[str]:
         return [r.chain_id for r in self.proxy.records()]
 
-    def _current_changed(self, *_args: Any) -> None:
-        self._load_detail()
+    def _selection_moved(self, *_args: Any) -> None:
+        """The selected asset changed (a click, a key, the app's own choice): read it, once."""
+        rec = self.selected()
+        if rec is None or rec.chain_id != self._detail_for:
+            self._load_detail()
         self._update_buttons()
 
     def _load_detail(self) -> None:
@@ -547,11 +552,11 @@ class AssetsPanel(ReadsWhenShown):
         if rec is None or cur is None:
             self._show_detail(None)
             return
+        self._detail_for = rec.chain_id
         app, asset = cur
         self._detail_gen += 1
         gen = self._detail_gen
-        self.d_title.setText(f"<b>{escape(rec.title(asset))}</b>")
-        self.d_note.setText("Reading its shard and history…")
+        self.pane.reading(rec, asset)
         self.controller.tasks.start(
             f"Reading {asset.name} {rec.chain_id[:8]}",
             self.service.detail(app, asset, rec, dict(self.names)),
@@ -569,73 +574,36 @@ class AssetsPanel(ReadsWhenShown):
 
     def _show_detail(self, detail: AssetDetail | None) -> None:
         self.detail = detail
-        self.timeline.clear()
         cur = self.current()
         if detail is None or cur is None:
             self._detail_gen += 1  # an answer still on its way is for nothing now
-            self.d_title.setText("Select an asset")
-            for w in (self.d_owner, self.d_fields, self.d_shard, self.d_members, self.d_note):
-                w.setText("")
-            self.d_chain.set_value("")
-            self._update_buttons()
-            return
-        _, asset = cur
-        rec = detail.record
-        self.d_title.setText(f"<b>{escape(rec.title(asset))}</b> ({asset.name})")
-        self.d_owner.setText(
-            f"{escape(rec.owner_label)} — {escape(rec.organization)} / {escape(rec.unit)}"
-            f"<br><small>{rec.owner}</small>"
-        )
-        self.d_fields.setText(
-            "<br>".join(
-                f"{escape(k)}: <b>{escape(value_text(v))}</b>" for k, v in rec.values.items()
-            )
-        )
-        self.d_chain.set_value(rec.chain_id)
-        chain = detail.chain
-        if chain is not None:
-            self.d_shard.setText(
-                f"{escape(chain.title())}, governed by {escape(chain.governance or '?')}"
-                + (f"; parent {chain.parent[:12]}…" if chain.parent else "")
-            )
-            self.d_members.setText(", ".join(m.describe() for m in chain.members) or "—")
+            self._detail_for = None
+            self.pane.clear()
         else:
-            self.d_shard.setText("")
-            self.d_members.setText("not readable")
-        for e in detail.timeline:
-            item = QTreeWidgetItem(
-                [
-                    str(e.block_number) if e.block_number >= 0 else "",
-                    e.owner_name,
-                    "\n".join(e.lines()),
-                ]
-            )
-            item.setData(0, Qt.ItemDataRole.UserRole, e.tx_hash)
-            item.setToolTip(2, f"{e.describe()}\n{e.timestamp}\ntransaction {e.tx_hash}")
-            item.setTextAlignment(0, Qt.AlignmentFlag.AlignTop)
-            item.setTextAlignment(1, Qt.AlignmentFlag.AlignTop)
-            self.timeline.addTopLevelItem(item)
-        self.d_note.setText(detail.note)
+            self.pane.show_detail(detail, cur[1])
         self._update_buttons()
 
     def timeline_rows(self) -> list[tuple[str, str, str]]:
         """(block, owner, change) of each history entry, oldest first."""
-        out = []
-        for i in range(self.timeline.topLevelItemCount()):
-            item = self.timeline.topLevelItem(i)
-            if item is not None:
-                out.append((item.text(0), item.text(1), item.text(2)))
-        return out
+        return self.pane.timeline_rows()
 
-    def _timeline_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
-        tx = item.data(0, Qt.ItemDataRole.UserRole)
-        if tx:
-            self.transaction_requested.emit(str(tx))
+    def create_refusal(self) -> str:
+        """Why the node would refuse the user a new asset of the shown type ("" = no reason)."""
+        cur, lst = self.current(), self.listing
+        if cur is None or lst is None or (lst.app.key, lst.asset.name) != (cur[0].key, cur[1].name):
+            return ""
+        return lst.create_refusal
 
     def _update_buttons(self) -> None:
         cur = self.current()
         rec = self.selected()
-        self.create_button.setEnabled(cur is not None and bool(cur[1].fields))
+        refusal = self.create_refusal()
+        self.create_button.setEnabled(cur is not None and bool(cur[1].fields) and not refusal)
+        self.create_button.setToolTip(
+            f"Disabled: {refusal}" if refusal else "Create an asset of this application"
+        )
+        self.create_reason.setText(f"New… is off: {refusal}" if refusal else "")
+        self.create_reason.setVisible(bool(refusal))
         self.update_button.setEnabled(rec is not None)
         self.transfer_button.setEnabled(rec is not None)
 
@@ -825,38 +793,10 @@ class AssetsPanel(ReadsWhenShown):
         self.status.setText(f"Opening a window as {user}…")
         self.controller.tasks.start(
             f"Signing in {user} in a second window",
-            self._second_controller(user),
+            second_controller(self.controller, user),
             on_done=while_alive(self, lambda c: self._second_ready(c, cur)),
             on_error=while_alive(self, self._failed),
         )
-
-    async def _second_controller(self, user: str) -> AppController:
-        first = self.controller
-        profile = first.session.profile
-        assert profile is not None
-        creds = await first.stored_credentials(profile, user)
-        if profile.flow == "password" and not creds.password:
-            raise AssetError(f"sign in as {user} once with Act as: no password of theirs is known")
-        config = Path(tempfile.mkdtemp(prefix="stratoscope-window-"))
-        second = AppController(
-            config_directory=config, sandbox_dir=config / "sandbox", secrets=first.secrets
-        )
-        second.setProperty("configDir", str(config))
-        twin = replace(
-            profile,
-            name=f"{profile.name} (second window)",
-            sandbox=False,  # the first window's node: never start another sandbox
-            node_url=first.session.node_url,
-            extra=dict(profile.extra),
-        )
-        try:
-            await second.connect_profile(twin, creds)
-        except BaseException:
-            await second.shutdown()
-            second.deleteLater()
-            shutil.rmtree(config, ignore_errors=True)
-            raise
-        return second
 
     def _second_ready(
         self, second: AppController, cur: tuple[AssetApp, AssetType] | None
