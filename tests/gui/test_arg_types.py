@@ -278,3 +278,47 @@ def test_inspector_renders_the_new_types(qtbot: QtBot) -> None:
     assert "ok (bool) = false" in text
     assert "extra (variadic) = [a, 1]" in text
     assert "Quoted(rate: 3.750, price: 42 Price, ok: false)" in text
+
+
+def test_mapping_keys_are_wide_enough_for_an_address_and_a_vin(qtbot: QtBot) -> None:
+    """A mapping's key shares its row with the value: it used to be squeezed to a few
+    characters. An address key shows 0x and all 40 digits, a string key a 17-character VIN."""
+    xabi: dict[str, Any] = {
+        "funcs": {
+            "seed": {
+                "args": {
+                    "owners": {
+                        "tag": "Mapping",
+                        "key": {"tag": "Address"},
+                        "value": {"tag": "Int", "bytes": 32},
+                        "index": 0,
+                    },
+                    "cars": {
+                        "tag": "Mapping",
+                        "key": {"tag": "String", "dynamic": True},
+                        "value": {"tag": "Bool"},
+                        "index": 1,
+                    },
+                },
+                "vals": {},
+            }
+        }
+    }
+    f = ContractSpec.from_xabi("Fleet", xabi).function("seed")
+    assert f is not None
+    ed = ArgumentsEditor("callArgs")
+    qtbot.addWidget(ed)
+    ed.set_function(f)
+    ed.resize(500, 400)
+    ed.show()
+    qtbot.waitExposed(ed)
+    for name in ("owners", "cars"):
+        add = ed.editors[name].add_button  # type: ignore[attr-defined]
+        qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    address, vin = "0x" + "a" * 40, "1HGCM82633A004352"
+    key = line(ed, "arg_owners_0__key")
+    key.setText(address)
+    assert key.width() > key.fontMetrics().horizontalAdvance(address)
+    car = line(ed, "arg_cars_0__key")
+    car.setText(vin)
+    assert car.width() > car.fontMetrics().horizontalAdvance(vin)

@@ -360,6 +360,11 @@ class ArrayEditor(_Rows):
             self.add_row(x)
 
 
+# what a mapping's key field shows without scrolling: 0x and 40 hex digits for addresses, a
+# 17-character VIN or name for strings and bytes
+KEY_CHARS = {"address": 42, "account": 42, "contract": 42, "string": 17, "bytes": 17}
+
+
 class MappingEditor(_Rows):
     def __init__(
         self, t: AbiType, path: str, parent: QWidget | None = None, book: AddressBook | None = None
@@ -372,6 +377,9 @@ class MappingEditor(_Rows):
         n = len(self.rows)
         key = editor_for(self.type.key, f"{self.path}[{n}].key", self.box, self.book)
         val = editor_for(self.type.value, f"{self.path}[{n}].value", self.box, self.book)
+        if isinstance(key, TextEditor):  # beside its value, a key was squeezed to a few chars
+            digit = key.edit.fontMetrics().horizontalAdvance("0")
+            key.edit.setMinimumWidth(digit * KEY_CHARS.get(self.type.key.kind, 10) + 12)
         if value is not None:
             key.set_value(value[0])
             val.set_value(value[1])
@@ -712,6 +720,8 @@ class FittingScrollArea(QScrollArea):
     """A resizable scroll area that follows its page's layout: a plain one sizes the page once
     and misses fields added later (its scroll range stays short, the new fields squeezed)."""
 
+    refitted = Signal()  # the page's layout changed and the area followed it
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWidgetResizable(True)
@@ -737,6 +747,7 @@ class FittingScrollArea(QScrollArea):
     def _refit(self) -> None:
         self.setWidgetResizable(True)  # recomputes the page's size and the scroll range
         self.updateGeometry()
+        self.refitted.emit()
 
 
 class _PageStack(QStackedWidget):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -243,6 +243,12 @@ class ComposerPanel(ReadsWhenShown):
         right.addWidget(results)
         right.setStretchFactor(0, 2)
         right.setStretchFactor(1, 1)
+        # until the user drags it, the divider follows the panel's height: what is composed
+        # shows whole when it fits (Call button included), the result takes the rest
+        self.right_split = right
+        self._split_dragged = False
+        right.splitterMoved.connect(self._on_split_dragged)
+        self.compose_scroll.refitted.connect(self._on_compose_refitted)
 
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.setChildrenCollapsible(False)
@@ -261,6 +267,36 @@ class ComposerPanel(ReadsWhenShown):
         controller.session.user_changed.connect(self._on_user)
         controller.contacts_changed.connect(self._refill_book)
         self._update_buttons()
+
+    def _on_split_dragged(self) -> None:
+        self._split_dragged = True
+
+    def _on_compose_refitted(self) -> None:
+        # as wide as its fields need (the source editor scrolls sideways instead): a sideways
+        # scroll bar here would hide the Call button's bottom edge on a small screen
+        page = self.compose_scroll.widget()
+        if page is not None:
+            bar = self.compose_scroll.verticalScrollBar().sizeHint().width()
+            self.compose_scroll.setMinimumWidth(min(page.minimumSizeHint().width() + bar, 520))
+        if not self._split_dragged:
+            self._fit_split()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self._split_dragged:
+            self._fit_split()
+
+    def _fit_split(self) -> None:
+        total = sum(self.right_split.sizes())
+        if total <= 0:
+            return
+        results, page = self.right_split.widget(1), self.compose_scroll.widget()
+        if results is None or page is None:
+            return
+        below = results.minimumSizeHint().height()
+        wanted = page.sizeHint().height() + 2 * self.compose_scroll.frameWidth()
+        top = max(min(wanted, total - below), total // 3)
+        self.right_split.setSizes([top, total - top])
 
     def _shortcuts(self) -> None:
         """Deploy, Call and Send batch from anywhere in the panel (the buttons' own shortcuts
