@@ -362,8 +362,7 @@ class TablesPanel(ReadsWhenShown):
         self.builder_toggle.setChecked(True)
         info = self.builder.info.column(column)
         op = "eq" if value is not None or info is None or info.type != "text" else "ilike"
-        self.builder.tree.setCurrentIndex(QModelIndex())
-        self.builder.add_condition(Condition(column, op, value if value is not None else ""))
+        self.builder.add_condition(Condition(column, op, value if value is not None else ""), "top")
         self.builder.value.setFocus()
 
     def _cell_double_clicked(self, index: QModelIndex) -> None:
