@@ -132,7 +132,7 @@ async def shoot(out: Path, theme: str) -> list[Path]:
         wizard.go_to("Review")
         await settle(0.3)
         save(wizard, "create-chain")
-        wizard.close()
+        wizard.discard()  # typed into: close() would ask first
         await shoot_later_panels(window, save, tmp)
         window.nav.setCurrentRow(0)
         await controller.switch_user("dave")
