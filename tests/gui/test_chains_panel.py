@@ -6,6 +6,7 @@ transaction history."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -13,7 +14,7 @@ import httpx
 import pytest
 import qasync
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton, QScrollArea
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -25,6 +26,7 @@ from app.ui.panels.chains.panel import ChainsPanel
 from app.ui.shell.main_window import MainWindow
 from app.ui.shell.tx_inspector import TxInspectorDialog
 from tests.gui.conftest import connect, drive
+from tests.gui.keys import tab_through
 from tests.integration.node_fixture import RunningNode, call_tx, deploy, upload_tx
 
 # A governance contract with typed constructor arguments and every membership event.
@@ -683,6 +685,61 @@ def test_enter_on_review_creates_through_the_sheet_and_escape_asks(
     qtbot.waitUntil(dialog.isActiveWindow)
     key(Qt.Key.Key_Escape)
     assert dialog.question is None and not dialog.isVisible()
+    panel.close()
+
+
+def test_small_screen_and_tab_order(
+    family: dict[str, str],
+    node: RunningNode,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    """The wizard fits a 1024x640 screen, its pages scroll at its minimum size instead of
+    squashing, and Tab follows the layout in the panel and the wizard (issue 16)."""
+    panel = open_panel(loop, controller, node)
+    panel.resize(1024 - 200, 640 - 120)  # the panel's share of a 1024x640 window
+    hint = panel.minimumSizeHint()
+    assert hint.width() <= 1024 - 200 and hint.height() <= 640 - 160, hint
+    # the Contracts tab: its copy button sits above the table and comes first
+    assert panel.select(family["parent"])
+    wait_activity(loop, panel, family["parent"])
+    panel.tabs.setCurrentIndex(4)
+    seen = tab_through(qtbot, panel, panel.tree, panel.contracts_view)
+    assert seen[-2:] == [panel.copy_contract, panel.contracts_view]
+
+    dialog = open_dialog(loop, panel)
+    room = dialog.screen().availableGeometry()
+    assert dialog.width() <= room.width() and dialog.height() <= room.height() - 40
+    assert dialog.minimumSize().width() <= 640 and dialog.minimumSize().height() <= 400
+    # a governance contract with a dozen constructor arguments
+    params = ", ".join(f"uint _n{i}" for i in range(12))
+    dialog.source.setPlainText(f"contract Many {{ constructor({params}) public {{}} }}")
+    dialog.compile()
+    drive(loop, lambda: dialog.spec is not None and dialog.spec.name == "Many")
+    dialog.resize(dialog.minimumSize())
+    dialog.go_to("Constructor")
+    loop.run_until_complete(asyncio.sleep(0.05))
+    assert dialog.size() == dialog.minimumSize()  # the page did not grow the dialog
+    page = dialog.pages.currentWidget()
+    assert isinstance(page, QScrollArea)
+    assert page.verticalScrollBar().maximum() > 0  # ... it scrolls
+    editor = dialog.args.editors["_n11"]
+    assert editor.height() >= editor.minimumSizeHint().height()  # ... nothing squashed
+    # Members: the picker row above the table, left to right, then the table
+    dialog.go_to("Members")
+    seen = tab_through(qtbot, dialog, dialog.member_pick, dialog.members_view)
+    assert seen == [
+        dialog.member_pick,
+        dialog.add_member_button,
+        dialog.new_member_button,
+        dialog.remove_member_button,
+        dialog.members_view,
+    ]
+    dialog.go_to("Review")
+    seen = tab_through(qtbot, dialog, dialog.copy_curl, dialog.request)
+    assert seen == [dialog.copy_curl, dialog.request]
+    dialog.discard()
     panel.close()
 
 

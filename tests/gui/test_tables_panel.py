@@ -5,6 +5,7 @@ row detail links, saved queries, export of the filtered result, and errors in wo
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +15,13 @@ from typing import Any
 import pytest
 import qasync
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl
-from PySide6.QtWidgets import QApplication, QComboBox, QToolButton, QTreeView, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QToolButton,
+    QTreeView,
+    QWidget,
+)
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -25,6 +32,7 @@ from app.ui.panels.tables.filter_builder import FilterBuilder, join_list, split_
 from app.ui.panels.tables.panel import TablesPanel, contract_of
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
+from tests.gui.keys import tab_through
 from tests.integration.node_fixture import RunningNode
 
 SRC = """
@@ -472,6 +480,63 @@ def test_any_tree_by_mouse_and_keyboard(
     ]
     wait_total(panel, loop, len(expected))
     assert sorted(rows_shown(panel, loop, "address")) == sorted(c.address for c in expected)
+
+
+def test_small_screen_scrolls_and_tab_follows_the_layout(
+    panel: TablesPanel, seeded: Seeded, window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    """At 1024x640 the builder gets the height it needs and the rows the rest; squeezed, the
+    builder scrolls instead of squashing; Tab goes through the panel in reading order."""
+    window.resize(1024, 640)
+    hint = panel.minimumSizeHint()
+    assert hint.width() <= 1024 - 200 and hint.height() <= 640 - 160, hint
+    open_car(panel, loop)
+    b = panel.builder
+    b.add_group("or")
+    b.add_condition()
+    loop.run_until_complete(asyncio.sleep(0.05))  # the layout settles
+    area = panel.builder_area
+    assert area.verticalScrollBar().maximum() == 0  # all of the builder in view
+    assert panel.view.height() >= 150
+    # the splitter dragged up: the builder keeps its minimum and scrolls
+    panel.split.moveSplitter(110, 1)
+    loop.run_until_complete(asyncio.sleep(0.05))
+    assert area.height() <= 120 and area.verticalScrollBar().maximum() > 0
+    assert b.height() >= b.minimumSizeHint().height()
+    area.ensureWidgetVisible(b.apply_button)
+    apply_at = b.apply_button.mapTo(area.viewport(), QPoint(0, 0))
+    assert area.viewport().rect().contains(apply_at)
+    panel.resize(panel.width(), panel.height() + 1)  # the user's split stays as dragged
+    assert area.height() <= 120
+
+    # Tab: the top row left to right, the builder's tools, tree, editor, window, query, rows
+    b.tree.setCurrentIndex(b.model.index(0, 0, b.model.index(0, 0)))  # a condition
+    seen = tab_through(qtbot, panel, panel.table_name, panel.view)
+    expected = [
+        panel.table_name,
+        panel.refresh_tables,
+        panel.builder_toggle,
+        panel.saved_box,
+        panel.save_button,
+        b.add_condition_button,
+        b.add_group_button,
+        b.move_button,
+        b.remove_button,
+        b.chain_scope,
+        b.columns_button,
+        b.tree,
+        b.column,
+        b.negate,
+        b.op,
+        b.value,
+        b.order,
+        b.limit,
+        b.offset,
+        b.query_text,
+        b.apply_button,
+        panel.view,
+    ]
+    assert [w.objectName() for w in seen if w in expected] == [w.objectName() for w in expected]
 
 
 def test_sorting_count_window_and_chain_shortcut(

@@ -11,18 +11,17 @@ words on the review page and the form keeps everything typed.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QButtonGroup,
     QComboBox,
     QDialog,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -48,23 +47,17 @@ from app.services.chains import (
 from app.services.composer import Preview
 from app.services.controller import AppController
 from app.ui.panels.chains.models import MAIN_CHAIN, BalanceRowsModel, ChoiceModel, MemberRowsModel
-from app.ui.panels.chains.review_page import ERROR, ReviewPage
+from app.ui.panels.chains.wizard_parts import ERROR, ReviewPage, fill, hint, table_view
 from app.ui.shell.theme import scheme_is_dark
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor
 from app.ui.widgets.common import copy_text, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
 from app.ui.widgets.discard_question import ask_discard
+from app.ui.widgets.scroll import fit_to_screen, scroll_area
 from app.ui.widgets.source_editor import SourceEditor
 
 STEPS = ("Governance", "Constructor", "Members", "Balances", "Chain", "Review")
 DEFAULT_BALANCE = "1000"
-
-
-def _hint(text: str, parent: QWidget) -> QLabel:
-    """A word-wrapped line of explanation on a page."""
-    label = QLabel(text, parent)
-    label.setWordWrap(True)
-    return label
 
 
 class CreateChainDialog(QDialog):
@@ -116,7 +109,7 @@ class CreateChainDialog(QDialog):
             self._chain_page,
             self._review_page,
         ):
-            self.pages.addWidget(build())
+            self.pages.addWidget(scroll_area(build()))  # a small screen scrolls a page
         self.steps.currentRowChanged.connect(self._go)
 
         self.back_button = self._button("Back", "createChainBack", "Previous step")
@@ -141,7 +134,21 @@ class CreateChainDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addLayout(body, 1)
         lay.addLayout(buttons)
-        self.resize(860, 620)
+        self.setMinimumSize(520, 340)
+        fit_to_screen(self, 860, 620)
+        # Tab follows each page's layout (some widgets are made before those above them)
+        tab_chains: list[list[QWidget]] = [
+            [self.from_source, self.from_code, self.vm, self.template_button],
+            [self.template_button, self.compile_button, self.contract, self.source],
+            [self.member_pick, self.add_member_button, self.new_member_button],
+            [self.new_member_button, self.remove_member_button, self.members_view],
+            [self.balance_pick, self.balance_amount, self.add_balance_button],
+            [self.add_balance_button, self.remove_balance_button, self.balances_view],
+            [self.copy_curl, self.request, self.new_id.edit, self.new_id.button],
+        ]
+        for chain in tab_chains:
+            for first, second in itertools.pairwise(chain):
+                QWidget.setTabOrder(first, second)
 
         self.parent_combo.setCurrentIndex(max(0, self.parent_combo.findData(parent_chain)))
         self.source.setPlainText(GOVERNANCE_TEMPLATE)
@@ -204,7 +211,7 @@ class CreateChainDialog(QDialog):
         self.code_chain = QComboBox(code)
         name_widget(self.code_chain, "createChainCodeChain", "Chain of the deployed contract")
         self.code_chain.setModel(ChoiceModel(self.code_chain))
-        self._fill(self.code_chain, [(MAIN_CHAIN, ""), *self._chain_items()])
+        fill(self.code_chain, [(MAIN_CHAIN, ""), *self._chain_items()])
         self.code_chain.currentIndexChanged.connect(self._load_deployed)
         self.deployed = QComboBox(code)
         name_widget(self.deployed, "createChainDeployed", "Deployed contract")
@@ -214,7 +221,7 @@ class CreateChainDialog(QDialog):
         cf.addRow("Chain", self.code_chain)
         cf.addRow("Contract", self.deployed)
         cf.addRow(
-            _hint(
+            hint(
                 "The new chain's governance contract runs this contract's code "
                 "(codePtr: its address, and chain when private).",
                 code,
@@ -257,7 +264,7 @@ class CreateChainDialog(QDialog):
         self.members.dataChanged.connect(self._changed)
         self.members.rowsInserted.connect(self._changed)
         self.members.rowsRemoved.connect(self._changed)
-        self.members_view = self._table(page, self.members, "createChainMembers", "Members")
+        self.members_view = table_view(page, self.members, "createChainMembers", "Members")
         self.member_pick = QComboBox(page)
         name_widget(self.member_pick, "createChainMemberPick", "Known organizations and users")
         self.member_pick.setModel(ChoiceModel(self.member_pick))
@@ -279,7 +286,7 @@ class CreateChainDialog(QDialog):
         pick.addWidget(self.remove_member_button)
         lay = QVBoxLayout(page)
         lay.addWidget(
-            _hint(
+            hint(
                 "Who may see and use the chain: a whole organization, one unit of it, or one "
                 "user. Empty parts match anyone; untick Access to list without access.",
                 page,
@@ -295,7 +302,7 @@ class CreateChainDialog(QDialog):
         self.balances.dataChanged.connect(self._changed)
         self.balances.rowsInserted.connect(self._changed)
         self.balances.rowsRemoved.connect(self._changed)
-        self.balances_view = self._table(page, self.balances, "createChainBalances", "Balances")
+        self.balances_view = table_view(page, self.balances, "createChainBalances", "Balances")
         self.balance_pick = QComboBox(page)
         self.balance_pick.setEditable(True)
         name_widget(self.balance_pick, "createChainBalancePick", "Address to fund")
@@ -320,7 +327,7 @@ class CreateChainDialog(QDialog):
         pick.addWidget(self.remove_balance_button)
         lay = QVBoxLayout(page)
         lay.addWidget(
-            _hint(
+            hint(
                 "Initial balances on the new chain, in units (1000, 1e18, 0x2a). The platform "
                 "wants at least one non-zero balance even when gas is off.",
                 page,
@@ -339,9 +346,7 @@ class CreateChainDialog(QDialog):
         self.parent_combo = QComboBox(page)
         name_widget(self.parent_combo, "createChainParent", "Parent chain")
         self.parent_combo.setModel(ChoiceModel(self.parent_combo))
-        self._fill(
-            self.parent_combo, [(f"{MAIN_CHAIN} (no parentChain)", ""), *self._chain_items()]
-        )
+        fill(self.parent_combo, [(f"{MAIN_CHAIN} (no parentChain)", ""), *self._chain_items()])
         self.parent_combo.currentIndexChanged.connect(self._changed)
         self.history = QLineEdit(page)
         self.history.setPlaceholderText("contract names to keep history tables of, e.g. Governance")
@@ -365,23 +370,6 @@ class CreateChainDialog(QDialog):
 
     def _chain_items(self) -> list[tuple[str, Any]]:
         return [(f"{c.title()} ({c.id[:8]}…)", c.id) for c in self.chains]
-
-    @staticmethod
-    def _fill(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
-        """Replace a combo's items (its model is a ChoiceModel: lists here can be long)."""
-        model = combo.model()
-        assert isinstance(model, ChoiceModel)
-        model.set_items(items)
-        combo.setCurrentIndex(0 if items else -1)
-
-    def _table(self, parent: QWidget, model: Any, name: str, accessible: str) -> QTableView:
-        view = QTableView(parent)
-        view.setModel(model)
-        name_widget(view, name, accessible)
-        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        view.verticalHeader().setVisible(False)
-        return view
 
     # ------------------------------------------------------------ navigation
 
@@ -446,10 +434,10 @@ class CreateChainDialog(QDialog):
             if i.organization
         ]
         picks.append(("Everyone ({access} only)", ChainMember()))
-        self._fill(self.member_pick, picks)
+        fill(self.member_pick, picks)
         current = self.balance_pick.currentText()
         contacts = sorted(self.controller.contacts.items())
-        self._fill(
+        fill(
             self.balance_pick,
             [(f"contact {name}  {address}", address) for name, address in contacts]
             + [(f"user {i.common_name}  {i.address}", i.address) for i in identities if i.address],
@@ -472,7 +460,7 @@ class CreateChainDialog(QDialog):
 
     def _load_deployed(self, _i: int = 0) -> None:
         chain = str(self.code_chain.currentData() or "")
-        self._fill(self.deployed, [("Loading…", None)])
+        fill(self.deployed, [("Loading…", None)])
         self.controller.tasks.start(
             "Listing contracts",
             self.service.contracts(chain),
@@ -484,7 +472,7 @@ class CreateChainDialog(QDialog):
         if chain != str(self.code_chain.currentData() or ""):
             return  # the user chose another chain meanwhile
         self.deployed.blockSignals(True)
-        self._fill(
+        fill(
             self.deployed,
             [("Choose a contract…", None)] + [(f"{c.name}  {c.address}", c) for c in rows],
         )

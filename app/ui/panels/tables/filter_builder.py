@@ -281,6 +281,31 @@ class FilterBuilder(QWidget):
         lay.addLayout(buttons)
         self._refresh()
 
+    def focus_order(self) -> list[QWidget]:
+        """The builder's widgets in the order of its layout (the panel sets Tab's order)."""
+        return [
+            self.add_condition_button,
+            self.add_group_button,
+            self.move_button,
+            self.remove_button,
+            self.chain_scope,
+            self.columns_button,
+            self.tree,
+            self.column,
+            self.negate,
+            self.op,
+            self.value,
+            self.value_choice,
+            self.group_op,
+            self.group_negate,
+            self.order,
+            self.limit,
+            self.offset,
+            self.query_text,
+            self.revert_button,
+            self.apply_button,
+        ]
+
     # ------------------------------------------------------------ table and query
 
     def set_table(self, info: TableInfo) -> None:

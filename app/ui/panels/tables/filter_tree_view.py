@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import QMenu, QTreeView, QWidget
 
@@ -102,6 +102,15 @@ class FilterTreeView(QTreeView):
         model.rowsRemoved.connect(lambda *_: self.update_actions())
         model.modelReset.connect(self.update_actions)
         self.update_actions()
+
+    def sizeHint(self) -> QSize:
+        """About five rows: the tree grows with the space it gets, but does not ask for more
+        (the builder scrolls on a small screen and this keeps it short)."""
+        hint = super().sizeHint()
+        rows = self.fontMetrics().height() + 4
+        return QSize(
+            hint.width(), self.header().sizeHint().height() + 5 * rows + 2 * self.frameWidth()
+        )
 
     # ------------------------------------------------------------ selection
 

@@ -1,26 +1,60 @@
-"""The creation wizard's last page: who signs, where the chain goes, what keeps the request from
-being sent, the exact request, and the node's answer."""
+"""Parts of the creation wizard: its last page (who signs, where the chain goes, what keeps the
+request from being sent, the exact request, the node's answer) and small helpers of its pages."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from app.services.composer import Preview
+from app.ui.panels.chains.models import ChoiceModel
 from app.ui.widgets.common import CopyField, name_widget
 
 ERROR = "color: #c0392b;"
+
+
+def hint(text: str, parent: QWidget) -> QLabel:
+    """A word-wrapped line of explanation on a page."""
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    return label
+
+
+def fill(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
+    """Replace a combo's items (its model is a ChoiceModel: lists here can be long)."""
+    model = combo.model()
+    assert isinstance(model, ChoiceModel)
+    model.set_items(items)
+    combo.setCurrentIndex(0 if items else -1)
+
+
+def table_view(parent: QWidget, model: Any, name: str, accessible: str) -> QTableView:
+    """An editable list of rows (members, balances); Tab leaves it, arrows move in it."""
+    view = QTableView(parent)
+    view.setModel(model)
+    name_widget(view, name, accessible)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    view.verticalHeader().setVisible(False)
+    view.setTabKeyNavigation(False)
+    view.setMinimumHeight(100)
+    return view
 
 
 class ReviewPage(QWidget):
