@@ -151,6 +151,7 @@ class CreateChainDialog(QDialog):
                 QWidget.setTabOrder(first, second)
 
         self.parent_combo.setCurrentIndex(max(0, self.parent_combo.findData(parent_chain)))
+        self._initial_parent = str(self.parent_combo.currentData() or "")
         self.source.setPlainText(GOVERNANCE_TEMPLATE)
         self.steps.setCurrentRow(0)
         self._load_lists()
