@@ -455,7 +455,7 @@ async def chains_scenes(shooter: Shooter) -> None:
         await settle(0.3)
         await shooter.dialog_shot(f"create-chain-{slug(step)}", wizard)
     await shooter.dialog_shot("create-chain", wizard)  # the Review page: the README's picture
-    wizard.close()
+    wizard.discard()
 
 
 async def assets_scenes(shooter: Shooter) -> None:

@@ -6,6 +6,7 @@ transaction history."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -13,7 +14,9 @@ import httpx
 import pytest
 import qasync
 from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QApplication, QPushButton, QScrollArea
 from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
 
 from app.services.chains import GOVERNANCE_ADDRESS, ChainInfo, ChainMember
 from app.services.controller import AppController
@@ -23,6 +26,7 @@ from app.ui.panels.chains.panel import ChainsPanel
 from app.ui.shell.main_window import MainWindow
 from app.ui.shell.tx_inspector import TxInspectorDialog
 from tests.gui.conftest import connect, drive
+from tests.gui.keys import tab_through
 from tests.integration.node_fixture import RunningNode, call_tx, deploy, upload_tx
 
 # A governance contract with typed constructor arguments and every membership event.
@@ -57,6 +61,9 @@ contract Note {
     function invite(string o) public { emit OrganizationAdded(o); }
 }
 """
+
+
+LEFT = Qt.MouseButton.LeftButton
 
 
 def create_chain(client: httpx.Client, body: dict[str, Any]) -> str:
@@ -144,6 +151,14 @@ def open_dialog(loop: qasync.QEventLoop, panel: ChainsPanel, parent: str = "") -
         ),
     )
     return dialog
+
+
+def confirm(dialog: CreateChainDialog) -> None:
+    """Send from the confirmation sheet that Create chain opened."""
+    sheet = dialog.sheet
+    assert sheet is not None and sheet.isVisible()
+    sheet.send_button.click()
+    assert dialog.sheet is None and dialog.sending
 
 
 def compile_gov(loop: qasync.QEventLoop, dialog: CreateChainDialog) -> None:
@@ -346,6 +361,7 @@ def test_wizard_from_source_builds_the_exact_request_and_creates_the_chain(
     assert dialog.problems_label.text() == "" and dialog.warnings_label.text() == ""
     assert dialog.create_button.isEnabled()
     dialog.create_button.click()
+    confirm(dialog)
     drive(loop, lambda: bool(dialog.created_id), timeout=30)
     new_id = dialog.created_id
     assert dialog.new_id.value() == new_id and dialog.status.text().startswith("✔")
@@ -393,7 +409,10 @@ def test_wizard_from_deployed_code_sends_a_code_pointer(
     assert body["contract"] == "Gov" and "parentChain" not in body
     assert body["args"] == {"_quorum": 9, "_motto": "pointer", "_admin": family["alice"]}
     assert dialog.review_where.text() == "child of the main chain"
-    dialog.send()
+    sheet = dialog.send()
+    assert sheet is not None and sheet.windowTitle() == "Create this chain?"
+    assert json.loads(sheet.request.toPlainText().split("\n\n", 1)[1]) == body
+    confirm(dialog)
     drive(loop, lambda: not dialog.sending, timeout=30)
     assert dialog.created_id, dialog.status.text()
     new_id = dialog.created_id
@@ -422,7 +441,7 @@ def test_wizard_from_deployed_code_sends_a_code_pointer(
     dialog.args.set_values({"_quorum": 1, "_motto": "main", "_admin": family["alice"]})
     dialog.refresh_review()
     assert dialog.request_body()["codePtr"] == {"account": family["main_gov"], "name": "Gov"}
-    dialog.close()
+    dialog.discard()
     panel.close()
 
 
@@ -437,7 +456,8 @@ def test_refused_requests_show_the_nodes_words_and_keep_the_form(
     child_dialog = panel.dialog
     assert child_dialog is not None
     assert child_dialog.parent_combo.currentData() == family["child"]
-    child_dialog.close()
+    child_dialog.close()  # untouched: closes without a question
+    assert child_dialog.question is None and not child_dialog.isVisible()
     dialog = open_dialog(loop, panel)
     assert dialog.parent_combo.currentData() == ""  # "New chain…": a child of the main chain
     compile_gov(loop, dialog)
@@ -448,6 +468,7 @@ def test_refused_requests_show_the_nodes_words_and_keep_the_form(
     assert "no members" in dialog.warnings_label.text()
     assert dialog.create_button.isEnabled()  # the node decides; its rules differ
     dialog.create_button.click()
+    confirm(dialog)
     drive(loop, lambda: "was not created" in dialog.status.text())
     assert "Private chains must include at least one member" in dialog.status.text()
     # nothing lost: label, source, arguments, balances are as typed
@@ -465,6 +486,7 @@ def test_refused_requests_show_the_nodes_words_and_keep_the_form(
     dialog.balances.setData(dialog.balances.index(0, 1), "0")
     assert "non-zero balance" in dialog.warnings_label.text()
     dialog.create_button.click()
+    confirm(dialog)
     drive(loop, lambda: "non-zero balance" in dialog.status.text() and not dialog.sending)
     assert "At least one account must have a non-zero balance" in dialog.status.text()
     assert dialog.members.members() == [ChainMember("Acme")]
@@ -476,7 +498,7 @@ def test_refused_requests_show_the_nodes_words_and_keep_the_form(
     panel.reload()
     drive(loop, lambda: panel.status.text().endswith("access"))
     assert len(panel.model.chains()) == before
-    dialog.close()
+    dialog.discard()
     panel.close()
 
 
@@ -583,9 +605,144 @@ def test_a_chain_created_after_its_dialog_closed_is_still_selected(
     dialog.go_to("Review")
     assert dialog.request_body()["args"] == {} and dialog.request_body()["contract"] == "Governance"
     dialog.create_button.click()
-    dialog.close()
+    confirm(dialog)
+    dialog.close()  # while the chain is being created: nothing to lose, no question
     drive(loop, lambda: (c := panel.selected_chain()) is not None and c.label == "Closed early")
     assert panel.selected_chain().governance == "Governance"  # type: ignore[union-attr]
+    panel.close()
+
+
+def test_enter_on_review_creates_through_the_sheet_and_escape_asks(
+    family: dict[str, str],
+    node: RunningNode,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    """Enter on the Review page is Create chain (then the confirmation sheet), never Close;
+    Escape on a filled-in wizard asks first (issue 16)."""
+    panel = open_panel(loop, controller, node)
+    dialog = open_dialog(loop, panel)
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+
+    def key(k: Qt.Key) -> None:
+        """A key to whatever has the focus, as the keyboard sends it."""
+        target = QApplication.focusWidget()
+        assert target is not None
+        qtbot.keyClick(target, k)
+
+    for _ in range(STEPS.index("Chain")):
+        qtbot.mouseClick(dialog.next_button, LEFT)
+    qtbot.mouseClick(dialog.label, LEFT)
+    qtbot.keyClicks(dialog.label, "By keyboard")
+    qtbot.mouseClick(dialog.next_button, LEFT)
+    assert dialog.page() == STEPS.index("Review")
+    assert dialog.create_button.isEnabled()
+    key(Qt.Key.Key_Return)
+    assert dialog.isVisible(), "Enter discarded the wizard"
+    assert dialog.create_button.isDefault() and not dialog.close_button.isDefault()
+    sheet = dialog.sheet
+    assert sheet is not None and sheet.isVisible() and sheet.windowTitle() == "Create this chain?"
+    sheet.activateWindow()
+    qtbot.waitUntil(sheet.isActiveWindow)
+    # the sheet's default is Cancel (an irreversible write is never sent by a stray Enter)
+    assert sheet.cancel_button.isDefault()
+    qtbot.keyClick(sheet, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)  # Send
+    drive(loop, lambda: bool(dialog.created_id), timeout=30)
+    drive(loop, lambda: panel.selected_id() == dialog.created_id)
+    assert panel.model.chain(dialog.created_id).label == "By keyboard"  # type: ignore[union-attr]
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    key(Qt.Key.Key_Escape)  # created: nothing to lose, it closes
+    assert not dialog.isVisible()
+
+    # Escape on a filled-in wizard asks; Escape again keeps editing; Discard closes
+    dialog = open_dialog(loop, panel)
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    dialog.go_to("Chain")
+    qtbot.mouseClick(dialog.label, LEFT)
+    qtbot.keyClicks(dialog.label, "Half done")
+    key(Qt.Key.Key_Return)  # Enter on another page: Next
+    assert dialog.page() == STEPS.index("Review")
+    key(Qt.Key.Key_Escape)
+    question = dialog.question
+    assert question is not None and question.isVisible() and dialog.isVisible()
+    question.activateWindow()
+    qtbot.waitUntil(question.isActiveWindow)
+    key(Qt.Key.Key_Escape)  # "Keep editing"
+    assert not question.isVisible() and dialog.isVisible() and dialog.question is None
+    assert dialog.label.text() == "Half done"
+    qtbot.mouseClick(dialog.close_button, LEFT)  # Close asks too
+    question = dialog.question
+    assert question is not None and question.isVisible()
+    discard = question.findChild(QPushButton, "discardYes")
+    assert discard is not None
+    qtbot.mouseClick(discard, LEFT)
+    assert not dialog.isVisible()
+    # an untouched wizard closes on Escape at once
+    dialog = open_dialog(loop, panel)
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    key(Qt.Key.Key_Escape)
+    assert dialog.question is None and not dialog.isVisible()
+    panel.close()
+
+
+def test_small_screen_and_tab_order(
+    family: dict[str, str],
+    node: RunningNode,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    """The wizard fits a 1024x640 screen, its pages scroll at its minimum size instead of
+    squashing, and Tab follows the layout in the panel and the wizard (issue 16)."""
+    panel = open_panel(loop, controller, node)
+    panel.resize(1024 - 200, 640 - 120)  # the panel's share of a 1024x640 window
+    hint = panel.minimumSizeHint()
+    assert hint.width() <= 1024 - 200 and hint.height() <= 640 - 160, hint
+    # the Contracts tab: its copy button sits above the table and comes first
+    assert panel.select(family["parent"])
+    wait_activity(loop, panel, family["parent"])
+    panel.tabs.setCurrentIndex(4)
+    seen = tab_through(qtbot, panel, panel.tree, panel.contracts_view)
+    assert seen[-2:] == [panel.copy_contract, panel.contracts_view]
+
+    dialog = open_dialog(loop, panel)
+    room = dialog.screen().availableGeometry()
+    assert dialog.width() <= room.width() and dialog.height() <= room.height() - 40
+    assert dialog.minimumSize().width() <= 640 and dialog.minimumSize().height() <= 400
+    # a governance contract with a dozen constructor arguments
+    params = ", ".join(f"uint _n{i}" for i in range(12))
+    dialog.source.setPlainText(f"contract Many {{ constructor({params}) public {{}} }}")
+    dialog.compile()
+    drive(loop, lambda: dialog.spec is not None and dialog.spec.name == "Many")
+    dialog.resize(dialog.minimumSize())
+    dialog.go_to("Constructor")
+    loop.run_until_complete(asyncio.sleep(0.05))
+    assert dialog.size() == dialog.minimumSize()  # the page did not grow the dialog
+    page = dialog.pages.currentWidget()
+    assert isinstance(page, QScrollArea)
+    inner = dialog.args.scroll_area.verticalScrollBar()
+    assert max(page.verticalScrollBar().maximum(), inner.maximum()) > 0  # ... it scrolls
+    editor = dialog.args.editors["_n11"]
+    assert editor.height() >= editor.minimumSizeHint().height()  # ... nothing squashed
+    # Members: the picker row above the table, left to right, then the table
+    dialog.go_to("Members")
+    seen = tab_through(qtbot, dialog, dialog.member_pick, dialog.members_view)
+    assert seen == [
+        dialog.member_pick,
+        dialog.add_member_button,
+        dialog.new_member_button,
+        dialog.remove_member_button,
+        dialog.members_view,
+    ]
+    dialog.go_to("Review")
+    seen = tab_through(qtbot, dialog, dialog.copy_curl, dialog.request)
+    assert seen == [dialog.copy_curl, dialog.request]
+    dialog.discard()
     panel.close()
 
 

@@ -5,6 +5,7 @@ row detail links, saved queries, export of the filtered result, and errors in wo
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,7 +14,14 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import QModelIndex, QUrl
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QToolButton,
+    QTreeView,
+    QWidget,
+)
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -24,6 +32,7 @@ from app.ui.panels.tables.filter_builder import FilterBuilder, join_list, split_
 from app.ui.panels.tables.panel import TablesPanel, contract_of
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
+from tests.gui.keys import tab_through
 from tests.integration.node_fixture import RunningNode
 
 SRC = """
@@ -149,7 +158,14 @@ def panel(
 def open_car(panel: TablesPanel, loop: qasync.QEventLoop, table: str = "Car") -> None:
     panel.table_name.setEditText(table)
     panel.apply()
-    drive(loop, lambda: panel.builder.info.columns and panel.model.total is not None)
+    # the count and the first page are separate requests that may answer in either order:
+    # the columns (which tests index by name) are known once the first page is in
+    drive(
+        loop,
+        lambda: (
+            panel.builder.info.columns and panel.model.total is not None and 0 in panel.model.pages
+        ),
+    )
 
 
 def rows_shown(panel: TablesPanel, loop: qasync.QEventLoop, column: str) -> list[str]:
@@ -244,7 +260,7 @@ def test_nested_groups_negation_and_url_round_trip(
     group = b.add_group("or")
     set_condition(qtbot, b, "color", "eq", "blue")
     b.tree.setCurrentIndex(b.model.index_of(group))
-    inner = b.add_group("and")
+    inner = b.add_group("and", "inside")
     set_condition(qtbot, b, "price", "gte", "3000")
     b.tree.setCurrentIndex(b.model.index_of(inner))
     b.add_condition()
@@ -296,6 +312,231 @@ def test_nested_groups_negation_and_url_round_trip(
     assert panel.model.total == len(expected)  # not applied yet
     b.apply_button.click()
     wait_total(panel, loop, N)
+
+
+LEFT = Qt.MouseButton.LeftButton
+
+
+def click_row(qtbot: QtBot, view: QTreeView, index: QModelIndex) -> None:
+    qtbot.mouseClick(view.viewport(), LEFT, pos=view.visualRect(index).center())
+
+
+def choose(qtbot: QtBot, combo: QComboBox, data: str) -> None:
+    """Choose the entry whose data is ``data`` with the keyboard, as a user tabbing through the
+    form does (Home, then Down until it is there)."""
+
+    def chosen() -> bool:
+        return data in (combo.currentData(), combo.currentText())
+
+    combo.setFocus()
+    qtbot.keyClick(combo, Qt.Key.Key_Home)
+    for _ in range(combo.count()):
+        if chosen():
+            break
+        qtbot.keyClick(combo, Qt.Key.Key_Down)
+    assert chosen(), f"{data} is not offered"
+
+
+def plain_click(qtbot: QtBot, button: QWidget) -> None:
+    """A click that must act at once: a menu it pops up instead is closed, and the test fails."""
+    returned: list[bool] = []
+    popped: list[QWidget] = []
+
+    def close_menu() -> None:
+        popup = QApplication.activePopupWidget()
+        if not returned and popup is not None:
+            popped.append(popup)
+            popup.close()
+
+    QTimer.singleShot(300, close_menu)
+    qtbot.mouseClick(button, LEFT)
+    returned.append(True)
+    assert not popped, "the click opened a menu instead of acting"
+
+
+def menu_click(qtbot: QtBot, button: QToolButton, text: str) -> None:
+    """Open a tool button's menu with a click on its arrow and click the action named ``text``
+    (the menu runs its own event loop: the click on the action is queued before)."""
+    menu = button.menu()
+    assert menu is not None
+    action = next(a for a in menu.actions() if a.text() == text)
+    assert action.isEnabled(), text
+    clicked: list[bool] = []
+
+    def pick() -> None:
+        if not menu.isVisible():
+            QTimer.singleShot(10, pick)
+            return
+        qtbot.mouseClick(menu, LEFT, pos=menu.actionGeometry(action).center())
+        clicked.append(True)
+
+    QTimer.singleShot(0, pick)
+    arrow = QPoint(button.width() - 3, button.height() // 2)
+    qtbot.mouseClick(button, LEFT, pos=arrow)
+    qtbot.waitUntil(lambda: bool(clicked) and not menu.isVisible())
+
+
+def fill(qtbot: QtBot, builder: FilterBuilder, column: str, op: str, value: str) -> None:
+    """Type the column and the value, choose the operator (and fixed values) from their lists."""
+    line = builder.column.lineEdit()
+    assert line is not None
+    qtbot.mouseClick(line, LEFT)
+    qtbot.keyClick(line, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(line, column)
+    choose(qtbot, builder.op, op)
+    if builder.value_choice.isVisibleTo(builder):
+        choose(qtbot, builder.value_choice, value)
+        return
+    qtbot.mouseClick(builder.value, LEFT)
+    qtbot.keyClick(builder.value, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(builder.value, value)
+
+
+def test_any_tree_by_mouse_and_keyboard(
+    panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop, qtbot: QtBot, qtmodeltester: Any
+) -> None:
+    """(A OR B) AND NOT (C): a group at the top level after something was selected (issue 16)."""
+    open_car(panel, loop)
+    b = panel.builder
+    qtmodeltester.check(b.model, force_py=True)  # checks the model at every change below
+    plain_click(qtbot, b.add_group_button)  # nothing selected: an OR group at the top
+    fill(qtbot, b, "color", "eq", "red")
+    qtbot.mouseClick(b.add_condition_button, LEFT)  # next to the selected condition
+    fill(qtbot, b, "price", "gte", "3500")
+    assert b.preview.text() == "GET /cirrus/search/Car?or=(color.eq.red,price.gte.3500)"
+    # a condition of the OR group is selected: the menu puts the next group at the top level
+    menu_click(qtbot, b.add_group_button, "AND group (all of) at the top level")
+    fill(qtbot, b, "model", "eq", "Focus")
+    click_row(qtbot, b.tree, b.model.index(1, 0))  # the new group: the group editor shows
+    assert b.editor.currentIndex() == 2
+    qtbot.mouseClick(b.group_negate, LEFT)
+    qs = "or=(color.eq.red,price.gte.3500)&not.and=(model.eq.Focus)"
+    assert b.preview.text() == f"GET /cirrus/search/Car?{qs}"
+    assert b.model.data(b.model.index(1, 0)) == "NOT AND: all of"
+    qtbot.mouseClick(b.apply_button, LEFT)
+    expected = [
+        c for c in seeded.cars if (c.color == "red" or c.price >= 3500) and c.model != "Focus"
+    ]
+    assert 0 < len(expected) < N
+    wait_total(panel, loop, len(expected))
+    assert sorted(rows_shown(panel, loop, "address")) == sorted(c.address for c in expected)
+
+    # a click below the rows clears the selection: "+ Condition" then adds at the top level
+    tree = b.tree
+    below = QPoint(10, tree.viewport().height() - 5)
+    assert not tree.indexAt(below).isValid()
+    qtbot.mouseClick(tree.viewport(), LEFT, pos=below)
+    assert not tree.currentIndex().isValid() and b.editor.currentIndex() == 0
+    qtbot.mouseClick(b.add_condition_button, LEFT)
+    fill(qtbot, b, "sold", "is", "true")
+    assert b.preview.text() == f"GET /cirrus/search/Car?{qs}&sold=is.true"
+    # moved into the group above (from the Move menu), out again (keyboard), then deleted
+    menu_click(qtbot, b.move_button, "Into the group above")
+    assert b.draft.where.items[1] == Group(
+        "and", [Condition("model", "eq", "Focus"), Condition("sold", "is", "true")], negate=True
+    )
+    panel.window().activateWindow()  # shortcuts follow the focus of the active window
+    tree.setFocus()
+    qtbot.waitUntil(tree.hasFocus)
+    qtbot.keyClick(
+        tree,
+        Qt.Key.Key_Left,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert b.preview.text() == f"GET /cirrus/search/Car?{qs}&sold=is.true"
+    qtbot.keyClick(
+        tree, Qt.Key.Key_Up, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    moved = "or=(color.eq.red,price.gte.3500)&sold=is.true&not.and=(model.eq.Focus)"
+    assert b.preview.text() == f"GET /cirrus/search/Car?{moved}"
+    qtbot.keyClick(tree, Qt.Key.Key_Delete)
+    assert b.preview.text() == f"GET /cirrus/search/Car?{qs}"
+    # a group switched from OR to AND by its editor; "+ Group" inside the selected group
+    click_row(qtbot, tree, b.model.index(0, 0))
+    choose(qtbot, b.group_op, "and")
+    menu_click(qtbot, b.add_group_button, "OR group (any of) inside the selected group")
+    fill(qtbot, b, "model", "eq", "Punto")
+    qtbot.mouseClick(b.add_condition_button, LEFT)
+    fill(qtbot, b, "model", "eq", "Panda")
+    assert b.preview.text() == (
+        "GET /cirrus/search/Car?and=(color.eq.red,price.gte.3500,or(model.eq.Punto,model.eq.Panda))"
+        "&not.and=(model.eq.Focus)"
+    )
+    # a selected condition goes into a new group of its own, which can then be negated
+    click_row(qtbot, tree, b.model.index(0, 0, b.model.index(0, 0)))  # color = red
+    menu_click(qtbot, b.move_button, "Into a new group")
+    assert b.editor.currentIndex() == 1 and tree.currentIndex().parent().isValid()
+    click_row(qtbot, tree, tree.currentIndex().parent())
+    qtbot.mouseClick(b.group_negate, LEFT)
+    assert b.preview.text() == (
+        "GET /cirrus/search/Car?and=(not.or(color.eq.red),price.gte.3500,"
+        "or(model.eq.Punto,model.eq.Panda))&not.and=(model.eq.Focus)"
+    )
+    qtbot.mouseClick(b.apply_button, LEFT)
+    expected = [
+        c
+        for c in seeded.cars
+        if c.color != "red" and c.price >= 3500 and c.model in ("Punto", "Panda")
+    ]
+    wait_total(panel, loop, len(expected))
+    assert sorted(rows_shown(panel, loop, "address")) == sorted(c.address for c in expected)
+
+
+def test_small_screen_scrolls_and_tab_follows_the_layout(
+    panel: TablesPanel, seeded: Seeded, window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    """At 1024x640 the builder gets the height it needs and the rows the rest; squeezed, the
+    builder scrolls instead of squashing; Tab goes through the panel in reading order."""
+    window.resize(1024, 640)
+    hint = panel.minimumSizeHint()
+    assert hint.width() <= 1024 - 200 and hint.height() <= 640 - 160, hint
+    open_car(panel, loop)
+    b = panel.builder
+    b.add_group("or")
+    b.add_condition()
+    loop.run_until_complete(asyncio.sleep(0.05))  # the layout settles
+    area = panel.builder_area
+    assert area.verticalScrollBar().maximum() == 0  # all of the builder in view
+    assert panel.view.height() >= 150
+    # the splitter dragged up: the builder keeps its minimum and scrolls
+    panel.split.moveSplitter(110, 1)
+    loop.run_until_complete(asyncio.sleep(0.05))
+    assert area.height() <= 120 and area.verticalScrollBar().maximum() > 0
+    assert b.height() >= b.minimumSizeHint().height()
+    area.ensureWidgetVisible(b.apply_button)
+    apply_at = b.apply_button.mapTo(area.viewport(), QPoint(0, 0))
+    assert area.viewport().rect().contains(apply_at)
+    panel.resize(panel.width(), panel.height() + 1)  # the user's split stays as dragged
+    assert area.height() <= 120
+
+    # Tab: the top row left to right, the builder's tools, tree, editor, window, query, rows
+    b.tree.setCurrentIndex(b.model.index(0, 0, b.model.index(0, 0)))  # a condition
+    seen = tab_through(qtbot, panel, panel.table_name, panel.view)
+    expected = [
+        panel.table_name,
+        panel.refresh_tables,
+        panel.builder_toggle,
+        panel.saved_box,
+        panel.save_button,
+        b.add_condition_button,
+        b.add_group_button,
+        b.move_button,
+        b.remove_button,
+        b.chain_scope,
+        b.columns_button,
+        b.tree,
+        b.column,
+        b.negate,
+        b.op,
+        b.value,
+        b.order,
+        b.limit,
+        b.offset,
+        b.query_text,
+        b.apply_button,
+        panel.view,
+    ]
+    assert [w.objectName() for w in seen if w in expected] == [w.objectName() for w in expected]
 
 
 def test_sorting_count_window_and_chain_shortcut(

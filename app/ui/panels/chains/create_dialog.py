@@ -3,29 +3,29 @@
 Governance comes from source (compiled by the node into typed specs) or from a deployed
 contract (``codePtr``); constructor arguments use the composer's typed editors; members and
 balances are editable tables with pickers of the node's identities; label, parent chain, VM and
-history follow. The last page shows the exact request before anything is sent. The node's
-refusal is shown in its words on that page and the form keeps everything typed.
+history follow. The last page shows the exact request; *Create chain* (the default button there, so
+Enter) puts it on the confirmation sheet every write goes through. Enter never discards the
+wizard, and Escape or Close ask before losing what was typed. The node's refusal is shown in its
+words on the review page and the form keeps everything typed.
 """
 
 from __future__ import annotations
 
-import json
+import itertools
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase, QShowEvent
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QButtonGroup,
     QComboBox,
     QDialog,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
-    QPlainTextEdit,
+    QMessageBox,
     QPushButton,
     QRadioButton,
     QStackedWidget,
@@ -47,21 +47,17 @@ from app.services.chains import (
 from app.services.composer import Preview
 from app.services.controller import AppController
 from app.ui.panels.chains.models import MAIN_CHAIN, BalanceRowsModel, ChoiceModel, MemberRowsModel
+from app.ui.panels.chains.wizard_parts import ERROR, ReviewPage, fill, hint, table_view
 from app.ui.shell.theme import scheme_is_dark
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor
-from app.ui.widgets.common import CopyField, copy_text, name_widget, while_alive
+from app.ui.widgets.common import copy_text, name_widget, while_alive
+from app.ui.widgets.confirm_dialog import ConfirmDialog
+from app.ui.widgets.discard_question import ask_discard
+from app.ui.widgets.scroll import fit_to_screen, scroll_area
 from app.ui.widgets.source_editor import SourceEditor
 
 STEPS = ("Governance", "Constructor", "Members", "Balances", "Chain", "Review")
 DEFAULT_BALANCE = "1000"
-ERROR = "color: #c0392b;"
-
-
-def _hint(text: str, parent: QWidget) -> QLabel:
-    """A word-wrapped line of explanation on a page."""
-    label = QLabel(text, parent)
-    label.setWordWrap(True)
-    return label
 
 
 class CreateChainDialog(QDialog):
@@ -93,6 +89,10 @@ class CreateChainDialog(QDialog):
         self.sending = False
         self._preview: Preview | None = None
         self.book = AddressBook()
+        self.sheet: ConfirmDialog | None = None  # the confirmation sheet, while it is open
+        self.question: QMessageBox | None = None  # "discard?", while it is open
+        self._prefilled_members: list[ChainMember] = []
+        self._initial_parent = parent_chain
 
         self.steps = QListWidget(self)
         name_widget(self.steps, "createChainSteps", "Steps")
@@ -109,7 +109,7 @@ class CreateChainDialog(QDialog):
             self._chain_page,
             self._review_page,
         ):
-            self.pages.addWidget(build())
+            self.pages.addWidget(scroll_area(build()))  # a small screen scrolls a page
         self.steps.currentRowChanged.connect(self._go)
 
         self.back_button = self._button("Back", "createChainBack", "Previous step")
@@ -120,6 +120,10 @@ class CreateChainDialog(QDialog):
         self.create_button.clicked.connect(self.send)
         self.close_button = self._button("Close", "createChainClose", "Close")
         self.close_button.clicked.connect(self.reject)
+        # a focused Back or Close never becomes the default button: Enter goes to Next, or to
+        # Create chain on the review page (nothing when it is disabled), never to Close
+        for b in (self.back_button, self.close_button):
+            b.setAutoDefault(False)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         for b in (self.back_button, self.next_button, self.create_button, self.close_button):
@@ -130,9 +134,24 @@ class CreateChainDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addLayout(body, 1)
         lay.addLayout(buttons)
-        self.resize(860, 620)
+        self.setMinimumSize(520, 340)
+        fit_to_screen(self, 860, 620)
+        # Tab follows each page's layout (some widgets are made before those above them)
+        tab_chains: list[list[QWidget]] = [
+            [self.from_source, self.from_code, self.vm, self.template_button],
+            [self.template_button, self.compile_button, self.contract, self.source],
+            [self.member_pick, self.add_member_button, self.new_member_button],
+            [self.new_member_button, self.remove_member_button, self.members_view],
+            [self.balance_pick, self.balance_amount, self.add_balance_button],
+            [self.add_balance_button, self.remove_balance_button, self.balances_view],
+            [self.copy_curl, self.request, self.new_id.edit, self.new_id.button],
+        ]
+        for chain in tab_chains:
+            for first, second in itertools.pairwise(chain):
+                QWidget.setTabOrder(first, second)
 
         self.parent_combo.setCurrentIndex(max(0, self.parent_combo.findData(parent_chain)))
+        self._initial_parent = str(self.parent_combo.currentData() or "")
         self.source.setPlainText(GOVERNANCE_TEMPLATE)
         self.steps.setCurrentRow(0)
         self._load_lists()
@@ -193,7 +212,7 @@ class CreateChainDialog(QDialog):
         self.code_chain = QComboBox(code)
         name_widget(self.code_chain, "createChainCodeChain", "Chain of the deployed contract")
         self.code_chain.setModel(ChoiceModel(self.code_chain))
-        self._fill(self.code_chain, [(MAIN_CHAIN, ""), *self._chain_items()])
+        fill(self.code_chain, [(MAIN_CHAIN, ""), *self._chain_items()])
         self.code_chain.currentIndexChanged.connect(self._load_deployed)
         self.deployed = QComboBox(code)
         name_widget(self.deployed, "createChainDeployed", "Deployed contract")
@@ -203,7 +222,7 @@ class CreateChainDialog(QDialog):
         cf.addRow("Chain", self.code_chain)
         cf.addRow("Contract", self.deployed)
         cf.addRow(
-            _hint(
+            hint(
                 "The new chain's governance contract runs this contract's code "
                 "(codePtr: its address, and chain when private).",
                 code,
@@ -246,7 +265,7 @@ class CreateChainDialog(QDialog):
         self.members.dataChanged.connect(self._changed)
         self.members.rowsInserted.connect(self._changed)
         self.members.rowsRemoved.connect(self._changed)
-        self.members_view = self._table(page, self.members, "createChainMembers", "Members")
+        self.members_view = table_view(page, self.members, "createChainMembers", "Members")
         self.member_pick = QComboBox(page)
         name_widget(self.member_pick, "createChainMemberPick", "Known organizations and users")
         self.member_pick.setModel(ChoiceModel(self.member_pick))
@@ -268,7 +287,7 @@ class CreateChainDialog(QDialog):
         pick.addWidget(self.remove_member_button)
         lay = QVBoxLayout(page)
         lay.addWidget(
-            _hint(
+            hint(
                 "Who may see and use the chain: a whole organization, one unit of it, or one "
                 "user. Empty parts match anyone; untick Access to list without access.",
                 page,
@@ -284,7 +303,7 @@ class CreateChainDialog(QDialog):
         self.balances.dataChanged.connect(self._changed)
         self.balances.rowsInserted.connect(self._changed)
         self.balances.rowsRemoved.connect(self._changed)
-        self.balances_view = self._table(page, self.balances, "createChainBalances", "Balances")
+        self.balances_view = table_view(page, self.balances, "createChainBalances", "Balances")
         self.balance_pick = QComboBox(page)
         self.balance_pick.setEditable(True)
         name_widget(self.balance_pick, "createChainBalancePick", "Address to fund")
@@ -309,7 +328,7 @@ class CreateChainDialog(QDialog):
         pick.addWidget(self.remove_balance_button)
         lay = QVBoxLayout(page)
         lay.addWidget(
-            _hint(
+            hint(
                 "Initial balances on the new chain, in units (1000, 1e18, 0x2a). The platform "
                 "wants at least one non-zero balance even when gas is off.",
                 page,
@@ -328,9 +347,7 @@ class CreateChainDialog(QDialog):
         self.parent_combo = QComboBox(page)
         name_widget(self.parent_combo, "createChainParent", "Parent chain")
         self.parent_combo.setModel(ChoiceModel(self.parent_combo))
-        self._fill(
-            self.parent_combo, [(f"{MAIN_CHAIN} (no parentChain)", ""), *self._chain_items()]
-        )
+        fill(self.parent_combo, [(f"{MAIN_CHAIN} (no parentChain)", ""), *self._chain_items()])
         self.parent_combo.currentIndexChanged.connect(self._changed)
         self.history = QLineEdit(page)
         self.history.setPlaceholderText("contract names to keep history tables of, e.g. Governance")
@@ -343,68 +360,17 @@ class CreateChainDialog(QDialog):
         return page
 
     def _review_page(self) -> QWidget:
-        page = QWidget(self)
-        self.review_signer = QLabel("", page)
-        name_widget(self.review_signer, "createChainSigner", "Created by")
-        self.review_where = QLabel("", page)
-        name_widget(self.review_where, "createChainWhere", "Where the chain goes")
-        self.problems_label = QLabel("", page)
-        self.problems_label.setWordWrap(True)
-        self.problems_label.setStyleSheet(ERROR)
-        name_widget(self.problems_label, "createChainProblems", "Problems to fix first")
-        self.warnings_label = QLabel("", page)
-        self.warnings_label.setWordWrap(True)
-        self.warnings_label.setStyleSheet("color: #b7791f;")
-        name_widget(self.warnings_label, "createChainWarnings", "Warnings")
-        self.request = QPlainTextEdit(page)
-        self.request.setReadOnly(True)
-        self.request.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        name_widget(self.request, "createChainRequest", "The HTTP request")
-        self.copy_curl = QPushButton("Copy as curl", page)
-        name_widget(self.copy_curl, "createChainCopyCurl", "Copy the request as curl")
+        page = ReviewPage(self)
+        self.review_signer, self.review_where = page.signer, page.where
+        self.problems_label, self.warnings_label = page.problems, page.warnings
+        self.request, self.copy_curl = page.request, page.copy_curl
+        self.status, self.new_id = page.status, page.new_id
+        self.review = page
         self.copy_curl.clicked.connect(self._copy_curl)
-        self.status = QLabel("", page)
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        name_widget(self.status, "createChainStatus", "Result")
-        self.new_id = CopyField("createChainNewId", "Chain ID", page)
-        self.new_id.setVisible(False)
-        form = QFormLayout()
-        form.addRow("Signer", self.review_signer)
-        form.addRow("Chain", self.review_where)
-        lay = QVBoxLayout(page)
-        lay.addLayout(form)
-        lay.addWidget(self.problems_label)
-        lay.addWidget(self.warnings_label)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Request", page))
-        row.addStretch(1)
-        row.addWidget(self.copy_curl)
-        lay.addLayout(row)
-        lay.addWidget(self.request, 1)
-        lay.addWidget(self.status)
-        lay.addWidget(self.new_id)
         return page
 
     def _chain_items(self) -> list[tuple[str, Any]]:
         return [(f"{c.title()} ({c.id[:8]}…)", c.id) for c in self.chains]
-
-    @staticmethod
-    def _fill(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
-        """Replace a combo's items (its model is a ChoiceModel: lists here can be long)."""
-        model = combo.model()
-        assert isinstance(model, ChoiceModel)
-        model.set_items(items)
-        combo.setCurrentIndex(0 if items else -1)
-
-    def _table(self, parent: QWidget, model: Any, name: str, accessible: str) -> QTableView:
-        view = QTableView(parent)
-        view.setModel(model)
-        name_widget(view, name, accessible)
-        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        view.verticalHeader().setVisible(False)
-        return view
 
     # ------------------------------------------------------------ navigation
 
@@ -417,10 +383,16 @@ class CreateChainDialog(QDialog):
     def _go(self, row: int) -> None:
         if not 0 <= row < len(STEPS):
             return
+        on_next = self.next_button.hasFocus()
+        last = row == len(STEPS) - 1
         self.pages.setCurrentIndex(row)
         self.back_button.setEnabled(row > 0)
-        self.next_button.setEnabled(row < len(STEPS) - 1)
+        self.next_button.setEnabled(not last)
         self.refresh_review()
+        self.next_button.setDefault(not last)
+        self.create_button.setDefault(last)
+        if last and on_next:  # Next went away under the focus: Create chain takes it
+            (self.create_button if self.create_button.isEnabled() else self.request).setFocus()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -463,10 +435,10 @@ class CreateChainDialog(QDialog):
             if i.organization
         ]
         picks.append(("Everyone ({access} only)", ChainMember()))
-        self._fill(self.member_pick, picks)
+        fill(self.member_pick, picks)
         current = self.balance_pick.currentText()
         contacts = sorted(self.controller.contacts.items())
-        self._fill(
+        fill(
             self.balance_pick,
             [(f"contact {name}  {address}", address) for name, address in contacts]
             + [(f"user {i.common_name}  {i.address}", i.address) for i in identities if i.address],
@@ -480,6 +452,7 @@ class CreateChainDialog(QDialog):
         )
         if me is not None and me.organization and not self.members.rowCount():
             self.members.add(ChainMember(me.organization))  # the creator's organization
+            self._prefilled_members = self.members.members()
 
     def _address_loaded(self, address: str) -> None:
         self.my_address = address
@@ -488,7 +461,7 @@ class CreateChainDialog(QDialog):
 
     def _load_deployed(self, _i: int = 0) -> None:
         chain = str(self.code_chain.currentData() or "")
-        self._fill(self.deployed, [("Loading…", None)])
+        fill(self.deployed, [("Loading…", None)])
         self.controller.tasks.start(
             "Listing contracts",
             self.service.contracts(chain),
@@ -500,7 +473,7 @@ class CreateChainDialog(QDialog):
         if chain != str(self.code_chain.currentData() or ""):
             return  # the user chose another chain meanwhile
         self.deployed.blockSignals(True)
-        self._fill(
+        fill(
             self.deployed,
             [("Choose a contract…", None)] + [(f"{c.name}  {c.address}", c) for c in rows],
         )
@@ -690,18 +663,11 @@ class CreateChainDialog(QDialog):
         except StratoError as exc:  # not connected: nothing can be sent
             self._preview = None
             problems.append(str(exc))
-        self.problems_label.setText("\n".join(f"✘ {p}" for p in problems))
-        self.warnings_label.setText("\n".join(f"⚠ {w}" for w in draft.warnings()))
-        if self._preview is not None:
-            p = self._preview
-            self.review_signer.setText(f"<b>{p.signer}</b> (the node signs with this user's key)")
-            self.review_where.setText(p.chain)
-            self.request.setPlainText(f"{p.method} {p.url}\n\n{json.dumps(p.body, indent=2)}")
+        self.review.show_draft(self._preview, problems, draft.warnings())
         on_review = self.page() == len(STEPS) - 1
         self.create_button.setEnabled(
             on_review and not problems and not self.sending and self._preview is not None
         )
-        self.copy_curl.setEnabled(self._preview is not None)
 
     def _changed(self, *_args: object) -> None:
         if self.created_id and not self.sending:
@@ -719,13 +685,43 @@ class CreateChainDialog(QDialog):
 
     # ------------------------------------------------------------ sending
 
-    def send(self) -> None:
+    def send(self) -> ConfirmDialog | None:
+        """Put the request on the confirmation sheet; its Send creates the chain."""
         draft, problems = self.build_draft()
         if problems:
             self.go_to("Review")
             self.status.setText("✘ " + problems[0])
-            return
+            return None
         body = draft.to_body()
+        parent = next((c for c in self.chains if c.id == draft.parent), None)
+        try:
+            preview = self.service.preview(body, parent.title() if parent else "")
+        except StratoError as exc:
+            self.status.setText(f"✘ {exc}")
+            return None
+        what = (
+            f"Create the private chain “{draft.label}” governed by {draft.contract or '?'}, "
+            f"with {len(draft.members)} member(s) and {len(draft.balances)} balance(s)"
+        )
+        sheet = ConfirmDialog(preview, [what], self)
+        sheet.setObjectName("createChainConfirm")
+        sheet.setWindowTitle("Create this chain?")
+        mode = sheet.findChild(QLabel, "confirmResolve")
+        if mode is not None:
+            mode.setText("the node answers once the chain exists")
+        sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        sheet.finished.connect(lambda code: self._confirmed(code, body))
+        self.sheet = sheet
+        sheet.open()
+        return sheet
+
+    def _confirmed(self, code: int, body: dict[str, Any]) -> None:
+        self.sheet = None
+        if code == QDialog.DialogCode.Accepted:
+            self.create_now(body)
+
+    def create_now(self, body: dict[str, Any]) -> None:
+        """Send the creation request (confirmed on the sheet)."""
         self.sending = True
         self.create_button.setEnabled(False)
         self.status.setStyleSheet("")
@@ -753,3 +749,45 @@ class CreateChainDialog(QDialog):
         self.status.setStyleSheet(ERROR)
         self.status.setText(f"✘ The chain was not created: {text}")
         self.refresh_review()
+
+    # ------------------------------------------------------------ closing
+
+    def filled_in(self) -> bool:
+        """True when closing would lose what the user typed or chose (not the prefilled form,
+        not a form whose chain was created or is being created)."""
+        if self.sending or self.created_id:
+            return False
+        balances, bad = self.balances.balances()
+        prefilled = [(self.my_address, int(DEFAULT_BALANCE))] if self.my_address else []
+        return bool(
+            self.label.text().strip()
+            or self.history.text().strip()
+            or self.from_code.isChecked()
+            or self.source.toPlainText() != GOVERNANCE_TEMPLATE
+            or self.vm.currentIndex() != 0
+            or str(self.parent_combo.currentData() or "") != self._initial_parent
+            or self.members.members() != self._prefilled_members
+            or bad
+            or balances != prefilled
+        )
+
+    def reject(self) -> None:
+        """Escape, Close and the window's close button: ask before losing a filled-in form."""
+        if not self.filled_in():
+            super().reject()
+            return
+        if self.question is None:
+            self.question = ask_discard(
+                self,
+                "Discard this chain?",
+                "Close the wizard and lose what you typed? The chain is not created.",
+                self.discard,
+            )
+            self.question.finished.connect(self._unasked)
+
+    def _unasked(self) -> None:
+        self.question = None
+
+    def discard(self) -> None:
+        """Close without asking."""
+        super().reject()

@@ -10,6 +10,7 @@ Lists are read when the panel is on screen and again when the user changes.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from html import escape
 from typing import Any
 
@@ -45,6 +46,7 @@ from app.ui.panels.chains.models import (
 )
 from app.ui.shell.theme import scheme_is_dark
 from app.ui.widgets.common import CopyField, ReadsWhenShown, copy_text, name_widget, while_alive
+from app.ui.widgets.scroll import scroll_area
 from app.ui.widgets.source_editor import SourceEditor
 
 WATCH_DELAY_MS = 2000  # after the last new block, look for chains created elsewhere
@@ -122,7 +124,7 @@ class ChainsPanel(ReadsWhenShown):
         self.chain_id = CopyField("chainsChainId", "Chain ID", self)
         self.tabs = QTabWidget(self)
         name_widget(self.tabs, "chainsTabs", "Chain details")
-        self.tabs.addTab(self._overview(), TABS[0])
+        self.tabs.addTab(scroll_area(self._overview(), "chainsOverviewArea"), TABS[0])
         self.members = MembersModel(self)
         self.members_view = self._table(self.members, "chainsMembers", "Members")
         self.tabs.addTab(self.members_view, TABS[1])
@@ -170,6 +172,28 @@ class ChainsPanel(ReadsWhenShown):
         lay.addLayout(top)
         lay.addWidget(split, 1)
 
+        # Tab follows the layout (the copy button sits above its table)
+        chain = [
+            self.new_button,
+            self.new_child_button,
+            self.refresh_button,
+            self.tree,
+            self.chain_id.edit,
+            self.chain_id.button,
+            self.tabs,
+            self.o_parent_id.edit,
+            self.o_parent_id.button,
+            self.members_view,
+            self.balances_view,
+            self.g_source,
+            self.copy_contract,
+            self.contracts_view,
+            self.events_view,
+            self.txs_view,
+        ]
+        for a, b in itertools.pairwise(chain):
+            QWidget.setTabOrder(a, b)
+
         controller.session.user_changed.connect(self._on_user)
         self.service.created.connect(self._on_created)
         self._show_chain(None, loading=False)
@@ -182,6 +206,7 @@ class ChainsPanel(ReadsWhenShown):
         name_widget(view, name, accessible)
         view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         view.setWordWrap(False)
+        view.setTabKeyNavigation(False)  # Tab leaves the table; arrows move in it
         view.verticalHeader().setVisible(False)
         view.horizontalHeader().setStretchLastSection(True)
         view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QStackedWidget,
     QToolButton,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -49,6 +48,7 @@ from app.client.cirrus_query import (
 )
 from app.client.cirrus_schema import ColumnInfo, TableInfo, operators_for
 from app.ui.panels.tables.filter_tree_model import FilterTreeModel
+from app.ui.panels.tables.filter_tree_view import FilterTreeView, Place
 from app.ui.widgets.common import name_widget
 
 OP_LABELS = {
@@ -102,32 +102,48 @@ class FilterBuilder(QWidget):
         self._syncing = False
 
         self.model = FilterTreeModel(self)
-        self.tree = QTreeView(self)
+        self.tree = FilterTreeView(self.model, self._new_condition, self)
         name_widget(self.tree, "filterTree", "Filter conditions")
-        self.tree.setModel(self.model)
-        self.tree.setUniformRowHeights(True)
         self.tree.setMinimumHeight(110)
         self.tree.setColumnWidth(0, 240)
         self.tree.setColumnWidth(1, 110)
         self.tree.selectionModel().currentChanged.connect(lambda cur, _prev: self._on_current(cur))
-        self.model.rowsInserted.connect(lambda *_: self.tree.expandAll())
-        self.model.modelReset.connect(self.tree.expandAll)
+        self.tree.edited.connect(self._on_structure)
 
-        self.add_condition_button = QPushButton("+ Condition", self)
+        self.add_condition_button = QToolButton(self)
+        self.add_condition_button.setText("+ Condition")
+        self.add_condition_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         name_widget(self.add_condition_button, "filterAddCondition", "Add a condition")
         self.add_condition_button.clicked.connect(self._add_clicked)
+        condition_menu = QMenu(self.add_condition_button)
+        condition_menu.addActions([self.tree.condition_here, self.tree.condition_top])
+        self.add_condition_button.setMenu(condition_menu)
         self.add_group_button = QToolButton(self)
         self.add_group_button.setText("+ Group")
-        self.add_group_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_group_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         name_widget(self.add_group_button, "filterAddGroup", "Add an AND or OR group")
-        group_menu = QMenu(self.add_group_button)
-        self.add_or_action = group_menu.addAction("OR group (any of)")
-        self.add_or_action.triggered.connect(lambda: self.add_group("or"))
-        self.add_and_action = group_menu.addAction("AND group (all of)")
-        self.add_and_action.triggered.connect(lambda: self.add_group("and"))
-        self.add_group_button.setMenu(group_menu)
+        self.add_group_button.clicked.connect(self._add_group_clicked)
+        self.group_menu = QMenu(self.add_group_button)
+        self.group_menu.setObjectName("filterGroupMenu")
+        for i, act in enumerate(self.tree.group_actions.values()):
+            if i and i % 2 == 0:
+                self.group_menu.addSeparator()
+            self.group_menu.addAction(act)
+        self.add_group_button.setMenu(self.group_menu)
+        self.move_button = QToolButton(self)
+        self.move_button.setText("Move")
+        self.move_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        name_widget(self.move_button, "filterMove", "Move the selected condition or group")
+        self.move_button.setToolTip("Up, down, into the group above, out of its group")
+        move_menu = QMenu(self.move_button)
+        move_menu.setObjectName("filterMoveMenu")
+        move_menu.addActions(self.tree.move_actions)
+        move_menu.addSeparator()
+        move_menu.addAction(self.tree.clear_action)
+        self.move_button.setMenu(move_menu)
         self.remove_button = QPushButton("Remove", self)
         name_widget(self.remove_button, "filterRemove", "Remove the selected condition or group")
+        self.remove_button.setToolTip("Remove the selected condition or group (Delete)")
         self.remove_button.clicked.connect(self.remove_selected)
 
         self.chain_scope = QComboBox(self)
@@ -146,7 +162,11 @@ class FilterBuilder(QWidget):
 
         # -- editor of the selected item
         self.editor = QStackedWidget(self)
-        hint = QLabel("Select a condition or group to edit it; “+ Condition” adds one.", self)
+        hint = QLabel(
+            "Nothing selected: “+ Condition” and “+ Group” add at the top level. Select a "
+            "condition or group to edit it; a click below the rows or Esc clears the selection.",
+            self,
+        )
         hint.setWordWrap(True)
         self.editor.addWidget(hint)
         cond = QWidget(self)
@@ -232,6 +252,7 @@ class FilterBuilder(QWidget):
         tools = QHBoxLayout()
         tools.addWidget(self.add_condition_button)
         tools.addWidget(self.add_group_button)
+        tools.addWidget(self.move_button)
         tools.addWidget(self.remove_button)
         tools.addStretch(1)
         tools.addWidget(self.chain_scope)
@@ -259,6 +280,31 @@ class FilterBuilder(QWidget):
         lay.addWidget(self.preview)
         lay.addLayout(buttons)
         self._refresh()
+
+    def focus_order(self) -> list[QWidget]:
+        """The builder's widgets in the order of its layout (the panel sets Tab's order)."""
+        return [
+            self.add_condition_button,
+            self.add_group_button,
+            self.move_button,
+            self.remove_button,
+            self.chain_scope,
+            self.columns_button,
+            self.tree,
+            self.column,
+            self.negate,
+            self.op,
+            self.value,
+            self.value_choice,
+            self.group_op,
+            self.group_negate,
+            self.order,
+            self.limit,
+            self.offset,
+            self.query_text,
+            self.revert_button,
+            self.apply_button,
+        ]
 
     # ------------------------------------------------------------ table and query
 
@@ -328,6 +374,10 @@ class FilterBuilder(QWidget):
         self.apply_button.setEnabled(bool(self.draft.table) and not problems and dirty)
         self.revert_button.setEnabled(self.current is not None and dirty)
         self.remove_button.setEnabled(self.tree.currentIndex().isValid())
+        self.move_button.setEnabled(self.tree.currentIndex().isValid())
+        condition_tip, group_tip = self.tree.tips()
+        self.add_condition_button.setToolTip(condition_tip)
+        self.add_group_button.setToolTip(group_tip)
         filters = _count_conditions(self.draft.where)
         self.setToolTip(f"Filtered by {filters} condition(s)" if filters else "No filters")
 
@@ -386,36 +436,34 @@ class FilterBuilder(QWidget):
 
     # ------------------------------------------------------------ tree edits
 
-    def _target_group(self) -> Group:
-        return self.model.group_at(self.tree.currentIndex())
+    def _new_condition(self) -> Condition:
+        col = self._default_column()
+        ops = operators_for(col.type) if col else OPERATORS
+        return Condition(col.name if col else "", ops[0], _default_value(ops[0]))
 
-    def add_condition(self, condition: Condition | None = None) -> Condition:
-        """Add a condition to the selected group (or the selected condition's group)."""
-        if condition is None:
-            col = self._default_column()
-            ops = operators_for(col.type) if col else OPERATORS
-            condition = Condition(col.name if col else "", ops[0], _default_value(ops[0]))
-        index = self.model.insert(self._target_group(), condition)
-        self.tree.setCurrentIndex(index)
-        self._refresh()
-        return condition
+    def add_condition(self, condition: Condition | None = None, place: Place = "next") -> Condition:
+        """Add a condition to the selected group (or next to the selected condition); "top":
+        to the top level."""
+        return self.tree.add_condition(place, condition)
 
     def _add_clicked(self) -> None:
         self.add_condition()
 
-    def add_group(self, op: str) -> Group:
-        """Add an AND/OR group, with one condition to start from, to the selected group."""
-        group = Group("and" if op == "and" else "or", [])
-        self.tree.setCurrentIndex(self.model.insert(self._target_group(), group))
-        self.add_condition()
-        return group
+    def _add_group_clicked(self) -> None:
+        self.add_group()
+
+    def add_group(self, op: str | None = None, place: Place = "next") -> Group:
+        """Add an AND/OR group, with one condition to start from, next to the selection ("top":
+        at the top level, "inside": inside the selected group). Without ``op`` an OR goes into
+        an AND and an AND into an OR."""
+        return self.tree.add_group(op, place)
 
     def remove_selected(self) -> None:
-        index = self.tree.currentIndex()
-        if index.isValid():
-            self.model.remove(index)
-            self._sync_chain_scope()
-            self._refresh()
+        self.tree.remove_selected()
+
+    def _on_structure(self) -> None:
+        self._sync_chain_scope()
+        self._refresh()
 
     def _default_column(self) -> ColumnInfo | None:
         standard = {*STANDARD_COLUMNS, "id"}
@@ -440,6 +488,10 @@ class FilterBuilder(QWidget):
             self.editor.setCurrentIndex(0)
         self._syncing = False
         self.remove_button.setEnabled(index.isValid())
+        self.move_button.setEnabled(index.isValid())
+        condition_tip, group_tip = self.tree.tips()
+        self.add_condition_button.setToolTip(condition_tip)
+        self.add_group_button.setToolTip(group_tip)
 
     def _selected_condition(self) -> Condition | None:
         index = self.tree.currentIndex()

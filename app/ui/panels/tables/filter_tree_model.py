@@ -103,6 +103,24 @@ class FilterTreeModel(QAbstractItemModel):
         self._reindex()
         self.endRemoveRows()
 
+    def parent_group(self, node: Node) -> Group | None:
+        """The group holding ``node``; None for the root."""
+        return self._parents.get(id(node))
+
+    def move(self, node: Node, group: Group, row: int) -> QModelIndex:
+        """Move ``node`` into ``group``, before its item ``row`` (counted before the move); its
+        new index. Qt refuses a move into the node itself or below it: nothing changes then."""
+        source = self._parents[id(node)]
+        at = next(i for i, x in enumerate(source.items) if x is node)
+        row = max(0, min(row, len(group.items)))
+        if not self.beginMoveRows(self.index_of(source), at, at, self.index_of(group), row):
+            return self.index_of(node)
+        del source.items[at]
+        group.items.insert(row - 1 if source is group and row > at else row, node)
+        self._reindex()
+        self.endMoveRows()
+        return self.index_of(node)
+
     def node_changed(self, node: Node) -> None:
         """Tell the views that ``node``'s own fields were edited in place."""
         first = self.index_of(node, 0)

@@ -9,12 +9,13 @@ links, its contract, history and transactions. Queries can be saved per connecti
 
 from __future__ import annotations
 
+import itertools
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -48,8 +49,10 @@ from app.services.controller import AppController
 from app.ui.panels.tables.cirrus_model import CirrusTableModel, text
 from app.ui.panels.tables.filter_builder import FilterBuilder
 from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, while_alive
+from app.ui.widgets.scroll import scroll_area
 
 KIND_ORDER = {"contract": 0, "history": 1, "event": 2}
+MIN_ROWS_HEIGHT = 180  # about five rows stay in view under the filter builder
 
 
 def contract_of(table: str) -> str:
@@ -117,7 +120,6 @@ class TablesPanel(ReadsWhenShown):
         self.builder_toggle.setCheckable(True)
         self.builder_toggle.setChecked(True)
         name_widget(self.builder_toggle, "tablesShowBuilder", "Show the filter builder")
-        self.builder_toggle.toggled.connect(self.builder.setVisible)
         self.status = QLabel("", self)
         name_widget(self.status, "tablesStatus", "Rows")
 
@@ -133,6 +135,7 @@ class TablesPanel(ReadsWhenShown):
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._header_menu)
         self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.view.setTabKeyNavigation(False)  # Tab leaves the rows; arrows move in them
         self.view.setWordWrap(False)
         self.view.clicked.connect(self._show_row)
         self.view.doubleClicked.connect(self._cell_double_clicked)
@@ -177,14 +180,44 @@ class TablesPanel(ReadsWhenShown):
         rows.addWidget(self.detail)
         rows.setStretchFactor(0, 3)
         rows.setStretchFactor(1, 1)
+        rows.setChildrenCollapsible(False)
+        self.view.setMinimumSize(240, 120)
+        self.detail.setMinimumWidth(120)
+        # the builder scrolls when the window is short or its pane is dragged small
+        self.builder_area = scroll_area(self.builder, "tablesBuilderArea")
+        self.builder_area.setMinimumHeight(90)
+        self.builder_toggle.toggled.connect(self.builder_area.setVisible)
         split = QSplitter(Qt.Orientation.Vertical, self)
-        split.addWidget(self.builder)
+        split.addWidget(self.builder_area)
         split.addWidget(rows)
         split.setStretchFactor(1, 3)
+        split.setChildrenCollapsible(False)
+        split.splitterMoved.connect(self._split_moved)
+        self.split = split
+        self._split_by_user = False
+        self.builder.installEventFilter(self)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(split, 1)
         lay.addLayout(bottom)
+
+        # Tab follows the layout: the top row, the builder, the rows, the export buttons
+        chain = [
+            self.table_name,
+            self.refresh_tables,
+            self.builder_toggle,
+            self.saved_box,
+            self.save_button,
+            self.delete_button,
+            *self.builder.focus_order(),
+            self.view,
+            self.detail,
+            self.cancel_export,
+            self.export_csv,
+            self.export_json,
+        ]
+        for a, b in itertools.pairwise(chain):
+            QWidget.setTabOrder(a, b)
 
         self.model.total_changed.connect(self._on_total)
         self.model.page_loaded.connect(self._size_columns)
@@ -195,6 +228,33 @@ class TablesPanel(ReadsWhenShown):
         self._update_export()
 
     # ------------------------------------------------------------ tables
+
+    # ------------------------------------------------------------ layout
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_split()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.builder and event.type() == QEvent.Type.LayoutRequest:
+            QTimer.singleShot(0, self._fit_split)  # once the builder's new hints hold
+        return super().eventFilter(watched, event)
+
+    def _fit_split(self) -> None:
+        """Until the user drags the splitter, the builder gets the height it needs (the rows at
+        least ``MIN_ROWS_HEIGHT``: the builder scrolls on a short screen) and the rows the rest."""
+        if self._split_by_user or not self.isVisible():
+            return
+        total = sum(self.split.sizes())
+        width = self.builder_area.viewport().width() or self.builder.width()
+        need = self.builder.heightForWidth(width)
+        need = need if need > 0 else self.builder.sizeHint().height()
+        top = max(90, min(need, total - MIN_ROWS_HEIGHT))
+        if total > 0 and self.split.sizes()[0] != top:
+            self.split.setSizes([top, total - top])
+
+    def _split_moved(self, _pos: int, _index: int) -> None:
+        self._split_by_user = True
 
     def _on_user(self, _name: str) -> None:
         self.mark_stale()
@@ -362,8 +422,7 @@ class TablesPanel(ReadsWhenShown):
         self.builder_toggle.setChecked(True)
         info = self.builder.info.column(column)
         op = "eq" if value is not None or info is None or info.type != "text" else "ilike"
-        self.builder.tree.setCurrentIndex(QModelIndex())
-        self.builder.add_condition(Condition(column, op, value if value is not None else ""))
+        self.builder.add_condition(Condition(column, op, value if value is not None else ""), "top")
         self.builder.value.setFocus()
 
     def _cell_double_clicked(self, index: QModelIndex) -> None:

@@ -1,0 +1,32 @@
+"""Scrolling instead of clipping: content whose minimum size would grow (or squash) its dialog or
+panel on a small screen scrolls inside the space it gets."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
+
+
+def scroll_area(content: QWidget, name: str = "") -> QScrollArea:
+    """``content`` in a frameless scroll area that resizes it: it fills the area when there is
+    room and scrolls (instead of being squeezed) below its minimum size."""
+    area = QScrollArea(content.parentWidget())
+    area.setWidget(content)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the content, not the frame
+    if name:
+        area.setObjectName(name)
+    return area
+
+
+def fit_to_screen(window: QWidget, width: int, height: int) -> None:
+    """Resize a top-level window to ``width`` x ``height``, or less on a smaller screen (room
+    is left for the title bar and the panel of the desktop)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    if screen is not None:
+        room = screen.availableGeometry()
+        width = min(width, room.width() - 40)
+        height = min(height, room.height() - 60)
+    window.resize(max(width, window.minimumWidth()), max(height, window.minimumHeight()))
