@@ -52,7 +52,7 @@ from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, whil
 from app.ui.widgets.scroll import scroll_area
 
 KIND_ORDER = {"contract": 0, "history": 1, "event": 2}
-MIN_ROWS_HEIGHT = 180  # about five rows stay in view under the filter builder
+MIN_ROWS_HEIGHT = 150  # about four rows stay in view under the filter builder
 
 
 def contract_of(table: str) -> str:
