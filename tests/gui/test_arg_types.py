@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.client.abi_types import ContractSpec, FunctionSpec
-from app.client.models import TxResult
+from app.client.models import Transaction, TxResult
 from app.services.composer import TxDetails
 from app.ui.shell.tx_inspector import render
 from app.ui.widgets.arg_editor import (
@@ -322,3 +322,13 @@ def test_mapping_keys_are_wide_enough_for_an_address_and_a_vin(qtbot: QtBot) -> 
     car = line(ed, "arg_cars_0__key")
     car.setText(vin)
     assert car.width() > car.fontMetrics().horizontalAdvance(vin)
+
+
+def test_inspector_says_what_a_genesis_transaction_is(qtbot: QtBot) -> None:
+    """The node's kind "GENESIS" alone reads like the main chain's first block."""
+    tx = Transaction("cd" * 32, "ab" * 20, None, "GENESIS", 7, "2026-11-24 12:00:00 UTC", 0)
+    details = TxDetails("cd" * 32, TxResult("Success", "cd" * 32), tx=tx)
+    view = QTextBrowser()
+    qtbot.addWidget(view)
+    view.setHtml(render(details))
+    assert "GENESIS (the creation of a private chain)" in view.toPlainText()

@@ -31,6 +31,9 @@ from app.ui.widgets.tx_render import returned_items, value_html
 POLL_INTERVAL = 0.5
 ADDRESS_KEY = re.compile(r"\[([0-9a-f]{40})\]")  # an address among a mapping entry's keys
 
+# the node's transaction kinds, where the bare word misleads ("GENESIS" is any chain's birth)
+KIND_WORDS = {"GENESIS": "GENESIS (the creation of a private chain)"}
+
 
 class TxInspectorDialog(QDialog):
     """Non-modal: several can be open side by side."""
@@ -146,7 +149,7 @@ def render(d: TxDetails, names: dict[str, str] | None = None) -> str:
     tx = d.tx
     if tx is not None:
         rows += [
-            ("Type", escape(tx.kind)),
+            ("Type", escape(KIND_WORDS.get(tx.kind, tx.kind))),
             ("Block", f"{tx.block_number} · {escape(tx.timestamp)}"),
             ("From", _address_html(tx.sender, names)),
             ("To", _address_html(tx.to, names) if tx.to else "(new contract)"),
