@@ -7,9 +7,10 @@ from collections import deque
 from html import escape
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPalette, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDockWidget,
@@ -17,10 +18,10 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QMainWindow,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QToolBar,
@@ -39,15 +40,29 @@ from app.ui.panels.composer.panel import ComposerPanel
 from app.ui.panels.dashboard.panel import DashboardPanel
 from app.ui.panels.files.panel import FilesPanel
 from app.ui.panels.tables.panel import TablesPanel
+from app.ui.shell import window_state
 from app.ui.shell.connection_dialog import ConnectionDialog
+from app.ui.shell.icons import retint, set_icon
 from app.ui.shell.inspector_dock import InspectorDock
 from app.ui.shell.lookup_dialogs import AddressDialog, BlockDialog
+from app.ui.shell.menus import AboutDialog, add_panel_actions, build_menus, make_action
+from app.ui.shell.navigation import NavigationTree
 from app.ui.shell.password_dialog import PasswordDialog
 from app.ui.shell.tour import GuidedTour, start_tour
 from app.ui.shell.tx_inspector import TxInspectorDialog
 from app.ui.widgets.common import name_widget, while_alive
 
 MAX_MESSAGES = 200
+# the navigation's icon of each panel, by title (a panel may name its own: ``icon_name``)
+PANEL_ICONS = {
+    "Account": "account",
+    "Composer": "composer",
+    "Tables": "tables",
+    "Chains": "chains",
+    "Files": "files",
+    "Dashboard": "dashboard",
+    "Assets": "assets",
+}
 
 
 class MessageBar(QFrame):
@@ -92,8 +107,40 @@ class MessageBar(QFrame):
         self.show()
 
 
+# health colours readable on each theme's window colour (WCAG AA against it)
+HEALTH_LIGHT = {"ok": "#1e7b34", "warning": "#8a5a00", "error": "#b3261e"}
+HEALTH_DARK = {"ok": "#6fd08c", "warning": "#f0c05a", "error": "#ff8a80"}
+HEALTH_CHECKS = {
+    "isNotStalled": "block production stalled",
+    "isValidBlocksInc": "block numbers not increasing",
+}
+
+
+def health_problems(health: Health) -> list[str]:
+    """What the node's /health says is wrong, in words."""
+    info = health.raw.get("healthInfo")
+    info = info if isinstance(info, dict) else {}
+    return [words for key, words in HEALTH_CHECKS.items() if info.get(key) is False]
+
+
 def _esc(s: str) -> str:
     return escape(s, quote=False).replace("\n", "<br>")
+
+
+class PanelStack(QStackedWidget):
+    """The panels; sized by the panel shown, not by the largest one (inside a scroll area)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.currentChanged.connect(lambda _i: self.updateGeometry())
+
+    def minimumSizeHint(self) -> QSize:
+        current = self.currentWidget()
+        return current.minimumSizeHint() if current is not None else super().minimumSizeHint()
+
+    def sizeHint(self) -> QSize:
+        current = self.currentWidget()
+        return current.sizeHint() if current is not None else super().sizeHint()
 
 
 class MainWindow(QMainWindow):
@@ -107,7 +154,9 @@ class MainWindow(QMainWindow):
         self._closed = False
         self._switching = False
 
-        # -- panels and navigation
+        # -- panels and navigation (the navigation made first: first in the tab order)
+        self.nav = NavigationTree(self)
+        name_widget(self.nav, "navigation", "Panels")
         self.panels: list[QWidget] = [
             AccountPanel(controller, self),
             ComposerPanel(controller, self),
@@ -117,14 +166,17 @@ class MainWindow(QMainWindow):
             DashboardPanel(controller, self),
             AssetsPanel(controller, self),
         ]
-        self.nav = QListWidget(self)
-        name_widget(self.nav, "navigation", "Panels")
-        self.stack = QStackedWidget(self)
+        self.stack = PanelStack(self)
         self.stack.setObjectName("panelStack")
         for panel in self.panels:
-            self.nav.addItem(str(getattr(panel, "title", panel.objectName())))
+            title = str(getattr(panel, "title", panel.objectName()))
+            icon_name = getattr(panel, "icon_name", PANEL_ICONS.get(title, "panel"))
+            self.nav.addItem(title, str(icon_name))
             self.stack.addWidget(panel)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self._history: list[int] = []  # panels shown, for Back/Forward
+        self._history_at = -1
+        self._history_moving = False
         for panel in self.panels:
             signal = getattr(panel, "transaction_requested", None)
             if signal is not None:
@@ -133,20 +185,25 @@ class MainWindow(QMainWindow):
             if contract is not None:
                 contract.connect(self.open_contract)
         self.nav.setCurrentRow(0)
-        self.nav.setMaximumWidth(180)
-        # wide enough for the longest panel name: no horizontal scroll bar under six names
-        self.nav.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        widest = max(
-            self.nav.fontMetrics().horizontalAdvance(self.nav.item(i).text())
-            for i in range(self.nav.count())
-        )
-        self.nav.setMinimumWidth(min(180, widest + 2 * self.nav.frameWidth() + 16))
+        self.nav.setMaximumWidth(200)
+        # wide enough for the longest panel name and its icon: no horizontal scroll bar
+        self.nav.setMinimumWidth(min(200, self.nav.preferred_width()))
 
         self.message_bar = MessageBar(self)
         self.message_bar.action_requested.connect(self._on_message_action)
         split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.setObjectName("mainSplitter")
+        split.setChildrenCollapsible(False)
         split.addWidget(self.nav)
-        split.addWidget(self.stack)
+        # a panel larger than the room left (a small screen) scrolls rather than growing the
+        # window past the screen or being clipped
+        self.panel_scroll = QScrollArea(self)
+        self.panel_scroll.setObjectName("panelScroll")
+        self.panel_scroll.setWidgetResizable(True)
+        self.panel_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.panel_scroll.setWidget(self.stack)
+        self.panel_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        split.addWidget(self.panel_scroll)
         split.setStretchFactor(1, 1)
         central = QWidget(self)
         lay = QVBoxLayout(central)
@@ -174,7 +231,7 @@ class MainWindow(QMainWindow):
             self.sandbox_log_view.appendPlainText(line)
         controller.sandbox.log_line.connect(self.sandbox_log_view.appendPlainText)
 
-        # -- toolbar and actions
+        # -- toolbar and actions (all of them in the menu bar too, with their shortcuts)
         bar = QToolBar("Main", self)
         bar.setObjectName("mainToolbar")
         bar.setMovable(False)
@@ -192,7 +249,7 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.user_switcher)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search: address, tx hash, block, chain ID, name…")
-        self.search.setMinimumWidth(300)
+        self.search.setMinimumWidth(180)
         self.search.setToolTip(
             "An address or contact name, a transaction hash, a block number or hash, a chain ID, "
             "or a contract/table name (Ctrl+G)"
@@ -206,11 +263,13 @@ class MainWindow(QMainWindow):
         self.inspector_action.setText("HTTP inspector")
         self.inspector_action.setObjectName("actionInspector")
         self.inspector_action.setShortcut(QKeySequence("Ctrl+I"))
+        self.inspector_action.setToolTip("HTTP inspector (Ctrl+I)")
         bar.addAction(self.inspector_action)
         self.log_action = self.sandbox_log.toggleViewAction()
         self.log_action.setText("Sandbox log")
         self.log_action.setObjectName("actionSandboxLog")
         self.log_action.setShortcut(QKeySequence("Ctrl+L"))
+        self.log_action.setToolTip("Sandbox log (Ctrl+L)")
         bar.addAction(self.log_action)
         for act in bar.actions():  # the buttons the toolbar made for our actions
             button = bar.widgetForAction(act)
@@ -218,26 +277,65 @@ class MainWindow(QMainWindow):
                 name_widget(button, act.objectName() + "Button", act.text().rstrip("…"))
         bar.addSeparator()
         bar.addWidget(self.search)
-        find = self._action("Search", "actionGoToTransaction", "Ctrl+G")
-        find.triggered.connect(self.search.setFocus)
-        self.addAction(find)
-        focus_user = self._action("Switch user", "actionSwitchUser", "Ctrl+U")
-        focus_user.triggered.connect(self._focus_switcher)
-        self.addAction(focus_user)
-        tour = self._action("Guided tour", "actionTour", "F1")
-        tour.triggered.connect(self.start_tour)
-        self.addAction(tour)
-        for i in range(len(self.panels)):
-            act = self._action(f"Go to panel {i + 1}", f"actionPanel{i + 1}", f"Ctrl+{i + 1}")
-            act.setData(i)
+        self.find_action = self._action("Search the node…", "actionGoToTransaction", "Ctrl+G")
+        self.find_action.triggered.connect(self.focus_search)
+        self.switch_user_action = self._action("Act as user…", "actionSwitchUser", "Ctrl+U")
+        self.switch_user_action.triggered.connect(self._focus_switcher)
+        self.tour_action = self._action("Guided tour", "actionTour", "F1")
+        self.tour_action.triggered.connect(self.start_tour)
+        self.quit_action = self._action("Quit", "actionQuit", "Ctrl+Q")
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        # from any window of the app (an inspector dialog too); the same path as closing
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.quit_action.triggered.connect(self.close)
+        self.copy_action = self._action("Copy", "actionCopy", QKeySequence.StandardKey.Copy)
+        self.copy_action.triggered.connect(self.copy_focused)
+        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # shown only:
+        # Ctrl+C stays with the focused widget, the menu entry does the same for the mouse
+        self.about_action = self._action("About Stratoscope", "actionAbout", "")
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.about_action.triggered.connect(self.show_about)
+        self.restart_action = self._action("Restart the sandbox node", "actionRestartSandbox", "")
+        self.restart_action.triggered.connect(self.restart_sandbox)
+        self.back_action = self._action("Back", "actionBack", QKeySequence.StandardKey.Back)
+        self.back_action.triggered.connect(lambda: self._go_history(-1))
+        self.forward_action = self._action(
+            "Forward", "actionForward", QKeySequence.StandardKey.Forward
+        )
+        self.forward_action.triggered.connect(lambda: self._go_history(1))
+        # Ctrl+1 … Ctrl+N: the panels in the order the navigation shows them
+        self.panel_actions: list[QAction] = []
+        for n, row in enumerate(self.nav.visual_order(), start=1):
+            title = self.nav.item(row).text()
+            act = self._action(title, f"actionPanel{n}", f"Ctrl+{n}" if n < 10 else "")
+            act.setData(row)
+            act.setProperty("iconName", self.nav.item(row).data(0, Qt.ItemDataRole.UserRole + 2))
             act.triggered.connect(self._on_panel_action)
-            self.addAction(act)
-        self.addAction(self.connect_action)
-        self.addAction(self.refresh_action)
+            self.panel_actions.append(act)
+            self.nav.item(row).setToolTip(0, act.toolTip())
+        self.panel_sections: dict[str, QAction] = {}
+        self.menus = build_menus(self)
+        self._panel_menu_actions = add_panel_actions(self, self.menus)
+        self.nav.currentRowChanged.connect(self._on_panel_shown)
+        self._on_panel_shown(self.nav.currentRow())
+        for act in (
+            self.find_action,
+            self.switch_user_action,
+            self.tour_action,
+            self.quit_action,
+            self.back_action,
+            self.forward_action,
+            *self.panel_actions,
+            self.connect_action,
+            self.refresh_action,
+        ):
+            self.addAction(act)  # shortcuts work with the menus closed (and the bar hidden)
+        self._icons_applied = False
 
         # -- status bar
         sb = self.statusBar()
         self.status_node = self._status_label("statusNode", "Node", "Not connected")
+        self.status_health = self._status_label("statusHealth", "Node health", "")
         self.status_block = self._status_label("statusBlock", "Latest block", "Block —")
         self.status_user = self._status_label("statusUser", "Current user", "No user")
         self.status_pending = self._status_label("statusPending", "Pending transactions", "")
@@ -246,7 +344,13 @@ class MainWindow(QMainWindow):
         name_widget(self.restart_button, "sandboxRestart", "Restart the sandbox node")
         self.restart_button.clicked.connect(self.restart_sandbox)
         self.restart_button.hide()
-        for w in (self.status_node, self.status_block, self.status_user, self.status_pending):
+        for w in (
+            self.status_node,
+            self.status_health,
+            self.status_block,
+            self.status_user,
+            self.status_pending,
+        ):
             sb.addWidget(w)
         sb.addPermanentWidget(self.status_sandbox)
         sb.addPermanentWidget(self.restart_button)
@@ -263,15 +367,20 @@ class MainWindow(QMainWindow):
         controller.sandbox.state_changed.connect(self._on_sandbox_state)
         controller.tasks.busy_changed.connect(self._on_count)
         controller.pending.count_changed.connect(self._on_count)
+        controller.settings_loaded.connect(self.restore_state)
+        self._restored = False
         self._update_node()
-        self.resize(1100, 760)
+        self.setMinimumSize(720, 460)  # fits a 1024x640 screen with room for the desktop's bars
+        self._fit_screen()
+        if controller.settings_ready:  # a window built after start-up read the settings
+            self.restore_state()
+        # Tab follows the layout: toolbar (user, search), navigation, the panel, messages, docks
+        QWidget.setTabOrder(self.user_switcher, self.search)
+        QWidget.setTabOrder(self.search, self.nav)
+        self.nav.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def _action(self, text: str, name: str, shortcut: str) -> QAction:
-        act = QAction(text, self)
-        act.setObjectName(name)
-        act.setShortcut(QKeySequence(shortcut))
-        act.setToolTip(f"{text} ({shortcut})")
-        return act
+    def _action(self, text: str, name: str, shortcut: str | QKeySequence.StandardKey) -> QAction:
+        return make_action(self, text, name, shortcut)
 
     def _status_label(self, name: str, accessible: str, text: str) -> QLabel:
         label = QLabel(text, self)
@@ -282,6 +391,7 @@ class MainWindow(QMainWindow):
 
     def _on_session_state(self, _state: str) -> None:
         self._update_node()
+        self._show_health()
 
     def _on_block(self, number: int) -> None:
         self.status_block.setText(f"Block {number}")
@@ -296,6 +406,30 @@ class MainWindow(QMainWindow):
         act = self.sender()
         if isinstance(act, QAction):
             self.nav.setCurrentRow(int(act.data()))
+            self.nav.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _on_panel_shown(self, row: int) -> None:
+        """Keep the Back/Forward history; show only the current panel's menu actions."""
+        if not self._history_moving:
+            del self._history[self._history_at + 1 :]
+            if not self._history or self._history[-1] != row:
+                self._history.append(row)
+            self._history_at = len(self._history) - 1
+        self.back_action.setEnabled(self._history_at > 0)
+        self.forward_action.setEnabled(self._history_at < len(self._history) - 1)
+        for index, actions in self._panel_menu_actions.items():
+            for act in actions:
+                act.setVisible(index == row)
+
+    def _go_history(self, step: int) -> None:
+        at = self._history_at + step
+        if 0 <= at < len(self._history):
+            self._history_at = at
+            self._history_moving = True
+            try:
+                self.nav.setCurrentRow(self._history[at])
+            finally:
+                self._history_moving = False
 
     def _update_node(self) -> None:
         s = self.controller.session
@@ -314,14 +448,35 @@ class MainWindow(QMainWindow):
         self._update_pending()
 
     def _on_health(self, health: Health | None) -> None:
-        if health is None:
-            self.status_node.setToolTip("The node does not answer /health")
-            return
-        ok = "healthy" if health.healthy else "NOT healthy"
-        self.status_node.setToolTip(
-            f"{self.controller.session.node_url}: {ok}, version {health.version or '?'}, "
-            f"up {health.uptime} s"
-        )
+        self._show_health()
+
+    def _show_health(self) -> None:
+        """The node's health in words and colour (green, amber, red), with its version."""
+        s = self.controller.session
+        health = s.health
+        if s.state == "disconnected" or not s.node_url:
+            text, level, tip = "", "", ""
+        elif s.state == "unreachable":
+            text, level = "not answering", "error"
+            tip = f"{s.node_url} does not answer: check that the node runs and the address"
+        elif health is None:
+            text, level = "health unknown", "warning"
+            tip = f"{s.node_url} did not answer /health yet"
+        else:
+            version = f"{health.raw.get('name') or 'node'} {health.version}".strip()
+            problems = health_problems(health)
+            if health.healthy and not problems:
+                text, level = f"healthy · {version}", "ok"
+            else:
+                text, level = f"NOT healthy: {', '.join(problems) or 'the node says so'}", "error"
+            tip = f"{s.node_url}: {text}, version {health.version or '?'}, up {health.uptime} s"
+        self.status_health.setText(f"● {text}" if text else "")
+        self.status_health.setToolTip(tip)
+        self.status_health.setProperty("level", level)
+        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        colours = HEALTH_DARK if dark else HEALTH_LIGHT
+        colour = colours.get(level)
+        self.status_health.setStyleSheet(f"color: {colour};" if colour else "")
 
     def _on_user_changed(self, name: str) -> None:
         idx = self.user_switcher.findText(name)
@@ -510,6 +665,83 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
+    def focus_search(self) -> None:
+        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.selectAll()
+
+    def copy_focused(self) -> None:
+        """Edit > Copy: what the focused widget would copy with Ctrl+C."""
+        widget = QApplication.focusWidget()
+        copy = getattr(widget, "copy", None)
+        if callable(copy):
+            copy()
+
+    def show_about(self) -> AboutDialog:
+        dialog = AboutDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    # ------------------------------------------------------------ look and remembered state
+
+    def _fit_screen(self) -> None:
+        """A start size that fits the screen (1100x760, less on a small one)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        room = screen.availableGeometry().size() if screen is not None else None
+        width, height = 1100, 760
+        # the offscreen platform (tests, screenshots) has a nominal 800x600 screen, not a desk
+        real = QGuiApplication.platformName() != "offscreen"
+        if real and room is not None and room.width() > 0:
+            width, height = min(width, room.width()), min(height, room.height())
+        self.resize(width, height)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._icons_applied:  # qtawesome loads after the window is on screen
+            self._icons_applied = True
+            QTimer.singleShot(0, self, self.apply_icons)
+
+    def apply_icons(self) -> None:
+        """(Re)draw every icon in the palette's colours (at start, and when the theme changes)."""
+        for act in self.panel_actions:
+            set_icon(act, str(act.property("iconName")))
+        for act, name in (
+            (self.connect_action, "connect"),
+            (self.refresh_action, "refresh"),
+            (self.inspector_action, "inspector"),
+            (self.log_action, "log"),
+            (self.find_action, "search"),
+            (self.switch_user_action, "user"),
+            (self.tour_action, "tour"),
+            (self.quit_action, "quit"),
+            (self.copy_action, "copy"),
+            (self.about_action, "about"),
+            (self.restart_action, "restart"),
+            (self.back_action, "back"),
+            (self.forward_action, "forward"),
+        ):
+            set_icon(act, name)
+        self.nav.apply_icons()
+        retint(self)  # what panels gave icons with set_icon
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._icons_applied:
+            self.apply_icons()
+            self._show_health()
+
+    def restore_state(self) -> None:
+        """Geometry, docks, splitters and the last panel as the last session left them."""
+        self._restored = True
+        window_state.restore(self, self.controller.setting(window_state.SETTINGS_KEY))
+
+    async def save_state(self) -> None:
+        """Remember the window (only once settings.json was read: else it would be emptied)."""
+        if self._restored and self.controller.settings_ready:
+            await self.controller.save_settings(
+                **{window_state.SETTINGS_KEY: window_state.capture(self)}
+            )
+
     # ------------------------------------------------------------ closing
 
     @property
@@ -533,5 +765,11 @@ class MainWindow(QMainWindow):
                 self._closed = True
                 self.close()
 
-        task = asyncio.get_event_loop().create_task(self.controller.shutdown())
+        async def shut() -> None:
+            try:
+                await self.save_state()
+            finally:
+                await self.controller.shutdown()
+
+        task = asyncio.get_event_loop().create_task(shut())
         task.add_done_callback(finish)

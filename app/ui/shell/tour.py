@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QPalette
+from PySide6.QtGui import QCloseEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -70,7 +70,8 @@ FINAL_TEXT = (
     "The toolbar has the rest: <i>Connection…</i> (Ctrl+Shift+O) to reach a real STRATO node, "
     "the search box (Ctrl+G) to jump to a transaction, the <i>HTTP inspector</i> (Ctrl+I) with "
     "every request the app made, and the <i>Sandbox log</i> (Ctrl+L). Ctrl+1, Ctrl+2 … select "
-    "the panels. Press F1 to see this tour again."
+    "the panels in the order of the list; every action is in the menus, with its shortcut. "
+    "Press F1 to see this tour again."
 )
 
 
@@ -83,7 +84,9 @@ class TourStep:
 
 def tour_steps(window: MainWindow) -> list[TourStep]:
     steps = []
+    order = window.nav.visual_order()  # Ctrl+N is the N-th entry of the navigation
     for i, panel in enumerate(window.panels):
+        n = order.index(i) + 1 if i in order else i + 1
         title = str(getattr(panel, "title", "") or panel.objectName() or f"Panel {i + 1}")
         own = getattr(panel, "tour_text", None)
         text = (
@@ -92,7 +95,7 @@ def tour_steps(window: MainWindow) -> list[TourStep]:
             else PANEL_TEXT.get(
                 title,
                 f"The {title} panel. Open it any time from the list on the left"
-                + (f" or with Ctrl+{i + 1}." if i < 9 else "."),
+                + (f" or with Ctrl+{n}." if n <= 9 else "."),
             )
         )
         steps.append(TourStep(title, text, i))
@@ -205,6 +208,13 @@ class GuidedTour(QDialog):
         self.adjustSize()
         corner = stack.mapToGlobal(QPoint(stack.width(), stack.height()))
         self.move(corner - QPoint(self.width() + 24, self.height() + 24))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Take the keyboard when shown: Enter goes on, Escape closes."""
+        super().showEvent(event)
+        self.raise_()
+        self.activateWindow()
+        self.next_button.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
     def _drop_highlight(self) -> None:
         if self.highlight is not None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -87,6 +88,13 @@ class WelcomeDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(buttons)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Take the keyboard when shown (Enter takes the tour, Escape closes)."""
+        super().showEvent(event)
+        self.raise_()
+        self.activateWindow()
+        self.tour_button.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
     def _take_tour(self) -> None:
         self.tour_requested.emit()

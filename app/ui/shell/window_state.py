@@ -1,0 +1,81 @@
+"""What the window remembers across restarts: geometry, dock/toolbar state, every splitter's
+sizes and the last panel, in settings.json through the controller (``window`` key).
+
+Qt's byte arrays are kept as base64 strings. Splitters are keyed by objectName, or, for an
+unnamed one, by its nearest named ancestor and its rank among that ancestor's unnamed splitters
+(stable while the widgets are built in the same order).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QByteArray
+from PySide6.QtWidgets import QSplitter, QWidget
+
+if TYPE_CHECKING:
+    from app.ui.shell.main_window import MainWindow
+
+SETTINGS_KEY = "window"
+
+
+def _b64(data: QByteArray) -> str:
+    return bytes(data.toBase64().data()).decode("ascii")
+
+
+def _bytes(text: object) -> QByteArray | None:
+    if not isinstance(text, str) or not text:
+        return None
+    return QByteArray.fromBase64(text.encode("ascii"))
+
+
+def splitters(root: QWidget) -> dict[str, QSplitter]:
+    """Every splitter under ``root`` by a stable key."""
+    found: dict[str, QSplitter] = {}
+    ranks: dict[str, int] = {}
+    for split in root.findChildren(QSplitter):
+        key = split.objectName()
+        if not key:
+            anchor = split.parentWidget()
+            while anchor is not None and not anchor.objectName() and anchor is not root:
+                anchor = anchor.parentWidget()
+            base = anchor.objectName() if anchor is not None else ""
+            rank = ranks.get(base, 0)
+            ranks[base] = rank + 1
+            key = f"{base}/splitter{rank}"
+        found.setdefault(key, split)
+    return found
+
+
+def capture(window: MainWindow) -> dict[str, Any]:
+    """The state to remember, as JSON-friendly values."""
+    return {
+        "geometry": _b64(window.saveGeometry()),
+        "state": _b64(window.saveState()),
+        "splitters": {k: _b64(s.saveState()) for k, s in splitters(window).items()},
+        "panel": str(getattr(window.stack.currentWidget(), "title", "")),
+    }
+
+
+def restore(window: MainWindow, saved: object) -> bool:
+    """Apply what :func:`capture` gave (partly or wrongly saved values are skipped)."""
+    if not isinstance(saved, dict):
+        return False
+    geometry = _bytes(saved.get("geometry"))
+    if geometry is not None:
+        window.restoreGeometry(geometry)
+    state = _bytes(saved.get("state"))
+    if state is not None:
+        window.restoreState(state)
+    stored = saved.get("splitters")
+    if isinstance(stored, dict):
+        for key, split in splitters(window).items():
+            data = _bytes(stored.get(key))
+            if data is not None:
+                split.restoreState(data)
+    panel = saved.get("panel")
+    for i, p in enumerate(window.panels):
+        if panel and str(getattr(p, "title", "")) == panel:
+            window.nav.setCurrentRow(i)
+            break
+    return True
