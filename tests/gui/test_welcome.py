@@ -11,13 +11,15 @@ from pathlib import Path
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.services.composer import Preview
 from app.services.controller import AppController
 from app.ui.shell.main_window import MainWindow
 from app.ui.shell.tour import PANEL_TEXT, GuidedTour, PanelHighlight
 from app.ui.shell.welcome_dialog import WelcomeDialog, show_welcome, welcome_after
+from app.ui.widgets.confirm_dialog import ConfirmDialog
 from tests.gui.conftest import drive, make_controller
 
 
@@ -196,3 +198,38 @@ def test_tour_close_escape_and_f1(
     qtbot.keyClick(again, Qt.Key.Key_Escape)
     drive(loop, lambda: visible_tour(window) is None)
     assert not highlights(window)
+
+
+def test_welcome_tour_and_confirmation_take_the_keyboard(
+    controller: AppController, window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    window.activateWindow()
+    window.search.setFocus()  # the user was typing in the main window
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.search)
+    welcome = show_welcome(window)
+    qtbot.waitUntil(welcome.isActiveWindow)
+    assert QApplication.focusWidget() is welcome.tour_button
+    # Enter takes the tour, which has the keyboard in turn: Enter goes on, Escape closes
+    qtbot.keyClick(welcome.tour_button, Qt.Key.Key_Return)
+    drive(loop, lambda: visible_welcome(window) is None and visible_tour(window) is not None)
+    tour = visible_tour(window)
+    assert tour is not None
+    qtbot.waitUntil(tour.isActiveWindow)
+    assert QApplication.focusWidget() is tour.next_button
+    qtbot.keyClick(tour.next_button, Qt.Key.Key_Return)
+    assert tour.index == 1
+    qtbot.keyClick(tour, Qt.Key.Key_Escape)
+    drive(loop, lambda: visible_tour(window) is None)
+
+    # the confirmation sheet: Send has the keyboard (Enter sends, Escape cancels)
+    preview = Preview("POST", "http://node/strato/v2.3/transaction", {"txs": []}, "alice", "main")
+    sheet = ConfirmDialog(preview, ["Call transfer"], window)
+    sheet.open()
+    try:
+        qtbot.waitUntil(sheet.isActiveWindow)
+        assert QApplication.focusWidget() is sheet.send_button
+        assert sheet.send_button.isDefault()
+        with qtbot.waitSignal(sheet.accepted, timeout=2000):
+            qtbot.keyClick(sheet.send_button, Qt.Key.Key_Return)
+    finally:
+        sheet.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QByteArray, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QSplitter, QWidget
 
 if TYPE_CHECKING:
@@ -47,6 +47,31 @@ def splitters(root: QWidget) -> dict[str, QSplitter]:
     return found
 
 
+class SplitterRestorer(QObject):
+    """Restores a splitter's sizes once it is shown and laid out (a hidden panel's splitter has
+    no size yet: restored then, its sizes would be rescaled into the wrong ones)."""
+
+    def __init__(self, split: QSplitter, data: QByteArray) -> None:
+        super().__init__(split)
+        self.data = data
+        if split.isVisible():
+            QTimer.singleShot(0, self, self._apply)
+        else:
+            split.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Show:
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self, self._apply)
+        return False
+
+    def _apply(self) -> None:
+        split = self.parent()
+        if isinstance(split, QSplitter):
+            split.restoreState(self.data)
+        self.deleteLater()
+
+
 def capture(window: MainWindow) -> dict[str, Any]:
     """The state to remember, as JSON-friendly values."""
     return {
@@ -72,7 +97,7 @@ def restore(window: MainWindow, saved: object) -> bool:
         for key, split in splitters(window).items():
             data = _bytes(stored.get(key))
             if data is not None:
-                split.restoreState(data)
+                SplitterRestorer(split, data)
     panel = saved.get("panel")
     for i, p in enumerate(window.panels):
         if panel and str(getattr(p, "title", "")) == panel:
