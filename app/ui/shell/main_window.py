@@ -235,6 +235,7 @@ class MainWindow(QMainWindow):
         bar = QToolBar("Main", self)
         bar.setObjectName("mainToolbar")
         bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addToolBar(bar)
         self.connect_action = self._action("Connection…", "actionConnection", "Ctrl+Shift+O")
         self.connect_action.triggered.connect(self.open_connection_dialog)
@@ -445,6 +446,13 @@ class MainWindow(QMainWindow):
         self.status_node.setText(text)
         self.status_node.setToolTip(f"Node {url}: {state}")
         self.setWindowTitle(f"Stratoscope — {s.username or 'not signed in'} @ {url}")
+        sandbox = bool(s.profile and s.profile.sandbox)
+        self.restart_action.setEnabled(sandbox)
+        self.restart_action.setToolTip(
+            "Restart the embedded sandbox node"
+            if sandbox
+            else "Only the embedded sandbox node can be restarted from here"
+        )
         self._update_pending()
 
     def _on_health(self, health: Health | None) -> None:
@@ -679,6 +687,7 @@ class MainWindow(QMainWindow):
     def show_about(self) -> AboutDialog:
         dialog = AboutDialog(self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda _r: self.activateWindow())  # keyboard back to the window
         dialog.open()
         return dialog
 

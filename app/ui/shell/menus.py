@@ -164,6 +164,7 @@ class AboutDialog(QDialog):
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
+        self.text.setMinimumWidth(420)  # a node URL on one line
         name_widget(self.text, "aboutText", "Versions")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)

@@ -9,9 +9,9 @@ tools rely on it). Headers are disabled items: arrow keys and clicks skip them.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QMouseEvent, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeWidget, QTreeWidgetItem, QWidget
 
 from app.ui.shell.icons import icon
 
@@ -100,6 +100,23 @@ class NavigationTree(QTreeWidget):
                     rows.append(int(child.data(0, PANEL_ROLE)))
         return rows
 
+    def sections(self) -> dict[str, list[str]]:
+        """Section header -> the panel titles under it, as shown."""
+        found: dict[str, list[str]] = {}
+        for g in range(self.topLevelItemCount()):
+            header = self.topLevelItem(g)
+            if header is not None:
+                found[header.text(0)] = [
+                    child.text(0)
+                    for i in range(header.childCount())
+                    if (child := header.child(i)) is not None
+                ]
+        return found
+
+    def section_header(self, group: str) -> QTreeWidgetItem | None:
+        """The header item of a section (``"Build"``), if it has panels."""
+        return self._headers.get(group)
+
     def group_of(self, row: int) -> str:
         parent = self._items[row].parent()
         return parent.text(0) if parent is not None else ""
@@ -114,11 +131,18 @@ class NavigationTree(QTreeWidget):
         for header in self._headers.values():
             header.setForeground(0, colour)
 
+    def sizeHint(self) -> QSize:
+        return QSize(self.preferred_width(), super().sizeHint().height())
+
     def preferred_width(self) -> int:
-        """Wide enough for the longest name with its icon, no horizontal scroll bar."""
+        """Wide enough for the longest name with its icon (and a scroll bar on a short screen)."""
+        style = self.style()
+        metric = QStyle.PixelMetric
+        icon_width = style.pixelMetric(metric.PM_SmallIconSize, None, self)
+        bar = style.pixelMetric(metric.PM_ScrollBarExtent, None, self)
         fm = self.fontMetrics()
         widest = max((fm.horizontalAdvance(i.text()) for i in self._items), default=60)
-        return widest + self.iconSize().width() + self.indentation() + 2 * self.frameWidth() + 28
+        return widest + icon_width + self.indentation() + 2 * self.frameWidth() + bar + 24
 
     # -- internals
 

@@ -225,10 +225,12 @@ class GuidedTour(QDialog):
     def closeEvent(self, event: QCloseEvent) -> None:
         self._drop_highlight()
         super().closeEvent(event)
+        self.window_.activateWindow()  # the keyboard goes back to the window
 
     def done(self, result: int) -> None:  # Escape rejects without a close event
         self._drop_highlight()
         super().done(result)
+        self.window_.activateWindow()
 
 
 def start_tour(window: MainWindow) -> GuidedTour:

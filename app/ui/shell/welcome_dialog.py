@@ -96,6 +96,12 @@ class WelcomeDialog(QDialog):
         self.activateWindow()
         self.tour_button.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
+    def done(self, result: int) -> None:
+        super().done(result)
+        parent = self.parentWidget()
+        if parent is not None and result != QDialog.DialogCode.Accepted:
+            parent.activateWindow()  # closed: the keyboard goes back to the window
+
     def _take_tour(self) -> None:
         self.tour_requested.emit()
         self.accept()
