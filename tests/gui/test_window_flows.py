@@ -23,7 +23,7 @@ import qasync
 import shiboken6
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QColor, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QSplitter
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -38,7 +38,7 @@ from app.ui.shell import window_state
 from app.ui.shell.connection_dialog import ConnectionDialog
 from app.ui.shell.main_window import MainWindow
 from app.ui.shell.password_dialog import PasswordDialog
-from app.ui.shell.theme import apply_theme, dark_palette
+from app.ui.shell.theme import apply_theme
 from tests.gui.conftest import connect, drive, make_controller, node_profile
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
@@ -652,13 +652,32 @@ def test_health_in_words_and_about_shows_the_versions(
         about.close()
 
 
-def test_health_colours_read_on_the_dark_theme(
-    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+def test_health_and_icons_follow_the_theme(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qapp: QApplication,
 ) -> None:
     connect(loop, controller, node)
     drive(loop, lambda: window.status_health.property("level") == "ok")
-    window.setPalette(dark_palette())
-    assert "#6fd08c" in window.status_health.styleSheet()  # a light green on the dark window
+    drive(loop, lambda: not window.refresh_action.icon().isNull())
+
+    def icon_colour() -> QColor:
+        image = window.refresh_action.icon().pixmap(32, 32).toImage()
+        pixels = [image.pixelColor(x, y) for x in range(32) for y in range(32)]
+        return max(pixels, key=lambda c: c.alpha())  # a pixel of the glyph
+
+    light = icon_colour()
+    before = qapp.palette()
+    try:
+        apply_theme(qapp, "dark")
+        drive(loop, lambda: "#6fd08c" in window.status_health.styleSheet())  # light green on dark
+        dark = icon_colour()
+        assert dark.lightness() > light.lightness() + 100  # re-tinted: light glyphs on dark
+    finally:
+        qapp.setPalette(before)
+    drive(loop, lambda: "#1e7b34" in window.status_health.styleSheet())
 
 
 def test_window_remembers_geometry_splitters_and_the_last_panel(
