@@ -792,3 +792,10 @@ def test_focus_starts_in_the_navigation_and_tab_follows_the_layout(
     qtbot.keyClick(window.nav, Qt.Key.Key_Tab)
     focused, panel = QApplication.focusWidget(), window.stack.currentWidget()
     assert focused is not None and panel is not None and panel.isAncestorOf(focused)
+
+
+def test_long_status_texts_do_not_widen_the_window(window: MainWindow) -> None:
+    window.status_node.setText("● sandbox https://" + "very-long-host-name." * 20 + "example")
+    window.status_user.setText("User alice · " + "A very long organization name " * 10)
+    least = window.minimumSizeHint().expandedTo(window.minimumSize())
+    assert least.width() <= 1024

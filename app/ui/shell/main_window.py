@@ -386,6 +386,8 @@ class MainWindow(QMainWindow):
     def _status_label(self, name: str, accessible: str, text: str) -> QLabel:
         label = QLabel(text, self)
         name_widget(label, name, accessible)
+        # a long node URL or organization is cut rather than widening the window past the screen
+        label.setMinimumWidth(40)
         return label
 
     # ------------------------------------------------------------ status
@@ -506,6 +508,7 @@ class MainWindow(QMainWindow):
         elif view.loaded and view.address:
             org = " · no identity"
         self.status_user.setText(f"User {s.username or '—'}{org}")
+        self.status_user.setToolTip(self.status_user.text())
 
     def _update_pending(self) -> None:
         n = len(self.controller.pending.hashes)
