@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from html import escape
 
 import shiboken6
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -15,7 +13,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDockWidget,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -23,7 +20,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
-    QStackedWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -46,13 +42,14 @@ from app.ui.shell.icons import retint, set_icon
 from app.ui.shell.inspector_dock import InspectorDock
 from app.ui.shell.lookup_dialogs import AddressDialog, BlockDialog
 from app.ui.shell.menus import AboutDialog, add_panel_actions, build_menus, make_action
-from app.ui.shell.navigation import NavigationTree
+from app.ui.shell.message_bar import MessageBar
+from app.ui.shell.navigation import NavigationTree, PanelStack
 from app.ui.shell.password_dialog import PasswordDialog
+from app.ui.shell.status_bar import health_status
 from app.ui.shell.tour import GuidedTour, start_tour
 from app.ui.shell.tx_inspector import TxInspectorDialog
 from app.ui.widgets.common import name_widget, while_alive
 
-MAX_MESSAGES = 200
 # the navigation's icon of each panel, by title (a panel may name its own: ``icon_name``)
 PANEL_ICONS = {
     "Account": "account",
@@ -63,84 +60,6 @@ PANEL_ICONS = {
     "Dashboard": "dashboard",
     "Assets": "assets",
 }
-
-
-class MessageBar(QFrame):
-    """The one place errors and notices appear: non-modal, latest message, with an action."""
-
-    action_requested = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("messageBar")
-        self.setAccessibleName("Messages")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self._pending_action = ""
-        self.text = QLabel(self)
-        self.text.setWordWrap(True)
-        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        name_widget(self.text, "messageText", "Message")
-        self.action = QPushButton(self)
-        name_widget(self.action, "messageAction", "Message action")
-        self.action.clicked.connect(lambda: self.action_requested.emit(self._pending_action))
-        self.close_button = QPushButton("Dismiss", self)
-        name_widget(self.close_button, "messageDismiss", "Dismiss the message")
-        self.close_button.clicked.connect(self.hide)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(8, 4, 8, 4)
-        lay.addWidget(self.text, 1)
-        lay.addWidget(self.action)
-        lay.addWidget(self.close_button)
-        self.history: deque[tuple[str, str, str]] = deque(maxlen=MAX_MESSAGES)
-        self.hide()
-
-    def show_message(self, level: str, title: str, text: str, action: str = "") -> None:
-        self.history.append((level, title, text))
-        icon = {"error": "✘", "warning": "⚠", "info": "i"}.get(level, "")
-        self.text.setText(f"{icon} <b>{_esc(title)}</b>: {_esc(text)}")
-        self.setProperty("level", level)
-        colour = {"error": "#c0392b", "warning": "#b7791f"}.get(level, "#2b6cb0")
-        self.setStyleSheet(f"#messageBar {{ border: 1px solid {colour}; border-radius: 4px; }}")
-        self._pending_action = action
-        self.action.setVisible(bool(action))
-        self.action.setText({"sign-in": "Sign in…", "restart": "Restart sandbox"}.get(action, ""))
-        self.show()
-
-
-# health colours readable on each theme's window colour (WCAG AA against it)
-HEALTH_LIGHT = {"ok": "#1e7b34", "warning": "#8a5a00", "error": "#b3261e"}
-HEALTH_DARK = {"ok": "#6fd08c", "warning": "#f0c05a", "error": "#ff8a80"}
-HEALTH_CHECKS = {
-    "isNotStalled": "block production stalled",
-    "isValidBlocksInc": "block numbers not increasing",
-}
-
-
-def health_problems(health: Health) -> list[str]:
-    """What the node's /health says is wrong, in words."""
-    info = health.raw.get("healthInfo")
-    info = info if isinstance(info, dict) else {}
-    return [words for key, words in HEALTH_CHECKS.items() if info.get(key) is False]
-
-
-def _esc(s: str) -> str:
-    return escape(s, quote=False).replace("\n", "<br>")
-
-
-class PanelStack(QStackedWidget):
-    """The panels; sized by the panel shown, not by the largest one (inside a scroll area)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.currentChanged.connect(lambda _i: self.updateGeometry())
-
-    def minimumSizeHint(self) -> QSize:
-        current = self.currentWidget()
-        return current.minimumSizeHint() if current is not None else super().minimumSizeHint()
-
-    def sizeHint(self) -> QSize:
-        current = self.currentWidget()
-        return current.sizeHint() if current is not None else super().sizeHint()
 
 
 class MainWindow(QMainWindow):
@@ -462,30 +381,11 @@ class MainWindow(QMainWindow):
 
     def _show_health(self) -> None:
         """The node's health in words and colour (green, amber, red), with its version."""
-        s = self.controller.session
-        health = s.health
-        if s.state == "disconnected" or not s.node_url:
-            text, level, tip = "", "", ""
-        elif s.state == "unreachable":
-            text, level = "not answering", "error"
-            tip = f"{s.node_url} does not answer: check that the node runs and the address"
-        elif health is None:
-            text, level = "health unknown", "warning"
-            tip = f"{s.node_url} did not answer /health yet"
-        else:
-            version = f"{health.raw.get('name') or 'node'} {health.version}".strip()
-            problems = health_problems(health)
-            if health.healthy and not problems:
-                text, level = f"healthy · {version}", "ok"
-            else:
-                text, level = f"NOT healthy: {', '.join(problems) or 'the node says so'}", "error"
-            tip = f"{s.node_url}: {text}, version {health.version or '?'}, up {health.uptime} s"
+        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        text, level, tip, colour = health_status(self.controller.session, dark)
         self.status_health.setText(f"● {text}" if text else "")
         self.status_health.setToolTip(tip)
         self.status_health.setProperty("level", level)
-        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
-        colours = HEALTH_DARK if dark else HEALTH_LIGHT
-        colour = colours.get(level)
         self.status_health.setStyleSheet(f"color: {colour};" if colour else "")
 
     def _on_user_changed(self, name: str) -> None:

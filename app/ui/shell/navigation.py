@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QMouseEvent, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStackedWidget,
+    QStyle,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from app.ui.shell.icons import icon
 
@@ -197,3 +204,19 @@ class NavigationTree(QTreeWidget):
 def _rank(item: QTreeWidgetItem, titles: tuple[str, ...]) -> int:
     title = item.text(0)
     return titles.index(title) if title in titles else len(titles)
+
+
+class PanelStack(QStackedWidget):
+    """The panels; sized by the panel shown, not by the largest one (inside a scroll area)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.currentChanged.connect(lambda _i: self.updateGeometry())
+
+    def minimumSizeHint(self) -> QSize:
+        current = self.currentWidget()
+        return current.minimumSizeHint() if current is not None else super().minimumSizeHint()
+
+    def sizeHint(self) -> QSize:
+        current = self.currentWidget()
+        return current.sizeHint() if current is not None else super().sizeHint()
