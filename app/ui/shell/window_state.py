@@ -92,6 +92,8 @@ def restore(window: MainWindow, saved: object) -> bool:
     state = _bytes(saved.get("state"))
     if state is not None:
         window.restoreState(state)
+        if window.inspector.isVisibleTo(window):  # its height is the user's: keep it
+            window.inspector.first_show_sizing = False
     stored = saved.get("splitters")
     if isinstance(stored, dict):
         for key, split in splitters(window).items():
