@@ -38,12 +38,12 @@ from app.ui.panels.files.panel import FilesPanel
 from app.ui.panels.tables.panel import TablesPanel
 from app.ui.shell import window_state
 from app.ui.shell.connection_dialog import ConnectionDialog
-from app.ui.shell.icons import retint, set_icon
+from app.ui.shell.icons import ICON_PROPERTY, retint, set_icon
 from app.ui.shell.inspector_dock import InspectorDock
 from app.ui.shell.lookup_dialogs import AddressDialog, BlockDialog
 from app.ui.shell.menus import AboutDialog, add_panel_actions, build_menus, make_action
 from app.ui.shell.message_bar import MessageBar
-from app.ui.shell.navigation import NavigationTree, PanelStack
+from app.ui.shell.navigation import ICON_ROLE, NavigationTree, PanelStack
 from app.ui.shell.password_dialog import PasswordDialog
 from app.ui.shell.status_bar import health_status
 from app.ui.shell.tour import GuidedTour, start_tour
@@ -229,7 +229,7 @@ class MainWindow(QMainWindow):
             title = self.nav.item(row).text()
             act = self._action(title, f"actionPanel{n}", f"Ctrl+{n}" if n < 10 else "")
             act.setData(row)
-            act.setProperty("iconName", self.nav.item(row).data(0, Qt.ItemDataRole.UserRole + 2))
+            act.setProperty(ICON_PROPERTY, self.nav.item(row).data(0, ICON_ROLE))
             act.triggered.connect(self._on_panel_action)
             self.panel_actions.append(act)
             self.nav.item(row).setToolTip(0, act.toolTip())
@@ -616,7 +616,7 @@ class MainWindow(QMainWindow):
     def apply_icons(self) -> None:
         """(Re)draw every icon in the palette's colours (at start, and when the theme changes)."""
         for act in self.panel_actions:
-            set_icon(act, str(act.property("iconName")))
+            set_icon(act, str(act.property(ICON_PROPERTY)))
         for act, name in (
             (self.connect_action, "connect"),
             (self.refresh_action, "refresh"),
