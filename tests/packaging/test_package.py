@@ -33,6 +33,7 @@ CHECKS = (
     "Main window",
     "Solidity highlighting",
     "QR codes",
+    "Icons",
     "Plots",
     "Keyring",
     "Secret store",

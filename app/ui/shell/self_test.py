@@ -7,9 +7,9 @@ One line per check, then a summary; exit status 0 when every check passed, 1 oth
 - Qt: the platform plugin in use and the ones a desktop needs, the image formats (the icon is an
   SVG), the app icon, the main window built and rendered offscreen.
 - Data and libraries: the Solidity highlighter (tree-sitter-solidity with the app's query) on a
-  sample contract, QR codes (segno), the dashboard's plots (pyqtgraph, numpy), keyring's
-  backends (found through entry points, which a frozen app loses unless its metadata is
-  bundled).
+  sample contract, QR codes (segno), the UI's icons (qtawesome and its fonts), the dashboard's
+  plots (pyqtgraph, numpy), keyring's backends (found through entry points, which a frozen app
+  loses unless its metadata is bundled).
 - The secret store the app would use: the OS keyring (only read: nothing is written to it), or
   without one the passphrase-encrypted file, written and read back in a temporary directory.
 - The embedded sandbox node, started exactly as the app starts it, on a temporary data dir:
@@ -163,6 +163,18 @@ async def run_checks(work: Path, checks: Checks) -> None:
         qr = segno.make("0" * 40, error="m")
         return f"segno {segno.__version__}: {len(qr.matrix)}x{len(qr.matrix)} modules"
 
+    async def icons() -> str:
+        # qtawesome's fonts are data files: a bundle must carry them, or the UI has no icons
+        from app.ui.shell.icons import ICONS, icon
+
+        names = sorted(ICONS)
+        blank = [n for n in names if icon(n).pixmap(16, 16).isNull()]
+        if blank:
+            raise RuntimeError(f"no icon for {', '.join(blank)} (qtawesome or its fonts missing)")
+        import qtawesome
+
+        return f"qtawesome {qtawesome.__version__}: {len(names)} icons rendered"
+
     async def plots() -> str:
         # the dashboard imports pyqtgraph lazily: a bundle must still carry it and its Qt glue
         def load() -> str:
@@ -222,6 +234,7 @@ async def run_checks(work: Path, checks: Checks) -> None:
     await checks.run("Main window", main_window)
     await checks.run("Solidity highlighting", highlighter)
     await checks.run("QR codes", qr_code)
+    await checks.run("Icons", icons)
     await checks.run("Plots", plots)
     await checks.run("Keyring", keyring_backends)
     await checks.run("Secret store", secret_store)
