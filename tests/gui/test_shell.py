@@ -36,7 +36,9 @@ def menu_entries(window: MainWindow) -> dict[str, dict[str, str]]:
         menu = top.menu()
         assert isinstance(menu, QMenu)
         found[top.text().replace("&", "")] = {
-            a.text(): a.shortcut().toString() for a in menu.actions() if not a.isSeparator()
+            a.text().replace("&", ""): a.shortcut().toString()
+            for a in menu.actions()
+            if not a.isSeparator()
         }
     return found
 
@@ -92,7 +94,12 @@ def test_menu_bar_has_the_menus_and_the_shortcuts(
     assert menus["File"] == {"Connection…": "Ctrl+Shift+O", "Quit": "Ctrl+Q"}
     assert menus["Edit"]["Copy"] == "Ctrl+C"
     assert menus["Edit"]["Search the node…"] == "Ctrl+G"
-    assert menus["View"] == {"HTTP inspector": "Ctrl+I", "Sandbox log": "Ctrl+L", "Refresh": "F5"}
+    assert menus["View"] == {
+        "HTTP inspector": "Ctrl+I",
+        "Sandbox log": "Ctrl+L",
+        "Theme": "",
+        "Refresh": "F5",
+    }
     # Go: every panel, Ctrl+1 … in the order the navigation shows them, then Back/Forward
     go = menus["Go"]
     titles = [window.nav.item(row).text() for row in window.nav.visual_order()]
@@ -214,6 +221,7 @@ def test_health_and_icons_follow_the_theme(
         dark = icon_colour()
         assert dark.lightness() > light.lightness() + 100  # re-tinted: light glyphs on dark
     finally:
+        apply_theme(qapp, "system")
         qapp.setPalette(before)
     drive(loop, lambda: "#1e7b34" in window.status_health.styleSheet())
 
@@ -337,3 +345,42 @@ def test_long_status_texts_do_not_widen_the_window(window: MainWindow) -> None:
     window.status_user.setText("User alice · " + "A very long organization name " * 10)
     least = window.minimumSizeHint().expandedTo(window.minimumSize())
     assert least.width() <= 1024
+
+
+def test_view_theme_switches_and_is_remembered(
+    loop: qasync.QEventLoop, qapp: QApplication, tmp_path: Path
+) -> None:
+    before = qapp.palette()
+    controller = make_controller(tmp_path)
+    loop.run_until_complete(controller.load_settings())
+    window = MainWindow(controller)
+    window.show()
+    try:
+        entries = menu_entries(window)["View"]
+        assert "Theme" in entries
+        assert window.theme_actions["system"].isChecked()
+        window.theme_actions["dark"].trigger()
+        assert qapp.palette().window().color().lightness() < 80
+        assert window.theme_actions["dark"].isChecked()
+        settings = tmp_path / "config" / "settings.json"
+        drive(loop, lambda: settings.exists() and '"theme": "dark"' in settings.read_text())
+        # the next start without --theme uses it
+        apply_theme(qapp, "system")
+        qapp.setPalette(before)
+        again = make_controller(tmp_path)
+        second = MainWindow(again)
+        second.follow_saved_theme = True
+        loop.run_until_complete(again.load_settings())
+        assert qapp.palette().window().color().lightness() < 80
+        assert second.theme_actions["dark"].isChecked()
+        second.close()
+        drive(loop, lambda: second.is_closed)
+        second.deleteLater()
+        again.deleteLater()
+    finally:
+        apply_theme(qapp, "system")
+        qapp.setPalette(before)
+        window.close()
+        drive(loop, lambda: window.is_closed)
+        window.deleteLater()
+        controller.deleteLater()

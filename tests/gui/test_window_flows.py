@@ -422,6 +422,7 @@ def test_dark_theme_palette(qapp: QApplication) -> None:
     assert qapp.palette().window().color().lightness() < 80
     apply_theme(qapp, "light")
     assert qapp.palette().window().color().lightness() > 180
+    apply_theme(qapp, "system")  # as the other tests expect it
     qapp.setPalette(before)
 
 

@@ -24,7 +24,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--config-dir", type=Path, help="where profiles and settings live")
     p.add_argument("--sandbox-dir", type=Path, help="data dir of the embedded sandbox node")
     p.add_argument(
-        "--theme", choices=("system", "light", "dark"), default="system", help="colour scheme"
+        "--theme",
+        choices=("system", "light", "dark"),
+        help="colour scheme (default: the one chosen last in View > Theme, else the system's)",
     )
     p.add_argument(
         "--self-test",
@@ -86,13 +88,14 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("Stratoscope")
     app.setDesktopFileName(APP_ID)  # packaging/<APP_ID>.desktop: the desktop's icon and name
     app.setWindowIcon(app_icon())
-    apply_theme(app, args.theme)
+    apply_theme(app, args.theme or "system")
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     loop.set_default_executor(ThreadPoolExecutor(4, thread_name_prefix="stratoscope-io"))
 
     controller = AppController(config_directory=args.config_dir, sandbox_dir=args.sandbox_dir)
     window = MainWindow(controller)
+    window.follow_saved_theme = args.theme is None
     bench = BenchProbe(os.environ.get(BENCH_ENV), controller, window)
     window.show()
     QTimer.singleShot(0, bench.shown)

@@ -46,6 +46,7 @@ from app.ui.shell.message_bar import MessageBar
 from app.ui.shell.navigation import ICON_ROLE, NavigationTree, PanelStack
 from app.ui.shell.password_dialog import PasswordDialog
 from app.ui.shell.status_bar import health_status
+from app.ui.shell.theme import THEMES, apply_theme, current_theme
 from app.ui.shell.tour import GuidedTour, start_tour
 from app.ui.shell.tx_inspector import TxInspectorDialog
 from app.ui.widgets.common import name_widget, while_alive
@@ -234,6 +235,9 @@ class MainWindow(QMainWindow):
             self.panel_actions.append(act)
             self.nav.item(row).setToolTip(0, act.toolTip())
         self.panel_sections: dict[str, QAction] = {}
+        self.theme_actions: dict[str, QAction] = {}
+        # the launcher sets this when no --theme was given: the theme chosen last is used
+        self.follow_saved_theme = False
         self.menus = build_menus(self)
         self._panel_menu_actions = add_panel_actions(self, self.menus)
         self.nav.currentRowChanged.connect(self._on_panel_shown)
@@ -643,9 +647,28 @@ class MainWindow(QMainWindow):
             self.apply_icons()
             self._show_health()
 
+    def set_theme(self, name: str) -> None:
+        """View > Theme: switch now (icons and colours follow) and remember it."""
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, name)
+        act = self.theme_actions.get(current_theme())
+        if act is not None:
+            act.setChecked(True)
+        if self.controller.settings_ready:  # else the write would drop settings.json's values
+            self.controller.tasks.start(
+                "Remembering the theme", self.controller.save_settings(theme=current_theme())
+            )
+
     def restore_state(self) -> None:
         """Geometry, docks, splitters and the last panel as the last session left them."""
         self._restored = True
+        saved_theme = self.controller.setting("theme")
+        if self.follow_saved_theme and saved_theme in THEMES and saved_theme != current_theme():
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                apply_theme(app, str(saved_theme))
+            self.theme_actions[current_theme()].setChecked(True)
         window_state.restore(self, self.controller.setting(window_state.SETTINGS_KEY))
 
     async def save_state(self) -> None:

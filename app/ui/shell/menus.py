@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app import __version__ as app_version
 from app.ui.shell.icons import app_icon
+from app.ui.shell.theme import THEMES, current_theme
 from app.ui.widgets.common import name_widget
 
 if TYPE_CHECKING:
@@ -73,6 +74,20 @@ def build_menus(window: MainWindow) -> dict[str, QMenu]:
     view = menus["View"]
     view.addAction(window.inspector_action)
     view.addAction(window.log_action)
+    view.addSeparator()
+    theme = view.addMenu("&Theme")
+    theme.setObjectName("menuTheme")
+    group = QActionGroup(theme)
+    for name in THEMES:
+        act = QAction(name.capitalize(), theme)
+        act.setObjectName(f"actionTheme{name.capitalize()}")
+        act.setCheckable(True)
+        act.setChecked(name == current_theme())
+        act.setData(name)
+        act.triggered.connect(lambda _checked=False, n=name: window.set_theme(n))
+        group.addAction(act)
+        theme.addAction(act)
+        window.theme_actions[name] = act
     view.addSeparator()
     view.addAction(window.refresh_action)
     window.panel_sections["View"] = view.addSeparator()

@@ -34,20 +34,39 @@ def dark_palette() -> QPalette:
     return p
 
 
-def scheme_is_dark(override: str = "system") -> bool:
+THEMES = ("system", "light", "dark")
+_state = {"override": "system", "watching": False}
+
+
+def current_theme() -> str:
+    """The scheme chosen last (``system``, ``light`` or ``dark``)."""
+    return str(_state["override"])
+
+
+def scheme_is_dark(override: str | None = None) -> bool:
+    """Whether the scheme in use (or ``override``) is dark."""
+    override = current_theme() if override is None else override
     if override in ("dark", "light"):
         return override == "dark"
     return QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
 
 
 def apply_theme(app: QApplication, override: str = "system") -> None:
-    """Fusion everywhere (consistent on every desktop), with the palette of the scheme."""
-    app.setStyle("Fusion")
+    """Fusion everywhere (consistent on every desktop), with the palette of the scheme; with
+    ``system`` it follows the desktop's scheme live. May be called again to switch."""
+    _state["override"] = override if override in THEMES else "system"
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
 
     def update() -> None:
-        style = app.style()
-        app.setPalette(dark_palette() if scheme_is_dark(override) else style.standardPalette())
+        dark = scheme_is_dark()
+        app.setPalette(dark_palette() if dark else app.style().standardPalette())
+
+    def on_scheme(_scheme: object) -> None:
+        if current_theme() == "system":
+            update()
 
     update()
-    if override == "system":
-        app.styleHints().colorSchemeChanged.connect(lambda _s: update())
+    if not _state["watching"]:  # one connection, whatever the number of switches
+        _state["watching"] = True
+        app.styleHints().colorSchemeChanged.connect(on_scheme)

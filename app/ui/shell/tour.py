@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QDialog,
     QFrame,
     QHBoxLayout,
@@ -204,7 +205,8 @@ class GuidedTour(QDialog):
 
     def place(self) -> None:
         """Beside the panels, in the lower right corner of the window, clear of the list."""
-        stack = self.window_.stack
+        scroll = getattr(self.window_, "panel_scroll", None)  # what is visible of the panel
+        stack = scroll.viewport() if isinstance(scroll, QAbstractScrollArea) else self.window_.stack
         self.adjustSize()
         corner = stack.mapToGlobal(QPoint(stack.width(), stack.height()))
         self.move(corner - QPoint(self.width() + 24, self.height() + 24))
