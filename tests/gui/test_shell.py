@@ -15,8 +15,14 @@ import pytest
 import qasync
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
-from PySide6.QtGui import QAction, QColor, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu, QSplitter
+from PySide6.QtGui import QAction, QColor, QKeySequence, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QMenu,
+    QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+)
 from pytestqt.qtbot import QtBot
 
 from app import __version__ as app_version
@@ -24,7 +30,7 @@ from app.client.models import Health
 from app.services.controller import AppController
 from app.ui.shell import window_state
 from app.ui.shell.main_window import MainWindow
-from app.ui.shell.theme import apply_theme
+from app.ui.shell.theme import apply_theme, dark_palette
 from tests.gui.conftest import connect, drive, make_controller
 from tests.integration.node_fixture import RunningNode
 
@@ -220,6 +226,16 @@ def test_health_and_icons_follow_the_theme(
         drive(loop, lambda: "#6fd08c" in window.status_health.styleSheet())  # light green on dark
         dark = icon_colour()
         assert dark.lightness() > light.lightness() + 100  # re-tinted: light glyphs on dark
+        # the navigation's section headers in the dark palette's placeholder grey
+        build = window.nav.section_header("Build")
+        assert build is not None
+        option = QStyleOptionViewItem()
+        option.initFrom(window.nav)
+        delegate = window.nav.itemDelegate()
+        assert isinstance(delegate, QStyledItemDelegate)
+        delegate.initStyleOption(option, window.nav.indexFromItem(build))
+        header_colour = option.palette.color(QPalette.ColorRole.Text)
+        assert header_colour == dark_palette().color(QPalette.ColorRole.PlaceholderText)
     finally:
         apply_theme(qapp, "system")
         qapp.setPalette(before)

@@ -255,6 +255,7 @@ class MainWindow(QMainWindow):
         ):
             self.addAction(act)  # shortcuts work with the menus closed (and the bar hidden)
         self._icons_applied = False
+        self._retint_queued = False
 
         # -- status bar
         sb = self.statusBar()
@@ -643,9 +644,15 @@ class MainWindow(QMainWindow):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         changed = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
-        if event.type() in changed and self._icons_applied:
-            self.apply_icons()
-            self._show_health()
+        if event.type() in changed and self._icons_applied and not self._retint_queued:
+            # once the new palette reached every widget (a theme switch sends many events)
+            self._retint_queued = True
+            QTimer.singleShot(0, self, self._retint)
+
+    def _retint(self) -> None:
+        self._retint_queued = False
+        self.apply_icons()
+        self._show_health()
 
     def set_theme(self, name: str) -> None:
         """View > Theme: switch now (icons and colours follow) and remember it."""

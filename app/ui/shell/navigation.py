@@ -9,12 +9,14 @@ tools rely on it). Headers are disabled items: arrow keys and clicks skip them.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QMouseEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QStackedWidget,
     QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QWidget,
@@ -59,6 +61,7 @@ class NavigationTree(QTreeWidget):
         self._items: list[NavItem] = []
         self._headers: dict[str, QTreeWidgetItem] = {}
         self.currentItemChanged.connect(self._on_current)
+        self.setItemDelegate(_HeaderDelegate(self))
 
     # -- the list API, by panel index
 
@@ -129,14 +132,9 @@ class NavigationTree(QTreeWidget):
         return parent.text(0) if parent is not None else ""
 
     def apply_icons(self) -> None:
-        """(Re)draw the icons and the header colour from the current palette."""
+        """(Re)draw the icons in the current palette's colours."""
         for item in self._items:
             item.setIcon(0, icon(str(item.data(0, ICON_ROLE))))
-        colour = self.palette().color(
-            QPalette.ColorGroup.Normal, QPalette.ColorRole.PlaceholderText
-        )
-        for header in self._headers.values():
-            header.setForeground(0, colour)
 
     def sizeHint(self) -> QSize:
         return QSize(self.preferred_width(), super().sizeHint().height())
@@ -199,6 +197,22 @@ class NavigationTree(QTreeWidget):
             event.accept()  # a header: nothing to select
             return
         super().mousePressEvent(event)
+
+
+class _HeaderDelegate(QStyledItemDelegate):
+    """Section headers in the palette's placeholder colour, read when painted: right in either
+    theme, with no re-tint."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        if index.data(PANEL_ROLE) is None:
+            palette = QPalette(option.palette)
+            palette.setColor(
+                QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.PlaceholderText)
+            )
+            option.palette = palette
 
 
 def _rank(item: QTreeWidgetItem, titles: tuple[str, ...]) -> int:
