@@ -221,15 +221,14 @@ def test_welcome_tour_and_confirmation_take_the_keyboard(
     qtbot.keyClick(tour, Qt.Key.Key_Escape)
     drive(loop, lambda: visible_tour(window) is None)
 
-    # the confirmation sheet: Send has the keyboard (Enter sends, Escape cancels)
+    # the confirmation sheet takes the keyboard too (Cancel holds it: Enter sends nothing)
     preview = Preview("POST", "http://node/strato/v2.3/transaction", {"txs": []}, "alice", "main")
     sheet = ConfirmDialog(preview, ["Call transfer"], window)
     sheet.open()
     try:
         qtbot.waitUntil(sheet.isActiveWindow)
-        assert QApplication.focusWidget() is sheet.send_button
-        assert sheet.send_button.isDefault()
-        with qtbot.waitSignal(sheet.accepted, timeout=2000):
-            qtbot.keyClick(sheet.send_button, Qt.Key.Key_Return)
+        assert QApplication.focusWidget() is sheet.cancel_button
+        with qtbot.waitSignal(sheet.rejected, timeout=2000):
+            qtbot.keyClick(sheet.cancel_button, Qt.Key.Key_Return)
     finally:
         sheet.close()
