@@ -114,6 +114,9 @@ class AppController(QObject):
         self._pending_task: asyncio.Task[Any] | None = None
         self._settings: dict[str, Any] = {}
         self.settings_ready = False  # settings.json read (saving before would drop its values)
+        # two writes at once (the window's state and the composer's draft on quit) interleaved
+        # in the same file and left JSON that read back as no settings at all
+        self._settings_lock = asyncio.Lock()
         self.open_browser: Callable[[str], object] = _open_browser  # browser sign-in opens this
         # passwords that signed in during this run, in memory only: switching back needs none
         self._recent_passwords: dict[tuple[str, str], str] = {}
@@ -183,7 +186,8 @@ class AppController(QObject):
         """Keep ``values`` in settings.json, written off the GUI thread; a failure is a warning."""
         self._settings.update(values)
         try:
-            await asyncio.to_thread(self.settings.save, dict(self._settings))
+            async with self._settings_lock:  # one write at a time, each with the latest values
+                await asyncio.to_thread(self.settings.save, dict(self._settings))
         except OSError as exc:
             self.message.emit("warning", "Settings", f"cannot save settings: {exc}", "")
 

@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import platform
+import time
 from pathlib import Path
 
 import pytest
@@ -400,3 +401,36 @@ def test_view_theme_switches_and_is_remembered(
         drive(loop, lambda: window.is_closed)
         window.deleteLater()
         controller.deleteLater()
+
+
+def test_settings_written_at_once_stay_readable(loop: qasync.QEventLoop, tmp_path: Path) -> None:
+    # on quit the window's state and the composer's draft are saved together: two writes at
+    # once mixed their bytes in the file, which then read back as no settings at all (welcome,
+    # profile and theme lost). One write at a time, each with the latest values.
+    controller = make_controller(tmp_path)
+    loop.run_until_complete(controller.load_settings())
+    store = controller.settings
+    save = store.save
+    running: list[int] = []
+    most = [0]
+
+    def slow_save(data: dict[str, object]) -> None:
+        running.append(1)
+        most[0] = max(most[0], len(running))
+        time.sleep(0.05)
+        try:
+            save(data)
+        finally:
+            running.pop()
+
+    store.save = slow_save  # type: ignore[method-assign]
+
+    async def many() -> None:
+        await asyncio.gather(*(controller.save_settings(**{f"k{i}": i}) for i in range(6)))
+
+    loop.run_until_complete(many())
+    assert most[0] == 1
+    data = json.loads((tmp_path / "config" / "settings.json").read_text())
+    assert {f"k{i}": i for i in range(6)}.items() <= data.items()
+    assert not list((tmp_path / "config").glob("*.tmp"))
+    controller.deleteLater()
