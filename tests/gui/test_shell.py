@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import qasync
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import Qt, qVersion
+from PySide6.QtCore import QPoint, Qt, qVersion
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QApplication,
@@ -243,6 +243,19 @@ def test_health_and_icons_follow_the_theme(
     drive(loop, lambda: "#1e7b34" in window.status_health.styleSheet())
 
 
+def drag_handle(qtbot: QtBot, split: QSplitter, delta: int) -> None:
+    """Drag the splitter's first handle by ``delta`` pixels with the mouse."""
+    handle = split.handle(1)
+    start = handle.rect().center()
+    horizontal = split.orientation() == Qt.Orientation.Horizontal
+    end = start + (QPoint(delta, 0) if horizontal else QPoint(0, delta))
+    before = split.sizes()[0]
+    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(handle, end)
+    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=end)
+    assert split.sizes()[0] != before, "the drag moved the divider"
+
+
 def test_window_remembers_geometry_splitters_and_the_last_panel(
     loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path
 ) -> None:
@@ -269,13 +282,15 @@ def test_window_remembers_geometry_splitters_and_the_last_panel(
     inner = window_state.splitters(window)
     panel_key = next(k for k in inner if k.startswith("tablesPanel/"))
     loop.run_until_complete(asyncio.sleep(0.1))  # laid out at the new size
-    main.setSizes([190, 700])
-    inner[panel_key].setSizes([300, 100])
+    untouched = next(k for k in inner if k.startswith("assetsPanel/"))
+    drag_handle(qtbot, main, 40)  # the user drags the dividers
+    drag_handle(qtbot, inner[panel_key], -60)
     loop.run_until_complete(asyncio.sleep(0.1))
     nav_width, panel_sizes = main.sizes()[0], inner[panel_key].sizes()
     close_window(controller, window)
     saved = json.loads((tmp_path / "config" / "settings.json").read_text())["window"]
     assert saved["panel"] == "Tables" and "mainSplitter" in saved["splitters"]
+    assert untouched not in saved["splitters"]  # never dragged: the panel lays it out
 
     controller, window = open_window()
     try:

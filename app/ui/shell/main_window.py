@@ -297,6 +297,7 @@ class MainWindow(QMainWindow):
         self._update_node()
         self.setMinimumSize(720, 460)  # fits a 1024x640 screen with room for the desktop's bars
         self._fit_screen()
+        window_state.track(self)  # the splitters the user drags are remembered
         if controller.settings_ready:  # a window built after start-up read the settings
             self.restore_state()
         # Tab follows the layout: toolbar (user, search), navigation, the panel, messages, docks

@@ -69,7 +69,26 @@ class SplitterRestorer(QObject):
         split = self.parent()
         if isinstance(split, QSplitter):
             split.restoreState(self.data)
+            # the user's position, as if dragged again: a panel that fits its divider to its
+            # content until the user drags it (tables, composer) leaves it where it is
+            sizes = split.sizes()
+            if len(sizes) > 1:
+                split.splitterMoved.emit(sizes[0], 1)
         self.deleteLater()
+
+
+USER_SIZED = "userSized"  # a splitter's property: the user dragged it (its sizes are kept)
+
+
+def track(window: QWidget) -> None:
+    """Mark each splitter the user drags: only those are remembered (a splitter never dragged
+    keeps the layout its panel gives it, which may change with the app)."""
+    for split in splitters(window).values():
+        if not split.property("userSizedTracked"):
+            split.setProperty("userSizedTracked", True)
+            split.splitterMoved.connect(
+                lambda _pos, _index, s=split: s.setProperty(USER_SIZED, True)
+            )
 
 
 def capture(window: MainWindow) -> dict[str, Any]:
@@ -77,7 +96,9 @@ def capture(window: MainWindow) -> dict[str, Any]:
     return {
         "geometry": _b64(window.saveGeometry()),
         "state": _b64(window.saveState()),
-        "splitters": {k: _b64(s.saveState()) for k, s in splitters(window).items()},
+        "splitters": {
+            k: _b64(s.saveState()) for k, s in splitters(window).items() if s.property(USER_SIZED)
+        },
         "panel": str(getattr(window.stack.currentWidget(), "title", "")),
     }
 
@@ -94,6 +115,7 @@ def restore(window: MainWindow, saved: object) -> bool:
         window.restoreState(state)
         if window.inspector.isVisibleTo(window):  # its height is the user's: keep it
             window.inspector.first_show_sizing = False
+    track(window)
     stored = saved.get("splitters")
     if isinstance(stored, dict):
         for key, split in splitters(window).items():

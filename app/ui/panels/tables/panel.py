@@ -237,7 +237,7 @@ class TablesPanel(ReadsWhenShown):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.builder and event.type() == QEvent.Type.LayoutRequest:
-            QTimer.singleShot(0, self._fit_split)  # once the builder's new hints hold
+            QTimer.singleShot(0, self, self._fit_split)  # once the builder's new hints hold
         return super().eventFilter(watched, event)
 
     def _fit_split(self) -> None:
