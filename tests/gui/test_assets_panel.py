@@ -624,6 +624,17 @@ def test_forms_keep_their_fields_when_the_node_refuses(
     assert heights(form) == before
     assert form.error.height() >= form.error.heightForWidth(form.error.width()) > 0
     form.reject()
+    # choosing bob shows a note inside the entries: the dialog grows, the note shows whole
+    form = panel.transfer_asset()
+    assert form is not None
+    qtbot.waitExposed(form)
+    form.choose("bob")
+    qtbot.wait(50)
+    assert form.note.isVisible() and "Globex gains the shard" in form.note.text()
+    shown = form.note.visibleRegion().boundingRect().height()
+    assert shown >= form.note.heightForWidth(form.note.width()) > 0, shown
+    assert form.scroller.verticalScrollBar().maximum() == 0
+    form.reject()
 
     # -- bob may not create: the form keeps every field whole after the refusal
     as_user(loop, panel, "bob")

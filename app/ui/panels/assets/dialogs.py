@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import QSize, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -62,6 +62,20 @@ class FormScroll(QScrollArea):
             return super().sizeHint()
         frame = 2 * self.frameWidth()
         return body.sizeHint() + QSize(frame, frame)
+
+    def setWidget(self, widget: QWidget) -> None:
+        super().setWidget(widget)
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # a note shown inside the entries: the dialog's layout must hear of the new height
+        # (a scroll area stops the news), then the dialog grows for it
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+            form = self.parent()
+            if isinstance(form, AssetForm):
+                QTimer.singleShot(0, form, form.fit_height)
+        return super().eventFilter(watched, event)
 
 
 class AssetForm(QDialog):
