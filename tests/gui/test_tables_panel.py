@@ -495,6 +495,18 @@ def test_small_screen_scrolls_and_tab_follows_the_layout(
     b.add_group("or")
     b.add_condition()
     loop.run_until_complete(asyncio.sleep(0.05))  # the layout settles
+    # a long request (a URL has no spaces to wrap at) does not widen the panel
+    b.query_text.setText("or=(" + ",".join(f"color.eq.shade{i}" for i in range(40)) + ")")
+    b.apply_text()
+    loop.run_until_complete(asyncio.sleep(0.05))
+    assert len(b.preview.text()) > 400
+    assert panel.minimumSizeHint().width() <= 1024 - 200, panel.minimumSizeHint()
+    assert panel.builder_area.horizontalScrollBar().maximum() == 0
+    b.query_text.setText("")
+    b.apply_text()
+    b.add_group("or")
+    b.add_condition()
+    loop.run_until_complete(asyncio.sleep(0.05))
     area = panel.builder_area
     # all of the builder in view, unless the rows would get less than their minimum
     rows_at_minimum = panel.view.height() <= MIN_ROWS_HEIGHT + 2

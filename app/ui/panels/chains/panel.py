@@ -166,8 +166,8 @@ class ChainsPanel(ReadsWhenShown):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.tree)
         split.addWidget(details)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 2)  # the detail tabs need the width
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(split, 1)

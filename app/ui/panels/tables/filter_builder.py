@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -232,9 +232,11 @@ class FilterBuilder(QWidget):
         )
         name_widget(self.query_text, "filterQueryText", "Query string")
         self.query_text.returnPressed.connect(self.apply_text)
-        self.preview = QLabel(self)
-        self.preview.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.preview.setWordWrap(True)
+        # one read-only line that scrolls inside itself: a label of a long URL (no spaces to
+        # wrap at) made the whole panel as wide as the URL on a small screen
+        self.preview = QLineEdit(self)
+        self.preview.setReadOnly(True)
+        self.preview.setFrame(False)
         name_widget(self.preview, "filterPreview", "The request as it will be sent")
         self.problems = QLabel(self)
         self.problems.setWordWrap(True)
@@ -367,6 +369,8 @@ class FilterBuilder(QWidget):
             problems = problems or [str(exc)]
         path = self.draft.path() if self.draft.table else "/cirrus/search/…"
         self.preview.setText(f"GET {path}" + (f"?{qs}" if qs else ""))
+        self.preview.setCursorPosition(0)
+        self.preview.setToolTip(self.preview.text())
         self.problems.setText("; ".join(problems))
         if not self.query_text.hasFocus():
             self.query_text.setText(qs)
