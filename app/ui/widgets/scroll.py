@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
 
 def scroll_area(content: QWidget, name: str = "") -> QScrollArea:
@@ -18,6 +18,16 @@ def scroll_area(content: QWidget, name: str = "") -> QScrollArea:
     area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the content, not the frame
     if name:
         area.setObjectName(name)
+    return area
+
+
+def scrolling_panel(panel: QWidget, content: QWidget, name: str) -> QScrollArea:
+    """Make ``content`` the whole of ``panel``, in a scroll area: a panel that scrolls on a small
+    screen (or under a dock) instead of squashing its rows into each other."""
+    area = scroll_area(content, name)
+    outer = QVBoxLayout(panel)
+    outer.setContentsMargins(0, 0, 0, 0)
+    outer.addWidget(area)
     return area
 
 

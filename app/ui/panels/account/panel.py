@@ -9,7 +9,6 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -18,7 +17,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -31,6 +29,7 @@ from app.services.account import MAIN_CHAIN, AccountView
 from app.services.controller import AppController
 from app.ui.models.transactions_model import HASH, MAIN, TransactionsModel
 from app.ui.widgets.common import CopyField, QrCodeView, copy_text, name_widget
+from app.ui.widgets.scroll import scrolling_panel
 
 NO_IDENTITY = (
     "<b>{user} has no registered identity.</b> STRATO (from platform version 8.0) accepts "
@@ -217,14 +216,7 @@ class AccountPanel(QWidget):
         # everything in a scroll area: on a small screen (or with a dock open) the panel scrolls
         # instead of squashing the identity rows into each other
         content = QWidget(self)
-        scroll = QScrollArea(self)
-        scroll.setObjectName("accountScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(content)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        scrolling_panel(self, content, "accountScroll")
         self.tx_table.setMinimumHeight(160)
         lay = QVBoxLayout(content)
         lay.addLayout(top)

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 from app.services.controller import AppController
 from app.services.dashboard import TX_TYPES, WINDOWS, Cards
 from app.ui.widgets.common import name_widget, while_alive
+from app.ui.widgets.scroll import scrolling_panel
 
 REDRAW_MS = 200
 CARDS_EVERY_S = 10.0  # number cards re-read at most this often while blocks arrive
@@ -179,14 +179,7 @@ class DashboardPanel(QWidget):
         lay.addLayout(cards)
         lay.addLayout(bar)
         lay.addWidget(self.plot_area, 1)
-        self.scroller = QScrollArea(self)
-        self.scroller.setObjectName("dashboardScroll")
-        self.scroller.setWidgetResizable(True)
-        self.scroller.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.scroller.setWidget(content)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroller)
+        self.scroller = scrolling_panel(self, content, "dashboardScroll")
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)

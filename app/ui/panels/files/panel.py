@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableView,
     QTextBrowser,
@@ -58,6 +57,7 @@ from app.ui.panels.files.models import (
 )
 from app.ui.widgets.common import CopyField, ReadsWhenShown, file_dialog, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
+from app.ui.widgets.scroll import scrolling_panel
 
 __all__ = ["FilesModel", "FilesPanel", "original_name", "size_text", "storage_of"]
 RECORD_CONTRACT = "ExternalStorage"
@@ -290,14 +290,7 @@ class FilesPanel(ReadsWhenShown):
         lay.addWidget(upload_box)
         lay.addLayout(actions)
         lay.addWidget(split, 1)
-        self.scroller = QScrollArea(self)
-        self.scroller.setObjectName("filesScroll")
-        self.scroller.setWidgetResizable(True)
-        self.scroller.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.scroller.setWidget(content)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroller)
+        self.scroller = scrolling_panel(self, content, "filesScroll")
 
         self.files.hash_progress.connect(self._on_hash_progress)
         self.files.download_progress.connect(self._on_download_progress)
