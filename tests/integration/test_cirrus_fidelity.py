@@ -33,7 +33,7 @@ def alice(node: RunningNode) -> httpx.Client:
 
 
 def get(client: httpx.Client, table: str, params: list[tuple[str, str]]) -> httpx.Response:
-    return client.get(f"{SEARCH}/{table}", params=httpx.QueryParams(params))
+    return client.get(f"{SEARCH}/{table}", params=tuple(params))
 
 
 def ages(client: httpx.Client, *params: tuple[str, str]) -> list[int]:
