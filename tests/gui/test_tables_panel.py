@@ -819,9 +819,8 @@ def test_collection_tables_are_listed_and_browsed(
     """Issue 17: a mapping's collection table (``Token-balances``) is in the picker beside its
     contract's table, its rows show the balances, and a row links to the token contract."""
     alice = seeded.node.client("alice")
-    tx = {"type": "CONTRACT", "payload": {"contract": "Token", "src": TOKEN_SRC}}
-    tx["payload"]["args"] = {"_symbol": "TOK"}
-    (token,) = _upload(alice, [tx])
+    payload = {"contract": "Token", "src": TOKEN_SRC, "args": {"_symbol": "TOK"}}
+    (token,) = _upload(alice, [{"type": "CONTRACT", "payload": payload}])
     panel.reload_tables(refresh=True)
     drive(loop, lambda: panel.table_name.findText("Token-balances") >= 0)
     names = [panel.table_name.itemText(i) for i in range(panel.table_name.count())]
