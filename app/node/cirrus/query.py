@@ -19,6 +19,7 @@ MAX_VALUE = 10_000
 TRIVALUES = ("null", "true", "false", "unknown")
 GROUP_HEAD = re.compile(r"(not\.)?(and|or)[ \t]*(?=\()")
 WS = " \t"
+_STOPS: dict[str, re.Pattern[str]] = {}  # Scanner.run's patterns, by their stop characters
 
 
 class QueryError(Exception):
@@ -214,9 +215,10 @@ def parse_filter(column: str, value: str) -> Filter:
         s.end()
         return Filter(column, op, items, negate)
     if op == "is":
-        if arg.lower() not in TRIVALUES:
+        tri = arg.rstrip(WS).lower()
+        if tri not in TRIVALUES:
             raise parse_error("filter", value, len(value) - len(arg) + 1, "null, true or false")
-        return Filter(column, op, arg.lower(), negate)
+        return Filter(column, op, tri, negate)
     return Filter(column, op, arg, negate)
 
 
@@ -265,9 +267,11 @@ class Scanner:
     def run(self, stop: str) -> str:
         """Characters up to (not including) the first of ``stop`` or the end."""
         start = self.pos
-        n = len(self.text)
-        while self.pos < n and self.text[self.pos] not in stop:
-            self.pos += 1
+        pattern = _STOPS.get(stop)
+        if pattern is None:
+            pattern = _STOPS[stop] = re.compile("[" + re.escape(stop) + "]")
+        m = pattern.search(self.text, start)
+        self.pos = m.start() if m else len(self.text)
         return self.text[start : self.pos]
 
     def quoted(self) -> str | None:
@@ -385,7 +389,7 @@ class Scanner:
             return Filter(column, op, self.in_list(), negate)
         if op == "is":
             at = self.pos
-            v = self.run(",)").lower()
+            v = self.run(",)").rstrip(WS).lower()
             if v not in TRIVALUES:
                 raise self.fail("null, true or false", at)
             return Filter(column, op, v, negate)

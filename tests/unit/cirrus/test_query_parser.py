@@ -756,3 +756,11 @@ def test_negative_offset_leaving_no_row_is_an_empty_range(limit: str, offset: st
         "hint": None,
         "message": "Requested range not satisfiable",
     }
+
+
+def test_spaces_after_an_is_value() -> None:
+    assert where(("x", "is.null ")) == [Filter("x", "is", "null", False)]
+    assert where(("or", "(x.is.true ,y.is.null )")) == [
+        Group("or", [Filter("x", "is", "true"), Filter("y", "is", "null")], False)
+    ]
+    refused(("x", "is. null"))
