@@ -57,6 +57,11 @@ class App:
     def table(self, asset: AssetDef) -> str:
         return f"{self.org}-{self.name}-{asset.contract}"
 
+    def seed_table(self, asset: AssetDef) -> str:
+        """The seed's spelling ``<Org>-<App>-<AssetName>`` (``Acme-CarDemo-car``), served as an
+        alias of :meth:`table` (named after the contract, ``Car``)."""
+        return f"{self.org}-{self.name}-{asset.name}"
+
     def to_json(self) -> dict[str, Any]:
         return {
             **self.definition.to_json(),
@@ -88,6 +93,7 @@ class AppManager:
                 row["realm"],
                 row["org"],
             )
+            self.add_aliases(self.apps[row["name"]])
 
     # ------------------------------------------------------------ creation
 
@@ -156,7 +162,17 @@ class AppManager:
             time.time(),
         )
         self.apps[app.name] = app
+        self.add_aliases(app)
         return app
+
+    def add_aliases(self, app: App) -> None:
+        """Serve each asset's table (and its history) under the seed's name as well."""
+        aliases = self.ledger.indexer.backend.aliases
+        for asset in app.definition.assets:
+            seed, own = app.seed_table(asset), app.table(asset)
+            if seed != own:
+                aliases[seed] = own
+                aliases[f"history@{seed}"] = f"history@{own}"
 
     # ------------------------------------------------------------ HTTP
 

@@ -798,3 +798,42 @@ def test_a_node_without_the_schema_document(
     types = {c.name: c.type for c in info.columns}
     assert types["price"] == "number" and types["sold"] == "boolean" and types["model"] == "text"
     assert info.joins == []  # join targets cannot be guessed from rows
+
+
+TOKEN_SRC = """
+contract Token {
+    string public symbol;
+    mapping(address => uint) public balances;
+    constructor(string _symbol) public {
+        symbol = _symbol;
+        balances[msg.sender] = 1000;
+        balances[address(0xb0b)] = 25;
+    }
+}
+"""
+
+
+def test_collection_tables_are_listed_and_browsed(
+    panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop
+) -> None:
+    """Issue 17: a mapping's collection table (``Token-balances``) is in the picker beside its
+    contract's table, its rows show the balances, and a row links to the token contract."""
+    alice = seeded.node.client("alice")
+    payload = {"contract": "Token", "src": TOKEN_SRC, "args": {"_symbol": "TOK"}}
+    (token,) = _upload(alice, [{"type": "CONTRACT", "payload": payload}])
+    panel.reload_tables(refresh=True)
+    drive(loop, lambda: panel.table_name.findText("Token-balances") >= 0)
+    names = [panel.table_name.itemText(i) for i in range(panel.table_name.count())]
+    assert names.index("Token-balances") == names.index("Token") + 1
+    open_car(panel, loop, "Token-balances")
+    wait_total(panel, loop, 2)
+    assert sorted(rows_shown(panel, loop, "value")) == ["1000", "25"]
+    assert set(rows_shown(panel, loop, "key")) == {seeded.node.address("alice"), "0" * 37 + "b0b"}
+    assert set(rows_shown(panel, loop, "collection_name")) == {"balances"}
+    panel.view.clicked.emit(panel.model.index(0, 0))
+    requested: list[Any] = []
+    panel.contract_requested.connect(lambda *a: requested.append(a))
+    panel.detail.anchorClicked.emit(QUrl("contract:"))
+    assert requested[-1] == ("Token", token, "")
+    panel.detail.anchorClicked.emit(QUrl("history:"))
+    assert panel.table_name.currentText() == "history@Token"

@@ -165,6 +165,9 @@ class CirrusBackend:
         self.db = db
         self.path = path
         self.tables: dict[str, Table] = {}
+        # other names of tables, served as the tables themselves but not listed (the seed's
+        # `<Org>-<App>-<asset name>` beside the asset contract's own table: apps.py)
+        self.aliases: dict[str, str] = {}
         self._local = threading.local()
         self.reload()
 
@@ -306,7 +309,7 @@ class CirrusBackend:
 
     def is_cheap(self, name: str, q: Query) -> bool:
         """True for queries answered from an index or a small table (fine on the event loop)."""
-        t = self.tables.get(name)
+        t = self.lookup(name)
         if t is None:
             return True
         if (
@@ -362,8 +365,15 @@ class CirrusBackend:
             "definitions": definitions,
         }
 
-    def table(self, name: str) -> Table:
+    def lookup(self, name: str) -> Table | None:
+        """The table of that name, or the one it is an alias of (a real table comes first)."""
         t = self.tables.get(name)
+        if t is None and name in self.aliases:
+            t = self.tables.get(self.aliases[name])
+        return t
+
+    def table(self, name: str) -> Table:
+        t = self.lookup(name)
         if t is None:
             raise undefined_table(name)
         return t

@@ -1,4 +1,4 @@
-"""PostgREST 9 query strings -> a backend-independent query tree.
+"""PostgREST query strings -> a backend-independent query tree (filters: PostgREST 12 syntax).
 
 Only syntax is handled here (no SQL, no schema): ``select`` with embeds, column filters with
 ``not.`` negation, nested ``or``/``and`` groups, ``order``, ``limit`` and ``offset``. Errors are
@@ -7,6 +7,7 @@ Only syntax is handled here (no SQL, no schema): ``select`` with embeds, column 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,10 @@ RESERVED = {"select", "order", "limit", "offset", "or", "and", "not.or", "not.an
 MAX_DEPTH = 16
 MAX_ITEMS = 256
 MAX_VALUE = 10_000
+TRIVALUES = ("null", "true", "false", "unknown")
+GROUP_HEAD = re.compile(r"(not\.)?(and|or)[ \t]*(?=\()")
+WS = " \t"
+_STOPS: dict[str, re.Pattern[str]] = {}  # Scanner.run's patterns, by their stop characters
 
 
 class QueryError(Exception):
@@ -90,23 +95,50 @@ def parse_query(params: list[tuple[str, str]]) -> Query:
         elif key == "limit":
             q.limit = parse_nonneg(key, value)
         elif key == "offset":
-            q.offset = parse_nonneg(key, value)
+            q.offset = parse_int(key, value, "an integer")
         elif key in ("or", "and", "not.or", "not.and"):
             negate = key.startswith("not.")
             op = key.removeprefix("not.")
-            q.where.items.append(parse_group(op, value, negate, whole=value))
+            q.where.items.append(parse_group(op, value, negate))
         elif key == "columns":
             continue
         else:
             q.where.items.append(parse_filter(key, value))
+    if q.offset < 0:
+        clip_negative_offset(q)
     return q
 
 
 def parse_nonneg(key: str, value: str) -> int:
+    return parse_int(key, value, "a non-negative integer", signed=False)
+
+
+def parse_int(key: str, value: str, expecting: str, signed: bool = True) -> int:
+    """ASCII digits only (``str.isdigit`` takes superscripts, which ``int`` refuses)."""
     v = value.strip()
-    if not v.isdigit() or len(v) > 15:
-        raise parse_error(key, value, 1, "a non-negative integer")
+    if not re.fullmatch(r"-?[0-9]{1,15}" if signed else r"[0-9]{1,15}", v):
+        raise parse_error(key, value, 1, expecting)
     return int(v)
+
+
+def clip_negative_offset(q: Query) -> None:
+    """PostgREST 12 reads ``offset=-n`` as the rows from -n on, clipped at the first row: alone
+    it changes nothing; with ``limit=m`` the first m-n rows remain, and none at all (m <= n) is
+    refused as an empty range (RangeQuery.hs, ApiRequest.getRanges)."""
+    if q.limit is not None:
+        end = q.offset + q.limit
+        if end <= 0:
+            raise QueryError(
+                416,
+                {
+                    "code": "PGRST103",
+                    "details": "Limit should be greater than or equal to zero.",
+                    "hint": None,
+                    "message": "Requested range not satisfiable",
+                },
+            )
+        q.limit = end
+    q.offset = 0
 
 
 def parse_select(value: str, q: Query) -> None:
@@ -163,93 +195,215 @@ def parse_order(value: str) -> list[Order]:
     return out
 
 
-def parse_filter(column: str, value: str, in_group: bool = False) -> Filter:
-    """``column=[not.]op.value``; inside or/and groups values may be double-quoted."""
-    negate = False
-    rest = value
-    if rest.startswith("not."):
-        negate = True
-        rest = rest[4:]
+def parse_filter(column: str, value: str) -> Filter:
+    """``column=[not.]op.value``: the value is the rest of the parameter, taken verbatim (quotes
+    included), except for ``in`` lists and ``is`` values."""
+    negate = value.startswith("not.")
+    rest = value[4:] if negate else value
     op, dot, arg = rest.partition(".")
     if op not in OPERATORS or not dot:
         raise parse_error(
             "filter", value, 1 if not negate else 5, "an operator: " + ", ".join(OPERATORS)
         )
-    operand = parse_operand(op, arg, value)
-    if in_group and isinstance(operand, str) and op not in ("in", "is"):
-        operand = unquote(operand)
-    return Filter(column, op, operand, negate)
-
-
-def parse_operand(op: str, arg: str, whole: str) -> Any:
     if op == "in":
-        if not (arg.startswith("(") and arg.endswith(")")):
+        s = Scanner("filter", value, len(value) - len(arg))
+        s.skip_ws()
+        if not s.at("("):
             # lenient: `in.a,b` as the official JS client sends it
-            return [unquote(v) for v in split_top(arg, "filter")] if arg else []
-        return [unquote(v) for v in split_top(arg[1:-1], "filter")] if arg[1:-1] else []
+            return Filter(column, op, [unquote(v) for v in split_top(arg, "filter")], negate)
+        items = s.in_list()
+        s.end()
+        return Filter(column, op, items, negate)
     if op == "is":
-        if arg.lower() not in ("null", "true", "false", "unknown"):
-            raise parse_error("filter", whole, len(whole) - len(arg) + 1, "null, true or false")
-        return arg.lower()
-    return arg
+        tri = arg.rstrip(WS).lower()
+        if tri not in TRIVALUES:
+            raise parse_error("filter", value, len(value) - len(arg) + 1, "null, true or false")
+        return Filter(column, op, tri, negate)
+    return Filter(column, op, arg, negate)
 
 
 def unquote(v: str) -> str:
+    """A lenient ``in`` item: ``"..."`` with backslash escapes, else the item stripped."""
     v = v.strip()
     if len(v) >= 2 and v[0] == '"' and v[-1] == '"':
-        return v[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        return re.sub(r"\\(.)", r"\1", v[1:-1], flags=re.S)
     return v
 
 
-def parse_group(op: str, value: str, negate: bool, depth: int = 0, whole: str = "") -> Group:
+class Scanner:
+    """A cursor over one parameter value, reading PostgREST 12's grammar of logic trees and
+    ``in`` lists (QueryParams.hs: pLogicTree, pListVal, pQuotedValue). Whitespace (spaces and
+    tabs) may surround parentheses and commas; an unquoted value runs up to the next ``,`` or
+    ``)``, its own spaces included; a quoted one counts only when a ``,`` or ``)`` follows it,
+    and a backslash takes the next character as it is."""
+
+    def __init__(self, what: str, text: str, pos: int = 0) -> None:
+        self.what = what
+        self.text = text
+        self.pos = pos
+
+    def fail(self, expecting: str, at: int | None = None) -> QueryError:
+        return parse_error(self.what, self.text, (self.pos if at is None else at) + 1, expecting)
+
+    def at(self, chars: str) -> bool:
+        return self.pos < len(self.text) and self.text[self.pos] in chars
+
+    def skip_ws(self) -> None:
+        while self.at(WS):
+            self.pos += 1
+
+    def expect(self, char: str) -> None:
+        self.skip_ws()
+        if not self.at(char):
+            raise self.fail(repr(char))
+        self.pos += 1
+        self.skip_ws()
+
+    def end(self) -> None:
+        self.skip_ws()
+        if self.pos < len(self.text):
+            raise self.fail("end of input")
+
+    def run(self, stop: str) -> str:
+        """Characters up to (not including) the first of ``stop`` or the end."""
+        start = self.pos
+        pattern = _STOPS.get(stop)
+        if pattern is None:
+            pattern = _STOPS[stop] = re.compile("[" + re.escape(stop) + "]")
+        m = pattern.search(self.text, start)
+        self.pos = m.start() if m else len(self.text)
+        return self.text[start : self.pos]
+
+    def quoted(self) -> str | None:
+        """A ``"..."`` value followed by ``,``, ``)`` or the end; None (nothing read) else."""
+        text, n = self.text, len(self.text)
+        i = self.pos + 1
+        out: list[str] = []
+        while i < n and text[i] != '"':
+            if text[i] == "\\" and i + 1 < n:
+                i += 1
+            out.append(text[i])
+            i += 1
+        if i >= n or (i + 1 < n and text[i + 1] not in ",)"):
+            return None
+        self.pos = i + 1
+        return "".join(out)
+
+    def value(self) -> str:
+        """A value inside a logic tree (pLogicSingleVal)."""
+        if self.at('"'):
+            v = self.quoted()
+            if v is not None:
+                return v
+        if self.at("{"):
+            close = self.text.find("}", self.pos)
+            inner = self.text[self.pos + 1 : close]
+            if close > 0 and "{" not in inner:
+                self.pos = close + 1
+                return "{" + inner + "}"
+        return self.run(",)")
+
+    def in_list(self) -> list[str]:
+        """``( item, ... )``: a bare ``in.()`` (one empty item, also ``in.("")``) matches no
+        value, as PostgREST renders it ``= ANY('{}')``."""
+        self.expect("(")
+        items: list[str] = []
+        while True:
+            item = self.quoted() if self.at('"') else None
+            items.append(self.run(",)") if item is None else item)
+            if not self.at(","):
+                break
+            self.pos += 1
+        last = items[-1]
+        if self.pos >= len(self.text) and last.startswith('"') and '"' not in last[1:]:
+            raise self.fail("a closing '\"'")
+        self.expect(")")
+        return [] if items == [""] else items
+
+    def tree(self, op: str, negate: bool, depth: int) -> Group:
+        """``( item, ... )`` after ``[not.]and``/``[not.]or``; an item is a condition
+        ``column.[not.]op.value`` or a nested ``[not.]and(...)``/``[not.]or(...)``."""
+        if depth > MAX_DEPTH:
+            raise self.fail(f"at most {MAX_DEPTH} levels of nesting")
+        self.expect("(")
+        group = Group(op, [], negate)
+        while True:
+            if len(group.items) >= MAX_ITEMS:
+                raise self.fail(f"at most {MAX_ITEMS} conditions")
+            group.items.append(self.item(depth))
+            self.skip_ws()
+            if not self.at(","):
+                break
+            self.pos += 1
+            self.skip_ws()
+        self.expect(")")
+        return group
+
+    def item(self, depth: int) -> Filter | Group:
+        head = GROUP_HEAD.match(self.text, self.pos)
+        if head:
+            self.pos = head.end()
+            return self.tree(head.group(2), bool(head.group(1)), depth + 1)
+        start = self.pos
+        column = self.column()
+        if not self.at("."):
+            raise self.fail("column.operator.value, and(...) or or(...)", start)
+        return self.condition(column, start)
+
+    def column(self) -> str:
+        if self.at('"'):
+            start = self.pos
+            v = self.quoted_name()
+            if v is not None:
+                return v
+            self.pos = start
+        return self.run(".,()").strip(WS)
+
+    def quoted_name(self) -> str | None:
+        text, n = self.text, len(self.text)
+        i = self.pos + 1
+        out: list[str] = []
+        while i < n and text[i] != '"':
+            if text[i] == "\\" and i + 1 < n:
+                i += 1
+            out.append(text[i])
+            i += 1
+        if i >= n:
+            return None
+        self.pos = i + 1
+        return "".join(out)
+
+    def condition(self, column: str, start: int) -> Filter:
+        if not column:
+            raise self.fail("a column name", start)
+        self.pos += 1  # the dot
+        negate = self.text.startswith("not.", self.pos)
+        if negate:
+            self.pos += 4
+        at = self.pos
+        op = self.run(".,()")
+        if op not in OPERATORS or not self.at("."):
+            raise self.fail("an operator: " + ", ".join(OPERATORS), at)
+        self.pos += 1
+        if op == "in":
+            return Filter(column, op, self.in_list(), negate)
+        if op == "is":
+            at = self.pos
+            v = self.run(",)").rstrip(WS).lower()
+            if v not in TRIVALUES:
+                raise self.fail("null, true or false", at)
+            return Filter(column, op, v, negate)
+        return Filter(column, op, self.value(), negate)
+
+
+def parse_group(op: str, value: str, negate: bool) -> Group:
     """``(a.eq.1,b.gt.2,and(c.eq.3,d.eq.4))``; errors quote the whole parameter value."""
-    whole = whole or value
-    base = max(whole.find(value), 0)
-    if depth > MAX_DEPTH:
-        raise parse_error("logic tree", whole, base + 1, f"at most {MAX_DEPTH} levels of nesting")
-    v = value.strip()
-    if not v.startswith("("):
-        raise parse_error("logic tree", whole, base + 1, "'('")
-    if not v.endswith(")"):
-        raise parse_error("logic tree", whole, base + len(value) + 1, "')'")
-    try:
-        return _parse_group_items(op, v, negate, depth, whole)
-    except QueryError as exc:
-        if "logic tree" in str(exc.body.get("message", "")):
-            raise
-        raise parse_error(
-            "logic tree", whole, base + 2, str(exc.body.get("details", "a condition"))
-        ) from None
-
-
-def _parse_group_items(op: str, v: str, negate: bool, depth: int, whole: str) -> Group:
-    group = Group(op, [], negate)
-    items = split_top(v[1:-1], "logic tree")
-    if len(items) > MAX_ITEMS:
-        raise parse_error("logic tree", whole[:40], 1, f"at most {MAX_ITEMS} conditions")
-    for raw in items:
-        item = raw.strip()
-        neg = False
-        head = item
-        if head.startswith("not."):
-            neg = True
-            head = head[4:]
-        if head.startswith(("and(", "or(")):
-            sub_op, _, rest = head.partition("(")
-            group.items.append(parse_group(sub_op, "(" + rest, neg, depth + 1, whole))
-            continue
-        col, dot, rest = item.partition(".")
-        at = max(whole.find(item), 0) + 1
-        if not dot or not col:
-            raise parse_error("logic tree", whole, at, "column.operator.value")
-        try:
-            group.items.append(parse_filter(col, rest, in_group=True))
-        except QueryError as exc:
-            raise parse_error(
-                "logic tree", whole, at + len(col) + 1, str(exc.body.get("details", ""))
-            ) from None
-    if not group.items:
-        raise parse_error("logic tree", whole, 2, "a condition")
+    s = Scanner("logic tree", value)
+    s.skip_ws()
+    if not s.at("("):
+        raise s.fail("'('")
+    group = s.tree(op, negate, 0)
+    s.end()
     return group
 
 

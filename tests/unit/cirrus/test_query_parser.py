@@ -185,9 +185,21 @@ def test_in_unterminated_quote_is_refused() -> None:
     assert "closing '\"'" in body["details"]
 
 
-def test_in_unbalanced_parenthesis_is_refused() -> None:
-    body = refused(("s", "in.((a,b)"))
-    assert body["message"].startswith('"failed to parse filter (')
+def test_in_opening_parenthesis_inside_an_item_is_part_of_it() -> None:
+    # PostgREST 12 pListElement: an unquoted item runs up to the next ',' or ')'
+    assert where(("s", "in.((a,b)")) == [Filter("s", "in", ["(a", "b"], False)]
+
+
+def test_in_unclosed_list_is_refused() -> None:
+    body = refused(("s", "in.(a,b"))
+    assert body["message"] == '"failed to parse filter (in.(a,b)" (line 1, column 8)'
+    assert "')'" in body["details"]
+
+
+def test_in_text_after_the_list_is_refused() -> None:
+    # PostgREST ignores what follows the list (its parser stops there); the sandbox refuses it
+    body = refused(("s", "in.(a,b))"))
+    assert body["message"] == '"failed to parse filter (in.(a,b)))" (line 1, column 9)'
 
 
 # ---------------------------------------------------------------------------- is
@@ -527,12 +539,18 @@ def test_limit_zero_and_surrounding_spaces() -> None:
     assert parse(("limit", " 5 ")).limit == 5
 
 
-@pytest.mark.parametrize("key", ["limit", "offset"])
-@pytest.mark.parametrize("value", ["-1", "x", "1.5", "", "1e3", "9" * 16])
-def test_bad_limit_or_offset_is_refused(key: str, value: str) -> None:
-    body = refused((key, value))
-    assert body["message"] == f'"failed to parse {key} ({value})" (line 1, column 1)'
+@pytest.mark.parametrize("value", ["-1", "x", "1.5", "", "1e3", "9" * 16, "¹", "٣", "+1"])
+def test_bad_limit_is_refused(value: str) -> None:
+    body = refused(("limit", value))
+    assert body["message"] == f'"failed to parse limit ({value})" (line 1, column 1)'
     assert body["details"].endswith("expecting a non-negative integer")
+
+
+@pytest.mark.parametrize("value", ["x", "1.5", "", "1e3", "9" * 16, "¹", "-٣", "--1"])
+def test_bad_offset_is_refused(value: str) -> None:
+    body = refused(("offset", value))
+    assert body["message"] == f'"failed to parse offset ({value})" (line 1, column 1)'
+    assert body["details"].endswith("expecting an integer")
 
 
 def test_largest_accepted_limit() -> None:
@@ -604,3 +622,145 @@ def test_long_value_in_a_group_within_the_limit() -> None:
     assert where(("or", f"(s.eq.{value},s.eq.z)")) == [
         Group("or", [Filter("s", "eq", value), Filter("s", "eq", "z")], False)
     ]
+
+
+# ---------------------------------------------------------------------------- PostgREST 12 syntax
+# Issue 17: what PostgREST 12's parser (QueryParams.hs) accepts and the sandbox once refused.
+
+
+def test_whitespace_around_group_items_commas_and_parentheses() -> None:
+    assert where(("or", " ( a.eq.1 ,\tb.gt.2 , and ( c.eq.3 , not.or (d.eq.4) ) ) ")) == [
+        Group(
+            "or",
+            [
+                Filter("a", "eq", "1 "),  # an unquoted value runs up to the comma, spaces kept
+                Filter("b", "gt", "2 "),
+                Group(
+                    "and",
+                    [Filter("c", "eq", "3 "), Group("or", [Filter("d", "eq", "4")], True)],
+                    False,
+                ),
+            ],
+            False,
+        )
+    ]
+
+
+def test_whitespace_before_a_nested_group_parenthesis() -> None:
+    # once read as a condition on a column named "and (b"
+    assert where(("or", "(a.eq.1, and (b.eq.2,c.eq.3))")) == [
+        Group(
+            "or",
+            [
+                Filter("a", "eq", "1"),
+                Group("and", [Filter("b", "eq", "2"), Filter("c", "eq", "3")]),
+            ],
+            False,
+        )
+    ]
+
+
+def test_spaces_around_a_column_name_in_a_group_are_dropped() -> None:
+    assert where(("and", "( a .eq.1)")) == [Group("and", [Filter("a", "eq", "1")], False)]
+
+
+def test_quoted_value_in_a_group_keeps_its_spaces() -> None:
+    assert where(("or", '( s.eq." x ", s.eq.y)')) == [
+        Group("or", [Filter("s", "eq", " x "), Filter("s", "eq", "y")], False)
+    ]
+    # a space after the closing quote makes it an unquoted value, quotes included (PostgREST)
+    assert where(("or", '(s.eq."x" ,s.eq.y)')) == [
+        Group("or", [Filter("s", "eq", '"x" '), Filter("s", "eq", "y")], False)
+    ]
+
+
+def test_whitespace_inside_in_lists() -> None:
+    # after '(' and around ')' it is dropped; after a comma it belongs to the next item
+    assert where(("n", "in. ( 1,2 ) ")) == [Filter("n", "in", ["1", "2 "], False)]
+    assert where(("n", "in.(1, 2)")) == [Filter("n", "in", ["1", " 2"], False)]
+    assert where(("or", "(n.in.( 1,2 ) , n.eq.5)")) == [
+        Group("or", [Filter("n", "in", ["1", "2 "]), Filter("n", "eq", "5")], False)
+    ]
+
+
+def test_empty_in_list_matches_nothing_in_every_spelling() -> None:
+    for value in ("in.()", "in.( )", 'in.("")'):
+        assert where(("n", value)) == [Filter("n", "in", [], False)], value
+    assert where(("or", "(n.in.(),n.eq.1)")) == [
+        Group("or", [Filter("n", "in", []), Filter("n", "eq", "1")], False)
+    ]
+    # an empty item beside others is the empty string
+    assert where(("s", "in.(a,)")) == [Filter("s", "in", ["a", ""], False)]
+
+
+def test_bare_quote_inside_an_unquoted_in_item() -> None:
+    assert where(("s", 'in.(a"b,c)')) == [Filter("s", "in", ['a"b', "c"], False)]
+    assert where(("s", 'in.(ab")')) == [Filter("s", "in", ['ab"'], False)]
+    # a quoted item must end at a comma or ')': else it is an unquoted item, quotes and all
+    assert where(("s", 'in.("a"b,c)')) == [Filter("s", "in", ['"a"b', "c"], False)]
+    assert where(("or", '(s.in.(x"y),s.eq.a"b)')) == [
+        Group("or", [Filter("s", "in", ['x"y']), Filter("s", "eq", 'a"b')], False)
+    ]
+
+
+def test_backslash_escapes_in_quoted_values() -> None:
+    assert where(("s", r'in.("D\a\vid")')) == [Filter("s", "in", ["David"], False)]
+    assert where(("or", r'(s.eq."D\a\vid",s.eq."a\\b\"c")')) == [
+        Group("or", [Filter("s", "eq", "David"), Filter("s", "eq", 'a\\b"c')], False)
+    ]
+    # the lenient in.a,b form unescapes its quoted items the same way
+    assert where(("s", r'in."D\a\vid",x')) == [Filter("s", "in", ["David", "x"], False)]
+    # a single filter's value stays verbatim (pSingleVal)
+    assert where(("s", r'eq."D\a\vid"')) == [Filter("s", "eq", r'"D\a\vid"', False)]
+
+
+def test_braces_keep_commas_inside_a_group_value() -> None:
+    assert where(("or", "(tags.eq.{a,b},n.eq.1)")) == [
+        Group("or", [Filter("tags", "eq", "{a,b}"), Filter("n", "eq", "1")], False)
+    ]
+
+
+def test_quoted_column_name_inside_a_group() -> None:
+    assert where(("or", '("my col".eq.1)')) == [Group("or", [Filter("my col", "eq", "1")], False)]
+
+
+def test_in_inside_a_group_needs_its_parentheses() -> None:
+    # PostgREST: "or(id.in.1,2,id.eq.3)" fails expecting "("
+    body = refused(("or", "(id.in.1,2,id.eq.3)"))
+    assert "'('" in body["details"]
+
+
+def test_negative_offset_alone_is_ignored() -> None:
+    q = parse(("offset", "-4"))
+    assert (q.offset, q.limit) == (0, None)
+    q = parse(("offset", " -4 "), ("limit", "10"))
+    assert (q.offset, q.limit) == (0, 6)
+
+
+def test_negative_offset_with_a_limit_clips_the_window_at_the_first_row() -> None:
+    # rows -2 .. 2 of a limit of 5 from -2: rows 0 .. 2
+    q = parse(("limit", "5"), ("offset", "-2"))
+    assert (q.offset, q.limit) == (0, 3)
+    q = parse(("offset", "-2"), ("limit", "5"))  # in either order
+    assert (q.offset, q.limit) == (0, 3)
+
+
+@pytest.mark.parametrize(("limit", "offset"), [("2", "-2"), ("1", "-5"), ("0", "-1")])
+def test_negative_offset_leaving_no_row_is_an_empty_range(limit: str, offset: str) -> None:
+    with pytest.raises(QueryError) as info:
+        parse(("limit", limit), ("offset", offset))
+    assert info.value.status == 416
+    assert info.value.body == {
+        "code": "PGRST103",
+        "details": "Limit should be greater than or equal to zero.",
+        "hint": None,
+        "message": "Requested range not satisfiable",
+    }
+
+
+def test_spaces_after_an_is_value() -> None:
+    assert where(("x", "is.null ")) == [Filter("x", "is", "null", False)]
+    assert where(("or", "(x.is.true ,y.is.null )")) == [
+        Group("or", [Filter("x", "is", "true"), Filter("y", "is", "null")], False)
+    ]
+    refused(("x", "is. null"))

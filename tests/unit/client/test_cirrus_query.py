@@ -675,6 +675,8 @@ def test_invalid_names(name: str) -> None:
 def node_item(item: Condition | Group) -> nq.Filter | nq.Group:
     if isinstance(item, Condition):
         value = list(item.value) if isinstance(item.value, list) else item.value
+        if value == [""]:
+            value = []  # PostgREST 12 reads in.("") as in.(): no value at all (issue 17)
         return nq.Filter(item.column, item.op, value, item.negate)
     return nq.Group(item.op, [node_item(i) for i in item.items], item.negate)
 

@@ -63,6 +63,16 @@ def contract_of(table: str) -> str:
     return name.rsplit("-", 1)[-1]
 
 
+def base_table(table: str, row: dict[str, Any]) -> str:
+    """The contract table behind a row: a collection table's row (``Token-balances``, its
+    ``collection_name`` ``balances``) belongs to the contract of ``Token``."""
+    name = str(row.get("collection_name") or "")
+    suffix = f"-{name}"
+    if name and table.endswith(suffix) and "collection_type" in row:
+        return table.removesuffix(suffix)
+    return table
+
+
 class TablesPanel(ReadsWhenShown):
     """Signals:
     transaction_requested(str): open the transaction inspector on a hash.
@@ -452,9 +462,10 @@ class TablesPanel(ReadsWhenShown):
         self.detail.setHtml(self.row_html(row))
 
     def row_html(self, row: dict[str, Any]) -> str:
-        table = self.model.query.table if self.model.query else ""
+        shown = self.model.query.table if self.model.query else ""
+        table = base_table(shown, row)
         names = self.controller.address_names()
-        parts = [f"<h3>{escape(table)}</h3>", _fields_html(row, "", names)]
+        parts = [f"<h3>{escape(shown)}</h3>", _fields_html(row, "", names)]
         address = str(row.get("address") or "")
         chain = str(row.get("chainId") or "")
         links = []
@@ -475,7 +486,7 @@ class TablesPanel(ReadsWhenShown):
     def _detail_link(self, url: QUrl) -> None:
         scheme, _, rest = url.toString().partition(":")
         row = self._detail_row or {}
-        table = self.model.query.table if self.model.query else ""
+        table = base_table(self.model.query.table if self.model.query else "", row)
         address = str(row.get("address") or "")
         chain = str(row.get("chainId") or "")
         if scheme == "copy":
