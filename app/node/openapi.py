@@ -63,7 +63,7 @@ def _operation(path: str, method: str, endpoint: Any) -> dict[str, Any]:
         raise UndescribedRoute(f"{method} {path}: handler {key} is not described in openapi_ops")
     op: dict[str, Any] = copy.deepcopy(spec)
     op["summary"] = getattr(endpoint, "summary", None) or op.get("summary", "")
-    op["operationId"] = re.sub(r"[^A-Za-z0-9]+", "_", f"{method.lower()}{path}").strip("_")
+    op["operationId"] = method.lower() + re.sub(r"[^A-Za-z0-9]", "_", path.replace("{", ""))
     params = []
     for name in _PARAM.findall(path):
         if name not in PATH_PARAMS:

@@ -168,7 +168,10 @@ COMPONENTS: S = {
             kind=STR,
             hash=ref("Hash"),
             **{"from": ref("Address"), "to": ref("Address")},
-            transactionType={"type": "string", "enum": ["Contract", "FunctionCall", "Transfer"]},
+            transactionType={
+                "type": "string",
+                "enum": ["Contract", "FunctionCall", "Transfer", "GENESIS"],
+            },
             blockNumber={"type": "integer"},
             value=STR,
             nonce={"type": "integer"},
@@ -274,7 +277,9 @@ APP_404 = json_of(ref("AppError"), "no such application, asset type or visible a
 APP_400 = json_of({"anyOf": [ref("AppError"), ref("Message")]}, "invalid parameters or body")
 APP_403 = json_of(ref("AppError"), "the caller may not change this asset")
 APP_422 = json_of(ref("AppError"), "the contract refused the change")
-FILE_400 = json_of(ref("FileError"), "invalid parameters, or no such file record")
+FILE_400 = json_of(
+    {"anyOf": [ref("FileError"), PROBLEM]}, "invalid parameters or body, or no such file record"
+)
 ASSET_QUERY = [
     LIMIT,
     OFFSET,
