@@ -18,14 +18,8 @@ from typing import Any
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .openapi_ops import (
-    AUTH_FAILED,
-    COMPONENTS,
-    JSON_BODY_ERRORS,
-    NO_TOKEN,
-    OPERATIONS,
-    PATH_PARAMS,
-)
+from .openapi_ops import OPERATIONS
+from .openapi_shapes import AUTH_FAILED, COMPONENTS, JSON_BODY_ERRORS, NO_TOKEN, PATH_PARAMS
 
 METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 _PARAM = re.compile(r"\{([^}:]+)(?::[^}]+)?\}")
