@@ -592,7 +592,10 @@ OPERATIONS: dict[str, S] = {
             ),
             "400": json_of(ref("OAuthError"), "invalid request or grant"),
             "401": json_of(ref("OAuthError"), "client authentication failed"),
-            "429": json_of(ref("OAuthError"), "too many failed attempts; retry later"),
+            "429": {
+                **json_of(ref("OAuthError"), "too many failed sign-ins; retry after Retry-After s"),
+                "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+            },
         },
     },
     "OidcIssuer._authorize_endpoint": {
@@ -617,6 +620,10 @@ OPERATIONS: dict[str, S] = {
             "303": REDIRECT,
             "400": text_of("an HTML page saying what is wrong", "text/html"),
             "401": text_of("the sign-in page again: wrong password", "text/html"),
+            "429": {
+                **text_of("the sign-in page again: too many failed sign-ins", "text/html"),
+                "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+            },
         },
     },
     "OidcIssuer._userinfo_endpoint": USERINFO,
