@@ -21,6 +21,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -31,6 +32,8 @@ from .cirrus.query import Query, QueryError
 from .errors import ApiError, bad_request
 from .ledger import HEX, Ledger, norm_address, norm_chain
 from .oidc import InvalidJwt, OidcIssuer
+from .openapi import OptionsMiddleware, allow_header, allowed_methods
+from .openapi import document as openapi_document
 from .solidvm import ParseError, SolidVMError, compile_source
 from .solidvm.abi import encode_value
 from .users import UserStore
@@ -109,7 +112,7 @@ class NodeApi:
         self.started = time.time()
         self.key_cache: dict[str, str] = {}
         self.known_users: set[str] = set()
-        self.route_docs: list[dict[str, Any]] = []
+        self.spec: dict[str, Any] | None = None
         self.extra_routes: list[BaseRoute] = []
 
     # ------------------------------------------------------------ plumbing
@@ -132,6 +135,7 @@ class NodeApi:
                 )
 
         run.public = public  # type: ignore[attr-defined]
+        run.handler = handler  # type: ignore[attr-defined]  # app.node.openapi looks it up
         return run
 
     def authenticate(self, request: Request) -> str:
@@ -222,48 +226,9 @@ class NodeApi:
         return PlainTextResponse("pong")
 
     async def openapi(self, request: Request) -> Response:
-        paths: dict[str, Any] = {}
-        for doc in self.route_docs:
-            item = paths.setdefault(doc["path"], {})
-            for method in doc["methods"]:
-                op: dict[str, Any] = {
-                    "summary": doc["summary"],
-                    "operationId": f"{method.lower()}_{doc['path']}",
-                    "responses": {"200": {"description": "success"}},
-                }
-                if doc["params"]:
-                    op["parameters"] = [
-                        {
-                            "name": p,
-                            "in": "path" if "{" + p + "}" in doc["path"] else "query",
-                            "required": "{" + p + "}" in doc["path"],
-                            "schema": {"type": "string"},
-                        }
-                        for p in doc["params"]
-                    ]
-                if not doc["public"]:
-                    op["security"] = [{"bearer": []}]
-                    op["responses"]["401"] = {"description": "no bearer token"}
-                    op["responses"]["403"] = {"description": "invalid jwt"}
-                if method in ("POST", "PUT"):
-                    op["responses"]["400"] = {"description": "invalid request"}
-                item[method.lower()] = op
-        return JsonBody(
-            {
-                "openapi": "3.0.3",
-                "info": {
-                    "title": "Stratoscope sandbox node",
-                    "version": __version__,
-                    "description": "STRATO-compatible REST API of the sandbox node",
-                },
-                "paths": paths,
-                "components": {
-                    "securitySchemes": {
-                        "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
-                    }
-                },
-            }
-        )
+        if self.spec is None:  # the routes are fixed once the app is built
+            self.spec = openapi_document(request.app.routes, __version__)
+        return JsonBody(self.spec)
 
     # ------------------------------------------------------------ keys and users
 
@@ -938,50 +903,10 @@ class NodeApi:
         routes: list[BaseRoute] = []
         for paths, methods, handler, summary, public in table:
             wrapped = self.endpoint(handler, public)
-            for path in paths:
-                routes.append(Route(path, wrapped, methods=methods))
-                params = [seg[1:-1] for seg in path.split("/") if seg.startswith("{")]
-                self.route_docs.append(
-                    {
-                        "path": path,
-                        "methods": methods,
-                        "summary": summary,
-                        "params": params,
-                        "public": public,
-                    }
-                )
+            wrapped.summary = summary  # type: ignore[attr-defined]
+            routes += [Route(path, wrapped, methods=methods) for path in paths]
         routes.append(Mount("/auth", routes=self.issuer.routes()))
-        for r in self.extra_routes:
-            routes.append(r)
-            if isinstance(r, Route):
-                self.route_docs.append(
-                    {
-                        "path": r.path,
-                        "methods": sorted((r.methods or set()) - {"HEAD"}),
-                        "summary": "asset application and file storage route",
-                        "public": bool(getattr(r.endpoint, "public", False)),
-                        "params": [s[1:-1] for s in r.path.split("/") if s.startswith("{")],
-                    }
-                )
-        self.route_docs.append(
-            {
-                "path": "/auth/.well-known/openid-configuration",
-                "methods": ["GET"],
-                "summary": "OIDC discovery",
-                "params": [],
-                "public": True,
-            }
-        )
-        self.route_docs.append(
-            {
-                "path": "/auth/token",
-                "methods": ["POST"],
-                "summary": "OAuth token endpoint",
-                "params": [],
-                "public": True,
-            }
-        )
-        return routes
+        return routes + self.extra_routes
 
 
 def _path_int(request: Request, name: str) -> int:
@@ -998,6 +923,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
         body: Any = {"error": f"no such route: {request.method} {request.url.path}"}
     elif exc.status_code == 405:
         body = {"error": f"method {request.method} is not allowed on {request.url.path}"}
+        # every method of the path, not only those of the route the router tried first
+        allowed = allowed_methods(request.app.routes, request.scope)
+        return JsonBody(body, 405, headers={"Allow": allow_header(allowed)})
     else:
         body = {"error": exc.detail}
     return JsonBody(body, exc.status_code, headers=getattr(exc, "headers", None))
@@ -1006,6 +934,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 def build_app(api: NodeApi, lifespan: Any) -> Starlette:
     return Starlette(
         routes=api.routes(),
+        middleware=[Middleware(OptionsMiddleware)],
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )
