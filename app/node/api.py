@@ -33,6 +33,7 @@ from .ledger import HEX, Ledger, norm_address, norm_chain
 from .oidc import InvalidJwt, OidcIssuer
 from .solidvm import ParseError, SolidVMError, compile_source
 from .solidvm.abi import encode_value
+from .txvisibility import visible_results
 from .users import UserStore
 
 log = logging.getLogger("stratoscope.node")
@@ -321,8 +322,10 @@ class NodeApi:
             raise bad_request("transaction hash must be 64 hex digits")
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
-            return JsonBody((await self.ledger.wait_results([h], timeout))[0])
-        return JsonBody(self.ledger.result(h))
+            res = (await self.ledger.wait_results([h], timeout))[0]
+        else:
+            res = self.ledger.result(h)
+        return JsonBody(visible_results(self.ledger, request.state.user, [res])[0])
 
     async def tx_results(self, request: Request) -> Response:
         body = await self.json_body(request)
@@ -336,8 +339,10 @@ class NodeApi:
                 raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
-            return JsonBody(await self.ledger.wait_results(hashes, timeout))
-        return JsonBody(self.ledger.results_of(hashes))
+            results = await self.ledger.wait_results(hashes, timeout)
+        else:
+            results = self.ledger.results_of(hashes)
+        return JsonBody(visible_results(self.ledger, request.state.user, results))
 
     async def fill(self, request: Request) -> Response:
         address = norm_address(request.path_params["address"], "address")
@@ -816,7 +821,7 @@ class NodeApi:
                 [f"{BLOC}/transactions/{{hash}}/result"],
                 ["GET"],
                 self.tx_result,
-                "Result of one transaction",
+                "Result of one transaction (a private chain's: members only, else as unknown)",
                 False,
             ),
             (
