@@ -14,6 +14,7 @@ import logging
 import re
 import secrets
 import sqlite3
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from .cirrus.http import prepare, search
 from .cirrus.query import Query, QueryError
 from .errors import ApiError, bad_request
 from .ledger import HEX, Ledger, norm_address, norm_chain
+from .numbers import is_ascii_digits
 from .oidc import InvalidJwt, OidcIssuer
 from .solidvm import ParseError, SolidVMError, compile_source
 from .solidvm.abi import encode_value
@@ -94,7 +96,7 @@ def int_param(request: Request, name: str, default: int | None = None) -> int | 
     v = request.query_params.get(name)
     if v is None or v == "":
         return default
-    if not v.isdigit() or len(v) > 18:
+    if not is_ascii_digits(v) or len(v) > 18:
         raise bad_request(f"query parameter {name} must be a non-negative integer")
     return int(v)
 
@@ -163,7 +165,7 @@ class NodeApi:
 
     async def json_body(self, request: Request) -> Any:
         length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body:
+        if length is not None and is_ascii_digits(length) and int(length) > self.max_body:
             raise ApiError(413, f"request body too large: at most {self.max_body} bytes")
         chunks: list[bytes] = []
         size = 0
@@ -179,6 +181,11 @@ class NodeApi:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise bad_request(f"Error in $: request body is not valid JSON ({exc})") from None
+        except ValueError:  # an integer literal beyond Python's int max-str-digits limit
+            raise bad_request(
+                f"Error in $: a number in the request body has more than "
+                f"{sys.get_int_max_str_digits()} digits"
+            ) from None
         except RecursionError:
             raise bad_request("Error in $: request body nests too deeply") from None
 
@@ -992,7 +999,7 @@ class NodeApi:
 def _path_int(request: Request, name: str) -> int:
     """A count in the path; anything above the list cap means the cap."""
     v = request.path_params[name]
-    if not v.isdigit():
+    if not is_ascii_digits(v):
         raise bad_request(f"{name} must be a non-negative integer")
     return LIST_CAP if len(v) > 6 else int(v)
 

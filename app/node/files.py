@@ -25,6 +25,7 @@ from starlette.routing import BaseRoute, Route
 
 from .errors import ApiError
 from .ledger import Ledger, norm_address
+from .numbers import is_ascii_digits
 from .solidvm.values import Address
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ class FileHandlers:
         from .api import JsonBody
 
         length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > self.svc.max_upload + 64 * 1024:
+        if length and is_ascii_digits(length) and int(length) > self.svc.max_upload + 64 * 1024:
             raise file_error(413, f"file too large: at most {self.svc.max_upload} bytes")
         ctype = request.headers.get("content-type", "")
         if not ctype.startswith("multipart/form-data"):

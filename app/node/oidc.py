@@ -64,6 +64,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from .numbers import is_ascii_digits
+
 __all__ = [
     "ALGORITHM",
     "DEFAULT_CLIENT_ID",
@@ -259,7 +261,7 @@ async def _read_form(request: Request) -> dict[str, str]:
     if media_type != "application/x-www-form-urlencoded":
         raise _BadParams("the body must be application/x-www-form-urlencoded")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+    if declared is not None and (not is_ascii_digits(declared) or int(declared) > MAX_BODY_BYTES):
         raise _BadParams("request body too large")
     body = bytearray()
     try:

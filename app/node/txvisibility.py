@@ -16,7 +16,8 @@ class _Rows(Protocol):
 
 
 class _Ledger(Protocol):
-    store: _Rows
+    @property
+    def store(self) -> _Rows: ...
 
     def visible_chains(self, username: str) -> set[str]: ...
 

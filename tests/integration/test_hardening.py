@@ -123,3 +123,118 @@ def test_private_tx_details_hidden_from_non_member(
         r = node.client("carol").get(f"{prefix}/transaction", params={"hash": h})
         assert r.status_code == 200, r.text
         assert [t["hash"] for t in r.json()] == [h]
+
+
+# ---------------------------------------------------------------------------- item 4
+
+# "¹" passes str.isdigit() but int() refuses it; int() reads "٣" (Arabic-Indic three) as 3.
+BAD_DIGITS = ["¹", "٣", "1²"]
+ETH = "/strato-api/eth/v1.2"
+
+QUERY_ROUTES = [
+    (f"{ETH}/block/last/{{v}}", "n"),
+    ("/svc-api/eth/v1.2/block/last/{v}", "n"),
+    (f"{ETH}/transaction/last/{{v}}", "n"),
+    (f"{ETH}/block?number={{v}}", "number"),
+    (f"{ETH}/block?minnumber={{v}}", "minnumber"),
+    (f"{ETH}/transaction?blocknumber={{v}}", "blocknumber"),
+    (f"{ETH}/transaction?from={'1' * 40}&limit={{v}}", "limit"),
+    (f"{ETH}/transaction?from={'1' * 40}&offset={{v}}", "offset"),
+    ("/svc/v2.3/users?limit={v}", "limit"),
+    ("/strato/v2.3/users?offset={v}", "offset"),
+    ("/bloc/v2.2/chain?limit={v}", "limit"),
+    ("/cirrus/search/Certificate?limit={v}", "limit"),
+    ("/cirrus/search/Certificate?offset={v}", "offset"),
+    # a filter value gets PostgreSQL's own error, as PostgREST relays it (no column name there)
+    ("/cirrus/search/Certificate?block_number=eq.{v}", "invalid input syntax for type numeric"),
+    ("/cirrus/search/Certificate?block_number=gt.{v}", "invalid input syntax for type numeric"),
+    ("/apps/CarDemo/car?limit={v}", "limit"),
+]
+
+
+@pytest.mark.parametrize("digits", BAD_DIGITS)
+@pytest.mark.parametrize(("route", "name"), QUERY_ROUTES)
+def test_non_ascii_digits_in_query_are_400(
+    node: RunningNode, route: str, name: str, digits: str
+) -> None:
+    r = node.client("alice").get(route.format(v=digits))
+    assert r.status_code == 400, (r.status_code, r.text)
+    assert name in r.text
+
+
+def test_ascii_digits_still_accepted(node: RunningNode) -> None:
+    alice = node.client("alice")
+    for route, _ in QUERY_ROUTES:
+        r = alice.get(route.format(v="3"))
+        assert r.status_code == 200, (route, r.text)
+
+
+@pytest.fixture(scope="module")
+def target(node: RunningNode) -> str:
+    r = node.client("alice").post(
+        "/svc/v2.3/transaction",
+        params={"resolve": "true"},
+        json=body(upload_tx("Secret", SRC, {"_x": 1})),
+    )
+    assert r.status_code == 200, r.text
+    return str(r.json()[0]["data"]["contents"]["address"])
+
+
+@pytest.mark.parametrize("digits", BAD_DIGITS)
+def test_non_ascii_digits_in_transaction_body_are_400(
+    node: RunningNode, target: str, digits: str
+) -> None:
+    alice = node.client("alice")
+    to = node.address("bob")
+    cases = [
+        ({"type": "TRANSFER", "payload": {"toAddress": to, "value": digits}}, "value"),
+        (call_tx(target, "reveal", {"y": digits}), "y"),
+        (upload_tx("Secret", SRC, {"_x": digits}), "_x"),
+    ]
+    for tx, name in cases:
+        for resolve in ("true", "false"):
+            r = alice.post("/svc/v2.3/transaction", params={"resolve": resolve}, json=body(tx))
+            assert r.status_code == 400, (tx, r.status_code, r.text)
+            assert name in r.text
+    r = alice.post(
+        "/bloc/v2.2/chain",
+        json={
+            "label": "bad-balance",
+            "src": CHAIN_SRC,
+            "contract": "Gov",
+            "args": {},
+            "members": [{"orgName": "Acme", "access": True}],
+            "balances": [{"address": node.address("alice"), "balance": digits}],
+        },
+    )
+    assert r.status_code == 400, r.text
+    assert "balance" in r.text
+
+
+HUGE = "1" * 5000  # beyond Python's int max-str-digits limit (4300)
+JSON_ROUTES = [
+    "/svc/v2.3/transaction",
+    "/strato/v2.3/transaction/parallel",
+    "/bloc/v2.2/transaction",
+    "/bloc/v2.2/transactions/results",
+    "/bloc/v2.2/chain",
+    "/bloc/v2.2/chains",
+    "/bloc/v2.2/contracts/compile",
+    "/bloc/v2.2/contracts/xabi",
+    "/apps/CarDemo/car",
+    "/apps",
+]
+
+
+@pytest.mark.parametrize("route", JSON_ROUTES)
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_huge_json_integer_is_400(node: RunningNode, route: str, where: str) -> None:
+    raw = HUGE if where == "top" else '{"txs": [{"type": "TRANSFER", "payload": {"value": %s}}]}'
+    if where == "nested":
+        raw = raw % HUGE
+    r = node.client("alice").post(
+        route, content=raw.encode(), headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 400, (r.status_code, r.text)
+    assert "4300 digits" in r.text
+    assert node.client("alice").get("/_ping").status_code == 200

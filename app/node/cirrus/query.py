@@ -104,7 +104,7 @@ def parse_query(params: list[tuple[str, str]]) -> Query:
 
 def parse_nonneg(key: str, value: str) -> int:
     v = value.strip()
-    if not v.isdigit() or len(v) > 15:
+    if not (v.isascii() and v.isdigit()) or len(v) > 15:
         raise parse_error(key, value, 1, "a non-negative integer")
     return int(v)
 
