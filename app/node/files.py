@@ -61,7 +61,7 @@ class LocalBlobStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
 
     def _path(self, key: str) -> Path:
         p = (self.root / key).resolve()
@@ -72,7 +72,10 @@ class LocalBlobStore:
     def put(self, key: str, data: bytes) -> str:
         path = self._path(key)
         tmp = path.with_name(path.name + ".part")
-        tmp.write_bytes(data)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), 0o600)  # a stale .part keeps its mode through O_CREAT
+            fh.write(data)
         os.replace(tmp, path)
         return f"local://{key}"
 

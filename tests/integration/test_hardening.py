@@ -5,6 +5,9 @@ One node for the whole module.
 
 from __future__ import annotations
 
+import os
+import stat
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -238,3 +241,52 @@ def test_huge_json_integer_is_400(node: RunningNode, route: str, where: str) -> 
     assert r.status_code == 400, (r.status_code, r.text)
     assert "4300 digits" in r.text
     assert node.client("alice").get("/_ping").status_code == 200
+
+
+# ---------------------------------------------------------------------------- item 5
+
+
+def _mode(p: Path) -> int:
+    return stat.S_IMODE(p.lstat().st_mode)
+
+
+def _node_files(data_dir: Path) -> list[Path]:
+    return [p for p in data_dir.rglob("*") if p.is_file() and not p.is_symlink()]
+
+
+def _assert_private(data_dir: Path, skip: Path | None = None) -> None:
+    assert _mode(data_dir) == 0o700
+    names = {p.name for p in data_dir.iterdir()}
+    # the database with its WAL files, the node secret, the signing key, the state and lock files
+    for name in ("node.sqlite3", "node.sqlite3-wal", "node.sqlite3-shm", "node-secret"):
+        assert name in names, sorted(names)
+    for name in ("oidc-signing-key.pem", "node.json", "node.lock", "files"):
+        assert name in names, sorted(names)
+    loose = {
+        str(p.relative_to(data_dir)): oct(_mode(p)) for p in _node_files(data_dir) if p != skip
+    }
+    assert all(m == oct(0o600) for m in loose.values()), loose
+    dirs = {str(p): oct(_mode(p)) for p in data_dir.rglob("*") if p.is_dir()}
+    assert all(m == oct(0o700) for m in dirs.values()), dirs
+
+
+def test_data_dir_and_files_are_private(node: RunningNode, private_call: dict[str, Any]) -> None:
+    node.add_user("erin", "Acme")  # the CLI writes to the database too
+    assert node.client("erin").post("/svc/v2.3/key").status_code in (200, 201)
+    _assert_private(node.data_dir)
+
+
+def test_existing_data_dir_is_tightened_at_start(node: RunningNode) -> None:
+    """A data dir left by an older node (0755, files 0644) is private once the node starts.
+    Last test of the module: it restarts the node."""
+    node.stop()
+    os.chmod(node.data_dir, 0o755)
+    for p in node.data_dir.rglob("*"):
+        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    stranger = node.data_dir / "keep-me.txt"  # not the node's: left as it is
+    stranger.write_text("not the node's")
+    os.chmod(stranger, 0o644)
+    node.restart()
+    assert node.client("alice").get("/svc/v2.3/key").status_code == 200
+    _assert_private(node.data_dir, skip=stranger)
+    assert _mode(stranger) == 0o644
