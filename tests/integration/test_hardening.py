@@ -199,6 +199,11 @@ def test_non_ascii_digits_in_transaction_body_are_400(
             r = alice.post("/svc/v2.3/transaction", params={"resolve": resolve}, json=body(tx))
             assert r.status_code == 400, (tx, r.status_code, r.text)
             assert name in r.text
+    for param in ("gasLimit", "gasPrice"):
+        tx = {"type": "TRANSFER", "payload": {"toAddress": to, "value": 1}}
+        r = alice.post("/svc/v2.3/transaction", json=body(tx, tx_params={param: digits}))
+        assert r.status_code == 400, (param, r.status_code, r.text)
+        assert f"txParams.{param}" in r.text
     r = alice.post(
         "/bloc/v2.2/chain",
         json={
