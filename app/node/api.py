@@ -35,7 +35,7 @@ from .numbers import is_ascii_digits
 from .oidc import InvalidJwt, OidcIssuer
 from .solidvm import ParseError, SolidVMError, compile_source
 from .solidvm.abi import encode_value
-from .txvisibility import visible_results
+from .txvisibility import hidden_hashes, unknown_result, visible_results
 from .users import UserStore
 
 log = logging.getLogger("stratoscope.node")
@@ -329,6 +329,8 @@ class NodeApi:
             raise bad_request("transaction hash must be 64 hex digits")
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
+            if h in hidden_hashes(self.ledger, request.state.user, [h]):
+                return JsonBody(unknown_result(h))
             res = (await self.ledger.wait_results([h], timeout))[0]
         else:
             res = self.ledger.result(h)
@@ -346,7 +348,10 @@ class NodeApi:
                 raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
-            results = await self.ledger.wait_results(hashes, timeout)
+            hidden = hidden_hashes(self.ledger, request.state.user, hashes)
+            shown = [h for h in hashes if h not in hidden]
+            waited = iter(await self.ledger.wait_results(shown, timeout))
+            results = [unknown_result(h) if h in hidden else next(waited) for h in hashes]
         else:
             results = self.ledger.results_of(hashes)
         return JsonBody(visible_results(self.ledger, request.state.user, results))

@@ -27,6 +27,24 @@ def unknown_result(tx_hash: str) -> dict[str, Any]:
     return {"status": "Pending", "hash": tx_hash, "txResult": None, "data": None}
 
 
+def hidden_hashes(ledger: _Ledger, username: str, hashes: list[str]) -> set[str]:
+    """The recorded transactions among ``hashes`` that belong to private chains ``username``
+    cannot see: ``resolve`` must not wait for them (the wait would tell that they exist)."""
+    found: dict[str, str] = {}
+    unique = list(dict.fromkeys(hashes))
+    for start in range(0, len(unique), 500):
+        part = unique[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for row in ledger.store.all(
+            f"SELECT hash, chain FROM txs WHERE chain != '' AND hash IN ({marks})", *part
+        ):
+            found[row["hash"]] = row["chain"]
+    if not found:
+        return set()
+    visible = ledger.visible_chains(username)
+    return {h for h, chain in found.items() if chain not in visible}
+
+
 def _chain_in(res: dict[str, Any]) -> str | None:
     tr = res.get("txResult")
     if isinstance(tr, dict) and "chainId" in tr:
