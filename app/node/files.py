@@ -9,6 +9,7 @@ neither a blob nor a record; a record whose blob went missing is reported as suc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import re
@@ -72,9 +73,10 @@ class LocalBlobStore:
     def put(self, key: str, data: bytes) -> str:
         path = self._path(key)
         tmp = path.with_name(path.name + ".part")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # a stale .part would keep its mode through O_CREAT
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), 0o600)  # a stale .part keeps its mode through O_CREAT
             fh.write(data)
         os.replace(tmp, path)
         return f"local://{key}"

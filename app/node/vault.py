@@ -31,7 +31,6 @@ def write_private_file(path: Path, data: bytes) -> None:
         os.unlink(tmp)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        os.fchmod(fd, 0o600)
         os.write(fd, data)
         os.fsync(fd)
     finally:
