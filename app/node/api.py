@@ -14,6 +14,7 @@ import logging
 import re
 import secrets
 import sqlite3
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -31,11 +32,13 @@ from .cirrus.http import prepare, search
 from .cirrus.query import Query, QueryError
 from .errors import ApiError, bad_request
 from .ledger import HEX, Ledger, norm_address, norm_chain
+from .numbers import is_ascii_digits
 from .oidc import InvalidJwt, OidcIssuer
 from .openapi import OptionsMiddleware, allow_header, allowed_methods
 from .openapi import document as openapi_document
 from .solidvm import ParseError, SolidVMError, compile_source
 from .solidvm.abi import encode_value
+from .txvisibility import hidden_hashes, unknown_result, visible_results
 from .users import UserStore
 
 log = logging.getLogger("stratoscope.node")
@@ -96,7 +99,7 @@ def int_param(request: Request, name: str, default: int | None = None) -> int | 
     v = request.query_params.get(name)
     if v is None or v == "":
         return default
-    if not v.isdigit() or len(v) > 18:
+    if not is_ascii_digits(v) or len(v) > 18:
         raise bad_request(f"query parameter {name} must be a non-negative integer")
     return int(v)
 
@@ -166,7 +169,7 @@ class NodeApi:
 
     async def json_body(self, request: Request) -> Any:
         length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body:
+        if length is not None and is_ascii_digits(length) and int(length) > self.max_body:
             raise ApiError(413, f"request body too large: at most {self.max_body} bytes")
         chunks: list[bytes] = []
         size = 0
@@ -182,6 +185,11 @@ class NodeApi:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise bad_request(f"Error in $: request body is not valid JSON ({exc})") from None
+        except ValueError:  # an integer literal beyond Python's int max-str-digits limit
+            raise bad_request(
+                f"Error in $: a number in the request body has more than "
+                f"{sys.get_int_max_str_digits()} digits"
+            ) from None
         except RecursionError:
             raise bad_request("Error in $: request body nests too deeply") from None
 
@@ -286,8 +294,12 @@ class NodeApi:
             raise bad_request("transaction hash must be 64 hex digits")
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
-            return JsonBody((await self.ledger.wait_results([h], timeout))[0])
-        return JsonBody(self.ledger.result(h))
+            if h in hidden_hashes(self.ledger, request.state.user, [h]):
+                return JsonBody(unknown_result(h))
+            res = (await self.ledger.wait_results([h], timeout))[0]
+        else:
+            res = self.ledger.result(h)
+        return JsonBody(visible_results(self.ledger, request.state.user, [res])[0])
 
     async def tx_results(self, request: Request) -> Response:
         body = await self.json_body(request)
@@ -301,8 +313,13 @@ class NodeApi:
                 raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
-            return JsonBody(await self.ledger.wait_results(hashes, timeout))
-        return JsonBody(self.ledger.results_of(hashes))
+            hidden = hidden_hashes(self.ledger, request.state.user, hashes)
+            shown = [h for h in hashes if h not in hidden]
+            waited = iter(await self.ledger.wait_results(shown, timeout))
+            results = [unknown_result(h) if h in hidden else next(waited) for h in hashes]
+        else:
+            results = self.ledger.results_of(hashes)
+        return JsonBody(visible_results(self.ledger, request.state.user, results))
 
     async def fill(self, request: Request) -> Response:
         address = norm_address(request.path_params["address"], "address")
@@ -781,7 +798,7 @@ class NodeApi:
                 [f"{BLOC}/transactions/{{hash}}/result"],
                 ["GET"],
                 self.tx_result,
-                "Result of one transaction",
+                "Result of one transaction (a private chain's: members only, else as unknown)",
                 False,
             ),
             (
@@ -912,7 +929,7 @@ class NodeApi:
 def _path_int(request: Request, name: str) -> int:
     """A count in the path; anything above the list cap means the cap."""
     v = request.path_params[name]
-    if not v.isdigit():
+    if not is_ascii_digits(v):
         raise bad_request(f"{name} must be a non-negative integer")
     return LIST_CAP if len(v) > 6 else int(v)
 

@@ -284,7 +284,7 @@ class AppHandlers:
         }
         for k, v in params.multi_items():
             if k in ("limit", "offset"):
-                if not v.isdigit() or len(v) > 9:
+                if not (v.isascii() and v.isdigit()) or len(v) > 9:
                     raise fail(400, f"{k} must be a non-negative integer")
                 if k == "limit":
                     q.limit = int(v)

@@ -9,6 +9,7 @@ neither a blob nor a record; a record whose blob went missing is reported as suc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import re
@@ -25,6 +26,7 @@ from starlette.routing import BaseRoute, Route
 
 from .errors import ApiError
 from .ledger import Ledger, norm_address
+from .numbers import is_ascii_digits
 from .solidvm.values import Address
 
 if TYPE_CHECKING:
@@ -60,7 +62,7 @@ class LocalBlobStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
 
     def _path(self, key: str) -> Path:
         p = (self.root / key).resolve()
@@ -71,7 +73,11 @@ class LocalBlobStore:
     def put(self, key: str, data: bytes) -> str:
         path = self._path(key)
         tmp = path.with_name(path.name + ".part")
-        tmp.write_bytes(data)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # a stale .part would keep its mode through O_CREAT
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
         return f"local://{key}"
 
@@ -211,7 +217,7 @@ class FileHandlers:
         from .api import JsonBody
 
         length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > self.svc.max_upload + 64 * 1024:
+        if length and is_ascii_digits(length) and int(length) > self.svc.max_upload + 64 * 1024:
             raise file_error(413, f"file too large: at most {self.svc.max_upload} bytes")
         ctype = request.headers.get("content-type", "")
         if not ctype.startswith("multipart/form-data"):

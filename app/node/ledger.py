@@ -112,7 +112,9 @@ def parse_amount(value: Any, what: str) -> int:
         n = value
     elif isinstance(value, float) and value.is_integer():
         n = int(value)
-    elif isinstance(value, str) and value.strip().isdigit() and len(value) < 100:
+    elif (
+        isinstance(value, str) and value.isascii() and value.strip().isdigit() and len(value) < 100
+    ):
         n = int(value.strip())
     else:
         raise bad_request(f"{what} must be a non-negative integer, got {json.dumps(value)[:60]}")

@@ -64,6 +64,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from .numbers import is_ascii_digits
+from .throttle import LoginThrottle, Throttled
+
 __all__ = [
     "ALGORITHM",
     "DEFAULT_CLIENT_ID",
@@ -196,14 +199,17 @@ class _BadParams(Exception):
 
 
 class _OAuthError(Exception):
-    def __init__(self, status: int, error: str, description: str) -> None:
+    def __init__(
+        self, status: int, error: str, description: str, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(description)
         self.status = status
         self.error = error
         self.description = description
+        self.headers = headers or {}
 
     def response(self) -> JSONResponse:
-        headers = dict(_NO_STORE)
+        headers = {**_NO_STORE, **self.headers}
         if self.status == 401:
             headers["WWW-Authenticate"] = 'Basic realm="stratoscope"'
         body = {"error": self.error, "error_description": self.description}
@@ -259,7 +265,7 @@ async def _read_form(request: Request) -> dict[str, str]:
     if media_type != "application/x-www-form-urlencoded":
         raise _BadParams("the body must be application/x-www-form-urlencoded")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+    if declared is not None and (not is_ascii_digits(declared) or int(declared) > MAX_BODY_BYTES):
         raise _BadParams("request body too large")
     body = bytearray()
     try:
@@ -491,6 +497,7 @@ class OidcIssuer:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, tuple[dict[str, Any], float]] = OrderedDict()
         self._codes: dict[str, _AuthCode] = {}
+        self.throttle = LoginThrottle()
         self._base_url = ""
         self._issuer = ""
         self._accepted: frozenset[str] = frozenset()
@@ -764,7 +771,9 @@ class OidcIssuer:
         except UnknownUserError:
             raise _invalid_grant("the user no longer exists") from None
 
-    def _token_grant(self, authorization: str | None, form: dict[str, str]) -> dict[str, Any]:
+    def _token_grant(
+        self, authorization: str | None, form: dict[str, str], address: str = ""
+    ) -> dict[str, Any]:
         grant_type = form.get("grant_type")
         if grant_type is None:
             raise _invalid_request("grant_type is required")
@@ -778,10 +787,12 @@ class OidcIssuer:
         if handler is None:
             raise _OAuthError(400, "unsupported_grant_type", "grant type not supported")
         client_id, secret = self._client_credentials(authorization, form)
+        if grant_type == "password":
+            return self._grant_password(client_id, secret, form, address)
         return handler(client_id, secret, form)
 
     def _grant_password(
-        self, client_id: str | None, secret: str | None, form: dict[str, str]
+        self, client_id: str | None, secret: str | None, form: dict[str, str], address: str = ""
     ) -> dict[str, Any]:
         if client_id is None and secret is None:
             # An anonymous public client (curl, scripts): the user's password is the credential.
@@ -792,8 +803,19 @@ class OidcIssuer:
         if username is None or password is None:
             raise _invalid_request("username and password are required")
         scope = _grant_scope(form.get("scope"))
+        try:
+            self.throttle.check(username, address)
+        except Throttled as exc:
+            raise _OAuthError(
+                429,
+                "invalid_grant",
+                f"too many failed sign-ins for this user or address: retry in {exc.retry_after} s",
+                {"Retry-After": str(exc.retry_after)},
+            ) from None
         if not self._users.check_password(username, password):
+            self.throttle.failed(username, address)
             raise _invalid_grant("invalid username or password")
+        self.throttle.succeeded(username, address)
         return self._issue_or_fail(username, client, scope)
 
     def _grant_client_credentials(
@@ -868,7 +890,8 @@ class OidcIssuer:
         try:
             form = await _read_form(request)
             authorization = request.headers.get("authorization")
-            tokens = await run_in_threadpool(self._token_grant, authorization, form)
+            address = request.client.host if request.client else ""
+            tokens = await run_in_threadpool(self._token_grant, authorization, form, address)
         except _BadParams as exc:
             return _invalid_request(str(exc)).response()
         except _OAuthError as exc:
@@ -921,7 +944,7 @@ class OidcIssuer:
         except _RedirectError as exc:
             return exc.response()
 
-    def _authorize_post(self, params: dict[str, str]) -> Response:
+    def _authorize_post(self, params: dict[str, str], address: str = "") -> Response:
         try:
             auth = self._authorization_request(params)
         except _PageError as exc:
@@ -929,13 +952,25 @@ class OidcIssuer:
         except _RedirectError as exc:
             return exc.response()
         username, password = params.get("username", ""), params.get("password", "")
+        try:
+            self.throttle.check(username, address)
+        except Throttled as exc:
+            page = _login_page(
+                auth, username, f"Too many failed sign-ins: try again in {exc.retry_after} s."
+            )
+            page.status_code = 429
+            page.headers["Retry-After"] = str(exc.retry_after)
+            return page
         if not (
             username
             and password
             and self._users.check_password(username, password)
             and self._users.email_of(username) is not None
         ):
+            if username and password:
+                self.throttle.failed(username, address)
             return _login_page(auth, username, "Invalid username or password.")
+        self.throttle.succeeded(username, address)
         code = secrets.token_urlsafe(32)
         now = self.clock()
         record = _AuthCode(
@@ -962,7 +997,8 @@ class OidcIssuer:
         try:
             if request.method == "POST":
                 params = await _read_form(request)
-                return await run_in_threadpool(self._authorize_post, params)
+                address = request.client.host if request.client else ""
+                return await run_in_threadpool(self._authorize_post, params, address)
             params = _parse_params(request.scope.get("query_string", b""))
         except _BadParams as exc:
             return _message_page("Bad request", str(exc), 400)

@@ -31,6 +31,7 @@ from .config import NodeConfig, is_loopback
 from .files import FileService, blob_store_from_env
 from .ledger import Ledger
 from .oidc import OidcIssuer
+from .perms import restrict_umask, secure_data_dir
 from .store import Store
 from .users import UserStore
 from .vault import Vault, load_node_secret
@@ -67,7 +68,7 @@ class NodeError(Exception):
 
 @contextlib.contextmanager
 def data_dir_lock(data_dir: Path) -> Iterator[None]:
-    data_dir.mkdir(parents=True, exist_ok=True)
+    secure_data_dir(data_dir)
     path = data_dir / "node.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -204,6 +205,7 @@ def serve(config: NodeConfig) -> int:
             f"refusing to listen on {config.host}: it is reachable from other machines. "
             "Pass --allow-remote if you mean it (after changing the demo users' passwords)."
         )
+    restrict_umask()  # the database, its -wal/-shm, blobs, node.json: readable by us only
     with data_dir_lock(config.data_dir):
         node = Node(config)
         try:

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .perms import create_private_file, secure_data_dir
+
 DB_FILE = "node.sqlite3"
 
 MIGRATIONS: list[str] = [
@@ -146,8 +148,9 @@ class Store:
     """A thin, typed wrapper over the node's SQLite database."""
 
     def __init__(self, data_dir: Path) -> None:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        secure_data_dir(data_dir)
         self.path = data_dir / DB_FILE
+        create_private_file(self.path)
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
         # One connection, used by the event loop and by the OIDC endpoints' worker threads:

@@ -7,6 +7,7 @@ alone therefore reveals no private key.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from collections import OrderedDict
@@ -23,9 +24,12 @@ SECRET_FILE = "node-secret"
 
 
 def write_private_file(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically with mode 0600."""
+    """Write ``data`` to ``path`` atomically with mode 0600 (even over a stale temp file,
+    whose mode ``O_CREAT`` would keep)."""
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.write(fd, data)
         os.fsync(fd)

@@ -125,9 +125,17 @@ class EncryptedFileStore:
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # O_CREAT's mode applies only to a new file: a stale temp file (say 0644, left by a crash
+        # or another tool) would pass its mode on to secrets.enc. Start from a fresh 0600 file.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
+            if os.name == "posix":
+                os.fchmod(f.fileno(), 0o600)  # whatever the umask
             json.dump(blob, f)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, self.path)
 
     def get(self, key: str) -> str | None:

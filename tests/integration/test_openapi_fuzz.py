@@ -146,11 +146,6 @@ def _concrete(path: str, params: list[dict[str, Any]], name: str, value: str) ->
     return re.sub(r"\{([^}]+)\}", lambda m: quote(examples[m.group(1)], safe=""), path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 17 item 4 (another branch): int() of non-ASCII digits and JSON integers over "
-    "4,300 digits answer 500",
-)
 def test_integer_parameters_and_bodies_refuse_what_is_not_ascii_digits(node: RunningNode) -> None:
     """Every integer parameter of the description, and every JSON body, as a careless user sends.
 

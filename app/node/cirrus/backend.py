@@ -791,7 +791,7 @@ def convert(value: str, col: Column) -> Any:
     if col.kind in ("int", "serial"):
         v = value.strip()
         try:
-            n = int(v) if len(v) < 4000 else int("x")
+            n = int(v) if len(v) < 4000 and v.isascii() else int("x")
         except ValueError:
             raise bad_value("int", value) from None
         return encode_int(n) if col.kind == "int" else n

@@ -9,7 +9,7 @@ from typing import Any
 from .backend import CirrusBackend, undefined_table
 from .query import QueryError, parse_query
 
-RANGE_RE = re.compile(r"^\s*(\d{1,15})-(\d{0,15})\s*$")
+RANGE_RE = re.compile(r"^\s*([0-9]{1,15})-([0-9]{0,15})\s*$")
 
 
 def prepare(params: list[tuple[str, str]]) -> Any:

@@ -61,7 +61,7 @@ def _bad(pname: str, t: Type, got: Any, why: str = "") -> ArgumentError:
 
 def _hex_int(s: str) -> int | None:
     h = s[2:] if s[:2] in ("0x", "0X") else s
-    if not h or len(h) > 40:
+    if not h or len(h) > 40 or not h.isascii():
         return None
     try:
         return int(h, 16)
@@ -83,6 +83,8 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
         elif isinstance(v, str):
             s = v.strip()
             try:
+                if not s.isascii():
+                    raise ValueError(s)  # int() reads other scripts' digits: "٣" is 3
                 n = int(s, 16) if s[:2].lower() in ("0x", "-0x") else int(s, 10)
             except ValueError:
                 raise _bad(pname, t, v, "not an integer") from None
@@ -150,7 +152,7 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
             name = v.split(".", 1)[1] if v.startswith(t.name + ".") else v
             if name in t.index:
                 return t.index[name]
-            if name.isdigit():
+            if name.isascii() and name.isdigit():
                 v = int(name)
         if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(t.values):
             return v
