@@ -8,11 +8,8 @@ says what was wrong: the platform's own texts where clients match on them.
 from __future__ import annotations
 
 import asyncio
-import decimal
 import json
 import logging
-import re
-import secrets
 import sqlite3
 import sys
 import time
@@ -24,13 +21,15 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from .. import __version__
 from .cirrus.http import prepare, search
 from .cirrus.query import Query, QueryError
+from .cirrus.stream import RowStream
 from .errors import ApiError, bad_request
+from .jsonenc import compact_json
 from .ledger import HEX, Ledger, norm_address, norm_chain
 from .numbers import is_ascii_digits
 from .oidc import InvalidJwt, OidcIssuer
@@ -61,27 +60,11 @@ ACCOUNT_FILTERS = (
 )
 
 
-_RAW_TAG = "\0num" + secrets.token_hex(8) + ":"  # cannot be guessed by contract data
-_RAW_RE = re.compile(r'"\\u0000' + _RAW_TAG[1:] + r'([-+.0-9eE]+)\\u0000"')
-
-
-def _raw_number(o: Any) -> str:
-    if isinstance(o, decimal.Decimal) and o.is_finite():
-        return f"{_RAW_TAG}{format(o, 'f')}\0"
-    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
-
-
 class JsonBody(JSONResponse):
-    """Compact JSON, like the platform's services. A ``decimal.Decimal`` (Cirrus decimal columns)
-    is written as a JSON number with its exact digits (``1.50``), as PostgreSQL writes numerics."""
+    """Compact JSON, like the platform's services (see :func:`compact_json`)."""
 
     def render(self, content: Any) -> bytes:
-        try:
-            return json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
-        except TypeError:
-            pass  # a decimal.Decimal: the slower encoder below writes it exactly
-        text = json.dumps(content, separators=(",", ":"), ensure_ascii=False, default=_raw_number)
-        return _RAW_RE.sub(r"\1", text).encode()
+        return compact_json(content)
 
 
 def iso(ts: int | float) -> str:
@@ -747,6 +730,8 @@ class NodeApi:
             # a scan reads through its own connection in a worker thread, so that it holds up
             # neither block production nor other requests
             status, body, headers = await asyncio.to_thread(search, *args)
+        if isinstance(body, RowStream):  # a large result: the rest is read as it is sent
+            return StreamingResponse(body.body(), status, headers, "application/json")
         return JsonBody(body, status, headers=headers)
 
     async def version(self, request: Request) -> Response:

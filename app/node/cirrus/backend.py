@@ -92,6 +92,24 @@ class Ref:
     col: Column
 
 
+@dataclass
+class Plan:
+    """How one query's rows are read: ``sql`` with ``args`` (None when there are none), the
+    result's columns (``hidden`` ones only feed embeds), and what counting them needs."""
+
+    table: Table
+    q: Query
+    cols: list[Ref]
+    hidden: list[Ref]
+    where_sql: str
+    params: list[Any]
+    limit: int
+    offset: int
+    total: int | None  # rows matching the filter, when already counted
+    sql: str | None = None
+    args: list[Any] = field(default_factory=list)
+
+
 def quote(ident: str) -> str:
     return '"' + ident.replace('"', '""') + '"'
 
@@ -177,12 +195,16 @@ class CirrusBackend:
             return self.db
         conn: sqlite3.Connection | None = getattr(self._local, "db", None)
         if conn is None:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-            conn.execute("PRAGMA query_only=ON")
-            conn.create_function("casefold", 1, _casefold, deterministic=True)
-            conn.create_function("cirrus_json", 3, json_get, deterministic=True)
-            conn.create_collation(DECIMAL_COLLATION, compare_decimals)
-            self._local.db = conn
+            conn = self._local.db = self.connect_reader()
+        return conn
+
+    def connect_reader(self) -> sqlite3.Connection:
+        """A new read-only connection to the database file (``path`` must be set)."""
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        conn.execute("PRAGMA query_only=ON")
+        conn.create_function("casefold", 1, _casefold, deterministic=True)
+        conn.create_function("cirrus_json", 3, json_get, deterministic=True)
+        conn.create_collation(DECIMAL_COLLATION, compare_decimals)
         return conn
 
     def reload(self) -> None:
@@ -409,6 +431,18 @@ class CirrusBackend:
         want_total: bool,
         db: sqlite3.Connection,
     ) -> tuple[list[dict[str, Any]], int | None]:
+        plan = self.plan(t, q, visible, db)
+        if isinstance(plan, list):
+            return plan, None  # select=count
+        fetched = db.execute(plan.sql, plan.args).fetchall() if plan.sql else []
+        rows = self.rows_of(plan, fetched, visible, db)
+        return rows, self.total_of(plan, db) if want_total else None
+
+    def plan(
+        self, t: Table, q: Query, visible: set[str] | None, db: sqlite3.Connection
+    ) -> Plan | list[dict[str, Any]]:
+        """The SQL that reads the query's rows (``sql`` None: there are none), or the one row
+        of ``select=count``. Raises QueryError for what PostgREST rejects."""
         name = t.name
         params: list[Any] = []
         where = [self.render_group(t, q.where, params)] if q.where.items else []
@@ -441,7 +475,7 @@ class CirrusBackend:
                         "or be used in an aggregate function",
                     },
                 )
-            return [{"count": self._count(t, where_sql, params, db)}], None
+            return [{"count": self._count(t, where_sql, params, db)}]
         visible_cols = [Ref(c.name, quote(c.name), c) for c in t.columns.values()]
         if q.columns is not None:
             visible_cols = [self.selected(t, c) for c in q.columns]
@@ -474,40 +508,69 @@ class CirrusBackend:
             if (last or 0) < 2 * offset + limit or (not where_sql and offset >= REVERSE_MIN):
                 total = self._count(t, where_sql, params, db)
         select = f"SELECT {', '.join(c.sql for c in visible_cols) or '1'} FROM {t.sql_name}"
+        plan = Plan(t, q, visible_cols, hidden, where_sql, params, limit, offset, total)
         if total is not None and offset >= total:
-            fetched: list[Any] = []
+            pass  # no rows
         elif total is not None and total - offset - limit < offset:
             # the same window counted from the end: the order reversed, a small offset; the
             # outer query puts the rows back in the query's order
             end = min(offset + limit, total)
-            sql = (
+            plan.sql = (
                 f"{select} WHERE rowid IN (SELECT rowid FROM {t.sql_name}{where_sql}"
                 f"{self.render_order(t, q, reverse=True)} LIMIT ? OFFSET ?){order_sql}"
             )
-            fetched = db.execute(sql, [*params, end - offset, total - end]).fetchall()
+            plan.args = [*params, end - offset, total - end]
         elif q.order and offset:
             # sort only the sort keys and rowids, then read the page's rows (a sort that keeps
             # whole rows up to a deep offset is many times slower)
-            sql = (
+            plan.sql = (
                 f"{select} WHERE rowid IN (SELECT rowid FROM {t.sql_name}{where_sql}"
                 f"{order_sql} LIMIT ? OFFSET ?){order_sql}"
             )
-            fetched = db.execute(sql, [*params, limit, offset]).fetchall()
+            plan.args = [*params, limit, offset]
         else:
-            sql = f"{select}{where_sql}{order_sql} LIMIT ? OFFSET ?"
-            fetched = db.execute(sql, [*params, limit, offset]).fetchall()
+            plan.sql = f"{select}{where_sql}{order_sql} LIMIT ? OFFSET ?"
+            plan.args = [*params, limit, offset]
+        return plan
+
+    def rows_of(
+        self,
+        plan: Plan,
+        fetched: list[Any],
+        visible: set[str] | None,
+        db: sqlite3.Connection,
+    ) -> list[dict[str, Any]]:
+        """Fetched SQL rows as result rows (one chunk or all of them): values decoded, embeds
+        added, the columns read only for the embeds dropped."""
         rows = [
-            {c.name: _from_sql(v, c.col) for c, v in zip(visible_cols, r, strict=True)}
+            {c.name: _from_sql(v, c.col) for c, v in zip(plan.cols, r, strict=True)}
             for r in fetched
         ]
-        if want_total and total is None:
-            total = self._count(t, where_sql, params, db)
-        if q.embeds:
-            self.embed(t, q, rows, visible, db)
+        if plan.q.embeds:
+            self.embed(plan.table, plan.q, rows, visible, db)
             for row in rows:
-                for extra in hidden:
+                for extra in plan.hidden:
                     row.pop(extra.name, None)
-        return rows, total if want_total else None
+        return rows
+
+    def count_rows(self, plan: Plan, db: sqlite3.Connection) -> int:
+        """How many rows the plan yields (without reading them)."""
+        if plan.sql is None:
+            return 0
+        if plan.total is not None:
+            return max(0, min(plan.limit, plan.total - plan.offset))
+        t = plan.table
+        (n,) = db.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {t.sql_name}{plan.where_sql} LIMIT ? OFFSET ?)",
+            [*plan.params, plan.limit, plan.offset],
+        ).fetchone()
+        return int(n)
+
+    def total_of(self, plan: Plan, db: sqlite3.Connection) -> int:
+        """The number of rows matching the plan's filter (``Prefer: count=exact``)."""
+        if plan.total is None:
+            plan.total = self._count(plan.table, plan.where_sql, plan.params, db)
+        return plan.total
 
     def ref(self, t: Table, name: str) -> Ref:
         """A column of ``t``, or a JSON path into a jsonb column (``value->a->>b``: ``->``

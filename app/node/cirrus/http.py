@@ -8,6 +8,7 @@ from typing import Any
 
 from .backend import CirrusBackend, undefined_table
 from .query import QueryError, parse_query
+from .stream import open_rows
 
 RANGE_RE = re.compile(r"^\s*([0-9]{1,15})-([0-9]{0,15})\s*$")
 
@@ -27,7 +28,8 @@ def search(
     headers: dict[str, str],
     visible: set[str] | None,
 ) -> tuple[int, Any, dict[str, str]]:
-    """(status, JSON body, headers) for one search request."""
+    """(status, JSON body, headers) for one search request. A large result's body is a
+    :class:`RowStream` (its first chunk read, the status and headers final)."""
     try:
         q = parse_query(params)
         rng = headers.get("range")
@@ -60,7 +62,7 @@ def search(
                 n = last - first + 1
                 q.limit = n if q.limit is None else min(q.limit, n)
         want_total = "count=exact" in headers.get("prefer", "").replace(" ", "")
-        rows, total = backend.run(table, q, visible, want_total and not q.count, backend.reader())
+        rows, n, total = open_rows(backend, table, q, visible, want_total and not q.count)
     except QueryError as exc:
         return exc.status, exc.body, {}
     except sqlite3.OperationalError as exc:
@@ -80,9 +82,9 @@ def search(
     if q.count:
         return 200, rows, {}
     start = q.offset
-    end = start + len(rows) - 1
+    end = start + n - 1
     shown_total = "*" if total is None else str(total)
-    if not rows:
+    if not n:
         if total is not None and start == total and total > 0:
             return 206, rows, {"Content-Range": f"*/{total}"}
         if total is not None and start > total:
