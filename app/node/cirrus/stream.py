@@ -15,15 +15,19 @@ import sqlite3
 import threading
 import weakref
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..jsonenc import compact_json
 from .backend import CirrusBackend, Plan
 from .query import Query
 
-CHUNK = 500  # rows read, decoded and encoded at a time
+CHUNK = 100  # rows read, decoded and encoded at a time
+WHOLE = 1_000  # a query limited to this many rows is answered in one piece, as it always was
 IDLE_READERS = 8  # connections kept open between queries; more are opened when needed
-READER_CACHE_KIB = 512  # page cache of each stream's connection (SQLite's default is 2 MiB)
+READER_CACHE_KIB = 256  # page cache of each stream's connection (SQLite's default is 2 MiB)
+# the chunks' own threads: streams never queue ahead of other work sent to the default executor
+_CHUNKS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cirrus-stream")
 
 
 class ReaderPool:
@@ -138,12 +142,13 @@ class RowStream:
         try:
             first, self.first = self.first, b""
             yield b"[" + first
-            while (chunk := await asyncio.to_thread(self.next_chunk)) is not None:
+            loop = asyncio.get_running_loop()
+            while (chunk := await loop.run_in_executor(_CHUNKS, self.next_chunk)) is not None:
                 yield b"," + chunk
             yield b"]"
         finally:
             if not self.closed:  # the client went away: close off the loop (a chunk may be read)
-                asyncio.get_running_loop().run_in_executor(None, self.close)
+                _CHUNKS.submit(self.close)
 
 
 def open_rows(
@@ -154,7 +159,8 @@ def open_rows(
     want_total: bool,
 ) -> tuple[list[dict[str, Any]] | RowStream, int, int | None]:
     """(rows or a stream of them, how many rows, total when wanted) for one query. The rows
-    come as a list when they fit in one chunk (or for ``select=count``)."""
+    come as a list when the query asks for at most WHOLE rows or they fit in one chunk (and
+    for ``select=count``)."""
     t = backend.table(name)
     pool = pool_of(backend)
     if pool is None:
@@ -169,13 +175,16 @@ def open_rows(
         if isinstance(plan, list):
             return plan, len(plan), None
         fetched: list[Any] = []
+        whole = True
         if plan.sql is not None:
             cursor = conn.execute(plan.sql, plan.args)
-            fetched = cursor.fetchmany(CHUNK + 1)
+            whole = plan.limit <= WHOLE
+            fetched = cursor.fetchall() if whole else cursor.fetchmany(CHUNK + 1)
+        if cursor is None or whole or len(fetched) <= CHUNK:
+            rows = backend.rows_of(plan, fetched, visible, conn)
+            return rows, len(rows), backend.total_of(plan, conn) if want_total else None
         rows = backend.rows_of(plan, fetched[:CHUNK], visible, conn)
         total = backend.total_of(plan, conn) if want_total else None
-        if cursor is None or len(fetched) <= CHUNK:
-            return rows, len(rows), total
         n = backend.count_rows(plan, conn)
         stream = RowStream(
             backend, pool, conn, cursor, plan, visible, encode_rows(rows), fetched[CHUNK:]
