@@ -8,6 +8,8 @@ Scenarios (each round on a fresh temporary data dir, best round reported):
      POST /bloc/v2.2/transactions/results until none is Pending: total tx/s
   c) cold start: spawning `python -m app.node serve` until it prints its listening line, on a
      fresh data dir and on an existing one (restart)
+  d) 32 concurrent unbounded Cirrus queries of a 100,000-row table (benchmarks/cirrus_unbounded.py):
+     the node's RSS before, at the peak and after, the time, and /health latency meanwhile
   peer) Ganache 7.9.2 value transfers (eth_sendTransaction), measured exactly like (a), with
      the same client and duration, in rounds alternating with those of (a); its nonce afterwards
      must match the answered requests. Reported as the ratio (a) / Ganache.
@@ -18,6 +20,7 @@ benchmarks/.peer/ with npm when missing. Results print as a table and are writte
 benchmarks/results/node.json.
 
     python benchmarks/node_bench.py [--quick] [--client auto|wrk|python] [--no-peer]
+                                    [--no-unbounded]
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from benchlib import (
     write_results,
     wrk_bench,
 )
+from cirrus_unbounded import bench_unbounded, describe
 
 LUA = BENCH / "lua"
 PEER = BENCH / ".peer"
@@ -688,6 +692,7 @@ def main() -> None:
     )
     ap.add_argument("--no-peer", action="store_true", help="skip Ganache")
     ap.add_argument("--clients", type=int, default=2, help="client processes of (b)")
+    ap.add_argument("--no-unbounded", action="store_true", help="skip (d)")
     opts = ap.parse_args()
     if opts.quick:
         s = Settings(
@@ -719,6 +724,15 @@ def main() -> None:
         cold = timed(
             f"(c) cold start, best of {s.cold_tries}",
             lambda: bench_cold(s, tmp, tmp / f"seq{s.rounds - 1}"),
+        )
+        unbounded_rows = 20_000 if opts.quick else 100_000
+        unbounded = (
+            None
+            if opts.no_unbounded
+            else timed(
+                f"(d) 32 concurrent unbounded Cirrus queries, {unbounded_rows:,} rows",
+                lambda: bench_unbounded(tmp, unbounded_rows),
+            )
         )
     seq, seq_all = sq.node, sq.node_all
     peer, peer_all, peer_problem = sq.peer, sq.peer_all, sq.peer_problem
@@ -769,6 +783,8 @@ def main() -> None:
             f"target < {TARGET_COLD_S:g} s: {mark(cold.restart_s < TARGET_COLD_S)}",
         ),
     ]
+    if unbounded is not None:
+        rows.append(describe(unbounded))
     width = max(len(r[0]) for r in rows)
     print()
     print(
@@ -795,6 +811,7 @@ def main() -> None:
             "rounds_tx_per_s": batch_all,
         },
         "cold_start": asdict(cold),
+        "unbounded_cirrus": asdict(unbounded) if unbounded is not None else None,
         "peer": {
             "name": f"ganache@{GANACHE_VERSION}",
             "available": peer is not None,
