@@ -148,7 +148,10 @@ class RowStream:
             yield b"]"
         finally:
             if not self.closed:  # the client went away: close off the loop (a chunk may be read)
-                _CHUNKS.submit(self.close)
+                try:
+                    _CHUNKS.submit(self.close)
+                except RuntimeError:  # the interpreter is exiting: no more threads
+                    self.close()
 
 
 def open_rows(
