@@ -198,6 +198,16 @@ def test_streamed_body_with_order_filter_join_and_offset(alice: httpx.Client) ->
     assert rows[-1]["n"] == 1000
 
 
+def test_streamed_deep_offset_read_from_the_far_end(alice: httpx.Client) -> None:
+    # an offset past the middle of an unfiltered table: the node reads it in reverse order
+    offset = ROWS * 3 // 5
+    r = alice.get(SEARCH, params={"offset": str(offset), "select": "n,label"})
+    assert r.status_code == 200
+    assert r.headers["content-range"] == f"{offset}-{ROWS - 1}/*"
+    assert r.content == paged(alice, {"select": "n,label"}, ROWS - offset, offset=offset)
+    assert r.json()[0]["n"] == offset
+
+
 def test_streamed_range_header(alice: httpx.Client) -> None:
     r = alice.get(
         SEARCH, params={"select": "n"}, headers={"Range": "100-", "Prefer": "count=exact"}
