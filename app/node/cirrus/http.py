@@ -62,7 +62,7 @@ def search(
                 n = last - first + 1
                 q.limit = n if q.limit is None else min(q.limit, n)
         want_total = "count=exact" in headers.get("prefer", "").replace(" ", "")
-        rows, n, total = open_rows(backend, table, q, visible, want_total and not q.count)
+        rows, n_rows, total = open_rows(backend, table, q, visible, want_total and not q.count)
     except QueryError as exc:
         return exc.status, exc.body, {}
     except sqlite3.OperationalError as exc:
@@ -82,9 +82,9 @@ def search(
     if q.count:
         return 200, rows, {}
     start = q.offset
-    end = start + n - 1
+    end = start + n_rows - 1
     shown_total = "*" if total is None else str(total)
-    if not n:
+    if not n_rows:
         if total is not None and start == total and total > 0:
             return 206, rows, {"Content-Range": f"*/{total}"}
         if total is not None and start > total:
