@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import tempfile
 import threading
 import weakref
+from collections import deque
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import IO, Any
 
 from ..jsonenc import compact_json
 from .backend import CirrusBackend, Plan
@@ -26,6 +28,7 @@ CHUNK = 100  # rows read, decoded and encoded at a time
 WHOLE = 1_000  # a query limited to this many rows is answered in one piece, as it always was
 IDLE_READERS = 8  # connections kept open between queries; more are opened when needed
 READER_CACHE_KIB = 256  # page cache of each stream's connection (SQLite's default is 2 MiB)
+SNAPSHOT_S = 60.0  # a stream's read transaction ends by then (the rest goes to a temporary file)
 # the chunks' own threads: streams never queue ahead of other work sent to the default executor
 _CHUNKS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cirrus-stream")
 
@@ -84,7 +87,11 @@ def encode_rows(rows: list[dict[str, Any]]) -> bytes:
 
 class RowStream:
     """The rest of a large result: read, decoded and encoded a chunk at a time in worker
-    threads while the response is sent. Owns its connection until closed."""
+    threads while the response is sent. Owns its connection until the rows are all read.
+
+    A stream still running after ``SNAPSHOT_S`` (a slow or stalled client) reads its remaining
+    rows into a temporary file and ends its read transaction: an open snapshot keeps SQLite
+    from reusing the WAL, which would grow with every write meanwhile."""
 
     def __init__(
         self,
@@ -99,26 +106,56 @@ class RowStream:
     ) -> None:
         self.backend = backend
         self.pool = pool
-        self.conn = conn
+        self.conn: sqlite3.Connection | None = conn
         self.cursor = cursor
         self.plan = plan
         self.visible = visible
         self.first = first
         self.pending = pending
+        self.spill: IO[bytes] | None = None  # the rest, encoded, once detached
+        self.sizes: deque[int] = deque()  # of the chunks in ``spill``
         self.closed = False
         self._lock = threading.Lock()
+
+    def _read(self) -> bytes | None:
+        conn = self.conn
+        assert conn is not None
+        fetched = self.pending + self.cursor.fetchmany(CHUNK - len(self.pending))
+        self.pending = []
+        if not fetched:
+            return None
+        return encode_rows(self.backend.rows_of(self.plan, fetched, self.visible, conn))
 
     def next_chunk(self) -> bytes | None:
         """The next chunk's encoded rows, or None at the end (worker thread)."""
         with self._lock:
             if self.closed:
                 return None
-            fetched = self.pending + self.cursor.fetchmany(CHUNK - len(self.pending))
-            self.pending = []
-            if not fetched:
+            if self.spill is not None:
+                chunk = self.spill.read(self.sizes.popleft()) if self.sizes else None
+            else:
+                chunk = self._read()
+            if chunk is None:
                 self._close()
-                return None
-            return encode_rows(self.backend.rows_of(self.plan, fetched, self.visible, self.conn))
+            return chunk
+
+    def detach(self) -> None:
+        """Read the remaining rows into a temporary file and end the read transaction (worker
+        thread)."""
+        with self._lock:
+            if self.closed or self.conn is None:
+                return
+            spill = tempfile.TemporaryFile()  # noqa: SIM115 (read by later chunks)
+            try:
+                while (chunk := self._read()) is not None:
+                    spill.write(chunk)
+                    self.sizes.append(len(chunk))
+                spill.seek(0)
+            except BaseException:
+                spill.close()
+                raise
+            self.spill = spill
+            self._release()
 
     def close(self) -> None:
         """End the read transaction and give the connection back (any thread; waits for a chunk
@@ -126,11 +163,18 @@ class RowStream:
         with self._lock:
             self._close()
 
+    def _release(self) -> None:
+        if self.conn is not None:
+            self.cursor.close()
+            self.pool.release(self.conn)
+            self.conn = None
+
     def _close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.cursor.close()
-            self.pool.release(self.conn)
+            self._release()
+            if self.spill is not None:
+                self.spill.close()
 
     def __del__(self) -> None:
         # a response never sent (the client left before it started) still frees its snapshot
@@ -139,14 +183,16 @@ class RowStream:
 
     async def body(self) -> AsyncIterator[bytes]:
         """The response body: ``[``, the chunks separated by commas, ``]``."""
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(SNAPSHOT_S, _CHUNKS.submit, self.detach)
         try:
             first, self.first = self.first, b""
             yield b"[" + first
-            loop = asyncio.get_running_loop()
             while (chunk := await loop.run_in_executor(_CHUNKS, self.next_chunk)) is not None:
                 yield b"," + chunk
             yield b"]"
         finally:
+            timer.cancel()
             if not self.closed:  # the client went away: close off the loop (a chunk may be read)
                 try:
                     _CHUNKS.submit(self.close)
