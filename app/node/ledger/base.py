@@ -4,9 +4,12 @@ transactions: what every other part of the ledger builds on."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..chains import Chain
@@ -36,6 +39,7 @@ from .common import (
     _to_address,
     parse_amount,
 )
+from .watchdog import Watchdog
 
 
 class LedgerBase:
@@ -55,6 +59,10 @@ class LedgerBase:
         self.meta: dict[tuple[str, int], ContractMeta] = {}
         self.head = Head()
         self.queue: list[Sub] = []
+        self.running: list[Sub] = []  # the batch the producer's worker is executing
+        # held while a block is executed and committed (one block at a time, whatever thread)
+        self.sealing = threading.Lock()
+        self.code_lock = threading.Lock()  # the compile cache, filled by the loop and the worker
         self.wakeup = asyncio.Event()
         self.results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.dirty_contracts: dict[tuple[str, int], AccountState] = {}
@@ -64,6 +72,9 @@ class LedgerBase:
         self.started = time.time()
         self.block_listeners: list[Any] = []
         self._producer: asyncio.Task[None] | None = None
+        self._worker: ThreadPoolExecutor | None = None
+        self._watchdog: Watchdog | None = None
+        self._stopping = False
         self._seq = 0
         self.root_address = ""
         self._pending_events: list[tuple[str, str, str, str, str, str]] = []
@@ -116,6 +127,14 @@ class LedgerBase:
         )
         return {"address": address, "pubkey": pubkey}
 
+    def read_state(self, address: str, chain: str) -> dict[str, Any]:
+        """A contract's state read from the loop while the producer's worker may be writing
+        it: a read that met a mapping changing size is simply made again."""
+        for _ in range(10):
+            with contextlib.suppress(RuntimeError):
+                return self.world.state(address, chain)
+        return self.world.state(address, chain)
+
     def name_of_address(self, address: str) -> str | None:
         row = self.store.one("SELECT name FROM keys WHERE address=?", address)
         return str(row["name"]) if row else None
@@ -143,10 +162,11 @@ class LedgerBase:
                 test_clock=stored or self.config.test_clock,
                 checks=not stored,  # stored code loads as accepted, whatever checks came since
             )
-            self.units[h] = unit
-            if h not in self.codes:
-                self.codes[h] = (vm, source)
-                self.new_codes.add(h)
+            with self.code_lock:
+                self.units[h] = unit
+                if h not in self.codes:
+                    self.codes[h] = (vm, source)
+                    self.new_codes.add(h)
         return h, unit
 
     def _cdef(self, code_hash: str, name: str) -> ContractDef:
@@ -203,7 +223,10 @@ class LedgerBase:
 
     def _record(self, subs: list[Sub]) -> None:
         with self.store.transaction() as db:
-            self._insert_rows(db, subs)
+            # under the store's lock: the worker may have written some in a block meanwhile
+            fresh = [s for s in subs if not s.recorded]
+            if fresh:
+                self._insert_rows(db, fresh)
 
     def _insert_rows(self, db: Any, subs: list[Sub]) -> None:
         for s in subs:

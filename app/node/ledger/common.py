@@ -27,6 +27,11 @@ MAX_TXS_PER_REQUEST = 5_000
 SNAPSHOT_EVERY_BLOCKS = 500
 SNAPSHOT_EVERY_SECONDS = 5.0
 RESULT_CACHE = 20_000
+TIME_LIMIT_PREFIX = "time limit exceeded:"  # the message of solidvm.runtime's time limit
+# a block stops taking transactions after this much execution time, so that another user's
+# transactions wait at most about this long (plus one transaction) behind a large request
+SLICE_SECONDS = 0.05
+SWITCH_INTERVAL = 0.001  # sys.setswitchinterval while the producer runs (see producer)
 
 
 def hex64(n: int) -> str:

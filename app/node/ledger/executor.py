@@ -35,8 +35,14 @@ from .validation import LedgerValidation
 class LedgerExecutor(LedgerValidation):
     """Runs one transaction against the world state and builds its result object."""
 
-    def _execute(self, sub: Sub, number: int, ts: int, index: int) -> dict[str, Any]:
-        """Run one transaction; returns its result object. Never raises for contract errors."""
+    def _execute(
+        self, sub: Sub, number: int, ts: int, index: int, overtime: str = ""
+    ) -> dict[str, Any]:
+        """Run one transaction; returns its result object. Never raises for contract errors.
+
+        ``overtime``: the time-limit message the transaction failed with when it first ran
+        (a replay repeats the failure instead of racing the clock again).
+        """
         t0 = time.perf_counter()
         chain = sub.chain
         sender_int = int(sub.sender, 16)
@@ -81,6 +87,8 @@ class LedgerExecutor(LedgerValidation):
                     f"inaccessible chain: {sub.sender} is not a member of chain {chain}",
                     "inaccessible chain",
                 )
+            if overtime:
+                raise SolidVMError(overtime, "time limit")
             if sub.type == "GENESIS":
                 res, data = self._exec_genesis(sub, env)
             elif sub.type == "CONTRACT":

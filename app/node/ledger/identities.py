@@ -12,6 +12,7 @@ from ..genesis import (
     REGISTRY_ADDRESS,
     ROOT_USER,
 )
+from ..solidvm import World
 from .common import (
     GOVERNANCE,
     GOVERNANCE_HEX,
@@ -127,7 +128,7 @@ class LedgerIdentities(LedgerResults):
 
     def accessible_chains(self, username: str) -> list[Chain]:
         cert = self.cert_of_user(username)
-        return [c for c in self.chains.values() if c.is_member(cert)]
+        return [c for c in list(self.chains.values()) if c.is_member(cert)]
 
     def visible_chains(self, username: str) -> set[str]:
         """Private chains whose Cirrus rows ``username`` may see (members only)."""
@@ -156,9 +157,11 @@ class LedgerIdentities(LedgerResults):
                 "parent": format(st["parent"].value, "040x"),
                 "userAddress": format(user.value, "040x"),
             }
-        self.world.identities.clear()
+        # built aside and swapped in one assignment: the loop reads identities meanwhile
+        fresh = World()
         for a, cert_fields in ids.items():
-            self.world.register_identity(a, cert_fields)
+            fresh.register_identity(a, cert_fields)
+        self.world.identities = fresh.identities
 
     def _block_hash(self, number: int) -> str | None:
         if number == self.head.number + 1:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import time
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..cirrus.indexer import cirrus_timestamp
 from ..errors import ApiError, bad_request
 from ..genesis import (
     DEMO_BALANCE,
@@ -18,25 +17,21 @@ from ..genesis import (
     REGISTRY_SOURCE,
     ROOT_USER,
 )
-from ..solidvm import (
-    ContractDef,
-)
-from ..solidvm.ops import keccak256
 from ..store import dumps
+from .blocks import LedgerBlocks
 from .common import (
-    SNAPSHOT_EVERY_BLOCKS,
-    SNAPSHOT_EVERY_SECONDS,
+    SLICE_SECONDS,
+    SWITCH_INTERVAL,
     ZERO_HASH,
-    Head,
     Sub,
     discarded_result,
     log,
     pending_result,
 )
-from .snapshots import LedgerSnapshots
+from .watchdog import Watchdog
 
 
-class Ledger(LedgerSnapshots):
+class Ledger(LedgerBlocks):
     """All chain state of the node and the block producer that advances it."""
 
     def open(self) -> None:
@@ -225,32 +220,78 @@ class Ledger(LedgerSnapshots):
         return str(payload["chainId"])
 
     def start(self) -> None:
-        self._producer = asyncio.get_running_loop().create_task(self._produce())
+        """Start the block producer: a task on the loop that hands batches to one worker
+        thread, which alone executes and commits blocks while the loop keeps serving."""
+        loop = asyncio.get_running_loop()
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix="block-producer")
+        self._watchdog = Watchdog(self.world, self.config.tx_time_limit)
+        self._watchdog.start()
+        # The worker holds the GIL while it executes; the loop gets it back at each switch
+        # interval (5 ms by default), several times per request: a shorter one keeps the
+        # loop's requests fast while contracts run.
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        self._stopping = False
+        self._producer = loop.create_task(self._produce())
         if self.queue:  # transactions recorded before a crash or shutdown run first
             self.wakeup.set()
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._producer is not None:
-            self._producer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._producer
-        if self.queue:
-            self.run_pending()
+            self.wakeup.set()
+            await self._producer  # it ends after the slice it is executing, if any
+            self._producer = None
+        if self.queue and not self.halted:
+            with contextlib.suppress(Exception):
+                await self._run_slice()
+        if self._watchdog is not None:
+            self._watchdog.stop()
+        if self._worker is not None:
+            self._worker.shutdown()
         self.snapshot()
 
     async def _produce(self) -> None:
-        while True:
+        while not self._stopping:
             await self.wakeup.wait()
             self.wakeup.clear()
             if self.config.block_time > 0:
                 await asyncio.sleep(self.config.block_time)
-            while self.queue:
+            while self.queue and not self._stopping:
                 try:
-                    self.run_pending()
+                    await self._run_slice()
                 except Exception as exc:
                     self._halt(exc)
                     return
-                await asyncio.sleep(0)
+
+    async def _run_slice(self, limit: int = 2_000) -> None:
+        """One block on the worker: at most ``limit`` transactions and about
+        ``SLICE_SECONDS`` of execution; the rest goes back to the queue, behind the other
+        users' transactions (each user's own stay in order)."""
+        batch, self.queue = self.queue[:limit], self.queue[limit:]
+        if not batch:
+            return
+        self.running = batch
+        try:
+            if self._worker is None:
+                results = self._seal_slice(batch)
+            else:
+                loop = asyncio.get_running_loop()
+                results = await loop.run_in_executor(self._worker, self._seal_slice, batch)
+        except BaseException:
+            self.queue = batch + self.queue  # still Pending on disk; re-run after a restart
+            raise
+        finally:
+            self.running = []
+        self._publish(batch, results)
+        rest = batch[len(results) :]
+        if rest:
+            users = {s.username for s in rest}
+            others = [s for s in self.queue if s.username not in users]
+            self.queue = others + rest + [s for s in self.queue if s.username in users]
+
+    def _seal_slice(self, batch: list[Sub]) -> list[dict[str, Any]]:
+        with self.sealing:
+            return self._seal_block(batch, SLICE_SECONDS)
 
     def _halt(self, exc: BaseException) -> None:
         """A block could not be committed: stop producing rather than diverge from the disk."""
@@ -266,6 +307,7 @@ class Ledger(LedgerSnapshots):
         self.watchers.clear()
 
     def run_pending(self, limit: int = 2_000) -> None:
+        """Seal the head of the queue in one block now, on this thread (no producer running)."""
         batch, self.queue = self.queue[:limit], self.queue[limit:]
         if batch:
             try:
@@ -273,139 +315,3 @@ class Ledger(LedgerSnapshots):
             except Exception:
                 self.queue = batch + self.queue  # still Pending on disk; re-run after a restart
                 raise
-
-    def _run_block(self, batch: list[Sub]) -> None:
-        number = self.head.number + 1
-        ts = max(int(time.time()), self.head.timestamp)
-        results = []
-        gas = 0
-        for i, sub in enumerate(batch):
-            res = self._execute(sub, number, ts, i)
-            results.append(res)
-            tr = res.get("txResult")
-            if isinstance(tr, dict):
-                gas += int(tr.get("gasUsed", "0"), 16)
-        block_hash = keccak256(
-            dumps([self.head.hash, number, ts, [s.hash for s in batch]]).encode()
-        ).hex()
-        for res in results:
-            tr = res.get("txResult")
-            if isinstance(tr, dict):
-                tr["blockHash"] = block_hash
-        events = list(self._pending_events)
-        with self.store.transaction() as db:
-            fresh = [s for s in batch if not s.recorded]
-            if fresh:
-                self._insert_rows(db, fresh)
-            db.execute(
-                "INSERT INTO blocks (number, hash, parent_hash, timestamp, tx_count, gas_used) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (number, block_hash, self.head.hash, ts, len(batch), gas),
-            )
-            db.executemany(
-                "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
-                "WHERE hash=?",
-                [
-                    (res["status"], dumps(res), number, i, sub.nonce, sub.hash)
-                    for i, (sub, res) in enumerate(zip(batch, results, strict=True))
-                ],
-            )
-            if events:
-                db.executemany(
-                    "INSERT INTO events (block_number, tx_hash, chain, address, contract, name, "
-                    "args) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(number, *e) for e in events],
-                )
-            for cid in self.dirty_chains:
-                chain = self.chains.get(cid)
-                if chain is not None:
-                    db.execute(
-                        "INSERT OR REPLACE INTO chains VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        chain.to_row(),
-                    )
-            self.dirty_chains.clear()
-            db.execute("SAVEPOINT cirrus")
-            try:
-                self._index_block(number, block_hash, ts)
-            except Exception:
-                # Cirrus is derived data: a failure there must not stop the chain.
-                log.exception("indexing block %d failed; its Cirrus rows are missing", number)
-                db.execute("ROLLBACK TO cirrus")
-                self.indexer.backend.reload()
-            db.execute("RELEASE cirrus")
-            for h in self.new_codes:
-                vm, source = self.codes[h]
-                db.execute(
-                    "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)",
-                    (h, vm, source),
-                )
-            self.new_codes.clear()
-        self.head = Head(number, block_hash, ts)
-        for sub, res in zip(batch, results, strict=True):
-            self._cache(sub.hash, res)
-            if sub.future is not None and not sub.future.done():
-                sub.future.set_result(res)
-            for fut in self.watchers.pop(sub.hash, ()):
-                if not fut.done():
-                    fut.set_result(res)
-        for listener in self.block_listeners:
-            listener(number, batch, results)
-        self.blocks_since_snapshot += 1
-        if (
-            self.blocks_since_snapshot >= SNAPSHOT_EVERY_BLOCKS
-            or time.monotonic() - self.last_snapshot > SNAPSHOT_EVERY_SECONDS
-        ):
-            self.snapshot()
-
-    def _index_block(self, number: int, block_hash: str, ts: int) -> None:
-        """Cirrus rows for everything this block changed (called inside the block's commit)."""
-        ix = self.indexer
-        by_table: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
-        for k, (tx_hash, sender) in self._block_touched.items():
-            acct = self.world.accounts.get(k)
-            meta = self.meta.get(k)
-            if acct is None or acct.cdef is None or meta is None or not ix.indexed(acct.cdef):
-                continue
-            row = ix.row(acct, number, block_hash, ts, tx_hash, sender)
-            by_table.setdefault(meta.table, (acct.cdef, []))[1].append(row)
-        for table, (cdef, rows) in by_table.items():
-            ix.write_rows(table, cdef, rows)
-        db = self.store.db
-        db.execute("SAVEPOINT collections")
-        try:
-            self.collections.flush((number, block_hash, ts), self._collection_table)
-        except Exception:
-            # the contract rows stay; only this block's collection rows are missing
-            log.exception("indexing the collections of block %d failed", number)
-            db.execute("ROLLBACK TO collections")
-            ix.backend.reload()
-        db.execute("RELEASE collections")
-        hist: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
-        for table, cdef, row in self._pending_history:
-            row["block_hash"] = block_hash
-            row["block_timestamp"] = cirrus_timestamp(ts)
-            hist.setdefault(table, (cdef, []))[1].append(row)
-        for table, (cdef, rows) in hist.items():
-            ix.write_history(table, cdef, rows)
-        evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]], str, str]]] = {}
-        event_rows: list[tuple[str, str, list[tuple[str, str]], str, str]]
-        params: dict[tuple[str, str], list[str]] = {}
-        for tx_hash, chain, address, _contract, name, args_json in self._pending_events:
-            k2 = (chain, int(address, 16))
-            meta = self.meta.get(k2)
-            acct = self.world.accounts.get(k2)
-            if meta is None or acct is None or acct.cdef is None or not ix.indexed(acct.cdef):
-                continue
-            args = [(str(a[0]), str(a[1])) for a in json.loads(args_json)]
-            key = (meta.table, name)
-            sender = self._event_senders.get(tx_hash, "")
-            evs.setdefault(key, []).append((chain, address, args, tx_hash, sender))
-            params[key] = [a[0] for a in args]
-        for (table, name), event_rows in evs.items():
-            ix.write_events(
-                table, name, params[(table, name)], event_rows, (number, block_hash, ts)
-            )
-        self._event_senders.clear()
-        self._block_touched.clear()
-        self._pending_history.clear()
-        self._pending_events.clear()

@@ -12,6 +12,7 @@ from ..solidvm.values import default_value
 from ..solidvm.world import AccountState
 from ..store import dumps
 from .common import (
+    TIME_LIMIT_PREFIX,
     ContractMeta,
     Head,
     log,
@@ -89,7 +90,7 @@ class LedgerSnapshots(LedgerExecutor):
             )
             subs = [self._sub_from_row(r) for r in rows]
             for i, (sub, row) in enumerate(zip(subs, rows, strict=True)):
-                res = self._execute(sub, b["number"], b["timestamp"], i)
+                res = self._execute(sub, b["number"], b["timestamp"], i, _overtime(row))
                 if res["status"] != row["status"]:
                     log.warning(
                         "replay of %s gave %s, recorded %s", sub.hash, res["status"], row["status"]
@@ -194,3 +195,11 @@ class LedgerSnapshots(LedgerExecutor):
         self.dirty_balances.clear()
         self.blocks_since_snapshot = 0
         self.last_snapshot = time.monotonic()
+
+
+def _overtime(row: Any) -> str:
+    """The time-limit message a recorded transaction failed with, or ""."""
+    if row["status"] != "Failure" or not row["result"]:
+        return ""
+    message = str((json.loads(row["result"]).get("txResult") or {}).get("message", ""))
+    return message if message.startswith(TIME_LIMIT_PREFIX) else ""
