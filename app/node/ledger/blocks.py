@@ -15,6 +15,7 @@ from ..solidvm import ContractDef
 from ..solidvm.ops import keccak256
 from ..store import dumps
 from .common import SNAPSHOT_EVERY_BLOCKS, SNAPSHOT_EVERY_SECONDS, Head, Sub, log
+from .executor import TooLongInline
 from .snapshots import LedgerSnapshots
 
 
@@ -28,24 +29,32 @@ class LedgerBlocks(LedgerSnapshots):
             results = self._seal_block(batch)
         self._publish(batch, results)
 
-    def _seal_block(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:
+    def _seal_block(
+        self, batch: list[Sub], budget: float = 0.0, inline_cap: int = 0
+    ) -> list[dict[str, Any]]:
         """Execute ``batch`` in order and commit it as the next block; with a ``budget``
         (seconds), stop after the transaction that exhausts it: only that prefix is sealed and
-        its results returned (the caller re-queues the rest). Holds no future: thread-safe for
-        the block producer's worker, the caller holding ``self.sealing``."""
+        its results returned (the caller re-queues the rest). With an ``inline_cap`` (steps),
+        stop before the first transaction that needs more (see ``_execute``). Touches no
+        future: thread-safe for the producer's worker, the caller holding ``self.sealing``."""
         number = self.head.number + 1
         ts = max(int(time.time()), self.head.timestamp)
         results = []
         gas = 0
         t0 = time.monotonic()
         for i, sub in enumerate(batch):
-            res = self._execute(sub, number, ts, i)
+            try:
+                res = self._execute(sub, number, ts, i, inline_cap=inline_cap)
+            except TooLongInline:
+                break
             results.append(res)
             tr = res.get("txResult")
             if isinstance(tr, dict):
                 gas += int(tr.get("gasUsed", "0"), 16)
             if budget and time.monotonic() - t0 > budget:
                 break
+        if not results:
+            return results
         batch = batch[: len(results)]
         block_hash = keccak256(
             dumps([self.head.hash, number, ts, [s.hash for s in batch]]).encode()

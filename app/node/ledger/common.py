@@ -31,6 +31,10 @@ TIME_LIMIT_PREFIX = "time limit exceeded:"  # the message of solidvm.runtime's t
 # a block stops taking transactions after this much execution time, so that another user's
 # transactions wait at most about this long (plus one transaction) behind a large request
 SLICE_SECONDS = 0.05
+# requests of at most this many transactions first run on the loop, each capped at this many
+# steps (a few ms); longer ones go to the worker (see producer)
+INLINE_MAX_TXS = 8
+INLINE_STEPS = 20_000
 SWITCH_INTERVAL = 0.001  # sys.setswitchinterval while the producer runs (see producer)
 
 
