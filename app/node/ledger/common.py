@@ -30,7 +30,7 @@ RESULT_CACHE = 20_000
 TIME_LIMIT_PREFIX = "time limit exceeded:"  # the message of solidvm.runtime's time limit
 # a block stops taking transactions after this much execution time, so that another user's
 # transactions wait at most about this long (plus one transaction) behind a large request
-SLICE_SECONDS = 0.05
+SLICE_SECONDS = 0.25
 # requests of at most this many transactions first run on the loop, each capped at this many
 # steps (a few ms); longer ones go to the worker (see producer)
 INLINE_MAX_TXS = 8
