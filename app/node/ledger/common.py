@@ -32,9 +32,10 @@ TIME_LIMIT_PREFIX = "time limit exceeded:"  # the message of solidvm.runtime's t
 # transactions wait at most about this long (plus one transaction) behind a large request
 SLICE_SECONDS = 0.25
 # requests of at most this many transactions first run on the loop, each capped at this many
-# steps (a few ms); longer ones go to the worker (see producer)
+# steps and all at about this long (a few ms); the rest goes to the worker (see producer)
 INLINE_MAX_TXS = 8
 INLINE_STEPS = 20_000
+INLINE_SECONDS = 0.005
 SWITCH_INTERVAL = 0.001  # sys.setswitchinterval while the producer runs (see producer)
 
 

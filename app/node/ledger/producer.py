@@ -21,6 +21,7 @@ from ..store import dumps
 from .blocks import LedgerBlocks
 from .common import (
     INLINE_MAX_TXS,
+    INLINE_SECONDS,
     INLINE_STEPS,
     SLICE_SECONDS,
     SWITCH_INTERVAL,
@@ -271,8 +272,9 @@ class Ledger(LedgerBlocks):
         stay in order).
 
         A few transactions are first tried on the loop itself, each capped at ``INLINE_STEPS``
-        (a few milliseconds): most sequential requests are that small, and a round trip to the
-        worker thread would cost them more than they run. What needs more goes to the worker.
+        and all together at about ``INLINE_SECONDS`` (a few milliseconds): most sequential
+        requests are that small, and a round trip to the worker thread would cost them more
+        than they run. What needs more goes to the worker.
         """
         batch, self.queue = self.queue[:limit], self.queue[limit:]
         if not batch:
@@ -282,7 +284,7 @@ class Ledger(LedgerBlocks):
         try:
             if len(batch) <= INLINE_MAX_TXS and self._worker is not None:
                 with self.sealing:
-                    done = self._seal_block(batch, inline_cap=INLINE_STEPS)
+                    done = self._seal_block(batch, INLINE_SECONDS, INLINE_STEPS)
                 if done:
                     self._publish(batch, done)
                 rest = batch[len(done) :]
