@@ -62,7 +62,8 @@ class LedgerBase:
         self.running: list[Sub] = []  # the batch the producer's worker is executing
         # held while a block is executed and committed (one block at a time, whatever thread)
         self.sealing = threading.Lock()
-        self.code_lock = threading.Lock()  # the compile cache, filled by the loop and the worker
+        self.code_lock = threading.Lock()
+        self.seq_lock = threading.Lock()  # the compile cache, filled by the loop and the worker
         self.wakeup = asyncio.Event()
         self.results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.dirty_contracts: dict[tuple[str, int], AccountState] = {}
@@ -192,9 +193,11 @@ class LedgerBase:
         params = tx_params or {}
         gas_limit = parse_amount(params.get("gasLimit", DEFAULT_GAS_LIMIT), "txParams.gasLimit")
         gas_price = parse_amount(params.get("gasPrice", DEFAULT_GAS_PRICE), "txParams.gasPrice")
-        self._seq += 1
+        with self.seq_lock:  # large requests are prepared on a worker thread
+            self._seq += 1
+            seq = self._seq
         now = time.time()
-        body = dumps([sender, self._seq, now, type_, payload, chain, gas_limit, gas_price])
+        body = dumps([sender, seq, now, type_, payload, chain, gas_limit, gas_price])
         digest = keccak256(body.encode())
         signature: dict[str, str] = {}
         sealed = self._sealed.get(sender)
@@ -206,7 +209,7 @@ class LedgerBase:
             signature = {"r": sig[:32].hex(), "s": sig[32:64].hex(), "v": format(27 + sig[64], "x")}
         tx_hash = keccak256(digest + bytes.fromhex("".join(signature.values()) or "00")).hex()
         return Sub(
-            seq=self._seq,
+            seq=seq,
             hash=tx_hash,
             sender=sender,
             username=username,

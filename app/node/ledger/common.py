@@ -36,6 +36,7 @@ SLICE_SECONDS = 0.25
 INLINE_MAX_TXS = 8
 INLINE_STEPS = 20_000
 INLINE_SECONDS = 0.005
+PREPARE_ON_LOOP_MAX = 200  # larger requests are checked and signed on a worker thread
 SWITCH_INTERVAL = 0.001  # sys.setswitchinterval while the producer runs (see producer)
 
 

@@ -23,6 +23,7 @@ from .common import (
     INLINE_MAX_TXS,
     INLINE_SECONDS,
     INLINE_STEPS,
+    PREPARE_ON_LOOP_MAX,
     SLICE_SECONDS,
     SWITCH_INTERVAL,
     ZERO_HASH,
@@ -117,23 +118,18 @@ class Ledger(LedgerBlocks):
             raise ApiError(503, self.halted)
         if tx_params is not None and not isinstance(tx_params, dict):
             raise bad_request("txParams must be an object with gasLimit and gasPrice")
-        checked = self.validate(username, txs, query_chain)
-        subs = []
-        for (t, payload, chain), raw in zip(checked, txs, strict=True):
-            params = raw.get("payload", {}).get("txParams") or tx_params
-            if params is not None and not isinstance(params, dict):
-                raise bad_request("txParams must be an object with gasLimit and gasPrice")
-            subs.append(self._new_sub(username, sender, t, payload, chain, params, resolve=resolve))
+        args = (username, sender, txs, tx_params, query_chain, resolve)
+        if isinstance(txs, list) and len(txs) > PREPARE_ON_LOOP_MAX:
+            # checking, signing and recording thousands of transactions takes a while
+            subs = await asyncio.to_thread(self._prepare, *args)
+        else:
+            subs = self._prepare(*args)
         if resolve:
             self._discard_pending_of(username)
         loop = asyncio.get_running_loop()
         if resolve:
-            # Their hashes are only handed out with their results, so their rows can be written
-            # in the block's own commit: one commit per transaction instead of two.
             for s in subs:
                 s.future = loop.create_future()
-        else:
-            self._record(subs)
         self.queue.extend(subs)
         self.wakeup.set()
         if not resolve:
@@ -157,6 +153,23 @@ class Ledger(LedgerBlocks):
                 },
             ) from None
         return list(done)
+
+    def _prepare(
+        self, username: str, sender: str, txs: Any, tx_params: Any, query_chain: str, resolve: bool
+    ) -> list[Sub]:
+        """Validate and sign a request's transactions, recording them unless ``resolve``."""
+        checked = self.validate(username, txs, query_chain)
+        subs = []
+        for (t, payload, chain), raw in zip(checked, txs, strict=True):
+            params = raw.get("payload", {}).get("txParams") or tx_params
+            if params is not None and not isinstance(params, dict):
+                raise bad_request("txParams must be an object with gasLimit and gasPrice")
+            subs.append(self._new_sub(username, sender, t, payload, chain, params, resolve=resolve))
+        if not resolve:
+            self._record(subs)
+        # else their hashes are only handed out with their results, so their rows can be
+        # written in the block's own commit: one commit per transaction instead of two
+        return subs
 
     def _discard_pending_of(self, username: str) -> None:
         """Seed rule 3: a resolve=true request discards the sender's unfinished async ones."""
