@@ -209,7 +209,7 @@ def bench_unbounded(tmp: Path, rows: int = 100_000, concurrent: int = 32) -> Unb
 def describe(u: Unbounded) -> tuple[str, str, str]:
     """A row of node_bench.py's table."""
     return (
-        f"(d) {u.concurrent} unbounded Cirrus queries, {u.rows:,} rows",
+        f"(e) {u.concurrent} unbounded Cirrus queries, {u.rows:,} rows",
         f"{u.seconds:.1f} s",
         f"RSS {u.rss_before_mb:.0f} -> peak {u.rss_peak_mb:.0f} -> {u.rss_after_mb:.0f} MB; "
         f"/health p50 {u.health_p50_ms:.0f} ms, p99 {u.health_p99_ms:.0f} ms, "

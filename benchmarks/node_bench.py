@@ -8,7 +8,10 @@ Scenarios (each round on a fresh temporary data dir, best round reported):
      POST /bloc/v2.2/transactions/results until none is Pending: total tx/s
   c) cold start: spawning `python -m app.node serve` until it prints its listening line, on a
      fresh data dir and on an existing one (restart)
-  d) 32 concurrent unbounded Cirrus queries of a 100,000-row table (benchmarks/cirrus_unbounded.py):
+  d) runaway batch: alice submits 30 transactions that loop until their step budget runs out
+     (one resolve=false request); meanwhile another client measures GET /health and bob's read
+     of his token's state (latency p50/p99), and bob's own resolve=true transfers
+  e) 32 concurrent unbounded Cirrus queries of a 100,000-row table (benchmarks/cirrus_unbounded.py):
      the node's RSS before, at the peak and after, the time, and /health latency meanwhile
   peer) Ganache 7.9.2 value transfers (eth_sendTransaction), measured exactly like (a), with
      the same client and duration, in rounds alternating with those of (a); its nonce afterwards
@@ -71,6 +74,15 @@ TOKEN_SOL = ROOT / "resources" / "contracts" / "Token.sol"
 TARGET_RATIO = 3.0
 TARGET_BATCHED = 2_000.0
 TARGET_COLD_S = 1.5
+TARGET_HEALTH_P99_MS = 50.0  # (d), while runaway transactions execute
+TARGET_READ_P99_MS = 100.0
+
+RUNAWAY_TXS = 30
+SPIN_SOL = """
+contract Spin {
+    function spin() public { uint i = 0; while (true) { i = i + 1; } }
+}
+"""
 
 SUPPLY = 10**30
 WARMUP = 100  # untimed requests before each sequential measurement (same for node and peer)
@@ -495,6 +507,101 @@ def bench_batched(s: Settings, tmp: Path) -> tuple[BatchRun, list[float]]:
     return best, [round(x.rate, 1) for x in runs]
 
 
+# ================================================================ (d) runaway batch
+
+
+@dataclass
+class RunawayRun:
+    runaway_txs: int
+    probe_seconds: float
+    health_n: int
+    health_p50_ms: float
+    health_p99_ms: float
+    read_n: int
+    read_p50_ms: float
+    read_p99_ms: float
+    other_tx_ms: list[float]  # bob's resolve=true transfers during the batch
+    runaway_done_during: int  # runaway transactions finished while probing
+    runaway_failed: bool  # all of them ended as Failure (out of gas / time limit)
+
+
+def _pct(samples: list[float], q: float) -> float:
+    s = sorted(samples)
+    return s[min(len(s) - 1, int(len(s) * q))] * 1000 if s else float("nan")
+
+
+def runaway_round(s: Settings, data_dir: Path) -> RunawayRun:
+    probe_s = 4.0 if s.rounds == 1 else 10.0
+    with running_node(data_dir) as node:
+        alice = Http(node.url, node.token("alice"))
+        bob = Http(node.url, node.token("bob"))
+        anon = Http(node.url)
+        status, body = alice.post(
+            f"{TX_PATH}?resolve=true",
+            {
+                "txs": [
+                    {
+                        "type": "CONTRACT",
+                        "payload": {"contract": "Spin", "src": SPIN_SOL, "args": {}},
+                    }
+                ]
+            },
+        )
+        if status != 200 or body[0]["status"] != "Success":
+            raise RuntimeError(f"Spin upload failed: HTTP {status}: {str(body)[:300]}")
+        spin = body[0]["data"]["contents"]["address"]
+        token = deploy_token(bob)
+        call = {"type": "FUNCTION", "payload": {"contractAddress": spin, "method": "spin"}}
+        status, body = alice.post(TX_PATH, {"txs": [call] * RUNAWAY_TXS})
+        if status != 200:
+            raise RuntimeError(f"runaway batch refused: HTTP {status}: {str(body)[:300]}")
+        hashes = [r["hash"] for r in body]
+        time.sleep(0.2)
+        health: list[float] = []
+        reads: list[float] = []
+        other: list[float] = []
+        end = time.monotonic() + probe_s
+        n = 0
+        while time.monotonic() < end:
+            t0 = time.monotonic()
+            status, _ = anon.get("/health")
+            health.append(time.monotonic() - t0)
+            t0 = time.monotonic()
+            status2, _ = bob.get(f"/bloc/v2.2/contracts/Token/{token}/state")
+            reads.append(time.monotonic() - t0)
+            if status != 200 or status2 != 200:
+                raise RuntimeError(f"probe failed: HTTP {status}/{status2}")
+            n += 1
+            if n % 50 == 0:
+                t0 = time.monotonic()
+                status, body = bob.post(
+                    f"{TX_PATH}?resolve=true",
+                    {"txs": [transfer_tx(token, recipient(BATCH_PREFIX, n))]},
+                )
+                other.append(time.monotonic() - t0)
+                if status != 200:
+                    raise RuntimeError(f"bob's transfer failed: HTTP {status}: {str(body)[:300]}")
+            time.sleep(0.01)
+        status, res = alice.post(RESULTS_PATH, hashes)
+        done_during = sum(1 for r in res if r["status"] != "Pending")
+        failed = all(r["status"] in ("Failure", "Pending") for r in res)
+        for c in (alice, bob, anon):
+            c.close()
+    return RunawayRun(
+        runaway_txs=RUNAWAY_TXS,
+        probe_seconds=probe_s,
+        health_n=len(health),
+        health_p50_ms=_pct(health, 0.5),
+        health_p99_ms=_pct(health, 0.99),
+        read_n=len(reads),
+        read_p50_ms=_pct(reads, 0.5),
+        read_p99_ms=_pct(reads, 0.99),
+        other_tx_ms=[round(x * 1000, 1) for x in other],
+        runaway_done_during=done_during,
+        runaway_failed=failed,
+    )
+
+
 # ================================================================ (c) cold start
 
 
@@ -725,12 +832,16 @@ def main() -> None:
             f"(c) cold start, best of {s.cold_tries}",
             lambda: bench_cold(s, tmp, tmp / f"seq{s.rounds - 1}"),
         )
+        runaway: RunawayRun = timed(
+            f"(d) reads while {RUNAWAY_TXS} runaway transactions execute",
+            lambda: runaway_round(s, tmp / "runaway"),
+        )
         unbounded_rows = 20_000 if opts.quick else 100_000
         unbounded = (
             None
             if opts.no_unbounded
             else timed(
-                f"(d) 32 concurrent unbounded Cirrus queries, {unbounded_rows:,} rows",
+                f"(e) 32 concurrent unbounded Cirrus queries, {unbounded_rows:,} rows",
                 lambda: bench_unbounded(tmp, unbounded_rows),
             )
         )
@@ -782,6 +893,26 @@ def main() -> None:
             f"{cold.restart_s:.2f} s",
             f"target < {TARGET_COLD_S:g} s: {mark(cold.restart_s < TARGET_COLD_S)}",
         ),
+        (
+            f"(d) GET /health during {RUNAWAY_TXS} runaway txs",
+            f"{runaway.health_p99_ms:,.1f} ms",
+            f"p99 (p50 {runaway.health_p50_ms:.1f} ms, {runaway.health_n} requests); "
+            f"target < {TARGET_HEALTH_P99_MS:g} ms: "
+            + mark(runaway.health_p99_ms < TARGET_HEALTH_P99_MS),
+        ),
+        (
+            "    another user's state read",
+            f"{runaway.read_p99_ms:,.1f} ms",
+            f"p99 (p50 {runaway.read_p50_ms:.1f} ms, {runaway.read_n} requests); "
+            f"target < {TARGET_READ_P99_MS:g} ms: "
+            + mark(runaway.read_p99_ms < TARGET_READ_P99_MS),
+        ),
+        (
+            "    another user's resolve=true transfer",
+            f"{max(runaway.other_tx_ms, default=float('nan')):,.0f} ms",
+            f"slowest of {len(runaway.other_tx_ms)}; {runaway.runaway_done_during} runaway txs "
+            "ended meanwhile, " + ("all Failure" if runaway.runaway_failed else "NOT ALL FAILED"),
+        ),
     ]
     if unbounded is not None:
         rows.append(describe(unbounded))
@@ -811,6 +942,7 @@ def main() -> None:
             "rounds_tx_per_s": batch_all,
         },
         "cold_start": asdict(cold),
+        "runaway": asdict(runaway),
         "unbounded_cirrus": asdict(unbounded) if unbounded is not None else None,
         "peer": {
             "name": f"ganache@{GANACHE_VERSION}",
@@ -826,6 +958,10 @@ def main() -> None:
             "ratio_met": ratio is not None and ratio >= TARGET_RATIO,
             "batched_met": batch.rate >= TARGET_BATCHED,
             "cold_start_met": max(cold.fresh_s, cold.restart_s) < TARGET_COLD_S,
+            "runaway_health_p99_max_ms": TARGET_HEALTH_P99_MS,
+            "runaway_read_p99_max_ms": TARGET_READ_P99_MS,
+            "runaway_met": runaway.health_p99_ms < TARGET_HEALTH_P99_MS
+            and runaway.read_p99_ms < TARGET_READ_P99_MS,
         },
         "wall_seconds": round(time.perf_counter() - t_start, 1),
     }

@@ -133,6 +133,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         gas=opts.gas,
         index_evm=opts.index_evm,
         resolve_timeout=opts.resolve_timeout,
+        tx_time_limit=opts.tx_time_limit,
         block_time=opts.block_time,
         allow_remote=opts.allow_remote,
         max_upload=int(opts.max_upload_mb * 1024 * 1024),
@@ -339,6 +340,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--gas", action="store_true", help="charge gas; the faucet funds accounts")
     serve.add_argument("--index-evm", action="store_true", help="index EVM contracts in Cirrus")
     serve.add_argument("--resolve-timeout", type=float, default=60.0, metavar="SECONDS")
+    serve.add_argument(
+        "--tx-time-limit",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="wall-clock budget of one transaction, besides its step budget (0: none)",
+    )
     serve.add_argument(
         "--block-time",
         type=float,

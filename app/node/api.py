@@ -207,7 +207,7 @@ class NodeApi:
                     "isHealthy": True,
                     "isNotStalled": True,
                     "isValidBlocksInc": True,
-                    "isLastPending": bool(self.ledger.queue),
+                    "isLastPending": self.ledger.has_pending(),
                 },
                 "gas": self.ledger.config.gas,
             }
@@ -491,7 +491,7 @@ class NodeApi:
             name = q["contractName"]
             addrs = [
                 format(a, "040x")
-                for (c, a), m in self.ledger.meta.items()
+                for (c, a), m in list(self.ledger.meta.items())  # the producer adds to it
                 if c == chain and m.name == name
             ][:LIST_CAP]
         for a in addrs:
@@ -531,7 +531,7 @@ class NodeApi:
             r["number"]: r["timestamp"]
             for r in self.ledger.store.all("SELECT number, timestamp FROM blocks")
         }
-        for (c, a), m in self.ledger.meta.items():
+        for (c, a), m in list(self.ledger.meta.items()):  # the producer adds to it
             if c != chain:
                 continue
             out.setdefault(m.name, []).append(
@@ -581,7 +581,7 @@ class NodeApi:
 
     async def contract_state(self, request: Request) -> Response:
         acct, addr, chain = self._contract(request)
-        state = self.ledger.world.state(addr, chain)
+        state = self.ledger.read_state(addr, chain)
         var = request.query_params.get("name")
         if var is not None:
             if var not in state:

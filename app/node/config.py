@@ -21,6 +21,7 @@ class NodeConfig:
     gas: bool = False
     index_evm: bool = False
     resolve_timeout: float = 60.0
+    tx_time_limit: float = 2.0  # wall-clock seconds one transaction may run (0: no limit)
     block_time: float = 0.0
     allow_remote: bool = False
     max_body: int = 4 * 1024 * 1024

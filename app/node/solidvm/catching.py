@@ -23,7 +23,7 @@ from .values import Address, ContractRef, DecimalValue, TextBytes
 REVERT_PREFIX = "Reverting based on  Error Method:"
 THROW_PREFIX = "Custom user error thrown"
 
-UNCATCHABLE = frozenset({"out of gas", "memory limit", "stack too deep"})
+UNCATCHABLE = frozenset({"out of gas", "time limit", "memory limit", "stack too deep"})
 """Error kinds that abort the transaction even inside ``try``."""
 
 PYTHON_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError)

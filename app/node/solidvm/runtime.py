@@ -61,6 +61,7 @@ class ExecContext:
         "max_steps",
         "mem",
         "origin",
+        "overtime",
         "steps",
         "timestamp",
         "world",
@@ -92,8 +93,17 @@ class ExecContext:
         # then answers only its named return values
         self.implicit = False
         self.logs: list[str] = []  # what log(...) printed, in order
+        # Set (with max_steps = -1) by a watchdog when the transaction outlives its wall-clock
+        # budget: the next step check then stops it with the time limit's message.
+        self.overtime = 0.0
 
     def out_of_gas(self) -> ExecutionError:
+        if self.overtime:
+            return ExecutionError(
+                f"time limit exceeded: the transaction ran longer than {self.overtime:g} s "
+                "of wall-clock time, the node's limit per transaction",
+                "time limit",
+            )
         return ExecutionError(
             f"out of gas: execution exceeded the limit of {self.max_steps} steps", "out of gas"
         )

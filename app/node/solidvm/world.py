@@ -141,6 +141,7 @@ class World(LowLevelCalls):
         # failed transaction moves nothing).
         self.clock: dict[str, int] = {"offset": 0}
         self.test_clock = False  # fastForward runs only when the node allows it
+        self.current: ExecContext | None = None  # the last transaction's (a watchdog reads it)
 
     # ------------------------------------------------------------ set-up
 
@@ -299,7 +300,9 @@ class World(LowLevelCalls):
         origin = Address(_addr_int(env.origin or env.sender))
         steps = env.max_steps if max_steps is None else max_steps
         ts = env.timestamp + self.clock["offset"]
-        return ExecContext(self, origin, env.block_number, ts, steps, env.max_memory)
+        ctx = ExecContext(self, origin, env.block_number, ts, steps, env.max_memory)
+        self.current = ctx
+        return ctx
 
     def _run(self, ctx: ExecContext, body: Callable[[], Any]) -> Any:
         try:

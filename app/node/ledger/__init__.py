@@ -1,0 +1,55 @@
+"""The ledger: accepts transactions, runs them in blocks, keeps results, state and durability.
+
+Life of a transaction: ``submit`` validates the whole request up front (nothing is queued when
+anything is wrong), signs each transaction with the sender's vault key, writes it to the database
+as ``Pending`` and only then hands out its hash. The block producer runs the queue in order, seals
+a block and commits the block, the results and the events in one SQLite transaction.
+
+Contract storage is written in snapshots (every few hundred blocks, every few seconds and at
+shutdown). On start the node loads the last snapshot and re-runs the blocks committed after it:
+execution is deterministic (each block records its timestamp), so the state comes back exactly,
+and transactions still ``Pending`` run in new blocks. Nothing whose hash was returned is lost.
+
+The ledger is one object, :class:`Ledger`, built in layers, one module each: ``base`` (state,
+keys, compile cache), ``results`` (results cache), ``identities`` (chains and identities),
+``validation``, ``executor`` (running one transaction), ``snapshots`` (durability) and
+``producer`` (the block producer). Each layer only calls the layers below it.
+"""
+
+from __future__ import annotations
+
+from ..solidvm.values import Address
+from .common import (
+    GOVERNANCE_HEX,
+    HEX,
+    MAX_TXS_PER_REQUEST,
+    NODE_MAX_STEPS,
+    ZERO_HASH,
+    ContractMeta,
+    Head,
+    Sub,
+    discarded_result,
+    norm_address,
+    norm_chain,
+    parse_amount,
+    pending_result,
+)
+from .producer import Ledger
+
+__all__ = [
+    "GOVERNANCE_HEX",
+    "HEX",
+    "MAX_TXS_PER_REQUEST",
+    "NODE_MAX_STEPS",
+    "ZERO_HASH",
+    "Address",
+    "ContractMeta",
+    "Head",
+    "Ledger",
+    "Sub",
+    "discarded_result",
+    "norm_address",
+    "norm_chain",
+    "parse_amount",
+    "pending_result",
+]

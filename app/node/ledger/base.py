@@ -1,0 +1,260 @@
+"""The ledger's state, its signing keys, the compile cache and the recording of new
+transactions: what every other part of the ledger builds on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..chains import Chain
+from ..cirrus.backend import CirrusBackend
+from ..cirrus.collections import CollectionIndexer
+from ..cirrus.indexer import Indexer
+from ..config import NodeConfig
+from ..genesis import (
+    ROOT_USER,
+)
+from ..solidvm import (
+    CompiledUnit,
+    ContractDef,
+    World,
+    compile_source,
+)
+from ..solidvm.ops import keccak256
+from ..solidvm.world import AccountState
+from ..store import Store, dumps
+from ..vault import Vault
+from .common import (
+    DEFAULT_GAS_LIMIT,
+    DEFAULT_GAS_PRICE,
+    ContractMeta,
+    Head,
+    Sub,
+    _to_address,
+    parse_amount,
+)
+from .watchdog import Watchdog
+
+
+class LedgerBase:
+    """The ledger's state, its signing keys, the compile cache and the recording of new."""
+
+    def __init__(self, config: NodeConfig, store: Store, vault: Vault) -> None:
+        self.config = config
+        self.store = store
+        self.vault = vault
+        self.world = World()
+        # sources compiled at run time by create()/create2() join the code table
+        self.world.compile_hook = lambda src, vm: self.unit(vm, src)[1]
+        self.world.test_clock = config.test_clock
+        self.units: dict[str, CompiledUnit] = {}
+        self.codes: dict[str, tuple[str, str]] = {}  # code hash -> (vm, source)
+        self.new_codes: set[str] = set()
+        self.meta: dict[tuple[str, int], ContractMeta] = {}
+        self.head = Head()
+        self.queue: list[Sub] = []
+        self.running: list[Sub] = []  # the batch the producer's worker is executing
+        # held while a block is executed and committed (one block at a time, whatever thread)
+        self.sealing = threading.Lock()
+        self.code_lock = threading.Lock()
+        self.seq_lock = threading.Lock()  # the compile cache, filled by the loop and the worker
+        self.wakeup = asyncio.Event()
+        self.results: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.dirty_contracts: dict[tuple[str, int], AccountState] = {}
+        self.dirty_balances: set[tuple[str, int]] = set()
+        self.blocks_since_snapshot = 0
+        self.last_snapshot = time.monotonic()
+        self.started = time.time()
+        self.block_listeners: list[Any] = []
+        self._producer: asyncio.Task[None] | None = None
+        self._worker: ThreadPoolExecutor | None = None
+        self._watchdog: Watchdog | None = None
+        self._stopping = False
+        self._seq = 0
+        self.root_address = ""
+        self._pending_events: list[tuple[str, str, str, str, str, str]] = []
+        self._event_senders: dict[str, str] = {}  # tx hash -> sender, for the event rows
+        self.watchers: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
+        self._block_touched: dict[tuple[str, int], tuple[str, str]] = {}
+        self.halted: str | None = None
+        self.chains: dict[str, Chain] = {}
+        self._chain_seq = 0  # makes chain ids unique within a nanosecond
+        self._sealed: dict[str, bytes] = {}  # address -> sealed key (b"" when none)
+        self.dirty_chains: set[str] = set()
+        self._pending_history: list[tuple[str, ContractDef, dict[str, Any]]] = []
+        self._root_cert = ""  # the operator's certificate, issuer of the users' ones
+        backend = CirrusBackend(store.db, store.path)
+        self.indexer = Indexer(backend, self.world, config.index_evm)
+        self.collections = CollectionIndexer(backend, self.world)
+
+    def _sub_from_row(self, row: Any) -> Sub:
+        req = json.loads(row["request"])
+        return Sub(
+            seq=row["seq"],
+            hash=row["hash"],
+            sender=row["sender"],
+            username=row["username"],
+            type=row["type"],
+            payload=req["payload"],
+            chain=row["chain"],
+            gas_limit=req["gasLimit"],
+            gas_price=req["gasPrice"],
+            submitted_at=row["submitted_at"],
+            internal=bool(req.get("internal")),
+            signature=req.get("signature") or {},
+            recorded=True,
+        )
+
+    def key_of(self, name: str) -> dict[str, str] | None:
+        row = self.store.one("SELECT address, pubkey FROM keys WHERE name=?", name)
+        return {"address": row["address"], "pubkey": row["pubkey"]} if row else None
+
+    def _insert_key(self, name: str) -> dict[str, str]:
+        address, pubkey, sealed = self.vault.new_key()
+        self._sealed.pop(address, None)
+        self.store.execute(
+            "INSERT INTO keys (name, address, pubkey, sealed, created_at) VALUES (?, ?, ?, ?, ?)",
+            name,
+            address,
+            pubkey,
+            sealed,
+            time.time(),
+        )
+        return {"address": address, "pubkey": pubkey}
+
+    def read_state(self, address: str, chain: str) -> dict[str, Any]:
+        """A contract's state read from the loop while the producer's worker may be writing
+        it: a read that met a mapping changing size is simply made again."""
+        for _ in range(10):
+            with contextlib.suppress(RuntimeError):
+                return self.world.state(address, chain)
+        return self.world.state(address, chain)
+
+    def name_of_address(self, address: str) -> str | None:
+        row = self.store.one("SELECT name FROM keys WHERE address=?", address)
+        return str(row["name"]) if row else None
+
+    def code_hash(self, vm: str, source: str) -> str:
+        """A SolidVM code collection's hash is the keccak256 of its source, as on the platform
+        (salted addresses are derived from it); EVM code is keyed apart from SolidVM's."""
+        if vm == "SolidVM":
+            return keccak256(source.encode()).hex()
+        return keccak256(f"{vm}\0{source}".encode()).hex()
+
+    def unit(self, vm: str, source: str, stored: bool = False) -> tuple[str, CompiledUnit]:
+        """The compiled unit of a source (cached by code hash).
+
+        ``stored`` code was accepted once already, maybe by this node started with
+        ``--test-clock``: it compiles with ``fastForward`` declared, which then refuses to run
+        unless the node allows it.
+        """
+        h = self.code_hash(vm, source)
+        unit = self.units.get(h)
+        if unit is None:
+            unit = compile_source(
+                source,
+                vm=vm,
+                test_clock=stored or self.config.test_clock,
+                checks=not stored,  # stored code loads as accepted, whatever checks came since
+            )
+            with self.code_lock:
+                self.units[h] = unit
+                if h not in self.codes:
+                    self.codes[h] = (vm, source)
+                    self.new_codes.add(h)
+        return h, unit
+
+    def _cdef(self, code_hash: str, name: str) -> ContractDef:
+        vm, source = self.codes[code_hash]
+        _, unit = self.unit(vm, source, stored=True)
+        return unit.contracts[name]
+
+    def _code_of(self, cdef: ContractDef) -> str:
+        return self.code_hash(cdef.vm, cdef.source)
+
+    def _new_sub(
+        self,
+        username: str,
+        sender: str,
+        type_: str,
+        payload: dict[str, Any],
+        chain: str,
+        tx_params: dict[str, Any] | None,
+        *,
+        resolve: bool = False,
+        internal: bool = False,
+    ) -> Sub:
+        params = tx_params or {}
+        gas_limit = parse_amount(params.get("gasLimit", DEFAULT_GAS_LIMIT), "txParams.gasLimit")
+        gas_price = parse_amount(params.get("gasPrice", DEFAULT_GAS_PRICE), "txParams.gasPrice")
+        with self.seq_lock:  # large requests are prepared on a worker thread
+            self._seq += 1
+            seq = self._seq
+        now = time.time()
+        body = dumps([sender, seq, now, type_, payload, chain, gas_limit, gas_price])
+        digest = keccak256(body.encode())
+        signature: dict[str, str] = {}
+        sealed = self._sealed.get(sender)
+        if sealed is None:
+            row = self.store.one("SELECT sealed FROM keys WHERE address=?", sender)
+            sealed = self._sealed[sender] = row["sealed"] if row is not None else b""
+        if sealed:
+            sig = self.vault.sign(sealed, digest)
+            signature = {"r": sig[:32].hex(), "s": sig[32:64].hex(), "v": format(27 + sig[64], "x")}
+        tx_hash = keccak256(digest + bytes.fromhex("".join(signature.values()) or "00")).hex()
+        return Sub(
+            seq=seq,
+            hash=tx_hash,
+            sender=sender,
+            username=username,
+            type=type_,
+            payload=payload,
+            chain=chain,
+            gas_limit=gas_limit,
+            gas_price=gas_price,
+            submitted_at=now,
+            resolve=resolve,
+            internal=internal,
+            signature=signature,
+        )
+
+    def _record(self, subs: list[Sub]) -> None:
+        with self.store.transaction() as db:
+            # under the store's lock: the worker may have written some in a block meanwhile
+            fresh = [s for s in subs if not s.recorded]
+            if fresh:
+                self._insert_rows(db, fresh)
+
+    def _insert_rows(self, db: Any, subs: list[Sub]) -> None:
+        for s in subs:
+            s.recorded = True
+        db.executemany(
+            "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
+            "to_address, submitted_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?, ?, ?)",
+            [
+                (
+                    s.seq,
+                    s.hash,
+                    s.sender,
+                    s.username,
+                    s.type,
+                    s.request_json(),
+                    s.chain,
+                    _to_address(s),
+                    s.submitted_at,
+                )
+                for s in subs
+            ],
+        )
+
+    def _internal_sub(self, type_: str, payload: dict[str, Any], chain: str = "") -> Sub:
+        root = self.key_of(ROOT_USER)
+        assert root is not None
+        sub = self._new_sub(ROOT_USER, root["address"], type_, payload, chain, None, internal=True)
+        return sub

@@ -1,0 +1,187 @@
+"""Sealing blocks: executing a batch, committing it with its events and Cirrus rows.
+
+Runs on the block producer's worker thread (see ``producer``), never on the event loop; only
+``_publish`` (results to the waiting requests) runs on the loop.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ..cirrus.indexer import cirrus_timestamp
+from ..solidvm import ContractDef
+from ..solidvm.ops import keccak256
+from ..store import dumps
+from .common import SNAPSHOT_EVERY_BLOCKS, SNAPSHOT_EVERY_SECONDS, Head, Sub, log
+from .executor import TooLongInline
+from .snapshots import LedgerSnapshots
+
+
+class LedgerBlocks(LedgerSnapshots):
+    """Sealing blocks."""
+
+    def _run_block(self, batch: list[Sub]) -> None:
+        """Seal all of ``batch`` in one block and hand out the results (callers on the loop
+        thread with no producer running: start-up, the offline CLI, app creation)."""
+        with self.sealing:
+            results = self._seal_block(batch)
+        self._publish(batch, results)
+
+    def _seal_block(
+        self, batch: list[Sub], budget: float = 0.0, inline_cap: int = 0
+    ) -> list[dict[str, Any]]:
+        """Execute ``batch`` in order and commit it as the next block; with a ``budget``
+        (seconds), stop after the transaction that exhausts it: only that prefix is sealed and
+        its results returned (the caller re-queues the rest). With an ``inline_cap`` (steps),
+        stop before the first transaction that needs more (see ``_execute``). Touches no
+        future: thread-safe for the producer's worker, the caller holding ``self.sealing``."""
+        number = self.head.number + 1
+        ts = max(int(time.time()), self.head.timestamp)
+        results = []
+        gas = 0
+        t0 = time.monotonic()
+        for i, sub in enumerate(batch):
+            try:
+                res = self._execute(sub, number, ts, i, inline_cap=inline_cap)
+            except TooLongInline:
+                break
+            results.append(res)
+            tr = res.get("txResult")
+            if isinstance(tr, dict):
+                gas += int(tr.get("gasUsed", "0"), 16)
+            if budget and time.monotonic() - t0 > budget:
+                break
+        if not results:
+            return results
+        batch = batch[: len(results)]
+        block_hash = keccak256(
+            dumps([self.head.hash, number, ts, [s.hash for s in batch]]).encode()
+        ).hex()
+        for res in results:
+            tr = res.get("txResult")
+            if isinstance(tr, dict):
+                tr["blockHash"] = block_hash
+        events = list(self._pending_events)
+        with self.store.transaction() as db:
+            fresh = [s for s in batch if not s.recorded]
+            if fresh:
+                self._insert_rows(db, fresh)
+            db.execute(
+                "INSERT INTO blocks (number, hash, parent_hash, timestamp, tx_count, gas_used) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (number, block_hash, self.head.hash, ts, len(batch), gas),
+            )
+            db.executemany(
+                "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
+                "WHERE hash=?",
+                [
+                    (res["status"], dumps(res), number, i, sub.nonce, sub.hash)
+                    for i, (sub, res) in enumerate(zip(batch, results, strict=True))
+                ],
+            )
+            if events:
+                db.executemany(
+                    "INSERT INTO events (block_number, tx_hash, chain, address, contract, name, "
+                    "args) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(number, *e) for e in events],
+                )
+            for cid in self.dirty_chains:
+                chain = self.chains.get(cid)
+                if chain is not None:
+                    db.execute(
+                        "INSERT OR REPLACE INTO chains VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        chain.to_row(),
+                    )
+            self.dirty_chains.clear()
+            db.execute("SAVEPOINT cirrus")
+            try:
+                self._index_block(number, block_hash, ts)
+            except Exception:
+                # Cirrus is derived data: a failure there must not stop the chain.
+                log.exception("indexing block %d failed; its Cirrus rows are missing", number)
+                db.execute("ROLLBACK TO cirrus")
+                self.indexer.backend.reload()
+            db.execute("RELEASE cirrus")
+            with self.code_lock:  # validation on the loop compiles into the same cache
+                new_codes = [(h, *self.codes[h]) for h in self.new_codes]
+                self.new_codes.clear()
+            db.executemany(
+                "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)", new_codes
+            )
+        self.head = Head(number, block_hash, ts)
+        self.blocks_since_snapshot += 1
+        if (
+            self.blocks_since_snapshot >= SNAPSHOT_EVERY_BLOCKS
+            or time.monotonic() - self.last_snapshot > SNAPSHOT_EVERY_SECONDS
+        ):
+            self.snapshot()
+        return results
+
+    def _publish(self, batch: list[Sub], results: list[dict[str, Any]]) -> None:
+        """Results of a sealed block to the cache, the waiting requests and the listeners
+        (on the event loop: futures are not thread-safe)."""
+        number = self.head.number
+        for sub, res in zip(batch, results, strict=False):
+            self._cache(sub.hash, res)
+            if sub.future is not None and not sub.future.done():
+                sub.future.set_result(res)
+            for fut in self.watchers.pop(sub.hash, ()):
+                if not fut.done():
+                    fut.set_result(res)
+        for listener in self.block_listeners:
+            listener(number, batch[: len(results)], results)
+
+    def _index_block(self, number: int, block_hash: str, ts: int) -> None:
+        """Cirrus rows for everything this block changed (called inside the block's commit)."""
+        ix = self.indexer
+        by_table: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
+        for k, (tx_hash, sender) in self._block_touched.items():
+            acct = self.world.accounts.get(k)
+            meta = self.meta.get(k)
+            if acct is None or acct.cdef is None or meta is None or not ix.indexed(acct.cdef):
+                continue
+            row = ix.row(acct, number, block_hash, ts, tx_hash, sender)
+            by_table.setdefault(meta.table, (acct.cdef, []))[1].append(row)
+        for table, (cdef, rows) in by_table.items():
+            ix.write_rows(table, cdef, rows)
+        db = self.store.db
+        db.execute("SAVEPOINT collections")
+        try:
+            self.collections.flush((number, block_hash, ts), self._collection_table)
+        except Exception:
+            # the contract rows stay; only this block's collection rows are missing
+            log.exception("indexing the collections of block %d failed", number)
+            db.execute("ROLLBACK TO collections")
+            ix.backend.reload()
+        db.execute("RELEASE collections")
+        hist: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
+        for table, cdef, row in self._pending_history:
+            row["block_hash"] = block_hash
+            row["block_timestamp"] = cirrus_timestamp(ts)
+            hist.setdefault(table, (cdef, []))[1].append(row)
+        for table, (cdef, rows) in hist.items():
+            ix.write_history(table, cdef, rows)
+        evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]], str, str]]] = {}
+        event_rows: list[tuple[str, str, list[tuple[str, str]], str, str]]
+        params: dict[tuple[str, str], list[str]] = {}
+        for tx_hash, chain, address, _contract, name, args_json in self._pending_events:
+            k2 = (chain, int(address, 16))
+            meta = self.meta.get(k2)
+            acct = self.world.accounts.get(k2)
+            if meta is None or acct is None or acct.cdef is None or not ix.indexed(acct.cdef):
+                continue
+            args = [(str(a[0]), str(a[1])) for a in json.loads(args_json)]
+            key = (meta.table, name)
+            sender = self._event_senders.get(tx_hash, "")
+            evs.setdefault(key, []).append((chain, address, args, tx_hash, sender))
+            params[key] = [a[0] for a in args]
+        for (table, name), event_rows in evs.items():
+            ix.write_events(
+                table, name, params[(table, name)], event_rows, (number, block_hash, ts)
+            )
+        self._event_senders.clear()
+        self._block_touched.clear()
+        self._pending_history.clear()
+        self._pending_events.clear()

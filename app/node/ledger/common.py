@@ -1,0 +1,191 @@
+"""Constants, argument parsers and the records the ledger modules share."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import bad_request
+from ..solidvm.world import ExecResult
+from ..store import dumps
+
+log = logging.getLogger("stratoscope.node")
+
+ZERO_HASH = "0" * 64
+HEX = set("0123456789abcdef")
+TX_TYPES = ("TRANSFER", "CONTRACT", "FUNCTION")
+GOVERNANCE = int("100", 16)
+GOVERNANCE_HEX = format(GOVERNANCE, "040x")
+DEFAULT_GAS_LIMIT = 100_000_000
+DEFAULT_GAS_PRICE = 1
+BASE_GAS = 21_000
+NODE_MAX_STEPS = 2_000_000
+MAX_TXS_PER_REQUEST = 5_000
+SNAPSHOT_EVERY_BLOCKS = 500
+SNAPSHOT_EVERY_SECONDS = 5.0
+RESULT_CACHE = 20_000
+TIME_LIMIT_PREFIX = "time limit exceeded:"  # the message of solidvm.runtime's time limit
+# a block stops taking transactions after this much execution time, so that another user's
+# transactions wait at most about this long (plus one transaction) behind a large request
+SLICE_SECONDS = 0.25
+# requests of at most this many transactions first run on the loop, each capped at this many
+# steps and all at about this long (a few ms); the rest goes to the worker (see producer)
+INLINE_MAX_TXS = 8
+INLINE_STEPS = 20_000
+INLINE_SECONDS = 0.005
+PREPARE_ON_LOOP_MAX = 200  # larger requests are checked and signed on a worker thread
+SWITCH_INTERVAL = 0.001  # sys.setswitchinterval while the producer runs (see producer)
+
+
+def hex64(n: int) -> str:
+    return format(n, "064x")
+
+
+def norm_address(value: Any, what: str) -> str:
+    """40 lowercase hex digits from a string with or without 0x; 400 otherwise."""
+    if not isinstance(value, str):
+        raise bad_request(f"{what} must be a string of 40 hex digits, got {json.dumps(value)}")
+    h = value[2:] if value[:2] in ("0x", "0X") else value
+    h = h.lower()
+    if len(h) != 40 or not set(h) <= HEX:
+        raise bad_request(f"{what} must be 40 hex digits, got {json.dumps(value)[:60]}")
+    return h
+
+
+def norm_chain(value: Any, what: str = "chainid") -> str:
+    """64-hex chain id; empty for the main chain."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        raise bad_request(f"{what} must be a string of 64 hex digits")
+    h = value[2:] if value[:2] in ("0x", "0X") else value
+    h = h.lower()
+    if h == "main":
+        return ""
+    if not h or len(h) > 64 or not set(h) <= HEX:
+        raise bad_request(f"{what} must be 64 hex digits, got {json.dumps(value)[:80]}")
+    return h.rjust(64, "0")
+
+
+def parse_amount(value: Any, what: str) -> int:
+    if isinstance(value, bool):
+        raise bad_request(f"{what} must be a non-negative integer")
+    if isinstance(value, int):
+        n = value
+    elif isinstance(value, float) and value.is_integer():
+        n = int(value)
+    elif (
+        isinstance(value, str) and value.isascii() and value.strip().isdigit() and len(value) < 100
+    ):
+        n = int(value.strip())
+    else:
+        raise bad_request(f"{what} must be a non-negative integer, got {json.dumps(value)[:60]}")
+    if n < 0 or n.bit_length() > 256:
+        raise bad_request(f"{what} must be a non-negative integer below 2**256")
+    return n
+
+
+@dataclass
+class Sub:
+    """A submitted transaction."""
+
+    seq: int
+    hash: str
+    sender: str
+    username: str
+    type: str
+    payload: dict[str, Any]
+    chain: str
+    gas_limit: int
+    gas_price: int
+    submitted_at: float
+    resolve: bool = False
+    internal: bool = False
+    signature: dict[str, str] = field(default_factory=dict)
+    future: asyncio.Future[dict[str, Any]] | None = None
+    nonce: int = -1
+    recorded: bool = False  # its row is in the database
+
+    def request_json(self) -> str:
+        return dumps(
+            {
+                "type": self.type,
+                "payload": self.payload,
+                "gasLimit": self.gas_limit,
+                "gasPrice": self.gas_price,
+                "internal": self.internal,
+                "signature": self.signature,
+            }
+        )
+
+
+@dataclass
+class ContractMeta:
+    name: str
+    code_hash: str
+    creator: str
+    created_block: int
+    created_tx: str
+    updated_block: int
+    updated_tx: str
+    history: str = ""
+    org: str = ""
+    app: str = ""
+    table: str = ""
+
+
+@dataclass
+class Head:
+    number: int = -1
+    hash: str = ZERO_HASH
+    timestamp: int = 0
+
+
+def _to_address(s: Sub) -> str | None:
+    if s.type == "FUNCTION":
+        return str(s.payload.get("contractAddress"))
+    if s.type == "TRANSFER":
+        return str(s.payload.get("toAddress"))
+    return None
+
+
+def _failure_status(message: str) -> dict[str, Any]:
+    return {
+        "stage": "Execution",
+        "type": {"tag": "ExecutionFailure", "contents": message},
+        "details": message,
+    }
+
+
+def _response_hex(res: ExecResult | None) -> str:
+    if res is None or not res.values:
+        return ""
+    return dumps(res.values).encode().hex()
+
+
+def pending_result(tx_hash: str) -> dict[str, Any]:
+    return {"status": "Pending", "hash": tx_hash, "txResult": None, "data": None}
+
+
+def discarded_result(tx_hash: str) -> dict[str, Any]:
+    message = (
+        "discarded: a transaction with resolve=true from the same user was submitted before "
+        "this one completed (seed rule 3); it was not executed"
+    )
+    return {
+        "status": "Discarded",
+        "hash": tx_hash,
+        "txResult": {
+            "status": {
+                "stage": "Queue",
+                "type": {"tag": "Discarded", "contents": message},
+                "details": message,
+            },
+            "message": message,
+            "transactionHash": tx_hash,
+        },
+        "data": None,
+    }

@@ -1,0 +1,205 @@
+"""Durability: contract storage snapshots, loading them and replaying the blocks after them."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ..chains import Chain
+from ..solidvm.persist import dump_value, load_value
+from ..solidvm.values import default_value
+from ..solidvm.world import AccountState
+from ..store import dumps
+from .common import (
+    TIME_LIMIT_PREFIX,
+    ContractMeta,
+    Head,
+    log,
+)
+from .executor import LedgerExecutor
+
+
+class LedgerSnapshots(LedgerExecutor):
+    """Durability."""
+
+    def _load_snapshot(self) -> None:
+        for row in self.store.all("SELECT * FROM chains ORDER BY creation_block, rowid"):
+            chain = Chain.from_row(row)
+            self.chains[chain.id] = chain
+            self.world.add_chain(chain.id, chain.parent)
+        for row in self.store.all("SELECT code_hash, vm, source FROM codes"):
+            self.codes[row["code_hash"]] = (row["vm"], row["source"])
+        for row in self.store.all("SELECT * FROM contracts"):
+            cdef = self._cdef(row["code_hash"], row["name"])
+            addr = int(row["address"], 16)
+            acct = AccountState(addr, row["chain"], cdef)
+            data = json.loads(row["storage"])
+            acct.storage = {
+                sv.name: load_value(data[sv.name], sv.type)
+                if sv.name in data
+                else default_value(sv.type)
+                for sv in cdef.state_vars
+                if not sv.constant
+            }
+            self.world.accounts[(row["chain"], addr)] = acct
+            self.meta[(row["chain"], addr)] = ContractMeta(
+                row["name"],
+                row["code_hash"],
+                row["creator"],
+                row["created_block"],
+                row["created_tx"],
+                row["updated_block"],
+                row["updated_tx"],
+                row["history"],
+                row["org"],
+                row["app"],
+                row["tbl"],
+            )
+        self._link_creators()
+        for row in self.store.all("SELECT * FROM accounts"):
+            key = (row["chain"], int(row["address"], 16))
+            self.world.balances[key] = int(row["balance"])
+            self.world.nonces[key] = int(row["nonce"])
+        self._sync_identities()
+        self.world.clock["offset"] = int(self.store.get_meta("clock_offset") or 0)
+        snap = int(self.store.get_meta("snapshot_block") or -1)
+        head = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
+        if head is not None:
+            self.head = Head(head["number"], head["hash"], head["timestamp"])
+
+    def _link_creators(self) -> None:
+        """Restore who created each loaded contract (``this.creator``, ``this.root`` need it)."""
+        accounts = self.world.accounts
+        for (chain, addr), meta in self.meta.items():
+            acct = accounts.get((chain, addr))
+            parent = int(meta.creator, 16) if meta.creator else None
+            if acct is not None and parent is not None:
+                if (chain, parent) in accounts:
+                    acct.creator = parent
+                else:
+                    acct.origin = parent
+
+    def _replay(self) -> None:
+        """Re-run the blocks committed after the last snapshot."""
+        snap = int(self.store.get_meta("snapshot_block") or -1)
+        blocks = self.store.all("SELECT * FROM blocks WHERE number > ? ORDER BY number", snap)
+        for b in blocks:
+            rows = self.store.all(
+                "SELECT * FROM txs WHERE block_number=? ORDER BY tx_index", b["number"]
+            )
+            subs = [self._sub_from_row(r) for r in rows]
+            for i, (sub, row) in enumerate(zip(subs, rows, strict=True)):
+                res = self._execute(sub, b["number"], b["timestamp"], i, _overtime(row))
+                if res["status"] != row["status"]:
+                    log.warning(
+                        "replay of %s gave %s, recorded %s", sub.hash, res["status"], row["status"]
+                    )
+            self.head = Head(b["number"], b["hash"], b["timestamp"])
+            self.blocks_since_snapshot += 1
+        # events and Cirrus rows of these blocks were committed with them the first time
+        self._pending_events.clear()
+        self._event_senders.clear()
+        self._block_touched.clear()
+        self._pending_history.clear()
+        self.collections.pending.clear()
+
+    def _index_collections_once(self) -> None:
+        """Collection tables for the contracts of a data dir made before they existed: every
+        entry of every indexed contract, once (later blocks keep them up to date)."""
+        if self.store.get_meta("cirrus_collections"):
+            return
+        cx = self.collections
+        by_block: dict[int, dict[tuple[str, int], Any]] = {}
+        for k, meta in self.meta.items():
+            acct = self.world.accounts.get(k)
+            if acct is None or self._collection_table(k) is None:
+                continue
+            row = self.store.one("SELECT sender FROM txs WHERE hash=?", meta.updated_tx)
+            tx = (meta.updated_tx, str(row["sender"]) if row else "")
+            for cv in cx.vars_of(acct.cdef):
+                cx.mark_all(acct, cv, tx)
+            if k in cx.pending:
+                by_block.setdefault(meta.updated_block, {})[k] = cx.pending.pop(k)
+        with self.store.transaction() as db:
+            for number, pending in sorted(by_block.items()):
+                b = self.store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
+                block = (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
+                cx.pending = pending
+                cx.flush(block, self._collection_table)
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus_collections', '1')"
+            )
+
+    def _collection_table(self, k: tuple[str, int]) -> str | None:
+        """The Cirrus table of an indexed contract (its collections are ``<table>-<name>``)."""
+        meta = self.meta.get(k)
+        acct = self.world.accounts.get(k)
+        if meta is None or acct is None or acct.cdef is None or not self.indexer.indexed(acct.cdef):
+            return None
+        return meta.table
+
+    def snapshot(self) -> None:
+        """Write the storage of every contract changed since the last snapshot."""
+        with self.store.transaction() as db:
+            for (chain, addr), acct in self.dirty_contracts.items():
+                meta = self.meta[(chain, addr)]
+                assert acct.cdef is not None
+                storage = {
+                    sv.name: dump_value(acct.storage[sv.name], sv.type)
+                    for sv in acct.cdef.state_vars
+                    if not sv.constant
+                }
+                db.execute(
+                    "INSERT OR REPLACE INTO contracts (chain, address, name, code_hash, storage, "
+                    "creator, created_block, created_tx, updated_block, updated_tx, history, "
+                    "org, app, tbl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        chain,
+                        format(addr, "040x"),
+                        meta.name,
+                        meta.code_hash,
+                        dumps(storage),
+                        meta.creator,
+                        meta.created_block,
+                        meta.created_tx,
+                        meta.updated_block,
+                        meta.updated_tx,
+                        meta.history,
+                        meta.org,
+                        meta.app,
+                        meta.table,
+                    ),
+                )
+            for chain, addr in self.dirty_balances | set(self.dirty_contracts):
+                key = (chain, addr)
+                db.execute(
+                    "INSERT OR REPLACE INTO accounts (chain, address, balance, nonce) "
+                    "VALUES (?, ?, ?, ?)",
+                    (
+                        chain,
+                        format(addr, "040x"),
+                        str(self.world.balances.get(key, 0)),
+                        self.world.nonces.get(key, 0),
+                    ),
+                )
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('snapshot_block', ?)",
+                (str(self.head.number),),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('clock_offset', ?)",
+                (str(self.world.clock["offset"]),),
+            )
+        self.dirty_contracts.clear()
+        self.dirty_balances.clear()
+        self.blocks_since_snapshot = 0
+        self.last_snapshot = time.monotonic()
+
+
+def _overtime(row: Any) -> str:
+    """The time-limit message a recorded transaction failed with, or ""."""
+    if row["status"] != "Failure" or not row["result"]:
+        return ""
+    message = str((json.loads(row["result"]).get("txResult") or {}).get("message", ""))
+    return message if message.startswith(TIME_LIMIT_PREFIX) else ""
