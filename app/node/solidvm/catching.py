@@ -84,7 +84,7 @@ EXCEPTION_NAMES = frozenset(
         "Require",
         "ReservedWordError",
         "RevertError",
-        "TODO",
+        "TODO",  # a real constructor name of the platform's SolidException, not a stub
         "TooManyCooks",
         "TooManyResultsError",
         "TooMuchGas",
