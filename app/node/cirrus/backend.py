@@ -7,7 +7,6 @@ the same three parts (``ensure_table``, the write methods, ``run``).
 
 from __future__ import annotations
 
-import decimal
 import json
 import operator
 import re
@@ -17,8 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .encoding import decode_int, decode_json, encode_int, encode_json, json_get, parse_json_path
+from .encoding import encode_int, json_get, parse_json_path
 from .query import Filter, Group, Query, QueryError
+from .values import (
+    DECIMAL_COLLATION,
+    Column,
+    _casefold,
+    _from_sql,
+    _to_sql,
+    compare_decimals,
+    convert,
+    glob_pattern,
+)
 
 PREFIX = "cirrus:"
 MAX_ROWS = 100_000
@@ -47,15 +56,6 @@ _OPENAPI_TYPES = {
     "serial": ("integer", "integer"),
 }
 KEY_COLUMN = re.compile(r"key[0-9]*\Z")  # key, key2, key3 ... of collection tables
-
-
-@dataclass
-class Column:
-    name: str
-    kind: str  # "text" | "int" (unbounded, stored order-preserving) | "bool" | "serial"
-    #          | "decimal" (text such as "1.50", compared as numbers through DECIMAL_COLLATION)
-    #          | "json" (any JSON value, stored order-preserving as jsonb orders them)
-    ref: str | None = None  # contract type name of a contract-typed variable (join target)
 
 
 @dataclass
@@ -149,29 +149,6 @@ def undefined_column(table: str, column: str) -> QueryError:
             "details": None,
             "code": "42703",
             "message": f"column {table}.{column} does not exist",
-        },
-    )
-
-
-def bad_value(kind: str, value: str) -> QueryError:
-    if kind == "json":
-        return QueryError(
-            400,
-            {
-                "hint": None,
-                "details": f'Token "{value[:200]}" is invalid.',
-                "code": "22P02",
-                "message": "invalid input syntax for type json",
-            },
-        )
-    typ = {"int": "numeric", "decimal": "numeric", "bool": "boolean"}.get(kind, "text")
-    return QueryError(
-        400,
-        {
-            "hint": None,
-            "details": None,
-            "code": "22P02",
-            "message": f'invalid input syntax for type {typ}: "{value[:200]}"',
         },
     )
 
@@ -829,89 +806,3 @@ class CirrusBackend:
             for r in rows:
                 v = r.get(join.name)
                 r[e.table] = found.get(keys.get(v, "")) if isinstance(v, str) else None
-
-
-def _casefold(v: Any) -> Any:
-    return v.casefold() if isinstance(v, str) else v
-
-
-def glob_pattern(pattern: str) -> str:
-    """PostgREST like pattern (``*`` or ``%`` any run, ``_`` one char) as a GLOB pattern."""
-    out = []
-    for ch in pattern:
-        if ch in ("*", "%"):
-            out.append("*")
-        elif ch == "_":
-            out.append("?")
-        elif ch in ("?", "["):
-            out.append(f"[{ch}]")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def convert(value: str, col: Column) -> Any:
-    if col.kind in ("int", "serial"):
-        v = value.strip()
-        try:
-            n = int(v) if len(v) < 4000 and v.isascii() else int("x")
-        except ValueError:
-            raise bad_value("int", value) from None
-        return encode_int(n) if col.kind == "int" else n
-    if col.kind == "decimal":
-        v = value.strip()
-        if not DECIMAL_TEXT.match(v):
-            raise bad_value("decimal", value)
-        return v
-    if col.kind == "json":
-        try:
-            parsed = json.loads(value, parse_float=decimal.Decimal)
-        except (ValueError, RecursionError):
-            raise bad_value("json", value) from None
-        return encode_json(parsed)
-    if col.kind == "bool":
-        v = value.strip().lower()
-        if v in ("true", "t", "1", "yes", "on"):
-            return 1
-        if v in ("false", "f", "0", "no", "off"):
-            return 0
-        raise bad_value("bool", value)
-    return value
-
-
-DECIMAL_COLLATION = "decimal_value"
-DECIMAL_TEXT = re.compile(
-    r"[+-]?(?:[0-9]{1,2800}(?:\.[0-9]{0,2800})?|\.[0-9]{1,2800})(?:[eE][+-]?[0-9]{1,6})?\Z"
-)
-
-
-def compare_decimals(a: str, b: str) -> int:
-    """The collation of decimal columns: numeric order of texts such as "1.50" (exact)."""
-    try:
-        x, y = decimal.Decimal(a), decimal.Decimal(b)
-    except decimal.InvalidOperation:
-        return (a > b) - (a < b)
-    return (x > y) - (x < y)
-
-
-def _to_sql(v: Any) -> Any:
-    if v is True:
-        return 1
-    if v is False:
-        return 0
-    return v
-
-
-def _from_sql(v: Any, c: Column) -> Any:
-    if v is None:
-        return None
-    if c.kind == "bool":
-        return bool(v)
-    if c.kind == "int":
-        n = decode_int(v) if isinstance(v, str) else int(v)
-        return str(n) if c.name == "block_number" else n
-    if c.kind == "decimal":
-        return decimal.Decimal(v)  # rendered as a JSON number with its places ("1.50")
-    if c.kind == "json":
-        return decode_json(v)
-    return v

@@ -40,9 +40,10 @@ from ..solidvm.types import (
 )
 from ..solidvm.values import Address, ArrayValue, MappingValue, StructValue, is_default
 from ..solidvm.world import AccountState, World
-from .backend import CirrusBackend, Column, Table
+from .backend import CirrusBackend, Table
 from .entries import COLLECTION_COLUMNS, sync_entries
 from .indexer import bytes_text, cirrus_timestamp
+from .values import Column
 
 log = logging.getLogger("stratoscope.node")
 

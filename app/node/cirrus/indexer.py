@@ -30,7 +30,8 @@ from ..solidvm.types import (
 )
 from ..solidvm.values import Address
 from ..solidvm.world import AccountState, World
-from .backend import STANDARD_COLUMNS, STANDARD_NAMES, CirrusBackend, Column, Table
+from .backend import STANDARD_COLUMNS, STANDARD_NAMES, CirrusBackend, Table
+from .values import Column
 
 MAPPING_VALUE = "0" * 40
 

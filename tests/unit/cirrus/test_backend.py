@@ -18,10 +18,10 @@ from app.node.cirrus.backend import (
     MAX_ROWS,
     STANDARD_COLUMNS,
     CirrusBackend,
-    Column,
     Table,
 )
 from app.node.cirrus.query import Filter, Group, Query, QueryError, parse_query
+from app.node.cirrus.values import Column
 
 C1 = "c1" * 32  # a private chain id
 C2 = "c2" * 32  # another one

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from app.node.cirrus import backend as backend_module
-from app.node.cirrus.backend import STANDARD_COLUMNS, CirrusBackend, Column
+from app.node.cirrus.backend import STANDARD_COLUMNS, CirrusBackend
 from app.node.cirrus.query import parse_query
+from app.node.cirrus.values import Column
 
 Cars = tuple[CirrusBackend, list[dict[str, Any]]]
 C1 = "c1" * 32

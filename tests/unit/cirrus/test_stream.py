@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from app.node.cirrus.backend import STANDARD_COLUMNS, CirrusBackend, Column
+from app.node.cirrus.backend import STANDARD_COLUMNS, CirrusBackend
 from app.node.cirrus.query import parse_query
 from app.node.cirrus.stream import CHUNK, RowStream, open_rows
+from app.node.cirrus.values import Column
 from app.node.jsonenc import compact_json
 
 ROWS = 7 * CHUNK + 13
