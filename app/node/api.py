@@ -53,6 +53,8 @@ LIST_CAP = 100
 
 BLOCK_FILTERS = "number, minnumber, maxnumber, hash, blockid, index, chainid"
 TX_FILTERS = "address, from, to, hash, blocknumber, chainid"
+# the sandbox's own transaction filters beyond the platform's (the Explorer's type and status)
+TX_KINDS = {"CONTRACT": "Contract", "FUNCTION": "FunctionCall", "TRANSFER": "Transfer"}
 ACCOUNT_FILTERS = (
     "address, balance, minbalance, maxbalance, nonce, minnonce, maxnonce, maxnumber, index, "
     "codeHash, contractName, codePtrAddress, codePtrChainId, chainid, external, limit, offset, "
@@ -353,7 +355,7 @@ class NodeApi:
         req = json.loads(row["request"])
         p = req["payload"]
         sig = req.get("signature") or {}
-        kind = {"CONTRACT": "Contract", "FUNCTION": "FunctionCall", "TRANSFER": "Transfer"}
+        kind = TX_KINDS
         out: dict[str, Any] = {
             "next": "",
             "kind": "Transaction",
@@ -403,8 +405,10 @@ class NodeApi:
                 args.append(q[name].lower().removeprefix("0x"))
         if not where:
             raise ApiError(400, f"Need one of: {BLOCK_FILTERS}")
+        order = "DESC" if _sort_desc(request) else ""
         rows = self.ledger.store.all(
-            f"SELECT * FROM blocks WHERE {' AND '.join(where)} ORDER BY number LIMIT {LIST_CAP}",
+            f"SELECT * FROM blocks WHERE {' AND '.join(where)} "
+            f"ORDER BY number {order} LIMIT {LIST_CAP}",
             *args,
         )
         return JsonBody([self._block_json(r, request=request) for r in rows])
@@ -433,10 +437,15 @@ class NodeApi:
         if q.get("to"):
             where.append("t.to_address = ?")
             args.append(norm_address(q["to"], "to"))
-        bn = int_param(request, "blocknumber")
-        if bn is not None:
-            where.append("t.block_number = ?")
-            args.append(bn)
+        for name, sql in (
+            ("blocknumber", "t.block_number = ?"),
+            ("minblocknumber", "t.block_number >= ?"),
+            ("maxblocknumber", "t.block_number <= ?"),
+        ):
+            bn = int_param(request, name)
+            if bn is not None:
+                where.append(sql)
+                args.append(bn)
         chain = q.get("chainid")
         if chain and chain != "all":
             cid = norm_chain(chain)
@@ -446,18 +455,33 @@ class NodeApi:
             args.append(cid)
         if not where:
             raise ApiError(400, f"Need one of: {TX_FILTERS}")
+        kinds = {v.lower(): k for k, v in TX_KINDS.items()} | {k.lower(): k for k in TX_KINDS}
+        if q.get("type"):  # the sandbox's own: the platform has no type filter
+            if q["type"].lower() not in kinds:
+                raise bad_request(f"type must be one of: {', '.join(TX_KINDS.values())}")
+            where.append("t.type = ?")
+            args.append(kinds[q["type"].lower()])
+        if q.get("status"):  # the sandbox's own too
+            where.append("t.status = ?")
+            args.append(q["status"].capitalize())
+        # private chains the caller is no member of: filtered in SQL, so that a page of
+        # ``limit`` rows at ``offset`` is a page of what the caller sees (offset paging holds)
+        visible = sorted(self.ledger.visible_chains(request.state.user))
+        where.append(f"(t.chain = '' OR t.chain IN ({','.join('?' * len(visible))}))")
+        args += visible
         limit = min(int_param(request, "limit", LIST_CAP) or LIST_CAP, LIST_CAP)
         offset = int_param(request, "offset", 0) or 0
+        # newest first (?sortby=desc, the platform's): by seq, the order the node ran them in
+        order = "t.seq DESC" if _sort_desc(request) else "t.seq"
         rows = self.ledger.store.all(
             f"SELECT t.*, b.timestamp AS block_ts FROM txs t LEFT JOIN blocks b "
             f"ON b.number = t.block_number WHERE {' AND '.join(where)} "
-            f"ORDER BY t.seq LIMIT ? OFFSET ?",
+            f"ORDER BY {order} LIMIT ? OFFSET ?",
             *args,
             limit,
             offset,
         )
-        seen = self._visible_rows(request, rows)
-        return JsonBody([self._tx_json(r, r["block_ts"]) for r in seen])
+        return JsonBody([self._tx_json(r, r["block_ts"]) for r in rows])
 
     def _visible_rows(self, request: Request, rows: list[Any]) -> list[Any]:
         """Drop transactions of private chains the caller is not a member of."""
@@ -909,6 +933,14 @@ class NodeApi:
             routes += [Route(path, wrapped, methods=methods) for path in paths]
         routes.append(Mount("/auth", routes=self.issuer.routes()))
         return routes + self.extra_routes
+
+
+def _sort_desc(request: Request) -> bool:
+    """The platform's ``sortby`` (asc, the default, or desc)."""
+    v = request.query_params.get("sortby", "asc").lower()
+    if v not in ("asc", "desc", ""):
+        raise bad_request(f'Could not parse sortby parameter: "{v}" (asc or desc)')
+    return v == "desc"
 
 
 def _path_int(request: Request, name: str) -> int:
