@@ -9,6 +9,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -35,17 +36,30 @@ ADDRESS_KEY = re.compile(r"\[([0-9a-f]{40})\]")  # an address among a mapping en
 KIND_WORDS = {"GENESIS": "GENESIS (the creation of a private chain)"}
 
 
-class TxInspectorDialog(QDialog):
-    """Non-modal: several can be open side by side."""
+class TxInspector(QWidget):
+    """The inspector itself: a hash field, the live status and the page. One implementation,
+    shown in its own dialog (:class:`TxInspectorDialog`) or embedded (the Explorer's detail
+    pane). With ``links`` the page's block and addresses are links: ``block_clicked(int)``,
+    ``address_clicked(str)``.
+
+    Signals: title_changed(str): a title for the transaction shown.
+    """
+
+    title_changed = Signal(str)
+    block_clicked = Signal(int)
+    address_clicked = Signal(str)
 
     def __init__(
-        self, controller: AppController, tx_hash: str = "", parent: QWidget | None = None
+        self,
+        controller: AppController,
+        tx_hash: str = "",
+        parent: QWidget | None = None,
+        *,
+        links: bool = False,
     ) -> None:
         super().__init__(parent)
-        self.setObjectName("txInspector")
-        self.setAccessibleName("Transaction inspector")
-        self.setWindowTitle("Transaction")
         self.controller = controller
+        self.links = links
         self.details: TxDetails | None = None
         self._task: asyncio.Task[Any] | None = None
         self.hash_edit = QLineEdit(tx_hash, self)
@@ -60,17 +74,23 @@ class TxInspectorDialog(QDialog):
         self.progress.setVisible(False)
         name_widget(self.progress, "txProgress", "Waiting for the transaction")
         self.view = QTextBrowser(self)
+        self.view.setOpenLinks(False)
+        self.view.anchorClicked.connect(self._link)
         name_widget(self.view, "txDetails", "Transaction details")
         top = QHBoxLayout()
         top.addWidget(self.hash_edit, 1)
         top.addWidget(self.load_button)
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
         lay.addWidget(self.progress)
         lay.addWidget(self.view, 1)
-        self.resize(720, 520)
         if tx_hash:
             self.load()
+
+    def show_hash(self, tx_hash: str) -> None:
+        self.hash_edit.setText(tx_hash)
+        self.load()
 
     def load(self) -> None:
         self.load_button.setEnabled(False)
@@ -83,6 +103,12 @@ class TxInspectorDialog(QDialog):
             on_done=while_alive(self, self._loaded),
             on_error=while_alive(self, self._failed),
         )
+
+    def stop(self) -> None:
+        """Stop following the transaction (the inspector is closed or hidden)."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
 
     async def _follow(self, tx_hash: str, pending: Callable[[TxDetails], None]) -> TxDetails:
         """Load; while the result is Pending, show it and poll again."""
@@ -98,42 +124,82 @@ class TxInspectorDialog(QDialog):
         self.progress.setVisible(True)
         self._show(details)
 
-    def done(self, result: int) -> None:
-        """Closing the inspector stops following its transaction."""
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-        super().done(result)
-
-    def closeEvent(self, event: QCloseEvent) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-        super().closeEvent(event)
-
     def _loaded(self, details: TxDetails) -> None:
+        self._task = None
         self.load_button.setEnabled(True)
         self.progress.setVisible(False)
         self._show(details)
 
     def _failed(self, text: str) -> None:
+        self._task = None
         self.load_button.setEnabled(True)
         self.progress.setVisible(False)
         self.view.setHtml(f'<b style="color:#c0392b">✘ {escape(text)}</b>')
 
     def _show(self, d: TxDetails) -> None:
         self.details = d
-        self.setWindowTitle(f"Transaction {d.hash[:10]}…")
-        self.view.setHtml(render(d, self.controller.address_names()))
+        self.title_changed.emit(f"Transaction {d.hash[:10]}…")
+        self.view.setHtml(render(d, self.controller.address_names(), links=self.links))
+
+    def _link(self, url: QUrl) -> None:
+        kind, _, value = url.toString().partition(":")
+        if kind == "block" and value.isdigit():
+            self.block_clicked.emit(int(value))
+        elif kind == "address" and value:
+            self.address_clicked.emit(value)
 
 
-def _address_html(address: str, names: dict[str, str]) -> str:
+class TxInspectorDialog(QDialog):
+    """Non-modal: several can be open side by side."""
+
+    def __init__(
+        self, controller: AppController, tx_hash: str = "", parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("txInspector")
+        self.setAccessibleName("Transaction inspector")
+        self.setWindowTitle("Transaction")
+        self.controller = controller
+        self.inspector = TxInspector(controller, "", self)
+        self.inspector.title_changed.connect(self.setWindowTitle)
+        self.hash_edit = self.inspector.hash_edit
+        self.load_button = self.inspector.load_button
+        self.progress = self.inspector.progress
+        self.view = self.inspector.view
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.inspector)
+        self.resize(720, 520)
+        if tx_hash:
+            self.inspector.show_hash(tx_hash)
+
+    @property
+    def details(self) -> TxDetails | None:
+        return self.inspector.details
+
+    def load(self) -> None:
+        self.inspector.load()
+
+    def done(self, result: int) -> None:
+        """Closing the inspector stops following its transaction."""
+        self.inspector.stop()
+        super().done(result)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.inspector.stop()
+        super().closeEvent(event)
+
+
+def _address_html(address: str, names: dict[str, str], links: bool = False) -> str:
     name = names.get(address.lower())
-    return f"<code>{escape(address)}</code>" + (f" ({escape(name)})" if name else "")
+    code = f"<code>{escape(address)}</code>"
+    if links:
+        code = f'<a href="address:{escape(address)}">{code}</a>'
+    return code + (f" ({escape(name)})" if name else "")
 
 
-def render(d: TxDetails, names: dict[str, str] | None = None) -> str:
-    """The inspector's page; ``names`` puts contact and user names beside addresses."""
+def render(d: TxDetails, names: dict[str, str] | None = None, *, links: bool = False) -> str:
+    """The inspector's page; ``names`` puts contact and user names beside addresses; with
+    ``links`` the block and the addresses link to the Explorer (``block:N``, ``address:A``)."""
     names = names or {}
     r = d.result
     colour = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}.get(
@@ -148,11 +214,14 @@ def render(d: TxDetails, names: dict[str, str] | None = None) -> str:
         rows.append(("Message", f'<span style="{style}">{escape(r.message)}</span>'))
     tx = d.tx
     if tx is not None:
+        block = str(tx.block_number)
+        if links and tx.block_number >= 0:
+            block = f'<a href="block:{tx.block_number}">{block}</a>'
         rows += [
             ("Type", escape(KIND_WORDS.get(tx.kind, tx.kind))),
-            ("Block", f"{tx.block_number} · {escape(tx.timestamp)}"),
-            ("From", _address_html(tx.sender, names)),
-            ("To", _address_html(tx.to, names) if tx.to else "(new contract)"),
+            ("Block", f"{block} · {escape(tx.timestamp)}"),
+            ("From", _address_html(tx.sender, names, links)),
+            ("To", _address_html(tx.to, names, links) if tx.to else "(new contract)"),
             ("Value", f"{format_amount(tx.value)} · {tx.value:,} wei" if tx.value else "0"),
         ]
         if tx.chain_id:
