@@ -43,7 +43,7 @@ def grow(data_dir: Path, blocks: int, txs: int) -> tuple[int, int]:
         number = int(head["number"]) if head else -1
         parent = str(head["hash"]) if head else "0" * 64
         seq_row = store.one("SELECT MAX(seq) FROM txs")
-        seq = int(seq_row[0] or 0)
+        seq = int(seq_row[0] or 0) if seq_row is not None else 0
         ts = int(time.time()) - blocks * 2
         written = 0
         per_block, extra = divmod(txs, blocks)

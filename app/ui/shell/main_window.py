@@ -34,6 +34,7 @@ from app.ui.panels.assets.panel import AssetsPanel
 from app.ui.panels.chains.panel import ChainsPanel
 from app.ui.panels.composer.panel import ComposerPanel
 from app.ui.panels.dashboard.panel import DashboardPanel
+from app.ui.panels.explorer.panel import ExplorerPanel
 from app.ui.panels.files.panel import FilesPanel
 from app.ui.panels.tables.panel import TablesPanel
 from app.ui.shell import window_state
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
             FilesPanel(controller, self),
             DashboardPanel(controller, self),
             AssetsPanel(controller, self),
+            ExplorerPanel(controller, self),
         ]
         self.stack = PanelStack(self)
         self.stack.setObjectName("panelStack")

@@ -29,7 +29,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "Wallet": ("Account", "Assets"),
     "Build": ("Composer",),
     "Data": ("Tables", "Files"),
-    "Network": ("Chains", "Dashboard"),
+    "Network": ("Chains", "Dashboard", "Explorer"),
 }
 OTHER_GROUP = "More"
 PANEL_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -176,6 +176,11 @@ class TxInspectorDialog(QDialog):
     def details(self) -> TxDetails | None:
         return self.inspector.details
 
+    @property
+    def _task(self) -> asyncio.Task[Any] | None:
+        """The load or follow under way (the tests check that closing cancels it)."""
+        return self.inspector._task
+
     def load(self) -> None:
         self.inspector.load()
 

@@ -1,0 +1,1 @@
+"""The Explorer panel: blocks, transactions (contracts and events: their own modules)."""
