@@ -106,6 +106,8 @@ def test_menu_bar_has_the_menus_and_the_shortcuts(
         "Sandbox log": "Ctrl+L",
         "Theme": "",
         "Refresh": "F5",
+        "Go to block…": "Ctrl+Shift+B",
+        "Filter transactions…": "",
     }
     # Go: every panel, Ctrl+1 … in the order the navigation shows them, then Back/Forward
     go = menus["Go"]
@@ -322,7 +324,7 @@ def test_navigation_is_grouped_and_keyboard_navigable(
         "WALLET": ["Account", "Assets"],
         "BUILD": ["Composer"],
         "DATA": ["Tables", "Files"],
-        "NETWORK": ["Chains", "Dashboard"],
+        "NETWORK": ["Chains", "Dashboard", "Explorer"],
     }
     # rows keep meaning panel indices: search's go_to and the tour select by them
     assert [nav.item(i).text() for i in range(nav.count())] == [
@@ -352,7 +354,7 @@ def test_navigation_is_grouped_and_keyboard_navigable(
     qtbot.keyClick(nav, Qt.Key.Key_Up)
     assert title() == "Assets"
     qtbot.keyClick(nav, Qt.Key.Key_End)
-    assert title() == "Dashboard"
+    assert title() == "Explorer"
     qtbot.keyClick(nav, Qt.Key.Key_Home)
     assert title() == "Account"  # not the WALLET header above it
 

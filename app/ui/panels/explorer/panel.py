@@ -185,12 +185,6 @@ class ExplorerPanel(QWidget):
     # ------------------------------------------------------------ menus
 
     def menu_actions(self) -> dict[str, list[QAction]]:
-        newest = QAction("Newest block", self)
-        newest.setObjectName("actionExplorerNewest")
-        newest.triggered.connect(lambda: self._blocks(self.blocks_view.go_newest))
-        oldest = QAction("Oldest block", self)
-        oldest.setObjectName("actionExplorerOldest")
-        oldest.triggered.connect(lambda: self._blocks(self.blocks_view.go_oldest))
         go = QAction("Go to block…", self)
         go.setObjectName("actionExplorerGoTo")
         go.setShortcut(QKeySequence("Ctrl+Shift+B"))
@@ -198,7 +192,7 @@ class ExplorerPanel(QWidget):
         txs = QAction("Filter transactions…", self)
         txs.setObjectName("actionExplorerFilter")
         txs.triggered.connect(self._filter_focus)
-        return {"View": [newest, oldest, go, txs]}
+        return {"View": [go, txs]}
 
     def _blocks(self, then: Callable[[], None]) -> None:
         self._show_panel()

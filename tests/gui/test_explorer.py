@@ -1,0 +1,311 @@
+"""The Explorer panel against a real sandbox node: blocks newest first, a block's detail and its
+transaction in the embedded inspector, the live update (selection and viewport kept), nothing
+read while hidden, the transaction filters, and both models through qtmodeltester."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import qasync
+from PySide6.QtCore import Qt, QUrl
+from pytestqt.qtbot import QtBot
+
+from app.services.controller import AppController
+from app.services.explorer import TxFilter
+from app.ui.panels.explorer.blocks_model import NUMBER_ROLE
+from app.ui.panels.explorer.panel import ExplorerPanel
+from app.ui.panels.explorer.transactions_model import TX_ROLE
+from app.ui.shell.main_window import MainWindow
+from tests.gui.conftest import connect, drive
+from tests.integration.node_fixture import (
+    RunningNode,
+    body,
+    call_tx,
+    deploy,
+    submit,
+    transfer_tx,
+)
+from tests.integration.test_chains import chain_body, create
+
+ETH = "/svc-api/eth/v1.2"
+COUNTER = "contract Counter { uint public count; function add(uint n) public { count += n; } }"
+
+
+def head_of(client: httpx.Client) -> dict[str, Any]:
+    r = client.get(f"{ETH}/block/last/1")
+    assert r.status_code == 200, r.text
+    return dict(r.json()[0])
+
+
+def show_explorer(window: MainWindow, loop: qasync.QEventLoop) -> ExplorerPanel:
+    panel = next(p for p in window.panels if isinstance(p, ExplorerPanel))
+    window.nav.setCurrentRow(window.panels.index(panel))
+    drive(loop, lambda: panel.blocks_model.head >= 0 and panel.txs_model.rowCount() > 0)
+    return panel
+
+
+def loaded_row(loop: qasync.QEventLoop, model: Any, row: int, col: int = 1) -> Any:
+    """The text of a cell once its page has been read."""
+    drive(loop, lambda: model.data(model.index(row, col)) not in (None, "…"))
+    return model.data(model.index(row, col))
+
+
+def click(qtbot: QtBot, view: Any, row: int, col: int = 0) -> None:
+    index = view.model().index(row, col)
+    view.scrollTo(index)
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()
+    )
+
+
+def new_block(node: RunningNode, to_user: str = "bob") -> int:
+    alice = node.client("alice")
+    res = submit(alice, transfer_tx(node.address(to_user), 1))
+    assert res[0]["status"] == "Success", res
+    return int(head_of(alice)["blockData"]["number"])
+
+
+def test_blocks_newest_first_block_detail_and_inspector(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+) -> None:
+    alice = node.client("alice")
+    counter = deploy(alice, "Counter", COUNTER)
+    called = submit(alice, call_tx(counter, "add", {"n": 2}, "Counter"))[0]
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    head = head_of(alice)
+    number = int(head["blockData"]["number"])
+    drive(loop, lambda: panel.blocks_model.head >= number)
+    model = panel.blocks_model
+    top = model.head
+    assert model.rowCount() == top + 1
+    # newest first: row 0 is the head, row 1 the block before
+    assert model.index(0, 0).data(NUMBER_ROLE) == top
+    assert model.index(1, 0).data(NUMBER_ROLE) == top - 1
+    full = loaded_row(loop, model, model.row_of(number), 1)
+    assert full == model.block(number).hash[:10] + "…" + model.block(number).hash[-6:]
+    assert model.block(number).hash == head["blockHash"]
+    # the block of the call: a click opens it, with the call among its transactions
+    call_block = int(
+        alice.get(f"{ETH}/transaction", params={"hash": called["hash"]}).json()[0]["blockNumber"]
+    )
+    view = panel.blocks_view.table
+    loaded_row(loop, model, model.row_of(call_block))
+    click(qtbot, view, model.row_of(call_block))
+    detail = panel.detail
+    drive(loop, lambda: detail.stack.currentWidget() is detail.block)
+    assert detail.block.number == call_block
+    assert detail.block.hash_field.value() == model.block(call_block).hash
+    hashes = [detail.block.model.item(r, 1).text() for r in range(detail.block.model.rowCount())]
+    assert called["hash"] in hashes
+    # its transaction opens in the embedded inspector
+    click(qtbot, detail.block.table, hashes.index(called["hash"]), 1)
+    drive(loop, lambda: detail.stack.currentWidget() is detail.inspector)
+    drive(loop, lambda: detail.inspector.details is not None)
+    assert detail.inspector.details is not None
+    assert detail.inspector.details.hash == called["hash"]
+    assert "Success" in detail.inspector.view.toPlainText()
+    assert "add" in detail.inspector.view.toPlainText()
+    # and the inspector's block link leads back to the block
+    assert f'href="block:{call_block}"' in detail.inspector.view.toHtml()
+    detail.inspector.view.anchorClicked.emit(QUrl(f"block:{call_block}"))
+    drive(loop, lambda: detail.stack.currentWidget() is detail.block)
+    assert detail.block.number == call_block
+    # the oldest block is reachable at once
+    panel.blocks_view.oldest.click()
+    assert view.currentIndex().data(NUMBER_ROLE) == 0
+    assert loaded_row(loop, model, model.rowCount() - 1, 2)
+
+
+def test_live_blocks_keep_selection_and_viewport(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+) -> None:
+    for _ in range(30):  # enough blocks to scroll
+        new_block(node)
+    connect(loop, controller, node)
+    window.resize(1024, 640)
+    panel = show_explorer(window, loop)
+    model = panel.blocks_model
+    view = panel.blocks_view.table
+    drive(loop, lambda: model.head >= 30)
+    # scrolled down a little, a block selected
+    view.verticalScrollBar().setValue(5)
+    top_before = view.indexAt(view.viewport().rect().topLeft()).data(NUMBER_ROLE)
+    selected = model.head - 8
+    click(qtbot, view, model.row_of(selected))
+    assert view.currentIndex().data(NUMBER_ROLE) == selected
+    view.verticalScrollBar().setValue(5)
+    top_before = view.indexAt(view.viewport().rect().topLeft()).data(NUMBER_ROLE)
+    head_before = model.head
+    latest = new_block(node)
+    drive(loop, lambda: model.head >= latest)
+    assert model.head > head_before
+    # the new block is on top; the selection and the blocks on screen stayed
+    assert model.index(0, 0).data(NUMBER_ROLE) == model.head
+    assert loaded_row(loop, model, 0) is not None
+    assert view.currentIndex().data(NUMBER_ROLE) == selected
+    rows = view.selectionModel().selectedRows()
+    assert [r.data(NUMBER_ROLE) for r in rows] == [selected]
+    assert view.indexAt(view.viewport().rect().topLeft()).data(NUMBER_ROLE) == top_before
+    # the transactions view got the new transfer on top, too
+    txs = panel.txs_model
+    drive(loop, lambda: txs.top_block >= latest)
+    tx = txs.index(0, 0).data(TX_ROLE)
+    assert tx is not None and tx.block_number == latest
+
+
+def test_nothing_read_while_hidden(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+) -> None:
+    connect(loop, controller, node)
+    # never shown: no request of the Explorer at all
+    new_block(node)
+    drive(
+        loop,
+        lambda: (
+            controller.session.last_block == head_of(node.client("alice"))["blockData"]["number"]
+        ),
+    )
+    panel = next(p for p in window.panels if isinstance(p, ExplorerPanel))
+    assert panel.service.requests == 0
+    explorer_urls = lambda: [  # noqa: E731
+        e.url for e in controller.feed.exchanges if "sortby=desc" in e.url
+    ]
+    assert explorer_urls() == []
+    panel = show_explorer(window, loop)
+    assert panel.service.requests > 0
+    assert explorer_urls()
+    # hidden again: new blocks arrive, the Explorer reads nothing
+    window.nav.setCurrentRow(0)
+    drive(loop, lambda: not panel.isVisible())
+    before = panel.service.requests
+    seen = len(explorer_urls())
+    head = panel.blocks_model.head
+    for _ in range(2):
+        latest = new_block(node)
+    drive(loop, lambda: controller.session.last_block == latest)
+    loop.run_until_complete(asyncio.sleep(0.3))
+    assert panel.service.requests == before
+    assert len(explorer_urls()) == seen
+    assert panel.blocks_model.head == head
+    # shown again: it catches up
+    window.nav.setCurrentRow(window.panels.index(panel))
+    drive(loop, lambda: panel.blocks_model.head == latest)
+
+
+def rows_of(loop: qasync.QEventLoop, panel: ExplorerPanel) -> list[Any]:
+    model = panel.txs_model
+    drive(loop, lambda: not model.pages.loading)
+    while model.canFetchMore(model.index(-1, -1)):
+        model.fetchMore(model.index(-1, -1))
+        drive(loop, lambda: not model.pages.loading)
+    return [model.index(r, 0).data(TX_ROLE) for r in range(model.rowCount())]
+
+
+def test_transaction_filters(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+) -> None:
+    alice, bob = node.client("alice"), node.client("bob")
+    counter = deploy(alice, "Counter", COUNTER)
+    submit(bob, call_tx(counter, "add", {"n": 1}, "Counter"))
+    submit(bob, transfer_tx(node.address("alice"), 3))
+    chain = create(alice, chain_body(node.address("alice")))
+    r = alice.post(
+        "/svc/v2.3/transaction",
+        params={"resolve": "true", "chainid": chain},
+        json=body(transfer_tx(node.address("alice"), 1)),
+    )
+    assert r.status_code == 200 and r.json()[0]["status"] == "Success", r.text
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    tv = panel.txs_view
+    everything = rows_of(loop, panel)
+    assert len(everything) > 3
+    assert everything == sorted(everything, key=lambda t: -t.block_number)  # newest first
+    # type
+    tv.kind.setCurrentIndex(tv.kind.findData("Transfer"))
+    qtbot.mouseClick(tv.apply, Qt.MouseButton.LeftButton)
+    transfers = rows_of(loop, panel)
+    assert transfers and all(t.kind == "Transfer" for t in transfers)
+    assert len(transfers) < len(everything)
+    # sender (and type still)
+    tv.sender_edit.setText(node.address("bob"))
+    qtbot.keyClick(tv.sender_edit, Qt.Key.Key_Return)
+    bobs = rows_of(loop, panel)
+    assert [t.kind for t in bobs] == ["Transfer"]
+    assert bobs[0].sender == node.address("bob")
+    # the contract: calls to it, any type
+    tv.clear_filter()
+    tv.contract.setText(counter)
+    tv.apply_filter()
+    calls = rows_of(loop, panel)
+    assert calls and all(t.to == counter for t in calls)
+    assert any(t.kind == "FunctionCall" and t.label == "add" for t in calls)
+    # block range
+    tv.clear_filter()
+    low = calls[0].block_number
+    tv.min_block.setValue(low)
+    tv.max_block.setValue(low)
+    tv.apply_filter()
+    ranged = rows_of(loop, panel)
+    assert ranged and all(t.block_number == low for t in ranged)
+    # chain
+    tv.clear_filter()
+    tv.chain.setText(chain)
+    tv.apply_filter()
+    on_chain = rows_of(loop, panel)
+    assert on_chain and all(t.chain == chain for t in on_chain)
+    assert all(
+        not t.chain for t in rows_of_filter(loop, panel, TxFilter(sender=node.address("bob")))
+    )
+    # bad input: a sentence, the list left as it was
+    shown = panel.txs_model.rowCount()
+    tv.sender_edit.setText("not an address")
+    tv.apply_filter()
+    assert "40 hex digits" in tv.note.text()
+    assert panel.txs_model.rowCount() == shown
+    # an address link (from the inspector) filters by that address
+    panel.show_address(node.address("bob"))
+    by_bob = rows_of(loop, panel)
+    assert by_bob and all(node.address("bob") in (t.sender, t.to) for t in by_bob)
+    assert panel.tabs.currentWidget() is tv
+
+
+def rows_of_filter(loop: qasync.QEventLoop, panel: ExplorerPanel, f: TxFilter) -> list[Any]:
+    panel.txs_view.set_filter(f)
+    return rows_of(loop, panel)
+
+
+def test_models_pass_qtmodeltester(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtmodeltester: Any,
+) -> None:
+    new_block(node)
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    drive(loop, lambda: not panel.blocks_model.pages.loading)
+    qtmodeltester.check(panel.blocks_model, force_py=True)
+    qtmodeltester.check(panel.txs_model, force_py=True)
+    drive(loop, lambda: not panel.txs_model.pages.loading and not panel.blocks_model.pages.loading)
+    qtmodeltester.check(panel.blocks_model, force_py=True)
+    qtmodeltester.check(panel.txs_model, force_py=True)
