@@ -737,6 +737,54 @@ def test_last_transactions(alice: httpx.Client, store: str, prefix: str) -> None
     assert t["transactionType"] == "Contract"
 
 
+@pytest.mark.parametrize("prefix", ETH_PREFIXES)
+def test_transactions_by_block_range_newest_first_type_status_and_pages(
+    node: RunningNode, alice: httpx.Client, store: str, prefix: str
+) -> None:
+    """The Explorer's reads: the platform's minblocknumber/maxblocknumber and sortby=desc with
+    limit/offset pages; the sandbox's own type and status filters."""
+    hashes = []
+    for i in range(3):
+        hashes.append(submit(alice, call_tx(store, "set", {"_x": 60 + i}))[0]["hash"])
+        hashes.append(submit(alice, transfer_tx(node.address("bob"), 1))[0]["hash"])
+    mine = alice.get(f"{prefix}/transaction", params={"hash": hashes[0]}).json()[0]
+    low = mine["blockNumber"]
+    top = alice.get(f"{prefix}/transaction", params={"hash": hashes[-1]}).json()[0]["blockNumber"]
+    rng = {"minblocknumber": low, "maxblocknumber": top}
+    asc = alice.get(f"{prefix}/transaction", params=rng).json()
+    assert [t["hash"] for t in asc] == hashes
+    assert all(low <= t["blockNumber"] <= top for t in asc)
+    desc = alice.get(f"{prefix}/transaction", params={**rng, "sortby": "desc"}).json()
+    assert [t["hash"] for t in desc] == hashes[::-1]
+    pages = [
+        alice.get(
+            f"{prefix}/transaction", params={**rng, "sortby": "desc", "limit": 4, "offset": o}
+        ).json()
+        for o in (0, 4)
+    ]
+    assert [t["hash"] for page in pages for t in page] == hashes[::-1]
+    assert len(pages[1]) == 2
+    only_top = alice.get(f"{prefix}/transaction", params={"minblocknumber": top}).json()
+    assert [t["hash"] for t in only_top] == hashes[-1:]
+    transfers = alice.get(f"{prefix}/transaction", params={**rng, "type": "Transfer"}).json()
+    assert [t["hash"] for t in transfers] == hashes[1::2]
+    calls = alice.get(f"{prefix}/transaction", params={**rng, "type": "FunctionCall"}).json()
+    assert [t["hash"] for t in calls] == hashes[0::2]
+    ok = alice.get(f"{prefix}/transaction", params={**rng, "status": "success"}).json()
+    assert len(ok) == 6
+    assert alice.get(f"{prefix}/transaction", params={**rng, "status": "Failure"}).json() == []
+    bad = alice.get(f"{prefix}/transaction", params={**rng, "type": "Magic"})
+    assert bad.status_code == 400
+    assert "type must be one of: Contract, FunctionCall, Transfer" in bad.text
+    bad = alice.get(f"{prefix}/transaction", params={**rng, "sortby": "up"})
+    assert bad.status_code == 400 and "sortby" in bad.text
+    blocks = alice.get(
+        f"{prefix}/block", params={"minnumber": low, "maxnumber": top, "sortby": "desc"}
+    ).json()
+    numbers = [b["blockData"]["number"] for b in blocks]
+    assert numbers == sorted(numbers, reverse=True) and numbers[0] == top
+
+
 @pytest.mark.parametrize(
     ("path", "text"),
     [
