@@ -471,8 +471,14 @@ class NodeApi:
         args += visible
         limit = min(int_param(request, "limit", LIST_CAP) or LIST_CAP, LIST_CAP)
         offset = int_param(request, "offset", 0) or 0
-        # newest first (?sortby=desc, the platform's): by seq, the order the node ran them in
-        order = "t.seq DESC" if _sort_desc(request) else "t.seq"
+        # newest first (?sortby=desc, the platform's). Without an indexed column filter, by
+        # block then seq: the order of the block index, so a page is read off the index with
+        # no sort of everything in the range (seq alone would sort 200,000 rows per page)
+        by_block = not any(q.get(k) for k in ("hash", "address", "from", "to"))
+        if _sort_desc(request):
+            order = "t.block_number DESC, t.seq DESC" if by_block else "t.seq DESC"
+        else:
+            order = "t.seq"
         rows = self.ledger.store.all(
             f"SELECT t.*, b.timestamp AS block_ts FROM txs t LEFT JOIN blocks b "
             f"ON b.number = t.block_number WHERE {' AND '.join(where)} "
