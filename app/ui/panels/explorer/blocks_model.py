@@ -100,7 +100,9 @@ class BlocksModel(QAbstractTableModel):
         top = min(self.head, page * PAGE + PAGE - 1)
         if rows is not None and max(rows, default=-1) >= top:
             return None  # read, and the node has no such block (a gap): do not ask again
-        self.pages.load(page, self.service.blocks(page * PAGE, top), self._got, self.failed.emit)
+        if page not in self.pages.loading:
+            coro = self.service.blocks(page * PAGE, top)
+            self.pages.load(page, coro, self._got, self.failed.emit)
         return None
 
     def number_at(self, row: int) -> int:

@@ -163,12 +163,9 @@ class TransactionsModel(QAbstractTableModel):
         rows = self.pages.get(page)
         if rows is not None:
             return rows[offset % PAGE] if offset % PAGE < len(rows) else None
-        self.pages.load(
-            page,
-            self.service.transactions(self.filter, self.anchor, page * PAGE),
-            self._got,
-            self.failed.emit,
-        )
+        if page not in self.pages.loading:
+            coro = self.service.transactions(self.filter, self.anchor, page * PAGE)
+            self.pages.load(page, coro, self._got, self.failed.emit)
         return None
 
     def _got(self, page: int, rows: list[TxRow]) -> None:
