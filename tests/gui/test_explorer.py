@@ -89,8 +89,9 @@ def test_blocks_newest_first_block_detail_and_inspector(
     assert model.index(0, 0).data(NUMBER_ROLE) == top
     assert model.index(1, 0).data(NUMBER_ROLE) == top - 1
     full = loaded_row(loop, model, model.row_of(number), 1)
-    assert full == model.block(number).hash[:10] + "…" + model.block(number).hash[-6:]
-    assert model.block(number).hash == head["blockHash"]
+    row = model.block(number)
+    assert row is not None and row.hash == head["blockHash"]
+    assert full == row.hash[:10] + "…" + row.hash[-6:]
     # the block of the call: a click opens it, with the call among its transactions
     call_block = int(
         alice.get(f"{ETH}/transaction", params={"hash": called["hash"]}).json()[0]["blockNumber"]
@@ -101,7 +102,8 @@ def test_blocks_newest_first_block_detail_and_inspector(
     detail = panel.detail
     drive(loop, lambda: detail.stack.currentWidget() is detail.block)
     assert detail.block.number == call_block
-    assert detail.block.hash_field.value() == model.block(call_block).hash
+    held = model.block(call_block)
+    assert held is not None and detail.block.hash_field.value() == held.hash
     hashes = [detail.block.model.item(r, 1).text() for r in range(detail.block.model.rowCount())]
     assert called["hash"] in hashes
     # its transaction opens in the embedded inspector

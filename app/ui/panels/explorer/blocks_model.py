@@ -163,7 +163,7 @@ class BlocksModel(QAbstractTableModel):
             self._advancing = False
             self.failed.emit(text)
 
-        self.pages.start(self.service.blocks(first, head), done, broke)
+        self.pages.start(self.service.blocks(first, head), done, broke, True)
 
     def _insert(self, head: int) -> None:
         if head <= self.head:

@@ -6,14 +6,23 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 T = TypeVar("T")
-# runs a read on the loop; done(result) or failed(sentence) follow; returns the task
-Starter = Callable[
-    [Coroutine[Any, Any, Any], Callable[[Any], None], Callable[[str], None]], asyncio.Task[Any]
-]
 KEEP_PAGES = 30
+
+
+class Starter(Protocol):
+    """Runs a read on the loop; done(result) or failed(sentence) follow; returns the task.
+    ``background``: the app's own polling (a new block's reads), not the user's."""
+
+    def __call__(
+        self,
+        coro: Coroutine[Any, Any, Any],
+        done: Callable[[Any], None],
+        failed: Callable[[str], None],
+        background: bool = False,
+    ) -> asyncio.Task[Any]: ...
 
 
 class Pages(Generic[T]):

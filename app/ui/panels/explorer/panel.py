@@ -114,12 +114,14 @@ class ExplorerPanel(QWidget):
         coro: Coroutine[Any, Any, Any],
         done: Callable[[Any], None],
         failed: Callable[[str], None],
+        background: bool = False,
     ) -> asyncio.Task[Any]:
         return self.controller.tasks.start(
             "Reading the chain",
             coro,
             on_done=while_alive(self, done),
             on_error=while_alive(self, failed),
+            background="new block" if background else "",
         )
 
     def showEvent(self, event: QShowEvent) -> None:

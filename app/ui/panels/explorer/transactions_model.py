@@ -225,4 +225,6 @@ class TransactionsModel(QAbstractTableModel):
             if generation == self.pages.generation:
                 self.failed.emit(text)
 
-        self.pages.start(self.service.transactions_after(self.filter, after, head), done, broke)
+        self.pages.start(
+            self.service.transactions_after(self.filter, after, head), done, broke, True
+        )
