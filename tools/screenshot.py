@@ -343,6 +343,7 @@ async def shoot(shooter: Shooter, tmp: Path) -> None:
     await run("assets", lambda: assets_scenes(shooter))
     await run("files", lambda: files_scenes(shooter, tmp))
     await run("dashboard", lambda: dashboard_scene(shooter))
+    await run("explorer", lambda: explorer_scenes(shooter))
     await run("welcome", lambda: welcome_scene(shooter))
     await run("tour", lambda: tour_scene(shooter))
     await run("about", lambda: about_scene(shooter))
@@ -547,6 +548,35 @@ async def dashboard_scene(shooter: Shooter) -> None:
     await shooter.window_shot("dashboard")
 
 
+async def explorer_scenes(shooter: Shooter) -> None:
+    """The Explorer: blocks with a block's detail; transactions with one inspected."""
+    from app.ui.panels.explorer.panel import ExplorerPanel
+    from app.ui.panels.explorer.transactions_model import TX_ROLE
+
+    window = shooter.window
+    panel = panel_of(window, ExplorerPanel)
+    show_panel(window, panel)
+    await until(lambda: panel.blocks_model.head >= 0 and panel.txs_model.rowCount() > 0)
+    head = panel.blocks_model.head
+    panel.blocks_view.go_to(head - 1)
+    panel.show_block(head - 1)
+    await settle(1.0)
+    await shooter.window_shot("explorer")
+    panel.tabs.setCurrentWidget(panel.txs_view)
+    await settle(0.5)
+    model = panel.txs_model
+    rows = [model.index(r, 0).data(TX_ROLE) for r in range(min(model.rowCount(), 50))]
+    row = next((r for r, tx in enumerate(rows) if tx and tx.kind == "FunctionCall"), 0)
+    panel.txs_view.table.selectRow(row)
+    tx = model.index(row, 0).data(TX_ROLE)
+    if tx is not None:
+        panel.show_transaction(tx.hash)
+    await until(lambda: panel.detail.inspector.details is not None)
+    await settle(0.5)
+    await shooter.window_shot("explorer-transaction")
+    panel.tabs.setCurrentWidget(panel.blocks_view)
+
+
 async def welcome_scene(shooter: Shooter) -> None:
     from app.ui.shell.welcome_dialog import WelcomeDialog
 
@@ -620,6 +650,7 @@ async def other_panels(shooter: Shooter) -> None:
     from app.ui.panels.chains.panel import ChainsPanel
     from app.ui.panels.composer.panel import ComposerPanel
     from app.ui.panels.dashboard.panel import DashboardPanel
+    from app.ui.panels.explorer.panel import ExplorerPanel
     from app.ui.panels.files.panel import FilesPanel
     from app.ui.panels.tables.panel import TablesPanel
 
@@ -629,6 +660,7 @@ async def other_panels(shooter: Shooter) -> None:
         ChainsPanel,
         ComposerPanel,
         DashboardPanel,
+        ExplorerPanel,
         FilesPanel,
         TablesPanel,
     )
