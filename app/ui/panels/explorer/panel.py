@@ -52,6 +52,7 @@ class ExplorerPanel(QWidget):
         self.message.setVisible(False)
         name_widget(self.message, "explorerMessage", "Explorer message")
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("explorerSplitter")  # the window remembers its sizes
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(self.tabs)
         self.splitter.addWidget(self.detail)

@@ -28,6 +28,7 @@ TX_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's TxRow (None while being read
 PLACEHOLDER = "…"
 KIND_COLOURS = {"Contract": "#7b3fb3", "FunctionCall": "#1f6fb2", "Transfer": "#2e7d32"}
 STATUS_COLOURS = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}
+TOP_CAP = 3_000  # rows arrived on top kept before the view is read afresh (an anchor nearer)
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -209,8 +210,8 @@ class TransactionsModel(QAbstractTableModel):
             self._advancing = False
             if generation != self.pages.generation:
                 return
-            if rows is None:  # too many to add one by one: read afresh
-                self.reset(head)
+            if rows is None or len(self.top) + len(rows) > TOP_CAP:
+                self.reset(head)  # too many to add one by one, or to hold: read afresh
                 return
             self.top_block = head
             if rows:
