@@ -12,6 +12,7 @@ from tests.integration.node_fixture import (
     HEX40,
     HEX64,
     RunningNode,
+    body,
     call_tx,
     deploy,
     result_of,
@@ -783,6 +784,37 @@ def test_transactions_by_block_range_newest_first_type_status_and_pages(
     ).json()
     numbers = [b["blockData"]["number"] for b in blocks]
     assert numbers == sorted(numbers, reverse=True) and numbers[0] == top
+
+
+def test_transaction_pages_leave_out_private_chains_whole_pages(node: RunningNode) -> None:
+    """A non-member's pages hold none of a private chain's transactions and stay full: the
+    filter is in the query, so offset paging over what the caller sees holds."""
+    from tests.integration.test_chains import chain_body, create
+
+    alice, bob = node.client("alice"), node.client("bob")
+    chain = create(alice, chain_body(node.address("alice")))  # Acme: alice and carol
+    first = submit(alice, transfer_tx(node.address("bob"), 1))[0]["hash"]
+    for _ in range(3):
+        r = alice.post(
+            "/svc/v2.3/transaction",
+            params={"resolve": "true", "chainid": chain},
+            json=body(transfer_tx(node.address("alice"), 1)),
+        )
+        assert r.status_code == 200 and r.json()[0]["status"] == "Success", r.text
+    last = submit(alice, transfer_tx(node.address("bob"), 1))[0]["hash"]
+    low = alice.get("/svc-api/eth/v1.2/transaction", params={"hash": first}).json()[0][
+        "blockNumber"
+    ]
+    rng = {"minblocknumber": low, "sortby": "desc", "limit": 1}
+    seen_by_bob = [
+        bob.get("/svc-api/eth/v1.2/transaction", params={**rng, "offset": o}).json()
+        for o in range(3)
+    ]
+    assert [len(p) for p in seen_by_bob] == [1, 1, 0]
+    assert [p[0]["hash"] for p in seen_by_bob[:2]] == [last, first]
+    seen_by_alice = alice.get("/svc-api/eth/v1.2/transaction", params={**rng, "limit": 10}).json()
+    assert len(seen_by_alice) == 5
+    assert sum(1 for t in seen_by_alice if t.get("chainId") == chain) == 3
 
 
 @pytest.mark.parametrize(
