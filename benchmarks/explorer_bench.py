@@ -33,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,7 @@ def run(node: Node, work: Path, inspector: bool = True, freeze: bool = False) ->
 
     app = QApplication.instance() or QApplication([])
     loop = Loop(app)
+    loop.set_default_executor(ThreadPoolExecutor(2))  # as the app does: no QThread pool
     asyncio.set_event_loop(loop)
     asyncio.events._set_running_loop(loop)
     controller = AppController(
