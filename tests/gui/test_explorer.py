@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import qasync
 from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
@@ -288,6 +289,14 @@ def test_transaction_filters(
     by_bob = rows_of(loop, panel)
     assert by_bob and all(node.address("bob") in (t.sender, t.to) for t in by_bob)
     assert panel.tabs.currentWidget() is tv
+    # Ctrl+C on a cell copies its whole value: the hash in full, not as shown
+    table = tv.table
+    table.setCurrentIndex(panel.txs_model.index(0, 2))
+    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == by_bob[0].hash
+    table.setCurrentIndex(panel.txs_model.index(0, 3))
+    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == by_bob[0].sender
 
 
 def rows_of_filter(loop: qasync.QEventLoop, panel: ExplorerPanel, f: TxFilter) -> list[Any]:

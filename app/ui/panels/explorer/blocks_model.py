@@ -19,6 +19,7 @@ from PySide6.QtCore import (
 
 from app.services.explorer import PAGE, BlockRow, ExplorerService
 from app.ui.panels.explorer.paging import Pages, Starter
+from app.ui.panels.explorer.table import COPY_ROLE
 
 COLUMNS = ("Block", "Hash", "Time", "Transactions", "Size")
 NUMBER_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's block number
@@ -65,6 +66,9 @@ class BlocksModel(QAbstractTableModel):
         number = self.head - index.row()
         if role == NUMBER_ROLE:
             return number
+        if role == COPY_ROLE:
+            held = self.block(number)
+            return held.hash if index.column() == 1 and held is not None else None
         col = index.column()
         if role == Qt.ItemDataRole.TextAlignmentRole:
             right = col in (0, 3, 4)

@@ -7,7 +7,12 @@ blocks on screen stay on screen. At the very top it stays at the top: new rows s
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from app.ui.widgets.common import copy_text
+
+COPY_ROLE = Qt.ItemDataRole.UserRole + 9  # a cell's whole value (a hash in full), if not shown
 
 
 class ExplorerTable(QTableView):
@@ -28,6 +33,26 @@ class ExplorerTable(QTableView):
         hh.setHighlightSections(False)
         hh.setStretchLastSection(True)
         hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        copy = QAction("Copy", self)
+        copy.triggered.connect(self.copy)
+        self.addAction(copy)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+
+    def copy(self) -> None:
+        """The current cell's whole value (a hash or address in full, not as shown short)."""
+        index = self.currentIndex()
+        if not index.isValid():
+            return
+        value = index.data(COPY_ROLE) or index.data()
+        if value and value != "…":
+            header = self.model().headerData(index.column(), Qt.Orientation.Horizontal)
+            copy_text(str(value), self.viewport(), str(header or "Value"))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy()
+            return
+        super().keyPressEvent(event)
 
     def rowsInserted(
         self, parent: QModelIndex | QPersistentModelIndex, start: int, end: int

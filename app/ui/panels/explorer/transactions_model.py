@@ -22,6 +22,7 @@ from PySide6.QtGui import QColor, QFont
 from app.client.units import format_amount
 from app.services.explorer import KINDS, PAGE, ExplorerService, TxFilter, TxRow
 from app.ui.panels.explorer.paging import Pages, Starter
+from app.ui.panels.explorer.table import COPY_ROLE
 
 COLUMNS = ("Type", "Status", "Hash", "From", "To", "Value", "Block", "Chain", "Time")
 TX_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's TxRow (None while being read)
@@ -118,8 +119,9 @@ class TransactionsModel(QAbstractTableModel):
             return PLACEHOLDER if role == Qt.ItemDataRole.DisplayRole else None
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(tx, col)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return {2: tx.hash, 3: tx.sender, 4: tx.to, 7: tx.chain}.get(col) or self._text(tx, col)
+        if role in (Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
+            full = {2: tx.hash, 3: tx.sender, 4: tx.to, 7: tx.chain}.get(col)
+            return full or (self._text(tx, col) if role == Qt.ItemDataRole.ToolTipRole else None)
         if role == Qt.ItemDataRole.ForegroundRole:
             colour = {0: KIND_COLOURS.get(tx.kind), 1: STATUS_COLOURS.get(tx.status)}.get(col)
             return QColor(colour) if colour else None
