@@ -120,6 +120,13 @@ def test_blocks_newest_first_block_detail_and_inspector(
     detail.inspector.view.anchorClicked.emit(QUrl(f"block:{call_block}"))
     drive(loop, lambda: detail.stack.currentWidget() is detail.block)
     assert detail.block.number == call_block
+    # a block by number, from the keyboard
+    box = panel.blocks_view.number
+    box.setFocus()
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box, str(call_block))
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert view.currentIndex().data(NUMBER_ROLE) == call_block
     # the oldest block is reachable at once
     panel.blocks_view.oldest.click()
     assert view.currentIndex().data(NUMBER_ROLE) == 0
@@ -278,6 +285,12 @@ def test_transaction_filters(
     assert all(
         not t.chain for t in rows_of_filter(loop, panel, TxFilter(sender=node.address("bob")))
     )
+    # a node without the sandbox's own filters: type and status disabled, and why
+    assert tv.kind.isEnabled() and tv.status_box.isEnabled()
+    tv.set_own_filters(False)
+    assert not tv.kind.isEnabled() and "no type filter" in tv.kind.toolTip()
+    assert not tv.status_box.isEnabled() and "no status filter" in tv.status_box.toolTip()
+    tv.set_own_filters(True)
     # bad input: a sentence, the list left as it was
     shown = panel.txs_model.rowCount()
     tv.sender_edit.setText("not an address")
