@@ -22,6 +22,7 @@ from app.services.transfers import is_member
 from app.ui.panels.account.panel import AccountPanel
 from app.ui.panels.account.send_dialog import SendDialog
 from app.ui.shell.main_window import MainWindow
+from app.ui.shell.tx_inspector import TxInspectorDialog
 from app.ui.widgets.confirm_dialog import ConfirmDialog
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode, transfer_tx
@@ -150,6 +151,12 @@ def test_send_shows_the_request_moves_the_tokens_and_refreshes_balance_and_histo
     assert model.index(row, 2).data() == "out"
     assert model.index(row, 4).data() == "2.5 tokens"
     drive(loop, lambda: dialog.balance.text() == f"{format_amount(alice_after)} on Main chain")
+    # Inspect opens the transfer in the transaction inspector
+    qtbot.mouseClick(dialog.inspect, LEFT)
+    inspector = window.findChild(TxInspectorDialog)
+    assert isinstance(inspector, TxInspectorDialog) and inspector.isVisible()
+    assert inspector.hash_edit.text() == result.hash
+    inspector.close()
 
 
 def test_too_much_is_refused_before_sending_and_the_nodes_refusal_is_said(
@@ -333,15 +340,18 @@ def test_send_is_reachable_from_the_menu_and_the_keyboard(
     drive(loop, lambda: controller.account.view.loaded and controller.account.view.address)
     panel = account_panel(window)
     window.activateWindow()
-    qtbot.keyClick(
-        window,
-        Qt.Key.Key_S,
-        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
-    )
+    # the Tools menu lists it with its shortcut while the account panel is shown
+    tools = window.menus["Tools"]
+    assert panel.send_action in tools.actions() and panel.send_action.isVisible()
+    assert panel.send_action.shortcut().toString() == "Ctrl+T"
+    assert "Ctrl+T" in panel.send_button.toolTip()
+    qtbot.keyClick(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
     drive(loop, lambda: panel.send_dialog is not None and panel.send_dialog.isVisible())
-    assert panel.send_action.isVisible() and panel.send_action.text() == "Send tokens…"
-    assert "Ctrl+Shift+S" in panel.send_button.toolTip()
     dialog = panel.send_dialog
     assert dialog is not None and dialog.recipient_edit.hasFocus()
     # fits a 1024x640 screen
     assert dialog.width() <= 1024 and dialog.sizeHint().height() <= 600
+    # on another panel the shortcut is not Send's
+    dialog.reject()
+    window.nav.setCurrentRow(2)
+    assert not panel.send_action.isVisible()

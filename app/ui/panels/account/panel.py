@@ -130,11 +130,11 @@ class AccountPanel(QWidget):
         balance_row.addWidget(self.balance_copy)
         self.send_button = QPushButton("Send…", self)
         name_widget(self.send_button, "accountSend", "Send tokens")
-        self.send_button.setToolTip("Send tokens to a contact, a user or an address (Ctrl+Shift+S)")
+        self.send_button.setToolTip("Send tokens to a contact, a user or an address (Ctrl+T)")
         self.send_button.setEnabled(False)
         self.send_button.clicked.connect(self.open_send_dialog)
         balance_row.addWidget(self.send_button)
-        self.send_action = make_action(self, "Send tokens…", "actionSendTokens", "Ctrl+Shift+S")
+        self.send_action = make_action(self, "Send tokens…", "actionSendTokens", "Ctrl+T")
         set_icon(self.send_action, "mdi6.send-outline")
         self.send_action.triggered.connect(self.open_send_dialog)
         self.send_dialog: SendDialog | None = None
@@ -343,7 +343,8 @@ class AccountPanel(QWidget):
         dialog = SendDialog(self.controller, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.send_dialog = dialog
-        dialog.open()
+        dialog.transaction_requested.connect(self.transaction_requested)
+        dialog.show()  # not modal: the panel and the inspector stay usable beside it
         dialog.recipient_edit.setFocus()
         return dialog
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -64,6 +64,10 @@ Balance = int | str | None  # wei, the reason it cannot be read, or None while i
 
 
 class SendDialog(QDialog):
+    """Signals: transaction_requested(str): inspect the transfer just sent."""
+
+    transaction_requested = Signal(str)
+
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sendDialog")
@@ -148,6 +152,12 @@ class SendDialog(QDialog):
         name_widget(self.status, "sendStatus", "Result")
         self.hash = CopyField("sendHash", "Transaction hash", self)
         self.hash.setVisible(False)
+        self.inspect = QPushButton("&Inspect", self)
+        self.inspect.setAutoDefault(False)
+        self.inspect.setToolTip("Open the transfer in the transaction inspector")
+        name_widget(self.inspect, "sendInspect", "Inspect the transfer")
+        self.inspect.clicked.connect(lambda: self.transaction_requested.emit(self.hash.value()))
+        self.inspect.setVisible(False)
 
         buttons = QDialogButtonBox(self)
         self.review_button = buttons.addButton("&Review…", QDialogButtonBox.ButtonRole.ActionRole)
@@ -188,7 +198,10 @@ class SendDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(self.problem)
         lay.addWidget(self.status)
-        lay.addWidget(self.hash)
+        result_row = QHBoxLayout()
+        result_row.addWidget(self.hash, 1)
+        result_row.addWidget(self.inspect)
+        lay.addLayout(result_row)
         lay.addStretch(1)
         lay.addWidget(buttons)
         self.resize(620, 420)
@@ -473,12 +486,14 @@ class SendDialog(QDialog):
         self.waiting = "…"
         self.review_button.setEnabled(False)
         self.hash.setVisible(False)
+        self.inspect.setVisible(False)
         self.status.setStyleSheet("")
         self.status.setText(f"Sending {format_amount(transfer.value)}…")
 
         def sent(result: TxResult) -> None:
             self.hash.set_value(result.hash)
             self.hash.setVisible(bool(result.hash))
+            self.inspect.setVisible(bool(result.hash))
             if result.pending:
                 self.waiting = result.hash
                 self.status.setText(
