@@ -204,7 +204,7 @@ class SendDialog(QDialog):
         lay.addLayout(result_row)
         lay.addStretch(1)
         lay.addWidget(buttons)
-        self.resize(620, 420)
+        self.resize(620, 360)
 
         self.recipient_edit.textChanged.connect(self._update)
         self.amount.textChanged.connect(self._update)
