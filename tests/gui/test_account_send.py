@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import qasync
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog
 from pytestqt.qtbot import QtBot
@@ -25,6 +26,7 @@ from app.ui.shell.main_window import MainWindow
 from app.ui.shell.tx_inspector import TxInspectorDialog
 from app.ui.widgets.confirm_dialog import ConfirmDialog
 from tests.gui.conftest import connect, drive
+from tests.gui.keys import tab_through
 from tests.integration.node_fixture import RunningNode, transfer_tx
 
 LEFT = Qt.MouseButton.LeftButton
@@ -327,6 +329,9 @@ def test_recipients_are_checked_and_can_be_saved_as_contacts(
     assert not dialog.save_contact.isEnabled()
     fill(qtbot, dialog, "zed", "1")  # the new contact by name
     assert dialog.recipient is not None and dialog.recipient.address == stranger
+    # the dialog speaks for one user: acting as another closes it
+    loop.run_until_complete(controller.switch_user("bob", "bob"))
+    drive(loop, lambda: not shiboken6.isValid(dialog) or not dialog.isVisible())
 
 
 def test_send_is_reachable_from_the_menu_and_the_keyboard(
@@ -349,6 +354,11 @@ def test_send_is_reachable_from_the_menu_and_the_keyboard(
     drive(loop, lambda: panel.send_dialog is not None and panel.send_dialog.isVisible())
     dialog = panel.send_dialog
     assert dialog is not None and dialog.recipient_edit.hasFocus()
+    # every field on the way to Review by Tab alone
+    drive(loop, lambda: isinstance(dialog.balances.get(None), int))
+    seen = tab_through(qtbot, dialog, dialog.recipient_edit, dialog.review_button)
+    for w in (dialog.pick, dialog.chain, dialog.amount, dialog.unit, dialog.max_button):
+        assert w in seen
     # fits a 1024x640 screen
     assert dialog.width() <= 1024 and dialog.sizeHint().height() <= 600
     # on another panel the shortcut is not Send's

@@ -83,6 +83,8 @@ class SendDialog(QDialog):
         self.last_result: TxResult | None = None
         self.sheet: ConfirmDialog | None = None
         self._last_transfer: Transfer | None = None
+        self._reading: set[str | None] = set()  # chains whose balance is being read
+        self._again: set[str | None] = set()  # ... and read again when that read ends
 
         self.banner = QLabel(self)
         self.banner.setWordWrap(True)
@@ -254,23 +256,29 @@ class SendDialog(QDialog):
         self._read_balance(None)
 
     def _read_balance(self, chain_id: str | None) -> None:
+        """Read one chain's balance; a read asked while one runs for that chain is done once
+        after it (a busy node gets no pile of requests, one per block)."""
         address = self.view.address
         if not address:
             return
+        if chain_id in self._reading:
+            self._again.add(chain_id)
+            return
+        self._reading.add(chain_id)
 
-        def done(units: int) -> None:
-            self.balances[chain_id] = units
+        def settle(value: Balance) -> None:
+            self._reading.discard(chain_id)
+            self.balances[chain_id] = value
             self._update()
-
-        def failed(text: str) -> None:
-            self.balances[chain_id] = text
-            self._update()
+            if chain_id in self._again:
+                self._again.discard(chain_id)
+                self._read_balance(chain_id)
 
         self.controller.tasks.start(
             "Reading the balance",
             self.transfers.balance(address, chain_id),
-            on_done=while_alive(self, done),
-            on_error=while_alive(self, failed),
+            on_done=while_alive(self, settle),
+            on_error=while_alive(self, settle),
         )
 
     def _on_chain(self, _index: int = 0) -> None:
