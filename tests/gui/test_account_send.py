@@ -12,7 +12,7 @@ import pytest
 import qasync
 import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog
+from PySide6.QtWidgets import QInputDialog, QLabel
 from pytestqt.qtbot import QtBot
 
 from app.client.models import TxResult
@@ -256,6 +256,8 @@ def test_only_chains_the_user_belongs_to_are_offered_and_a_private_transfer_land
     sheet = sheet_of(loop, dialog)
     head, body = request_of(sheet)
     assert f"chainid={chains['acme']}" in head
+    chain_row = sheet.findChild(QLabel, "confirmChain")
+    assert chain_row is not None and chain_row.text() == f"Acme payments ({chains['acme']})"
     assert body["txs"][0]["payload"] == {
         "toAddress": node.address("carol"),
         "value": "300",
@@ -354,6 +356,12 @@ def test_send_is_reachable_from_the_menu_and_the_keyboard(
     drive(loop, lambda: panel.send_dialog is not None and panel.send_dialog.isVisible())
     dialog = panel.send_dialog
     assert dialog is not None and dialog.recipient_edit.hasFocus()
+    # switching the unit keeps the amount
+    qtbot.keyClicks(dialog.amount, "2.5")
+    dialog.unit.setCurrentText("wei")
+    assert dialog.amount.text() == "2500000000000000000"
+    dialog.unit.setCurrentText("tokens")
+    assert dialog.amount.text() == "2.5"
     # every field on the way to Review by Tab alone
     drive(loop, lambda: isinstance(dialog.balances.get(None), int))
     seen = tab_through(qtbot, dialog, dialog.recipient_edit, dialog.review_button)

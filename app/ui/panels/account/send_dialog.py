@@ -83,6 +83,8 @@ class SendDialog(QDialog):
         self.last_result: TxResult | None = None
         self.sheet: ConfirmDialog | None = None
         self._last_transfer: Transfer | None = None
+        self.chain_titles: dict[str, str] = {}  # private chain ID -> label
+        self._unit = UNITS[0]  # the unit the amount was typed in
         self._reading: set[str | None] = set()  # chains whose balance is being read
         self._again: set[str | None] = set()  # ... and read again when that read ends
 
@@ -210,7 +212,7 @@ class SendDialog(QDialog):
 
         self.recipient_edit.textChanged.connect(self._update)
         self.amount.textChanged.connect(self._update)
-        self.unit.currentIndexChanged.connect(self._update)
+        self.unit.currentIndexChanged.connect(self._on_unit)
         self.chain.currentIndexChanged.connect(self._on_chain)
         controller.contacts_changed.connect(self._on_contacts)
         controller.session.health_changed.connect(self._update)
@@ -240,6 +242,7 @@ class SendDialog(QDialog):
             self.chain.addItem(MAIN_CHAIN, None)
             for c in found:
                 self.chain.addItem(f"{c.title()} ({c.id[:8]}…)", c.id)
+                self.chain_titles[c.id] = c.title()
             self.chain.setCurrentIndex(max(self.chain.findData(current), 0))
             self.chain.blockSignals(False)
             self._on_chain()
@@ -296,8 +299,28 @@ class SendDialog(QDialog):
         if view.username != self.view.username:
             self.reject()  # another user: this dialog spoke for the last one
             return
+        # opened before the account was read (the menu action works at once): read what the
+        # key and the identity give access to, now that they are known
+        reread = (view.address, view.identity is None) != (
+            self.view.address,
+            self.view.identity is None,
+        )
         self.view = view
         self._show_sender()
+        self._update()
+        if reread:
+            self.balances.clear()
+            self._load()
+
+    def _on_unit(self, _index: int = 0) -> None:
+        """Keep the amount: 2.5 tokens become 2500000000000000000 wei, and back."""
+        old, self._unit = self._unit, self.unit.currentText()
+        try:
+            value = parse_amount(self.amount.text(), old)
+        except TransferProblem:
+            value = None
+        if value is not None and old != self._unit:
+            self.amount.setText(amount_text(value, self._unit))
         self._update()
 
     def _on_contacts(self, _contacts: object) -> None:
@@ -311,7 +334,8 @@ class SendDialog(QDialog):
         return str(data) if data else None
 
     def chain_title(self) -> str:
-        return MAIN_CHAIN if self.chain_id() is None else self.chain.currentText()
+        cid = self.chain_id()
+        return MAIN_CHAIN if cid is None else self.chain_titles.get(cid, cid)
 
     def gas_plan(self) -> GasPlan:
         return gas_plan(self.controller.session)
