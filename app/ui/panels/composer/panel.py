@@ -42,6 +42,7 @@ from app.ui.panels.composer.source_pane import SAMPLES, SourcePane
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor, FittingScrollArea
 from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
+from app.ui.widgets.contact_name import ask_contact_name
 from app.ui.widgets.tx_render import returned_items, status_colour
 
 __all__ = ["SAMPLES", "ComposerPanel"]
@@ -591,22 +592,7 @@ class ComposerPanel(ReadsWhenShown):
 
     def ask_contact_name(self, address: str, near: QWidget) -> QInputDialog:
         """Ask for a name and store ``address`` under it in the contacts (non-blocking)."""
-        dialog = QInputDialog(near)
-        dialog.setObjectName("contactNameDialog")
-        dialog.setWindowTitle("Save as contact")
-        dialog.setLabelText(f"Name for {address}:")
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-
-        def save(name: str) -> None:
-            self.controller.tasks.start(
-                "Saving a contact",
-                self.controller.add_contact(name, address),
-                on_error=while_alive(self, self._show_error),
-            )
-
-        dialog.textValueSelected.connect(save)
-        dialog.open()
-        return dialog
+        return ask_contact_name(self.controller, address, near, self._show_error)
 
     def reload_users(self) -> None:
         def done(rows: list[tuple[str, str]]) -> None:
