@@ -100,6 +100,13 @@ def _int(v: Any) -> int | None:
     return None
 
 
+def _arg_name(column: str) -> str:
+    """The declared name of an argument column: the sandbox stores an argument named like a
+    row column (``id``, ``address`` ...) as ``<name>_``."""
+    base = column[:-1]
+    return base if column.endswith("_") and base in EVENT_META | {"_chain"} else column
+
+
 def event_row(table: str, r: dict[str, Any]) -> EventRow:
     """A Cirrus event row with its arguments (every column that is not the row's own)."""
     contract, event = split_event_table(table)
@@ -112,7 +119,11 @@ def event_row(table: str, r: dict[str, Any]) -> EventRow:
         timestamp=str(r.get("block_timestamp") or ""),
         tx_hash=str(r.get("transaction_hash") or ""),
         sender=str(r.get("transaction_sender") or ""),
-        args={k: v for k, v in r.items() if k not in EVENT_META and not isinstance(v, dict)},
+        args={
+            _arg_name(k): v
+            for k, v in r.items()
+            if k not in EVENT_META and not isinstance(v, dict)
+        },
         row_id=_int(r.get("id")) or 0,
     )
 
