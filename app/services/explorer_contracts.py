@@ -120,9 +120,7 @@ def event_row(table: str, r: dict[str, Any]) -> EventRow:
         tx_hash=str(r.get("transaction_hash") or ""),
         sender=str(r.get("transaction_sender") or ""),
         args={
-            _arg_name(k): v
-            for k, v in r.items()
-            if k not in EVENT_META and not isinstance(v, dict)
+            _arg_name(k): v for k, v in r.items() if k not in EVENT_META and not isinstance(v, dict)
         },
         row_id=_int(r.get("id")) or 0,
     )

@@ -6,7 +6,6 @@ Events feed merged newest first across contracts, filtered, with arguments by na
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -133,7 +132,9 @@ def links(qtbot: QtBot) -> Links:
 
 def click(qtbot: QtBot, view: Any, index: QModelIndex) -> None:
     view.scrollTo(index)
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()
+    )
 
 
 def contracts_view(
@@ -268,7 +269,9 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
         {"start": "0", "count": "120", "note": "first"},
     ]
     assert detail.events.contract_box.isHidden()
-    assert [detail.events.event_box.itemText(i) for i in range(detail.events.event_box.count())] == [
+    assert [
+        detail.events.event_box.itemText(i) for i in range(detail.events.event_box.count())
+    ] == [
         "All events",
         "Filled",
     ]
@@ -317,7 +320,11 @@ def test_events_feed_merged_newest_first_filtered_decoded(
     drive(loop, lambda: len(model.rows) == 3 and not model.loading)
     assert [(r.contract, r.event) for r in model.rows] == [f for f in FEED if f[0] == "Registry"]
     ebox: QComboBox = view.event_box
-    assert [ebox.itemText(i) for i in range(ebox.count())] == ["All events", "Dropped", "Registered"]
+    assert [ebox.itemText(i) for i in range(ebox.count())] == [
+        "All events",
+        "Dropped",
+        "Registered",
+    ]
     ebox.setFocus()
     qtbot.keyClicks(ebox, "Registered")
     drive(loop, lambda: len(model.rows) == 2 and not model.loading)
@@ -331,7 +338,7 @@ def test_events_feed_merged_newest_first_filtered_decoded(
     qtbot.mouseClick(links.detail.tx_button, Qt.MouseButton.LeftButton)
     assert links.calls[-1] == ("transaction", model.rows[1].tx_hash)
     qtbot.mouseClick(links.detail.block_button, Qt.MouseButton.LeftButton)
-    assert links.calls[-1] == ("block", model.rows[1].block_number)
+    assert links.calls[-1:] == [("block", model.rows[1].block_number)]
     # back to everything
     box.setCurrentIndex(0)
     ebox.setCurrentIndex(0)

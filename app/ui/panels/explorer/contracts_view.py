@@ -58,8 +58,8 @@ class ContractsView(ReadsWhenShown):
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.tree.setColumnWidth(0, 220)
-        self.tree.setColumnWidth(1, 110)
+        self.tree.setColumnWidth(0, 170)
+        self.tree.setColumnWidth(1, 90)
         self.tree.header().setStretchLastSection(True)
 
         top = QHBoxLayout()

@@ -128,7 +128,7 @@ class EventsView(ReadsWhenShown):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
-        for col, width in enumerate((60, 130, 110, 110, 300, 100, 100)):
+        for col, width in enumerate((60, 140, 110, 110, 300, 110, 110)):
             self.table.setColumnWidth(col, width)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
 
