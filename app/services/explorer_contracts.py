@@ -27,6 +27,7 @@ from .session import Session
 STATE_PAGE = 50  # entries of a mapping or array read at a time
 EVENT_PAGE = 50  # rows read from one event table at a time
 EVENT_READERS = 4  # event tables read at once
+MAX_CHAINS = 100  # private chains whose contracts the Contracts view lists
 
 
 @dataclass(frozen=True)
@@ -207,26 +208,48 @@ class ExplorerContractsService(QObject):
     # ------------------------------------------------------------ contracts
 
     async def instances(self) -> dict[str, list[Instance]]:
-        """Every contract name the node lists, with its instances, newest first."""
-        data = await self._client().contracts()
+        """Every contract name the node lists, with its instances, newest first: those of the
+        main chain and of the private chains the user can see (``/contracts?chainid=``, up
+        to ``MAX_CHAINS`` of them)."""
+        client = self._client()
+        try:
+            chains = [
+                str(c.get("id") or c.get("chainId") or "")
+                for c in await client.chains(limit=MAX_CHAINS)
+            ]
+        except RequestError:  # a node without chains: the main chain's contracts only
+            chains = []
+        sem = asyncio.Semaphore(4)
+
+        async def listed(chain: str) -> dict[str, Any]:
+            async with sem:
+                return dict(await client.contracts(chain or None))
+
+        answers = await asyncio.gather(*(listed(c) for c in ["", *filter(None, chains)]))
         out: dict[str, list[Instance]] = {}
-        for name, entries in sorted(data.items(), key=lambda kv: str(kv[0]).lower()):
-            items = []
-            for e in entries if isinstance(entries, list) else []:
-                if not isinstance(e, dict) or not e.get("address"):
-                    continue
-                items.append(
-                    Instance(
-                        str(name),
-                        str(e["address"]),
-                        str(e.get("chainId") or ""),
-                        _int(e.get("createdAt")) or 0,
-                        _int(e.get("createdBlock")),
+        seen: set[tuple[str, str]] = set()
+        for chain, data in zip(["", *filter(None, chains)], answers, strict=True):
+            for name, entries in data.items():
+                items = out.setdefault(str(name), [])
+                for e in entries if isinstance(entries, list) else []:
+                    if not isinstance(e, dict) or not e.get("address"):
+                        continue
+                    key = (str(e["address"]), str(e.get("chainId") or chain))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    items.append(
+                        Instance(
+                            str(name),
+                            key[0],
+                            key[1],
+                            _int(e.get("createdAt")) or 0,
+                            _int(e.get("createdBlock")),
+                        )
                     )
-                )
+        for items in out.values():
             items.sort(key=lambda i: i.created_ms, reverse=True)
-            out[str(name)] = items
-        return out
+        return dict(sorted(out.items(), key=lambda kv: kv[0].lower()))
 
     async def contract_spec(self, inst: Instance) -> tuple[ContractSpec, dict[str, Any]]:
         """The instance's functions and events, and its raw xabi (for the state variables)."""
@@ -271,7 +294,8 @@ class ExplorerContractsService(QObject):
                             inst.name, inst.address, v.name, chain
                         )
                 except RequestError as exc:
-                    v.error = exc.message
+                    if not v.collection:  # a node that cannot count a mapping: read by pages
+                        v.error = exc.message
 
         await asyncio.gather(*(read(v) for v in out))
         return out

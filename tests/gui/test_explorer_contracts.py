@@ -65,6 +65,7 @@ class Seeded:
     ledger: str
     ledger2: str
     registry: str
+    chain: str  # a private chain of Acme (alice's org) governed by a Registry
 
 
 def _ok(res: Any) -> Any:
@@ -87,7 +88,17 @@ def seeded(node: RunningNode) -> Seeded:
         call_tx(registry, "register", {"who": "bob"}),
     ):
         _ok(submit(alice, tx))  # resolve=true: each in a later block than the one before
-    return Seeded(node, ledger, ledger2, registry)
+    body = {
+        "label": "Private registry",
+        "contract": "Registry",
+        "src": REGISTRY,
+        "args": {},
+        "members": [{"orgName": "Acme", "orgUnit": "", "commonName": "", "access": True}],
+        "balances": [{"address": node.address("alice"), "balance": 1000}],
+    }
+    r = alice.post("/bloc/v2.2/chain", json=body)
+    assert r.status_code == 200, r.text
+    return Seeded(node, ledger, ledger2, registry, str(r.json()))
 
 
 class Links(QWidget):
@@ -170,6 +181,21 @@ def test_nothing_read_while_hidden_then_tree_lists_names_and_instances(
     assert got == {seeded.ledger, seeded.ledger2}
     created = model.index(0, 2, ledger).data()
     assert "block " in created, created  # the creation block, from the node
+    qtmodeltester.check(model)
+    # a private chain's instance is listed with its chain
+    reg = model.name_index("Registry")
+    view.tree.setCurrentIndex(reg)
+    qtbot.keyClick(view.tree, Qt.Key.Key_Right)
+    assert model.rowCount(reg) == 2
+    chains = {model.instance(model.index(r, 0, reg)).chain_id for r in range(2)}  # type: ignore[union-attr]
+    assert chains == {"", seeded.chain}
+    # choosing it shows its state, read on its chain
+    row = next(r for r in range(2) if model.index(r, 1, reg).data() != "main")
+    click(qtbot, view.tree, model.index(row, 0, reg))
+    detail = links.detail
+    assert isinstance(detail, InstanceDetail) and detail.instance.chain_id == seeded.chain
+    drive(loop, lambda: [v.name for v in detail.state_model.vars] == ["count"])
+    assert str(detail.state_model.vars[0].value) == "0"
     qtmodeltester.check(model)
     # the filter box: by name, then by address prefix
     qtbot.keyClicks(view.filter, "regis")
