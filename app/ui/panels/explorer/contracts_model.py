@@ -128,6 +128,15 @@ class ContractsModel(QAbstractItemModel):
     def names(self) -> list[str]:
         return list(self._names)
 
+    @property
+    def totals(self) -> tuple[int, int]:
+        """Contract names and instances the node listed (before the filter)."""
+        return len(self._all), sum(len(v) for v in self._all.values())
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self._filter)
+
     def instance(self, index: Index) -> Instance | None:
         if not index.isValid() or index.internalId() == 0:
             return None

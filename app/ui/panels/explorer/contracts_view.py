@@ -91,16 +91,14 @@ class ContractsView(ReadsWhenShown):
         self.model.reload()
 
     def _loaded(self, names: int) -> None:
-        total = sum(len(v) for v in self.model._all.values())
-        if not self.model._all:
+        all_names, total = self.model.totals
+        if not all_names:
             self.status.setText("The node lists no contracts yet: deploy one in the composer.")
         elif names == 0:
             self.status.setText("No contract name or address matches the filter.")
         else:
-            self.status.setText(
-                f"{names} of {len(self.model._all)} contract names, {total:,} instances"
-            )
-        if self.model._filter and names == 1:
+            self.status.setText(f"{names} of {all_names} contract names, {total:,} instances")
+        if self.model.filtered and names == 1:
             self.tree.expand(self.model.index(0, 0))
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
