@@ -196,6 +196,8 @@ def test_nothing_read_while_hidden_then_tree_lists_names_and_instances(
     assert isinstance(detail, InstanceDetail) and detail.instance.chain_id == seeded.chain
     drive(loop, lambda: [v.name for v in detail.state_model.vars] == ["count"])
     assert str(detail.state_model.vars[0].value) == "0"
+    drive(loop, lambda: detail.txs.count() == 1)  # read too: nothing left in flight
+    assert detail.txs.item(0).text() == "(no transactions to this address)"
     qtmodeltester.check(model)
     # the filter box: by name, then by address prefix
     qtbot.keyClicks(view.filter, "regis")
@@ -310,6 +312,9 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
     drive(loop, lambda: tables.model.rowCount() == 2)
     qtbot.mouseClick(detail.history_button, Qt.MouseButton.LeftButton)
     assert tables.table_name.currentText() == "history@Ledger"
+    # Ledger was made without history: the Tables panel says so in words
+    drive(loop, lambda: tables.status.text().startswith("✘"))
+    assert "history@Ledger" in tables.status.text()
 
 
 def test_events_feed_merged_newest_first_filtered_decoded(
