@@ -633,8 +633,10 @@ class ComposerPanel(ReadsWhenShown):
         self.chain.setCurrentIndex(max(self.chain.findData(chain or None), 0))
         self.load_contract()
 
-    def open_contract(self, name: str, address: str, chain_id: str = "") -> None:
-        """Load a deployed contract's functions into the Call page (a link from elsewhere)."""
+    def open_contract(self, name: str, address: str, chain_id: str = "", method: str = "") -> None:
+        """Load a deployed contract's functions into the Call page (a link from elsewhere),
+        ``method`` chosen once they are loaded."""
+        self._wanted_method = method
         self.call_name.setText(name)
         self.call_address.setText(address)
         if chain_id and self.chain.findData(chain_id) < 0:
@@ -662,6 +664,10 @@ class ComposerPanel(ReadsWhenShown):
         for f in spec.functions:
             label = f.signature() + ("  [view]" if f.is_view else "")
             self.function.addItem(label, f.name)
+        wanted = getattr(self, "_wanted_method", "")
+        self._wanted_method = ""
+        if wanted and self.function.findData(wanted) >= 0:
+            self.function.setCurrentIndex(self.function.findData(wanted))
         self.function.blockSignals(False)
         self._function_chosen()
         self.tabs.setCurrentIndex(1)
