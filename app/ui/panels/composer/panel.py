@@ -266,8 +266,9 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setStretchFactor(2, 1)
-        split.setSizes([self.fontMetrics().horizontalAdvance("M") * 12, 400, 400])
+        split.setSizes([0, 400, 400])  # folded until a folder is open
         self.split = split
+        self.sidebar.root_changed.connect(self._root_changed)
         lay = QVBoxLayout(self)
         lay.addWidget(split)
         # Tab follows the layout: the editor, the Deploy/Call tabs, their page ... the result

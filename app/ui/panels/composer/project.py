@@ -22,10 +22,12 @@ from app.ui.widgets.common import name_widget
 
 class ProjectSidebar(QTabWidget):
     """Signals: file_chosen(str): a ``.sol`` file was clicked or activated (Enter);
-    open_folder_requested(): the Open Folder button."""
+    open_folder_requested(): the Open Folder button; root_changed(object): the folder shown
+    (a Path, or None)."""
 
     file_chosen = Signal(str)
     open_folder_requested = Signal()
+    root_changed = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,6 +68,7 @@ class ProjectSidebar(QTabWidget):
 
     def set_root(self, folder: Path | None) -> None:
         self.root = folder
+        self.root_changed.emit(folder)
         if folder is None:
             self.tree.hide()
             self.folder_label.setText("No folder open: open one to see its .sol files here.")

@@ -45,12 +45,23 @@ class ProjectApi(QWidget):
         """Another view beside "Files" in the left sidebar (tests ...)."""
         self.sidebar.addTab(widget, title)
 
+    def unfold_sidebar(self, shown: bool = True) -> None:
+        """Show the sidebar (its width taken from the editor's side: what is composed keeps
+        its room) or fold it away."""
+        sizes = self.split.sizes()
+        if shown and sizes[0] == 0:
+            width = self.fontMetrics().horizontalAdvance("M") * 13
+            width = min(width, max(sizes[1] // 2, 1)) if sizes[1] else width
+            self.split.setSizes([width, max(sizes[1] - width, 0), sizes[2]])
+        elif not shown and sizes[0]:
+            self.split.setSizes([0, sizes[1] + sizes[0], sizes[2]])
+
+    def _root_changed(self, folder: object) -> None:
+        self.unfold_sidebar(folder is not None)
+
     def focus_files(self) -> None:
         """Show the sidebar (unfolded when it was folded away) with the keyboard in the tree."""
-        sizes = self.split.sizes()
-        if sizes[0] == 0:
-            width = self.fontMetrics().horizontalAdvance("M") * 12
-            self.split.setSizes([width, max(sizes[1] - width, 0), sizes[2]])
+        self.unfold_sidebar()
         self.sidebar.focus_tree()
 
     def menu_actions(self) -> dict[str, list[QAction]]:

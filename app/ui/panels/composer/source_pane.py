@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QMessageBox,
     QToolButton,
     QVBoxLayout,
@@ -81,6 +82,12 @@ class SourcePane(QWidget):
         self.samples.activated.connect(self._sample_chosen)
         self.open_button = self._button("Open…", "composerOpen", "Open a .sol file", "Ctrl+O")
         self.open_button.clicked.connect(self.open_file)
+        opens = QMenu(self.open_button)
+        opens.setObjectName("composerOpenMenu")
+        opens.addAction("Open File…", self.open_file)
+        opens.addAction("Open Folder… (Ctrl+Alt+O)", self.choose_folder)
+        self.open_button.setMenu(opens)
+        self.open_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.save_button = self._button("Save", "composerSave", "Save the source", "Ctrl+S")
         self.save_button.clicked.connect(self.save)
         self.save_as_button = self._button(
@@ -267,7 +274,8 @@ class SourcePane(QWidget):
                 self._front(target, focus, then)
                 return
             self._set_text(target, text, saved=text)
-            self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
+            if then is None:  # else it was opened to show a place, which says why
+                self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
             self._front(target, focus, then)
 
         def failed(reason: str) -> None:

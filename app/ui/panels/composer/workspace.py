@@ -76,6 +76,8 @@ class WorkspaceStore:
         return self._worker.submit(self._save, dict(state), dict(changed))
 
     def _save(self, state: dict[str, Any], changed: dict[str | None, str | None]) -> None:
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.directory, 0o700)  # the edits are the user's alone
         for path, text in changed.items():
             target = self.buffers / f"{buffer_key(path)}.json"
             if text is None:
