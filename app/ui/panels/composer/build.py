@@ -76,9 +76,11 @@ async def compile_front(
             p = back(loc.file)
             return f"{p.name if p else 'Untitled'} line {loc.line}, column {loc.column}"
 
-        lead = ERROR_RE.match(message)
+        lead = ERROR_RE.search(message)
         if lead is not None and message[lead.end() :].startswith(": "):
-            message = message[lead.end() + 2 :]  # the place is said apart
+            # "The node refused the request (HTTP 400): line 3, column 9: unexpected ';'": the
+            # detail alone, the place is said apart
+            message = message[lead.end() + 2 :]
         text_out = ERROR_RE.sub(rewrite, message)
         if not found:
             return Build(problems=[Problem(None if path is None else path, 0, 0, text_out)])

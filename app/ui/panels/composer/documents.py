@@ -65,7 +65,7 @@ class EditorTabs(QTabWidget):
         self.setTabsClosable(True)
         self.setMovable(True)
         self.setDocumentMode(True)
-        self.setElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setElideMode(Qt.TextElideMode.ElideNone)  # whole names; the bar scrolls
         self.setUsesScrollButtons(True)
         # switching is Ctrl+PgUp/PgDn: clicking a tab leaves the keyboard in the editor
         self.tabBar().setFocusPolicy(Qt.FocusPolicy.NoFocus)

@@ -9,7 +9,9 @@ from pathlib import Path
 from PySide6.QtCore import QDir, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QFileSystemModel,
+    QHeaderView,
     QLabel,
+    QSizePolicy,
     QTabWidget,
     QToolButton,
     QTreeView,
@@ -46,6 +48,8 @@ class ProjectSidebar(QTabWidget):
         self.tree.setModel(self.model)
         for column in range(1, self.model.columnCount()):
             self.tree.hideColumn(column)
+        self.tree.header().setStretchLastSection(True)  # names fit the sidebar's width
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.tree.clicked.connect(self._chosen)
         self.tree.activated.connect(self._chosen)
         self.open_button = QToolButton(self)
@@ -64,7 +68,11 @@ class ProjectSidebar(QTabWidget):
         self.tree.hide()
         self.files_page = files
         self.addTab(files, "Files")
-        self.setMinimumWidth(self.fontMetrics().horizontalAdvance("Open Folder…") + 24)
+        # narrow when squeezed (1024 px): the button and the tree clip rather than push the
+        # editor and the compose side off the window
+        for w in (self.open_button, self.folder_label, self.tree):
+            w.setSizePolicy(QSizePolicy.Policy.Ignored, w.sizePolicy().verticalPolicy())
+        self.setMinimumWidth(self.fontMetrics().horizontalAdvance("M") * 6)
 
     def set_root(self, folder: Path | None) -> None:
         self.root = folder

@@ -49,9 +49,12 @@ class ProjectApi(QWidget):
         """Show the sidebar (its width taken from the editor's side: what is composed keeps
         its room) or fold it away."""
         sizes = self.split.sizes()
-        if shown and sizes[0] == 0:
-            width = self.fontMetrics().horizontalAdvance("M") * 13
-            width = min(width, max(sizes[1] // 2, 1)) if sizes[1] else width
+        width = self.fontMetrics().horizontalAdvance("M") * 10
+        if (shown and not self.split.isVisible()) or sum(sizes[1:]) < 2 * width:
+            # not laid out yet (a restore at start): the sidebar keeps this width when the
+            # splitter first gets its size (stretch 0), the other two share the rest
+            self.split.setSizes([width if shown else 0, 400, 400])
+        elif shown and sizes[0] == 0:
             self.split.setSizes([width, max(sizes[1] - width, 0), sizes[2]])
         elif not shown and sizes[0]:
             self.split.setSizes([0, sizes[1] + sizes[0], sizes[2]])

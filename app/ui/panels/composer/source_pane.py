@@ -78,7 +78,7 @@ class SourcePane(QWidget):
         self.samples.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.samples.setMinimumContentsLength(9)
+        self.samples.setMinimumContentsLength(6)
         self.samples.activated.connect(self._sample_chosen)
         self.open_button = self._button("Open…", "composerOpen", "Open a .sol file", "Ctrl+O")
         self.open_button.clicked.connect(self.open_file)
@@ -109,7 +109,8 @@ class SourcePane(QWidget):
         name_widget(self.problems, "composerProblems", "Compile problems: Enter shows the place")
         self.problems.itemClicked.connect(self._problem_chosen)
         self.problems.itemActivated.connect(self._problem_chosen)
-        self.problems.setMaximumHeight(self.fontMetrics().lineSpacing() * 5)
+        self.problems.setWordWrap(True)
+        self.problems.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.problems.hide()
         tools = QHBoxLayout()
         self.tool_widgets: list[QWidget] = [
@@ -527,6 +528,9 @@ class SourcePane(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, p)
             item.setToolTip(str(p.path) if p.path else "Untitled")
         self.problems.setVisible(bool(problems))
+        if problems:  # as tall as its entries, up to four
+            rows = sum(self.problems.sizeHintForRow(r) for r in range(min(len(problems), 4)))
+            self.problems.setFixedHeight(rows + 2 * self.problems.frameWidth() + 2)
         marked: set[Path | None] = set()
         for i, p in enumerate(problems):
             if p.path in marked or not p.line:
