@@ -17,7 +17,7 @@ import qasync
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
@@ -320,6 +320,61 @@ def test_the_workspace_comes_back_after_a_restart(
         loop.run_until_complete(again.shutdown())
         win.deleteLater()
         again.deleteLater()
+
+
+def test_projects_from_the_keyboard_and_for_other_parts(
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+    qtbot: QtBot,
+) -> None:
+    panel = panel_of(window)
+    window.resize(1024, 640)
+    window.activateWindow()
+    settle(loop)
+    assert panel.split.sizes()[0] == 0  # no folder: the sidebar is folded away
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    alt, shift = Qt.KeyboardModifier.AltModifier, Qt.KeyboardModifier.ShiftModifier
+    # File > Open Folder… (Ctrl+Alt+O) asks for a folder
+    QTest.keyClick(panel.editor, Qt.Key.Key_O, ctrl | alt)
+    drive(loop, lambda: any(d.isVisible() for d in panel.findChildren(QFileDialog)))
+    dialog = next(d for d in panel.findChildren(QFileDialog) if d.isVisible())
+    assert dialog.fileMode() == QFileDialog.FileMode.Directory
+    proj = make_project(tmp_path)
+    dialog.fileSelected.emit(str(proj))
+    dialog.close()
+    window.activateWindow()
+    settle(loop)
+    assert panel.project_root() == proj and panel.split.sizes()[0] > 0
+    # at 1024x640 the three columns fit: nothing is pushed out of the window
+    assert panel.minimumSizeHint().width() <= window.stack.width()
+    # Ctrl+Shift+E: the keyboard in the tree; Down and Enter open a file
+    QTest.keyClick(panel.editor, Qt.Key.Key_E, ctrl | shift)
+    tree = panel.sidebar.tree
+    assert tree.hasFocus()
+    tree_index(loop, panel, proj / "lib" / "Counter.sol")
+    tree.setCurrentIndex(panel.sidebar.model.index(str(proj / "lib")))
+    QTest.keyClick(tree, Qt.Key.Key_Down)
+    QTest.keyClick(tree, Qt.Key.Key_Return)
+    drive(loop, lambda: panel.source.path == proj / "lib" / "Counter.sol")
+    # open_location: a tab at a line; Ctrl+PgUp/PgDn walk the tabs; Ctrl+N the Untitled tab
+    panel.open_location(proj / "app" / "Main.sol", 3, 10)
+    drive(loop, lambda: panel.source.path == proj / "app" / "Main.sol")
+    cursor = panel.editor.textCursor()
+    assert (cursor.blockNumber(), cursor.positionInBlock()) == (2, 9)
+    QTest.keyClick(panel.editor, Qt.Key.Key_PageUp, ctrl)
+    assert panel.source.path == proj / "lib" / "Counter.sol" and panel.editor.hasFocus()
+    QTest.keyClick(panel.editor, Qt.Key.Key_PageDown, ctrl)
+    assert panel.source.path == proj / "app" / "Main.sol"
+    QTest.keyClick(panel.editor, Qt.Key.Key_N, ctrl)
+    assert panel.source.path is None and tab_titles(panel)[-1] == "Untitled"
+    QTest.keyClick(panel.editor, Qt.Key.Key_W, ctrl)  # empty: closes without a question
+    assert tab_titles(panel) == ["Counter.sol", "Main.sol"]
+    # another part adds its view beside Files
+    extra = QLabel("tests go here")
+    panel.add_sidebar_tab(extra, "Tests")
+    assert [panel.sidebar.tabText(i) for i in range(panel.sidebar.count())] == ["Files", "Tests"]
 
 
 CHILD = """
