@@ -39,9 +39,8 @@ def apply_restored(pane: SourcePane, r: Restored) -> None:
     entries += [{"path": p} for p in r.buffers if p is not None and p not in paths]
     if None in r.buffers and not any(t.get("path") is None for t in entries):
         entries.insert(0, {"path": None})
-    folder = state.get("folder")
-    if isinstance(folder, str) and folder and Path(folder).is_dir():
-        pane.sidebar.set_root(Path(folder))
+    if r.folder is not None:
+        pane.sidebar.set_root(Path(r.folder))
     initial = pane.tabs.find_doc(None)
     placed: list[tuple[Document, dict[str, Any]]] = []
     notes: list[str] = []
@@ -56,7 +55,7 @@ def apply_restored(pane: SourcePane, r: Restored) -> None:
                 if text:
                     pane._set_text(doc, text, saved="")
                     notes.append("Your draft from the last session is back.")
-                elif isinstance(sample, str) and (SAMPLES / f"{sample}.sol").is_file():
+                elif isinstance(sample, str) and "/" not in sample and "\\" not in sample:
                     pane.load_path(SAMPLES / f"{sample}.sol", sample)
             placed.append((doc, entry))
             continue

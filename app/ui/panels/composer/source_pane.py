@@ -254,13 +254,13 @@ class SourcePane(QWidget):
         focus: bool = False,
         then: Callable[[Document], None] | None = None,
     ) -> None:
-        """Show ``path`` in its tab: an open tab comes to the front (read again from disk when
-        nothing unsaved would be lost); else the file is read off the GUI thread into a new tab
+        """Show ``path`` in its tab: an open tab comes to the front (read again from disk only
+        when its text was emptied); else the file is read off the GUI thread into a new tab
         (into the Untitled tab when that is empty)."""
         path = Path(path).absolute() if not Path(path).is_absolute() else Path(path)
         doc = self.tabs.find_doc(path)
-        if doc is not None and doc.unsaved:
-            self._front(doc, focus, then)
+        if doc is not None and (doc.unsaved or not doc.modified):
+            self._front(doc, focus, then)  # its cursor, scroll and undo history kept
             return
 
         def loaded(text: str) -> None:
@@ -314,10 +314,14 @@ class SourcePane(QWidget):
             self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
             self._front(doc, False, None)
 
+        def failed(reason: str) -> None:
+            self.source_status.setText(f"✘ The sample {sample} cannot be read: {reason}")
+
         self.controller.tasks.start(
             f"Opening {path.name}",
             asyncio.to_thread(path.read_text, encoding="utf-8"),
             on_done=while_alive(self, loaded),
+            on_error=while_alive(self, failed),
         )
 
     def _sample_chosen(self, index: int) -> None:

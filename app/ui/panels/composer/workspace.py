@@ -63,6 +63,7 @@ class Restored:
     buffers: dict[str | None, str] = field(default_factory=dict)
     disk: dict[str, str] = field(default_factory=dict)
     unreadable: dict[str, str] = field(default_factory=dict)
+    folder: str | None = None  # the open folder, when it still is one
 
 
 class WorkspaceStore:
@@ -91,6 +92,9 @@ class WorkspaceStore:
 
     def _load(self) -> Restored:
         out = Restored(state=_read_json(self.directory / STATE_FILE) or {})
+        folder = out.state.get("folder")
+        if isinstance(folder, str) and folder and os.path.isdir(folder):
+            out.folder = folder
         if self.buffers.is_dir():
             for f in sorted(self.buffers.glob("*.json")):
                 data = _read_json(f)
