@@ -59,6 +59,7 @@ class SourcePane(QWidget):
         self._loaded = False  # the last run's workspace is back: writing it may start
         self._written: dict[str | None, str] = {}  # buffers as last written (path -> text)
         self._last_state: dict[str, Any] | None = None
+        self._quit_when_loaded = False  # the app was closed before the workspace was back
         self.quit_prompt: QMessageBox | None = None
         self.focus_next: QWidget | None = None  # what Tab reaches after the editor
 
@@ -448,7 +449,11 @@ class SourcePane(QWidget):
 
     def maybe_keep_source(self) -> bool:
         """Called before the app quits: False keeps it open (the user is asked about a file's
-        unsaved edits and quits again from the answer). The workspace is written either way."""
+        unsaved edits and quits again from the answer). The workspace is written either way;
+        before the last run's is back (the first milliseconds), the quit waits for it."""
+        if not self._loaded:
+            self._quit_when_loaded = True
+            return False
         for doc in self.tabs.documents():
             if doc.path is not None and doc.modified and not doc.discarded:
                 self.tabs.show_document(doc)
@@ -657,12 +662,16 @@ class SourcePane(QWidget):
     def _restore_failed(self, reason: str) -> None:
         self._loaded = True
         self.source_status.setText(f"The last session's files could not be read: {reason}")
+        if self._quit_when_loaded:
+            self._quit()
 
     def _restored(self, r: Restored) -> None:
         apply_restored(self, r)
         self._loaded = True
         self._written = {k: v for k, v in self._wanted().items() if r.buffers.get(k) == v}
         self._schedule()
+        if self._quit_when_loaded:
+            self._quit()
 
 
 def go_to(editor: SourceEditor, line: int, column: int = 1) -> None:
