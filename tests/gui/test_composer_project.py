@@ -24,9 +24,9 @@ from app.services.controller import AppController
 from app.ui.panels.composer.documents import Document
 from app.ui.panels.composer.panel import ComposerPanel
 from app.ui.shell.main_window import MainWindow
-from tests.gui.conftest import connect, drive
+from tests.gui.conftest import connect, drive, make_controller
 from tests.gui.test_composer import confirm, panel_of, settle
-from tests.gui.test_composer_source import close_window, quit_prompt, restarted
+from tests.gui.test_composer_source import close_window, quit_prompt, restarted, stored
 from tests.integration.node_fixture import RunningNode
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -375,6 +375,27 @@ def test_projects_from_the_keyboard_and_for_other_parts(
     extra = QLabel("tests go here")
     panel.add_sidebar_tab(extra, "Tests")
     assert [panel.sidebar.tabText(i) for i in range(panel.sidebar.count())] == ["Files", "Tests"]
+
+
+def test_text_typed_and_quit_at_once_is_kept(
+    loop: qasync.QEventLoop, tmp_path: Path, qtbot: QtBot
+) -> None:
+    """Typed and quit before the last run's workspace was read back: the quit waits for it."""
+    controller = make_controller(tmp_path)
+    win = MainWindow(controller)
+    try:
+        win.show()
+        panel = panel_of(win)
+        assert not panel.source._loaded  # the loop has not run yet
+        qtbot.keyClicks(panel.editor, "contract Quick { }")
+        win.close()
+        drive(loop, lambda: win.is_closed, 30)
+        loop.run_until_complete(panel.source.flushed())
+        assert stored(tmp_path).buffers == {None: "contract Quick { }"}
+    finally:
+        loop.run_until_complete(controller.shutdown())
+        win.deleteLater()
+        controller.deleteLater()
 
 
 CHILD = """
