@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 import signal
 import sys
@@ -167,10 +168,8 @@ async def _main(opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None:
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows' loop has none
             loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        except (NotImplementedError, RuntimeError):  # not on Windows' loop
-            pass
     return await _run(opts, out, err)
 
 
