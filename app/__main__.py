@@ -2,9 +2,9 @@
 
 ``test PATH...`` runs the ``Describe_`` contract tests of SolidVM files (app/cli/test_command.py,
 no window). ``--tour`` instead prints a guided tour of the sandbox's contract engine on the
-sample contracts (no window, no display needed). ``--node ARGS...`` runs the sandbox node's command line
-(``python -m app.node ARGS...``): a frozen bundle has no ``python -m``, so the app starts its
-embedded node as ``stratoscope --node serve ...``.
+sample contracts (no window, no display needed). ``--node ARGS...`` runs the sandbox node's
+command line (``python -m app.node ARGS...``): a frozen bundle has no ``python -m``, so the app
+starts its embedded node as ``stratoscope --node serve ...``.
 """
 
 from __future__ import annotations
