@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from .bundler import Bundle, BundleError, bundle
 from .errors import RequestError
 from .models import TxRequest, TxResult
-from .test_discovery import DescribeContract, discover_file, test_files
+from .test_discovery import DescribeContract, discover_file, sol_files
 from .test_runner import (
     CompileFailure,
     Discovered,
@@ -300,7 +300,7 @@ class _FileRun:
         if failing is not None:
             vector, why = await self.shrink(address, contract, specs, run, *failing)
             if not run.message:
-                run.message = f"{why} with arguments {render(specs, vector)}"
+                run.message = f"{why}; arguments {render(specs, vector)}"
         if tail:
             for call, res in zip(tail, await self.send([c.request for c in tail]), strict=True):
                 run.hashes.append(res.hash)
@@ -435,7 +435,7 @@ async def execute(
     files: list[tuple[str, list[DescribeContract]]] = []
     everything: list[TestCase] = []
     problems: list[CompileFailure] = []
-    for name in test_files(paths, sources):
+    for name in sol_files(paths, sources):
         contracts, failures = discover_file(name, sources)
         problems.extend(failures)
         if not failures:
