@@ -198,7 +198,7 @@ def test_ctrl_c_stops_the_temporary_sandbox(tmp_path: Path) -> None:
         marker = str(dirs[0])
         time.sleep(1.0)  # the run is under way
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
