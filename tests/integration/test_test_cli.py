@@ -3,6 +3,7 @@ module), and once on its own temporary sandbox (started and removed by the comma
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -41,18 +42,21 @@ def env_for(home: Path) -> dict[str, str]:
     env["XDG_CONFIG_HOME"] = str(home / "config")
     env["XDG_DATA_HOME"] = str(home / "data")
     env["TMPDIR"] = str(home / "tmp")
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"  # no real keyring is read
     (home / "tmp").mkdir(exist_ok=True)
     return env
 
 
-def cli(home: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def cli(
+    home: Path, *args: str, timeout: float = 180, extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "app", "test", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=env_for(home),
+        env={**env_for(home), **(extra or {})},
         stdin=subprocess.DEVNULL,
         check=False,
     )
@@ -143,6 +147,41 @@ def test_could_not_run(node: RunningNode, home: Path) -> None:
     assert wrong.returncode == 2 and f"cannot sign in to {node.url}" in wrong.stderr
     for proc in (unreachable, nothing, missing, regex, wrong):
         assert "Traceback" not in proc.stderr
+
+
+def sender_test(folder: Path, user: str, address: str) -> Path:
+    f = folder / f"sender_{user}.sol"
+    f.write_text(
+        f"contract Describe_Sender {{\n"
+        f"    function it_is_sent_by_{user}() public returns (bool) {{\n"
+        f"        return tx.origin == address(0x{address});\n"
+        f"    }}\n}}\n",
+        encoding="utf-8",
+    )
+    return f
+
+
+def test_signs_in_with_a_saved_profile_or_a_token(
+    node: RunningNode, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    home = tmp_path_factory.mktemp("profiled")
+    folder = tmp_path_factory.mktemp("sender")
+    profiles = home / "config" / "stratoscope" / "profiles.json"
+    profiles.parent.mkdir(parents=True)
+    profile = {"name": "local", "node_url": node.url + "/", "flow": "password", "username": "carol"}
+    profiles.write_text(json.dumps({"version": 1, "profiles": [profile]}), encoding="utf-8")
+    carol = sender_test(folder, "carol", node.address("carol"))
+    proc = cli(home, "--node", node.url, str(carol))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines() == [
+        "PASS Describe_Sender.it_is_sent_by_carol",
+        "1 passed, 0 failed",
+    ]
+    # CI: a token from the environment, whoever the profile names
+    bob = sender_test(folder, "bob", node.address("bob"))
+    proc = cli(home, "--node", node.url, str(bob), extra={"STRATOSCOPE_TOKEN": node.token("bob")})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == "1 passed, 0 failed"
 
 
 def test_without_node_on_a_temporary_sandbox(home: Path) -> None:
