@@ -287,7 +287,7 @@ class _FileRun:
         rng = random.Random(seed)
         total = max(1, self.runner.runs)
         try:
-            vectors = [generate(specs, rng, n) for n in range(total)]
+            generate(specs, random.Random(0), 0)  # every parameter type can be generated
         except Unsupported as exc:
             run.message = str(exc)
             self.finish(run, passed=False)
@@ -298,7 +298,8 @@ class _FileRun:
         chunk_no = 0
         while done < total and failing is None:
             size = PROPERTY_CHUNKS[min(chunk_no, len(PROPERTY_CHUNKS) - 1)]
-            chunk = vectors[done : done + size]
+            # generated chunk by chunk, in order: the same seed gives the same vectors
+            chunk = [generate(specs, rng, n) for n in range(done, min(done + size, total))]
             reqs = [self.call(address, contract, case.name, as_args(specs, v)) for v in chunk]
             results = await self.send(prefix + reqs)
             if prefix:
@@ -417,7 +418,7 @@ async def _run_file(
     if not todo:
         return
     try:
-        source = bundle(name, sources)
+        source = await asyncio.to_thread(bundle, name, sources)
     except BundleError as exc:  # the files changed since discovery
         for p in exc.problems:
             failure = CompileFailure(p.file, p.line, p.column, p.message)
@@ -459,6 +460,12 @@ async def _run_file(
         await fr.run_contract(contract, address, funcs, cases)
 
 
+def _discover_all(
+    paths: Sequence[Path], sources: Mapping[str, str] | None
+) -> list[tuple[str, list[DescribeContract], list[CompileFailure]]]:
+    return [(name, *discover_file(name, sources)) for name in sol_files(paths, sources)]
+
+
 async def execute(
     runner: TestRunner,
     paths: Sequence[Path],
@@ -482,11 +489,12 @@ async def execute(
             return False
         return only is None or only.search(case.id) is not None
 
+    # Reading and scanning files is disk work: off the event loop (the GUI's, too).
+    found = await asyncio.to_thread(_discover_all, paths, sources)
     files: list[tuple[str, list[DescribeContract]]] = []
     everything: list[TestCase] = []
     problems: list[CompileFailure] = []
-    for name in sol_files(paths, sources):
-        contracts, failures = discover_file(name, sources)
+    for name, contracts, failures in found:
         problems.extend(failures)
         if not failures:
             files.append((name, contracts))
