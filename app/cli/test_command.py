@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import os
 import re
 import signal
@@ -176,6 +177,9 @@ async def _main(opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     opts = parser().parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):  # a shrunk string may hold any character
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     out, err = sys.stdout, sys.stderr
     if not _check(opts, err):
         return EXIT_ERROR
