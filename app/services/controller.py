@@ -42,6 +42,7 @@ from .search import SearchService
 from .secret_service import SecretService
 from .session import Credentials, Session
 from .tasks import TaskRegistry
+from .transfers import TransferService
 
 log = logging.getLogger("stratoscope.services")
 
@@ -109,6 +110,9 @@ class AppController(QObject):
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)
+        self.transfers = TransferService(
+            self.session, self.composer, self.chains, self.pending, self
+        )
         self.saved_profiles: list[Profile] = []
         self._watch: asyncio.Task[Any] | None = None
         self._pending_task: asyncio.Task[Any] | None = None
