@@ -333,3 +333,27 @@ def test_models_pass_qtmodeltester(
     drive(loop, lambda: not panel.txs_model.pages.loading and not panel.blocks_model.pages.loading)
     qtmodeltester.check(panel.blocks_model, force_py=True)
     qtmodeltester.check(panel.txs_model, force_py=True)
+
+
+def test_the_four_views_share_the_panel(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+) -> None:
+    deploy(node.client("alice"), "Counter", COUNTER)
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    tabs = [panel.tabs.tabText(i) for i in range(panel.tabs.count())]
+    assert tabs == ["Blocks", "Transactions", "Contracts", "Events"]
+    contracts = panel.contracts_view
+    assert contracts.model.names() == []  # not shown yet: nothing read
+    panel.tabs.setCurrentWidget(contracts)
+    drive(loop, lambda: "Counter" in contracts.model.names())
+    # a detail from another view goes to the same pane, and a transaction replaces it
+    from PySide6.QtWidgets import QLabel
+
+    other = QLabel("an instance")
+    panel.show_detail(other, "Counter 1234…")
+    assert panel.detail.stack.currentWidget() is other
+    assert panel.detail.title.text() == "Counter 1234…"

@@ -107,8 +107,6 @@ def test_menu_bar_has_the_menus_and_the_shortcuts(
         "Sandbox log": "Ctrl+L",
         "Theme": "",
         "Refresh": "F5",
-        "Go to block…": "Ctrl+Shift+B",
-        "Filter transactions…": "",
     }
     # Go: every panel, Ctrl+1 … in the order the navigation shows them, then Back/Forward
     go = menus["Go"]

@@ -18,7 +18,9 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidge
 from app.services.controller import AppController
 from app.services.explorer import ExplorerService, TxFilter
 from app.ui.panels.explorer.blocks_model import BlocksModel
+from app.ui.panels.explorer.contracts_view import ContractsView
 from app.ui.panels.explorer.detail import DetailPane
+from app.ui.panels.explorer.events_view import EventsView
 from app.ui.panels.explorer.transactions_model import TransactionsModel
 from app.ui.panels.explorer.views import BlocksView, TransactionsView
 from app.ui.shell.icons import icon
@@ -63,6 +65,12 @@ class ExplorerPanel(QWidget):
         lay.addWidget(self.splitter, 1)
         self.add_view("Blocks", self.blocks_view, "mdi6.cube-outline")
         self.add_view("Transactions", self.txs_view, "mdi6.swap-horizontal")
+        self.contracts_view = ContractsView(controller, self, self)
+        self.contracts_view.contract_requested.connect(self._open_contract)
+        self.contracts_view.table_requested.connect(self._open_table)
+        self.add_view("Contracts", self.contracts_view, "mdi6.file-code-outline")
+        self.events_view = EventsView(controller, self, self)
+        self.add_view("Events", self.events_view, "mdi6.bell-outline")
 
         self.blocks_view.block_chosen.connect(self.show_block)
         self.txs_view.tx_chosen.connect(self.show_transaction)
@@ -103,6 +111,17 @@ class ExplorerPanel(QWidget):
     def show_address(self, address: str) -> None:
         """The transactions from or to ``address``."""
         self._show_filtered(TxFilter(address=address.lower().removeprefix("0x")))
+
+    def _open_contract(self, name: str, address: str, chain_id: str, method: str) -> None:
+        """An instance's method in the composer's Call tab (the window's navigation)."""
+        opener = getattr(self.window(), "open_contract", None)
+        if callable(opener):
+            opener(name, address, chain_id, method)
+
+    def _open_table(self, table: str) -> None:
+        opener = getattr(self.window(), "open_table", None)
+        if callable(opener):
+            opener(table)
 
     def _show_filtered(self, f: TxFilter) -> None:
         self.tabs.setCurrentWidget(self.txs_view)
