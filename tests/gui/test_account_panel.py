@@ -171,7 +171,12 @@ def test_user_without_identity_gets_an_explanation(
     assert "no identity" in window.status_user.text()
 
 
-QT_PARTS = ("QComboBoxPrivateContainer", "QToolBarExtension", "QDockWidgetTitleButton")
+QT_PARTS = (
+    "QComboBoxPrivateContainer",
+    "QToolBarExtension",
+    "QDockWidgetTitleButton",
+    "QLineEditIconButton",  # a line edit's clear button
+)
 
 
 def is_qt_internal(w: QWidget) -> bool:
