@@ -8,7 +8,7 @@ from starlette.responses import Response
 from ..errors import ApiError, bad_request
 from ..ledger import HEX, norm_address, norm_chain
 from ..txvisibility import hidden_hashes, unknown_result, visible_results
-from .base import ApiBase, JsonBody, flag
+from .base import ApiBase, JsonBody, flag, json_answer
 
 
 class TxRoutes(ApiBase):
@@ -28,7 +28,7 @@ class TxRoutes(ApiBase):
         if resolve and len(results) == 1 and results[0]["status"] == "Failure":
             message = results[0]["txResult"]["message"]
             raise ApiError(422, f"Error running the transaction: {message}")
-        return JsonBody(results)
+        return await json_answer(results)
 
     async def tx_result(self, request: Request) -> Response:
         h = request.path_params["hash"].lower().removeprefix("0x")
@@ -61,7 +61,7 @@ class TxRoutes(ApiBase):
             results = [unknown_result(h) if h in hidden else next(waited) for h in hashes]
         else:
             results = self.ledger.results_of(hashes)
-        return JsonBody(visible_results(self.ledger, request.state.user, results))
+        return await json_answer(visible_results(self.ledger, request.state.user, results))
 
     async def fill(self, request: Request) -> Response:
         address = norm_address(request.path_params["address"], "address")
