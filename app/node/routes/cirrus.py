@@ -11,7 +11,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..cirrus.http import prepare, search
 from ..cirrus.query import Query, QueryError
-from ..cirrus.stream import RowStream
+from ..cirrus.stream import RowStream, open_rows
 from ..errors import ApiError
 from .base import ApiBase, JsonBody
 
@@ -32,6 +32,21 @@ class CirrusRoutes(ApiBase):
             raise ApiError(exc.status, exc.body) from None
         except sqlite3.OperationalError:
             raise ApiError(503, {"message": "the table is being updated; retry"}) from None
+
+    async def cirrus_rows_off_loop(
+        self, table: str, q: Query, user: str
+    ) -> tuple[list[dict[str, Any]] | RowStream, int]:
+        """Rows of a Cirrus table as ``user`` may see them, and their total, read on a worker
+        thread; more than a thousand come as a stream (see cirrus/stream.py)."""
+        backend = self.ledger.indexer.backend
+        visible = self.ledger.visible_chains(user)
+        try:
+            rows, _, total = await asyncio.to_thread(open_rows, backend, table, q, visible, True)
+        except QueryError as exc:
+            raise ApiError(exc.status, exc.body) from None
+        except sqlite3.OperationalError:
+            raise ApiError(503, {"message": "the table is being updated; retry"}) from None
+        return rows, total or 0
 
     async def cirrus_schema(self, request: Request) -> Response:
         return JsonBody(self.ledger.indexer.backend.openapi())
