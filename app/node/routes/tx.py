@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import Response
 
 from ..errors import ApiError, bad_request
 from ..ledger import HEX, norm_address, norm_chain
 from ..txvisibility import hidden_hashes, unknown_result, visible_results
-from .base import ApiBase, JsonBody, flag, json_answer
+from .base import ANSWER_ON_LOOP_MAX, ApiBase, JsonBody, flag, json_answer
 
 
 class TxRoutes(ApiBase):
@@ -59,9 +62,15 @@ class TxRoutes(ApiBase):
             shown = [h for h in hashes if h not in hidden]
             waited = iter(await self.ledger.wait_results(shown, timeout))
             results = [unknown_result(h) if h in hidden else next(waited) for h in hashes]
-        else:
-            results = self.ledger.results_of(hashes)
-        return await json_answer(visible_results(self.ledger, request.state.user, results))
+            return await json_answer(visible_results(self.ledger, request.state.user, results))
+        user = request.state.user
+
+        def read() -> list[dict[str, Any]]:
+            return visible_results(self.ledger, user, self.ledger.results_of(hashes))
+
+        # thousands of hashes are thousands of reads: on a worker thread (the store locks them)
+        results = read() if len(hashes) <= ANSWER_ON_LOOP_MAX else await asyncio.to_thread(read)
+        return await json_answer(results)
 
     async def fill(self, request: Request) -> Response:
         address = norm_address(request.path_params["address"], "address")
