@@ -1,11 +1,12 @@
 """Decoding large JSON bodies in bounded pieces, for a worker thread.
 
 ``json.loads`` is C code that holds the GIL from start to end: in a worker thread it still
-stops the event loop for the whole decode (20-60 ms for a 4 MB body here). :func:`loads_in_pieces`
-gives the same value, but no single C call reads more than :data:`WINDOW` characters, so the
-loop gets the GIL back between pieces. Containers are read by this module; runs of their
-elements are handed to the C decoder a window at a time, and an element too large for one
-window is read the same way, one level down.
+stops the event loop for the whole decode (20-60 ms for 4 MB of numbers here; half a second
+for 4 MB of small arrays, most of it in the garbage collector). :func:`loads_in_pieces` gives
+the same value, but no single C call reads more than :data:`WINDOW` characters, so the loop
+gets the GIL back between pieces, and the cyclic collector waits until the end. Containers
+are read by this module; runs of their elements are handed to the C decoder a window at a
+time, and an element too large for one window is read the same way, one level down.
 
 A run is cut at a comma found by text search, which may lie inside a nested value or a
 string; such a cut can never decode (the nested value or string is left open), so a run that
