@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from .appgen import AppDef, AssetDef, DefinitionError, app_source, parse_definition
 from .cirrus.query import Filter, Order, Query, QueryError
+from .cirrus.stream import RowStream
 from .errors import ApiError
 from .genesis import FAUCET_AMOUNT
+from .jsonenc import compact_json
 from .ledger import GOVERNANCE_HEX, Ledger, norm_address, norm_chain
 
 if TYPE_CHECKING:
@@ -202,6 +205,18 @@ def ok(data: Any) -> Response:
     return JsonBody({"success": True, "data": data})
 
 
+async def _enclosed(head: bytes, rows: RowStream, tail: bytes) -> AsyncIterator[bytes]:
+    """``head``, the stream's JSON array, ``tail``: the bytes of ok({...}) sent as read."""
+    body = rows.body()
+    try:
+        yield head
+        async for chunk in body:
+            yield chunk
+        yield tail
+    finally:
+        await body.aclose()  # a client that left: the stream ends its snapshot now
+
+
 class AppHandlers:
     def __init__(self, manager: AppManager, api: NodeApi) -> None:
         self.m = manager
@@ -331,9 +346,24 @@ class AppHandlers:
         return rows, total or 0
 
     async def list_assets(self, request: Request) -> Response:
+        """All matching assets (``limit``/``offset`` page them), read on a worker thread; more
+        than a thousand are streamed in chunks, as Cirrus answers are."""
         app, asset = self.asset_of(request)
-        rows, total = self._rows(app, asset, self._query(app, asset, request), request.state.user)
-        return ok({f"{asset.name}s": rows, "total": total})
+        q = self._query(app, asset, request)
+        key = f"{asset.name}s"
+        try:
+            rows, total = await self.api.cirrus_rows_off_loop(
+                app.table(asset), q, request.state.user
+            )
+        except ApiError as exc:
+            if exc.status != 404:
+                raise
+            rows, total = [], 0  # no asset indexed yet
+        if isinstance(rows, RowStream):
+            head = b'{"success":true,"data":{' + compact_json(key) + b":"
+            tail = b',"total":' + compact_json(total) + b"}}"
+            return StreamingResponse(_enclosed(head, rows, tail), media_type="application/json")
+        return ok({key: rows, "total": total})
 
     def _one(self, app: App, asset: AssetDef, chain: str, user: str) -> dict[str, Any]:
         q = self._query(app, asset, None)
