@@ -483,7 +483,7 @@ class NodeApi:
         chain = norm_chain(q.get("chainid"))
         if chain:
             self.ledger.require_member(request.state.user, chain)
-        world = self.ledger.world
+        world = self.ledger.committed()  # as of the last committed block
         out = []
         if q.get("address"):
             addrs = [norm_address(q["address"], "address")]
@@ -491,7 +491,7 @@ class NodeApi:
             name = q["contractName"]
             addrs = [
                 format(a, "040x")
-                for (c, a), m in list(self.ledger.meta.items())  # the producer adds to it
+                for (c, a), m in world.meta.items()
                 if c == chain and m.name == name
             ][:LIST_CAP]
         for a in addrs:
@@ -500,7 +500,7 @@ class NodeApi:
             has_key = self.ledger.name_of_address(a) is not None
             if acct is None and not has_key and key not in world.balances:
                 continue
-            meta = self.ledger.meta.get(key)
+            meta = world.meta.get(key)
             item: dict[str, Any] = {
                 "next": "",
                 "kind": "AddressStateRef",
@@ -531,7 +531,7 @@ class NodeApi:
             r["number"]: r["timestamp"]
             for r in self.ledger.store.all("SELECT number, timestamp FROM blocks")
         }
-        for (c, a), m in list(self.ledger.meta.items()):  # the producer adds to it
+        for (c, a), m in self.ledger.committed().meta.items():
             if c != chain:
                 continue
             out.setdefault(m.name, []).append(
@@ -553,7 +553,7 @@ class NodeApi:
             addr = norm_address(address, "contract address")
         except ApiError:
             raise bad_request(f"Couldn't find contract {name} at address {address}") from None
-        acct = self.ledger.world.accounts.get((chain, int(addr, 16)))
+        acct = self.ledger.committed().account(int(addr, 16), chain)
         if acct is None or acct.cdef is None or acct.cdef.name != name:
             raise bad_request(f"Couldn't find contract {name} at address {addr}")
         return acct, addr, chain
@@ -612,10 +612,9 @@ class NodeApi:
             k = decode_value(key, sv.type.key, "key", acct.cdef.vm)
         except SolidVMError as exc:
             raise bad_request(exc.message) from None
-        m = acct.storage[var]
         from .solidvm.values import default_value
 
-        v = m.get(k, default_value(sv.type.value))
+        v = self.ledger.committed().entry(acct, var, k, default_value(sv.type.value))
         return JsonBody({var: {key: encode_value(v, sv.type.value)}})
 
     async def xabi(self, request: Request) -> Response:

@@ -9,6 +9,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,7 +27,9 @@ from ..solidvm import (
     World,
     compile_source,
 )
+from ..solidvm.history import History
 from ..solidvm.ops import keccak256
+from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState
 from ..store import Store, dumps
 from ..vault import Vault
@@ -39,6 +42,7 @@ from .common import (
     _to_address,
     parse_amount,
 )
+from .readview import CommittedView
 from .watchdog import Watchdog
 
 
@@ -64,6 +68,10 @@ class LedgerBase:
         self.sealing = threading.Lock()
         self.code_lock = threading.Lock()
         self.seq_lock = threading.Lock()  # the compile cache, filled by the loop and the worker
+        # readers pin the committed block under it; the worker moves the head under it
+        self.view_lock = threading.Lock()
+        self._readers = 0  # views pinned now: the history is only pruned when none is
+        self._loop_view: CommittedView | None = None
         self.wakeup = asyncio.Event()
         self.results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.dirty_contracts: dict[tuple[str, int], AccountState] = {}
@@ -129,12 +137,63 @@ class LedgerBase:
         return {"address": address, "pubkey": pubkey}
 
     def read_state(self, address: str, chain: str) -> dict[str, Any]:
-        """A contract's state read from the loop while the producer's worker may be writing
-        it: a read that met a mapping changing size is simply made again."""
-        for _ in range(10):
-            with contextlib.suppress(RuntimeError):
-                return self.world.state(address, chain)
-        return self.world.state(address, chain)
+        """A contract's state as of the last committed block."""
+        return self.committed().state(address, chain)
+
+    def committed(self) -> CommittedView:
+        """The state as of the last committed block, for code on the event loop (the
+        producer's worker may be half-way through the next block). Pinned until the loop's
+        next turn: use it before the caller's next ``await``, not after."""
+        v = self._loop_view
+        if v is not None:
+            return v
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: nothing runs beside the caller
+            return CommittedView(self.world, self.meta, None, self.head.number)
+        with self.view_lock:
+            self._readers += 1
+            v = self._loop_view = CommittedView(
+                self.world, self.meta, self.world.history, self.head.number
+            )
+        loop.call_soon(self._release_loop_view)
+        return v
+
+    def _release_loop_view(self) -> None:
+        with self.view_lock:
+            self._loop_view = None
+            self._readers -= 1
+
+    @contextlib.contextmanager
+    def view(self) -> Iterator[CommittedView]:
+        """The state as of the last committed block, for as long as the block lasts (threads)."""
+        with self.view_lock:
+            self._readers += 1
+            v = CommittedView(self.world, self.meta, self.world.history, self.head.number)
+        try:
+            yield v
+        finally:
+            with self.view_lock:
+                self._readers -= 1
+
+    def _advance(self, head: Head) -> None:
+        """The block ``head`` is committed: readers see it from now on."""
+        with self.view_lock:
+            self.head = head
+            h = self.world.history
+            if h is not None and not self._readers:
+                h.records = {}  # no reader is pinned before ``head``: the records are done
+
+    def _will_write(self, c: dict[Any, Any], k: Any) -> None:
+        """The worker is about to write ``c[k]`` outside the VM (nonces, fees, metadata)."""
+        h = self.world.history
+        if h is not None:
+            h.note(c, k, c.get(k, MISSING))
+
+    def _keep_history(self) -> None:
+        """Readers now run beside the block producer's worker: record what blocks overwrite."""
+        if self.world.history is None:
+            self.world.history = History()
 
     def name_of_address(self, address: str) -> str | None:
         row = self.store.one("SELECT name FROM keys WHERE address=?", address)

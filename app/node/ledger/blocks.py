@@ -39,6 +39,8 @@ class LedgerBlocks(LedgerSnapshots):
         future: thread-safe for the producer's worker, the caller holding ``self.sealing``."""
         number = self.head.number + 1
         ts = max(int(time.time()), self.head.timestamp)
+        if self.world.history is not None:
+            self.world.history.block = number  # what readers must not see yet
         results = []
         gas = 0
         t0 = time.monotonic()
@@ -110,7 +112,7 @@ class LedgerBlocks(LedgerSnapshots):
             db.executemany(
                 "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)", new_codes
             )
-        self.head = Head(number, block_hash, ts)
+        self._advance(Head(number, block_hash, ts))
         self.blocks_since_snapshot += 1
         if (
             self.blocks_since_snapshot >= SNAPSHOT_EVERY_BLOCKS

@@ -126,10 +126,12 @@ class LedgerExecutor(LedgerValidation):
             res = None
         steps = res.steps if res is not None else 0
         gas_used = BASE_GAS + steps
+        self._will_write(self.world.nonces, key)
         self.world.nonces[key] = nonce + 1
         self.dirty_balances.add(key)
         if gas_on:
             fee = min(gas_used * price, self.world.balances.get(key, 0))
+            self._will_write(self.world.balances, key)
             self.world.balances[key] = self.world.balances.get(key, 0) - fee
         if res is not None:
             self._note_changes(sub, res, number)
@@ -217,10 +219,12 @@ class LedgerExecutor(LedgerValidation):
         code_hash, unit = self.unit(vm, p["src"])
         chain.code_hash = code_hash
         cdef = unit.contracts[p["contract"]]
+        self._will_write(self.chains, cid)
         self.world.add_chain(cid, chain.parent)
         self.chains[cid] = chain
         saved = {k: v for k, v in self.world.balances.items() if k[0] == cid}
         for a, v in chain.balances:
+            self._will_write(self.world.balances, (cid, int(a, 16)))
             self.world.balances[(cid, int(a, 16))] = v
             self.dirty_balances.add((cid, int(a, 16)))
         try:
@@ -247,6 +251,7 @@ class LedgerExecutor(LedgerValidation):
         chain = sub.chain
         b = self.world.balances
         if p.get("faucet") and sub.internal:
+            self._will_write(b, (chain, to))
             b[(chain, to)] = b.get((chain, to), 0) + value
         else:
             src = (chain, int(sub.sender, 16))
@@ -257,6 +262,8 @@ class LedgerExecutor(LedgerValidation):
                     f"needs {value}" + (f" plus {fee} for gas" if fee else ""),
                     "insufficient balance",
                 )
+            self._will_write(b, src)
+            self._will_write(b, (chain, to))
             b[src] = have - value
             b[(chain, to)] = b.get((chain, to), 0) + value
         self.dirty_balances.add((chain, to))
@@ -289,6 +296,7 @@ class LedgerExecutor(LedgerValidation):
             acct = self.world.accounts[k]
             assert acct.cdef is not None
             org, app, table = self._table_for(acct, sub)
+            self._will_write(self.meta, k)
             self.meta[k] = ContractMeta(
                 acct.cdef.name,
                 self._code_of(acct.cdef),

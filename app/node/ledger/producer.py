@@ -240,6 +240,7 @@ class Ledger(LedgerBlocks):
         thread, which alone executes and commits blocks while the loop keeps serving."""
         loop = asyncio.get_running_loop()
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="block-producer")
+        self._keep_history()
         self._watchdog = Watchdog(self.world, self.config.tx_time_limit)
         self._watchdog.start()
         # The worker holds the GIL while it executes; the loop gets it back at each switch
