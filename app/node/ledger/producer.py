@@ -20,9 +20,6 @@ from ..genesis import (
 from ..store import dumps
 from .blocks import LedgerBlocks
 from .common import (
-    INLINE_MAX_TXS,
-    INLINE_SECONDS,
-    INLINE_STEPS,
     PREPARE_ON_LOOP_MAX,
     SLICE_SECONDS,
     SWITCH_INTERVAL,
@@ -283,34 +280,20 @@ class Ledger(LedgerBlocks):
     async def _run_slice(self, limit: int = 2_000) -> None:
         """One block: at most ``limit`` transactions and about ``SLICE_SECONDS`` of execution;
         the rest goes back to the queue, behind the other users' transactions (each user's own
-        stay in order).
-
-        A few transactions are first tried on the loop itself, each capped at ``INLINE_STEPS``
-        and all together at about ``INLINE_SECONDS`` (a few milliseconds): most sequential
-        requests are that small, and a round trip to the worker thread would cost them more
-        than they run. What needs more goes to the worker.
-        """
+        stay in order). Executed on the worker thread, however small: never on the loop."""
         batch, self.queue = self.queue[:limit], self.queue[limit:]
         if not batch:
             return
         rest = batch
         self.running = batch
         try:
-            if len(batch) <= INLINE_MAX_TXS and self._worker is not None:
-                with self.sealing:
-                    done = self._seal_block(batch, INLINE_SECONDS, INLINE_STEPS)
-                if done:
-                    self._publish(batch, done)
-                rest = batch[len(done) :]
-            if rest:
-                self.running = rest
-                if self._worker is None:
-                    done = self._seal_slice(rest)
-                else:
-                    loop = asyncio.get_running_loop()
-                    done = await loop.run_in_executor(self._worker, self._seal_slice, rest)
-                self._publish(rest, done)
-                rest = rest[len(done) :]
+            if self._worker is None:
+                done = self._seal_slice(rest)
+            else:
+                loop = asyncio.get_running_loop()
+                done = await loop.run_in_executor(self._worker, self._seal_slice, rest)
+            self._publish(rest, done)
+            rest = rest[len(done) :]
         except BaseException:
             self.queue = rest + self.queue  # still Pending on disk; re-run after a restart
             raise
