@@ -10,7 +10,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..chains import Chain
@@ -72,7 +71,8 @@ class LedgerBase:
         self.view_lock = threading.Lock()
         self._readers = 0  # views pinned now: the history is only pruned when none is
         self._loop_view: CommittedView | None = None
-        self.wakeup = asyncio.Event()
+        # guards the queue and ``running``: the loop adds, the producer's thread takes
+        self.queue_cv = threading.Condition()
         self.results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.dirty_contracts: dict[tuple[str, int], AccountState] = {}
         self.dirty_balances: set[tuple[str, int]] = set()
@@ -80,8 +80,8 @@ class LedgerBase:
         self.last_snapshot = time.monotonic()
         self.started = time.time()
         self.block_listeners: list[Any] = []
-        self._producer: asyncio.Task[None] | None = None
-        self._worker: ThreadPoolExecutor | None = None
+        self._thread: threading.Thread | None = None  # the block producer
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._watchdog: Watchdog | None = None
         self._stopping = False
         self._seq = 0
@@ -282,6 +282,12 @@ class LedgerBase:
             internal=internal,
             signature=signature,
         )
+
+    def _enqueue(self, subs: list[Sub]) -> None:
+        """Queue transactions (recorded, or waited for) for the producer's thread."""
+        with self.queue_cv:
+            self.queue.extend(subs)
+            self.queue_cv.notify()
 
     def _record(self, subs: list[Sub]) -> None:
         with self.store.transaction() as db:
