@@ -32,10 +32,6 @@ from .common import (
 from .validation import LedgerValidation
 
 
-class TooLongInline(Exception):
-    """A transaction run on the event loop needed more than the inline step cap."""
-
-
 class LedgerExecutor(LedgerValidation):
     """Runs one transaction against the world state and builds its result object."""
 
@@ -46,14 +42,11 @@ class LedgerExecutor(LedgerValidation):
         ts: int,
         index: int,
         overtime: str = "",
-        inline_cap: int = 0,
     ) -> dict[str, Any]:
         """Run one transaction; returns its result object. Never raises for contract errors.
 
         ``overtime``: the time-limit message the transaction failed with when it first ran
-        (a replay repeats the failure instead of racing the clock again). ``inline_cap``: run
-        at most this many steps; a transaction that needs more raises ``TooLongInline``, its
-        effects undone and nothing recorded, to be run again off the loop.
+        (a replay repeats the failure instead of racing the clock again).
         """
         t0 = time.perf_counter()
         chain = sub.chain
@@ -69,12 +62,11 @@ class LedgerExecutor(LedgerValidation):
             # gas buys steps: no more than the gas limit allows, nor than the balance can pay
             affordable = self.world.balances.get(key, 0) // price if price else sub.gas_limit
             max_steps = max(0, min(NODE_MAX_STEPS, sub.gas_limit, affordable) - BASE_GAS)
-        capped = 0 < inline_cap < max_steps
         env = TxEnv(
             sender=sub.sender,
             block_number=number,
             timestamp=ts,
-            max_steps=inline_cap if capped else max_steps,
+            max_steps=max_steps,
         )
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
@@ -118,8 +110,6 @@ class LedgerExecutor(LedgerValidation):
             status = "Success"
             message = "Success!"
         except SolidVMError as exc:
-            if capped and exc.kind == "out of gas":
-                raise TooLongInline from None  # the world rolled its writes back already
             status = "Failure"
             message = exc.message
             data = None
