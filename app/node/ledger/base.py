@@ -180,6 +180,7 @@ class LedgerBase:
         """The block ``head`` is committed: readers see it from now on."""
         with self.view_lock:
             self.head = head
+            self.indexer.backend.publish()  # the Cirrus tables and columns it created
             h = self.world.history
             if h is not None and not self._readers:
                 h.records = {}  # no reader is pinned before ``head``: the records are done
@@ -194,6 +195,7 @@ class LedgerBase:
         """Readers now run beside the block producer's worker: record what blocks overwrite."""
         if self.world.history is None:
             self.world.history = History()
+        self.indexer.backend.publish()  # from now on Cirrus readers see committed tables only
 
     def name_of_address(self, address: str) -> str | None:
         row = self.store.one("SELECT name FROM keys WHERE address=?", address)
