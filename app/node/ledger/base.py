@@ -4,12 +4,10 @@ transactions: what every other part of the ledger builds on."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
 from typing import Any
 
 from ..chains import Chain
@@ -144,13 +142,16 @@ class LedgerBase:
         """The state as of the last committed block, for code on the event loop (the
         producer's worker may be half-way through the next block). Pinned until the loop's
         next turn: use it before the caller's next ``await``, not after."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            if self.world.history is not None:
+                raise RuntimeError("committed() pins a view until the loop's next turn") from None
+            # no loop and no producer (start-up, the offline CLI): the live state is committed
+            return CommittedView(self.world, self.meta, None, self.head.number)
         v = self._loop_view
         if v is not None:
             return v
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop: nothing runs beside the caller
-            return CommittedView(self.world, self.meta, None, self.head.number)
         with self.view_lock:
             self._readers += 1
             v = self._loop_view = CommittedView(
@@ -164,18 +165,6 @@ class LedgerBase:
             self._loop_view = None
             self._readers -= 1
 
-    @contextlib.contextmanager
-    def view(self) -> Iterator[CommittedView]:
-        """The state as of the last committed block, for as long as the block lasts (threads)."""
-        with self.view_lock:
-            self._readers += 1
-            v = CommittedView(self.world, self.meta, self.world.history, self.head.number)
-        try:
-            yield v
-        finally:
-            with self.view_lock:
-                self._readers -= 1
-
     def _advance(self, head: Head) -> None:
         """The block ``head`` is committed: readers see it from now on."""
         with self.view_lock:
@@ -184,6 +173,15 @@ class LedgerBase:
             h = self.world.history
             if h is not None and not self._readers:
                 h.records = {}  # no reader is pinned before ``head``: the records are done
+
+    def _begin(self, number: int) -> None:
+        """Block ``number`` starts executing: what it writes, readers must not see yet."""
+        h = self.world.history
+        assert h is not None
+        with self.view_lock:
+            if not self._readers:  # (a reader was pinned when the last block committed)
+                h.records = {}
+            h.block = number
 
     def _will_write(self, c: dict[Any, Any], k: Any) -> None:
         """The worker is about to write ``c[k]`` outside the VM (nonces, fees, metadata)."""

@@ -36,7 +36,7 @@ class LedgerBlocks(LedgerSnapshots):
         number = self.head.number + 1
         ts = max(int(time.time()), self.head.timestamp)
         if self.world.history is not None:
-            self.world.history.block = number  # what readers must not see yet
+            self._begin(number)
         results = []
         gas = 0
         t0 = time.monotonic()
