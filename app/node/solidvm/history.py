@@ -47,15 +47,6 @@ class History:
         elif seen[-1][0] != b:
             seen.append((b, old))
 
-    def note_entry(self, c: Any, k: Any, old: Any) -> None:
-        """A journal entry, recorded just before its write happens."""
-        if k is PUSHED or k is POPPED:
-            self.note(c, LENGTH, tuple(c))
-        elif k is REPLACED:
-            self.note(c, LENGTH, tuple(old))
-        else:
-            self.note(c, k, old)
-
     def before(self, c: Any, k: Any, pinned: int) -> Any:
         """What ``c[k]`` held at the end of block ``pinned`` if a later block wrote it, else
         ``NO_RECORD``."""
@@ -98,9 +89,29 @@ class Journal(list[tuple[Any, Any, Any]]):
         self.events, self.created, self.dirty = events, created, dirty
 
     def append(self, entry: tuple[Any, Any, Any]) -> None:
-        c = entry[0]
+        # History.note_entry inlined: this runs for every write of every transaction
+        c, k, old = entry
         if c is not self.dirty and c is not self.created and c is not self.events:
-            self.history.note_entry(*entry)
+            h = self.history
+            b = h.block
+            rec = h.records.get(id(c))
+            if rec is None:
+                rec = h.records[id(c)] = (c, {})
+            keys = rec[1]
+            if k is PUSHED or k is POPPED or k is REPLACED:
+                seen = keys.get(LENGTH)
+                if seen is None or seen[-1][0] != b:  # copied once per block, not per push
+                    snap = (b, tuple(old) if k is REPLACED else tuple(c))
+                    if seen is None:
+                        keys[LENGTH] = [snap]
+                    else:
+                        seen.append(snap)
+            else:
+                seen = keys.get(k)
+                if seen is None:
+                    keys[k] = [(b, old)]
+                elif seen[-1][0] != b:
+                    seen.append((b, old))
         list.append(self, entry)
 
 
