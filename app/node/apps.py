@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from .cirrus.stream import RowStream
 from .errors import ApiError
 from .genesis import FAUCET_AMOUNT
 from .jsonenc import compact_json
-from .ledger import GOVERNANCE_HEX, Ledger, norm_address, norm_chain
+from .ledger import GOVERNANCE_HEX, Ledger, Sub, norm_address, norm_chain
 
 if TYPE_CHECKING:
     from .api import NodeApi
@@ -88,6 +88,7 @@ class AppManager:
         self.store = ledger.store
         self.store.execute(APPS_SCHEMA)
         self.apps: dict[str, App] = {}
+        self._creating: set[str] = set()  # names of applications being created
         for row in self.store.all("SELECT * FROM apps"):
             self.apps[row["name"]] = App(
                 parse_definition(json.loads(row["definition"])),
@@ -101,14 +102,53 @@ class AppManager:
     # ------------------------------------------------------------ creation
 
     def create(self, username: str, data: Any, *, internal: bool = False) -> App:
-        """Deploy an application now (runs its blocks inline); raises DefinitionError/ApiError.
+        """Deploy an application now, running its blocks on this thread (start-up and the
+        offline CLI: no block producer runs); raises DefinitionError/ApiError.
 
         ``internal`` marks the node's own demo set-up: its transactions pay no gas.
         """
-        led = self.ledger
+        steps = self._creation(username, data, internal)
+        sub = next(steps)
+        while True:
+            self.ledger._record([sub])
+            self.ledger._run_block([sub])
+            try:
+                sub = steps.send(self.ledger.result(sub.hash))
+            except StopIteration as done:
+                app: App = done.value
+                return app
+
+    async def create_live(self, username: str, data: Any) -> App:
+        """Deploy an application while the node serves: its transactions run on the block
+        producer's thread like any other (never on the event loop)."""
+        steps = self._creation(username, data, False)
+        sub = next(steps)
+        while True:
+            res = await self.ledger.run_now(sub)
+            try:
+                sub = steps.send(res)
+            except StopIteration as done:
+                app: App = done.value
+                return app
+
+    def _creation(
+        self, username: str, data: Any, internal: bool
+    ) -> Generator[Sub, dict[str, Any], App]:
+        """The steps of creating an application: yields each transaction to run, receives its
+        result; returns the application."""
         definition = parse_definition(data)
-        if definition.name in self.apps:
+        if definition.name in self.apps or definition.name in self._creating:
             raise DefinitionError(f"an application named {definition.name} already exists")
+        self._creating.add(definition.name)  # another request may create it meanwhile
+        try:
+            return (yield from self._create_steps(username, definition, internal))
+        finally:
+            self._creating.discard(definition.name)
+
+    def _create_steps(
+        self, username: str, definition: AppDef, internal: bool
+    ) -> Generator[Sub, dict[str, Any], App]:
+        led = self.ledger
         key = led.key_of(username)
         cert = led.cert_of_user(username)
         if key is None or cert is None:
@@ -120,9 +160,7 @@ class AppManager:
             "app",
         )
         upload = led._new_sub(username, sender, "CONTRACT", payload, "", None, internal=internal)
-        led._record([upload])
-        led._run_block([upload])
-        res = led.result(upload.hash)
+        res = yield upload
         if res["status"] != "Success":
             raise DefinitionError(
                 f"deploying {definition.name} failed: {res['txResult']['message']}"
@@ -145,9 +183,7 @@ class AppManager:
             None,
             internal=internal,
         )
-        led._record([genesis])
-        led._run_block([genesis])
-        res = led.result(genesis.hash)
+        res = yield genesis
         if res["status"] != "Success":
             raise DefinitionError(
                 f"creating the realm of {definition.name} failed: {res['txResult']['message']}"
@@ -247,7 +283,7 @@ class AppHandlers:
     async def create_app(self, request: Request) -> Response:
         body = await self.api.json_body(request)
         try:
-            app = self.m.create(request.state.user, body)
+            app = await self.m.create_live(request.state.user, body)
         except DefinitionError as exc:
             raise fail(400, "Create Application Argument Validation Error", str(exc)) from None
         return ok(app.to_json())

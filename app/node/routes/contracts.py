@@ -27,7 +27,7 @@ class ContractRoutes(ApiBase):
             r["number"]: r["timestamp"]
             for r in self.ledger.store.all("SELECT number, timestamp FROM blocks")
         }
-        for (c, a), m in list(self.ledger.meta.items()):  # the producer adds to it
+        for (c, a), m in self.ledger.committed().meta.items():
             if c != chain:
                 continue
             out.setdefault(m.name, []).append(
@@ -50,14 +50,14 @@ class ContractRoutes(ApiBase):
             addr = norm_address(address, "contract address")
         except ApiError:
             raise bad_request(f"Couldn't find contract {name} at address {address}") from None
-        acct = self.ledger.world.accounts.get((chain, int(addr, 16)))
+        acct = self.ledger.committed().account(int(addr, 16), chain)
         if acct is None or acct.cdef is None or acct.cdef.name != name:
             raise bad_request(f"Couldn't find contract {name} at address {addr}")
         return acct, addr, chain
 
     async def contract_details(self, request: Request) -> Response:
         acct, addr, chain = self._contract(request)
-        meta = self.ledger.meta.get((chain, int(addr, 16)))
+        meta = self.ledger.committed().meta.get((chain, int(addr, 16)))
         cdef = acct.cdef
         return JsonBody(
             {
@@ -113,10 +113,9 @@ class ContractRoutes(ApiBase):
             k = decode_value(key, sv.type.key, "key", acct.cdef.vm)
         except SolidVMError as exc:
             raise bad_request(exc.message) from None
-        m = acct.storage[var]
         from ..solidvm.values import default_value
 
-        v = m.get(k, default_value(sv.type.value))
+        v = self.ledger.committed().entry(acct, var, k, default_value(sv.type.value))
         return JsonBody({var: {key: encode_value(v, sv.type.value)}})
 
     async def xabi(self, request: Request) -> Response:

@@ -197,7 +197,7 @@ class ExplorerRoutes(ApiBase):
         chain = norm_chain(q.get("chainid"))
         if chain:
             self.ledger.require_member(request.state.user, chain)
-        world = self.ledger.world
+        world = self.ledger.committed()  # as of the last committed block
         out = []
         if q.get("address"):
             addrs = [norm_address(q["address"], "address")]
@@ -205,7 +205,7 @@ class ExplorerRoutes(ApiBase):
             name = q["contractName"]
             addrs = [
                 format(a, "040x")
-                for (c, a), m in list(self.ledger.meta.items())  # the producer adds to it
+                for (c, a), m in world.meta.items()
                 if c == chain and m.name == name
             ][:LIST_CAP]
         for a in addrs:
@@ -214,7 +214,7 @@ class ExplorerRoutes(ApiBase):
             has_key = self.ledger.name_of_address(a) is not None
             if acct is None and not has_key and key not in world.balances:
                 continue
-            meta = self.ledger.meta.get(key)
+            meta = world.meta.get(key)
             item: dict[str, Any] = {
                 "next": "",
                 "kind": "AddressStateRef",
