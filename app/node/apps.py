@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from .appgen import AppDef, AssetDef, DefinitionError, app_source, parse_definition
 from .cirrus.query import Filter, Order, Query, QueryError
+from .cirrus.stream import RowStream
 from .errors import ApiError
 from .genesis import FAUCET_AMOUNT
-from .ledger import GOVERNANCE_HEX, Ledger, norm_address, norm_chain
+from .jsonenc import compact_json
+from .ledger import GOVERNANCE_HEX, Ledger, Sub, norm_address, norm_chain
 
 if TYPE_CHECKING:
     from .api import NodeApi
@@ -85,6 +88,7 @@ class AppManager:
         self.store = ledger.store
         self.store.execute(APPS_SCHEMA)
         self.apps: dict[str, App] = {}
+        self._creating: set[str] = set()  # names of applications being created
         for row in self.store.all("SELECT * FROM apps"):
             self.apps[row["name"]] = App(
                 parse_definition(json.loads(row["definition"])),
@@ -98,14 +102,53 @@ class AppManager:
     # ------------------------------------------------------------ creation
 
     def create(self, username: str, data: Any, *, internal: bool = False) -> App:
-        """Deploy an application now (runs its blocks inline); raises DefinitionError/ApiError.
+        """Deploy an application now, running its blocks on this thread (start-up and the
+        offline CLI: no block producer runs); raises DefinitionError/ApiError.
 
         ``internal`` marks the node's own demo set-up: its transactions pay no gas.
         """
-        led = self.ledger
+        steps = self._creation(username, data, internal)
+        sub = next(steps)
+        while True:
+            self.ledger._record([sub])
+            self.ledger._run_block([sub])
+            try:
+                sub = steps.send(self.ledger.result(sub.hash))
+            except StopIteration as done:
+                app: App = done.value
+                return app
+
+    async def create_live(self, username: str, data: Any) -> App:
+        """Deploy an application while the node serves: its transactions run on the block
+        producer's thread like any other (never on the event loop)."""
+        steps = self._creation(username, data, False)
+        sub = next(steps)
+        while True:
+            res = await self.ledger.run_now(sub)
+            try:
+                sub = steps.send(res)
+            except StopIteration as done:
+                app: App = done.value
+                return app
+
+    def _creation(
+        self, username: str, data: Any, internal: bool
+    ) -> Generator[Sub, dict[str, Any], App]:
+        """The steps of creating an application: yields each transaction to run, receives its
+        result; returns the application."""
         definition = parse_definition(data)
-        if definition.name in self.apps:
+        if definition.name in self.apps or definition.name in self._creating:
             raise DefinitionError(f"an application named {definition.name} already exists")
+        self._creating.add(definition.name)  # another request may create it meanwhile
+        try:
+            return (yield from self._create_steps(username, definition, internal))
+        finally:
+            self._creating.discard(definition.name)
+
+    def _create_steps(
+        self, username: str, definition: AppDef, internal: bool
+    ) -> Generator[Sub, dict[str, Any], App]:
+        led = self.ledger
         key = led.key_of(username)
         cert = led.cert_of_user(username)
         if key is None or cert is None:
@@ -117,9 +160,7 @@ class AppManager:
             "app",
         )
         upload = led._new_sub(username, sender, "CONTRACT", payload, "", None, internal=internal)
-        led._record([upload])
-        led._run_block([upload])
-        res = led.result(upload.hash)
+        res = yield upload
         if res["status"] != "Success":
             raise DefinitionError(
                 f"deploying {definition.name} failed: {res['txResult']['message']}"
@@ -142,9 +183,7 @@ class AppManager:
             None,
             internal=internal,
         )
-        led._record([genesis])
-        led._run_block([genesis])
-        res = led.result(genesis.hash)
+        res = yield genesis
         if res["status"] != "Success":
             raise DefinitionError(
                 f"creating the realm of {definition.name} failed: {res['txResult']['message']}"
@@ -202,6 +241,18 @@ def ok(data: Any) -> Response:
     return JsonBody({"success": True, "data": data})
 
 
+async def _enclosed(head: bytes, rows: RowStream, tail: bytes) -> AsyncIterator[bytes]:
+    """``head``, the stream's JSON array, ``tail``: the bytes of ok({...}) sent as read."""
+    body = rows.body()
+    try:
+        yield head
+        async for chunk in body:
+            yield chunk
+        yield tail
+    finally:
+        await body.aclose()  # a client that left: the stream ends its snapshot now
+
+
 class AppHandlers:
     def __init__(self, manager: AppManager, api: NodeApi) -> None:
         self.m = manager
@@ -232,7 +283,7 @@ class AppHandlers:
     async def create_app(self, request: Request) -> Response:
         body = await self.api.json_body(request)
         try:
-            app = self.m.create(request.state.user, body)
+            app = await self.m.create_live(request.state.user, body)
         except DefinitionError as exc:
             raise fail(400, "Create Application Argument Validation Error", str(exc)) from None
         return ok(app.to_json())
@@ -331,9 +382,24 @@ class AppHandlers:
         return rows, total or 0
 
     async def list_assets(self, request: Request) -> Response:
+        """All matching assets (``limit``/``offset`` page them), read on a worker thread; more
+        than a thousand are streamed in chunks, as Cirrus answers are."""
         app, asset = self.asset_of(request)
-        rows, total = self._rows(app, asset, self._query(app, asset, request), request.state.user)
-        return ok({f"{asset.name}s": rows, "total": total})
+        q = self._query(app, asset, request)
+        key = f"{asset.name}s"
+        try:
+            rows, total = await self.api.cirrus_rows_off_loop(
+                app.table(asset), q, request.state.user
+            )
+        except ApiError as exc:
+            if exc.status != 404:
+                raise
+            rows, total = [], 0  # no asset indexed yet
+        if isinstance(rows, RowStream):
+            head = b'{"success":true,"data":{' + compact_json(key) + b":"
+            tail = b',"total":' + compact_json(total) + b"}}"
+            return StreamingResponse(_enclosed(head, rows, tail), media_type="application/json")
+        return ok({key: rows, "total": total})
 
     def _one(self, app: App, asset: AssetDef, chain: str, user: str) -> dict[str, Any]:
         q = self._query(app, asset, None)

@@ -17,6 +17,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.datastructures import UploadFile
@@ -193,10 +194,11 @@ class FileService:
         ]
 
     def record(self, address: str) -> Any:
-        acct = self.ledger.world.accounts.get(("", int(address, 16)))
+        view = self.ledger.committed()  # as of the last committed block
+        acct = view.account(int(address, 16), "")
         if acct is None or acct.cdef is None or acct.cdef.name != RECORD_CONTRACT:
             raise file_error(400, "Contract address not found")
-        return acct
+        return SimpleNamespace(cdef=acct.cdef, storage=view.storage(acct))
 
 
 class FileHandlers:
@@ -290,6 +292,7 @@ class FileHandlers:
         limit = min(int_param(request, "limit", 100) or 100, 1000)
         offset = int_param(request, "offset", 0) or 0
         led = self.ledger
+        view = led.committed()
         blocks = {
             r["number"]: r["timestamp"]
             for r in led.store.all("SELECT number, timestamp FROM blocks")
@@ -297,13 +300,15 @@ class FileHandlers:
         records = sorted(
             (
                 (m.created_block, k)
-                for k, m in led.meta.items()
+                for k, m in view.meta.items()
                 if m.name == RECORD_CONTRACT and k[0] == ""
             ),
         )[offset : offset + limit]
         out = []
         for block, (_, addr) in records:
-            st = led.world.accounts[("", addr)].storage
+            acct = view.account(addr, "")
+            assert acct is not None
+            st = view.storage(acct)
             out.append(
                 {
                     "contractAddress": format(addr, "040x"),

@@ -2,8 +2,9 @@
 
 The description is built by walking the application's route list (NodeApi's table, the asset
 application and file routes, the OIDC issuer under ``/auth``) and looking each endpoint up in
-:data:`app.node.openapi_ops.OPERATIONS` by its handler's qualified name, so a route cannot be
-served without being described: an undescribed handler fails the build (and the tests).
+:data:`app.node.openapi_ops.OPERATIONS` by its handler's name (see :func:`operation_key`), so a
+route cannot be served without being described: an undescribed handler fails the build (and the
+tests).
 The same walk answers ``OPTIONS`` and the ``Allow`` header of a 405 with every method a path
 serves, whichever of the path's routes the router happened to try first.
 """
@@ -35,7 +36,13 @@ def handler_of(endpoint: Any) -> Any:
 
 
 def operation_key(endpoint: Any) -> str:
-    return str(getattr(handler_of(endpoint), "__qualname__", repr(endpoint)))
+    """``Class.method`` of the handler, the class being the object's own: NodeApi's handlers
+    live in route-family mixins (app/node/routes/) but are described as ``NodeApi.name``."""
+    handler = handler_of(endpoint)
+    owner = getattr(handler, "__self__", None)
+    if owner is not None and hasattr(handler, "__name__"):
+        return f"{type(owner).__name__}.{handler.__name__}"
+    return str(getattr(handler, "__qualname__", repr(endpoint)))
 
 
 def served(routes: Sequence[BaseRoute], prefix: str = "") -> Iterator[tuple[str, str, Any]]:

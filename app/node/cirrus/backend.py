@@ -159,7 +159,10 @@ class CirrusBackend:
     def __init__(self, db: sqlite3.Connection, path: Path | None = None) -> None:
         self.db = db
         self.path = path
-        self.tables: dict[str, Table] = {}
+        self.tables: dict[str, Table] = {}  # the writer's schema
+        # the schema as of the last commit, for readers (None: they read ``tables``); the
+        # writer never changes a Table in place once published (see ensure_table)
+        self.published: dict[str, Table] | None = None
         # other names of tables, served as the tables themselves but not listed (the seed's
         # `<Org>-<App>-<asset name>` beside the asset contract's own table: apps.py)
         self.aliases: dict[str, str] = {}
@@ -239,15 +242,26 @@ class CirrusBackend:
             self.tables[name] = t
             self._save(t)
             return t
-        added = False
+        if all(c.name in t.columns for c in columns):
+            return t
+        # a new Table: readers keep the committed one until ``publish``
+        t = Table(t.name, t.kind, dict(t.columns))
         for c in columns:
             if c.name not in t.columns:
                 db.execute(f"ALTER TABLE {t.sql_name} ADD COLUMN {quote(c.name)}")
                 t.columns[c.name] = c
-                added = True
-        if added:
-            self._save(t)
+        self.tables[name] = t
+        self._save(t)
         return t
+
+    def publish(self) -> None:
+        """The writer's schema is committed: readers see it from now on."""
+        self.published = dict(self.tables)
+
+    @property
+    def schema(self) -> dict[str, Table]:
+        """The tables as readers see them."""
+        return self.tables if self.published is None else self.published
 
     def _save(self, t: Table) -> None:
         cols = [
@@ -332,8 +346,9 @@ class CirrusBackend:
         and join targets from it; rows stay private, table shapes are not."""
         definitions: dict[str, Any] = {}
         paths: dict[str, Any] = {"/": {"get": {"summary": "OpenAPI description (this document)"}}}
-        for name in sorted(self.tables):
-            t = self.tables[name]
+        schema = self.schema
+        for name in sorted(schema):
+            t = schema[name]
             props: dict[str, Any] = {}
             for c in list(t.columns.values()):
                 typ, fmt = _OPENAPI_TYPES.get(c.kind, ("string", "text"))
@@ -366,9 +381,10 @@ class CirrusBackend:
 
     def lookup(self, name: str) -> Table | None:
         """The table of that name, or the one it is an alias of (a real table comes first)."""
-        t = self.tables.get(name)
+        schema = self.schema
+        t = schema.get(name)
         if t is None and name in self.aliases:
-            t = self.tables.get(self.aliases[name])
+            t = schema.get(self.aliases[name])
         return t
 
     def table(self, name: str) -> Table:
@@ -620,7 +636,7 @@ class CirrusBackend:
         chain values in the chainId index, one seek each, up to the first one not visible."""
         if t.kind == "collection":
             # its rows belong to contracts of the contract table it is named after
-            base = self.tables.get(t.name.rpartition("-")[0])
+            base = self.schema.get(t.name.rpartition("-")[0])
             return base is None or base.kind != "contract" or self.hides_rows(base, visible, db)
         if t.kind == "event" or len(visible) > MAX_WALKED_CHAINS:
             return True  # no chain index to walk (event tables), or too many chains to walk
@@ -742,7 +758,7 @@ class CirrusBackend:
                 },
             )
         join = candidates[0] if candidates else None
-        if join is None or foreign_name not in self.tables:
+        if join is None or foreign_name not in self.schema:
             raise QueryError(
                 400,
                 {
@@ -766,7 +782,7 @@ class CirrusBackend:
     ) -> None:
         for e in q.embeds:
             join = self.join_column(t, e.table, e.via)
-            foreign = self.tables[e.table]
+            foreign = self.schema[e.table]
             cols = list(foreign.columns.values())
             if e.columns != ["*"]:
                 for name in e.columns:

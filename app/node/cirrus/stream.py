@@ -16,7 +16,7 @@ import tempfile
 import threading
 import weakref
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any
 
@@ -181,7 +181,7 @@ class RowStream:
         if not self.closed:
             self.close()
 
-    async def body(self) -> AsyncIterator[bytes]:
+    async def body(self) -> AsyncGenerator[bytes, None]:
         """The response body: ``[``, the chunks separated by commas, ``]``."""
         loop = asyncio.get_running_loop()
         timer = loop.call_later(SNAPSHOT_S, _CHUNKS.submit, self.detach)

@@ -14,6 +14,10 @@ The ledger is one object, :class:`Ledger`, built in layers, one module each: ``b
 keys, compile cache), ``results`` (results cache), ``identities`` (chains and identities),
 ``validation``, ``executor`` (running one transaction), ``snapshots`` (durability) and
 ``producer`` (the block producer). Each layer only calls the layers below it.
+
+Blocks execute on the producer's own thread, never on the event loop, however small; the
+routes on the loop read through ``readview`` (the state as of the last committed block, never
+a running or rolled-back transaction's writes).
 """
 
 from __future__ import annotations

@@ -4,12 +4,10 @@ transactions: what every other part of the ledger builds on."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..chains import Chain
@@ -26,7 +24,9 @@ from ..solidvm import (
     World,
     compile_source,
 )
+from ..solidvm.history import History
 from ..solidvm.ops import keccak256
+from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState
 from ..store import Store, dumps
 from ..vault import Vault
@@ -39,6 +39,7 @@ from .common import (
     _to_address,
     parse_amount,
 )
+from .readview import CommittedView
 from .watchdog import Watchdog
 
 
@@ -64,7 +65,12 @@ class LedgerBase:
         self.sealing = threading.Lock()
         self.code_lock = threading.Lock()
         self.seq_lock = threading.Lock()  # the compile cache, filled by the loop and the worker
-        self.wakeup = asyncio.Event()
+        # readers pin the committed block under it; the worker moves the head under it
+        self.view_lock = threading.Lock()
+        self._readers = 0  # views pinned now: the history is only pruned when none is
+        self._loop_view: CommittedView | None = None
+        # guards the queue and ``running``: the loop adds, the producer's thread takes
+        self.queue_cv = threading.Condition()
         self.results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.dirty_contracts: dict[tuple[str, int], AccountState] = {}
         self.dirty_balances: set[tuple[str, int]] = set()
@@ -72,8 +78,8 @@ class LedgerBase:
         self.last_snapshot = time.monotonic()
         self.started = time.time()
         self.block_listeners: list[Any] = []
-        self._producer: asyncio.Task[None] | None = None
-        self._worker: ThreadPoolExecutor | None = None
+        self._thread: threading.Thread | None = None  # the block producer
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._watchdog: Watchdog | None = None
         self._stopping = False
         self._seq = 0
@@ -129,12 +135,65 @@ class LedgerBase:
         return {"address": address, "pubkey": pubkey}
 
     def read_state(self, address: str, chain: str) -> dict[str, Any]:
-        """A contract's state read from the loop while the producer's worker may be writing
-        it: a read that met a mapping changing size is simply made again."""
-        for _ in range(10):
-            with contextlib.suppress(RuntimeError):
-                return self.world.state(address, chain)
-        return self.world.state(address, chain)
+        """A contract's state as of the last committed block."""
+        return self.committed().state(address, chain)
+
+    def committed(self) -> CommittedView:
+        """The state as of the last committed block, for code on the event loop (the
+        producer's worker may be half-way through the next block). Pinned until the loop's
+        next turn: use it before the caller's next ``await``, not after."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            if self.world.history is not None:
+                raise RuntimeError("committed() pins a view until the loop's next turn") from None
+            # no loop and no producer (start-up, the offline CLI): the live state is committed
+            return CommittedView(self.world, self.meta, None, self.head.number)
+        v = self._loop_view
+        if v is not None:
+            return v
+        with self.view_lock:
+            self._readers += 1
+            v = self._loop_view = CommittedView(
+                self.world, self.meta, self.world.history, self.head.number
+            )
+        loop.call_soon(self._release_loop_view)
+        return v
+
+    def _release_loop_view(self) -> None:
+        with self.view_lock:
+            self._loop_view = None
+            self._readers -= 1
+
+    def _advance(self, head: Head) -> None:
+        """The block ``head`` is committed: readers see it from now on."""
+        with self.view_lock:
+            self.head = head
+            self.indexer.backend.publish()  # the Cirrus tables and columns it created
+            h = self.world.history
+            if h is not None and not self._readers:
+                h.records = {}  # no reader is pinned before ``head``: the records are done
+
+    def _begin(self, number: int) -> None:
+        """Block ``number`` starts executing: what it writes, readers must not see yet."""
+        h = self.world.history
+        assert h is not None
+        with self.view_lock:
+            if not self._readers:  # (a reader was pinned when the last block committed)
+                h.records = {}
+            h.block = number
+
+    def _will_write(self, c: dict[Any, Any], k: Any) -> None:
+        """The worker is about to write ``c[k]`` outside the VM (nonces, fees, metadata)."""
+        h = self.world.history
+        if h is not None:
+            h.note(c, k, c.get(k, MISSING))
+
+    def _keep_history(self) -> None:
+        """Readers now run beside the block producer's worker: record what blocks overwrite."""
+        if self.world.history is None:
+            self.world.history = History()
+        self.indexer.backend.publish()  # from now on Cirrus readers see committed tables only
 
     def name_of_address(self, address: str) -> str | None:
         row = self.store.one("SELECT name FROM keys WHERE address=?", address)
@@ -223,6 +282,12 @@ class LedgerBase:
             internal=internal,
             signature=signature,
         )
+
+    def _enqueue(self, subs: list[Sub]) -> None:
+        """Queue transactions (recorded, or waited for) for the producer's thread."""
+        with self.queue_cv:
+            self.queue.extend(subs)
+            self.queue_cv.notify()
 
     def _record(self, subs: list[Sub]) -> None:
         with self.store.transaction() as db:

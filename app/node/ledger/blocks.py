@@ -1,6 +1,6 @@
 """Sealing blocks: executing a batch, committing it with its events and Cirrus rows.
 
-Runs on the block producer's worker thread (see ``producer``), never on the event loop; only
+Runs on the block producer's thread (see ``producer``), never on the event loop; only
 ``_publish`` (results to the waiting requests) runs on the loop.
 """
 
@@ -15,7 +15,6 @@ from ..solidvm import ContractDef
 from ..solidvm.ops import keccak256
 from ..store import dumps
 from .common import SNAPSHOT_EVERY_BLOCKS, SNAPSHOT_EVERY_SECONDS, Head, Sub, log
-from .executor import TooLongInline
 from .snapshots import LedgerSnapshots
 
 
@@ -29,24 +28,20 @@ class LedgerBlocks(LedgerSnapshots):
             results = self._seal_block(batch)
         self._publish(batch, results)
 
-    def _seal_block(
-        self, batch: list[Sub], budget: float = 0.0, inline_cap: int = 0
-    ) -> list[dict[str, Any]]:
+    def _seal_block(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:
         """Execute ``batch`` in order and commit it as the next block; with a ``budget``
         (seconds), stop after the transaction that exhausts it: only that prefix is sealed and
-        its results returned (the caller re-queues the rest). With an ``inline_cap`` (steps),
-        stop before the first transaction that needs more (see ``_execute``). Touches no
-        future: thread-safe for the producer's worker, the caller holding ``self.sealing``."""
+        its results returned (the caller re-queues the rest). Touches no future: thread-safe
+        for the producer's thread, the caller holding ``self.sealing``."""
         number = self.head.number + 1
         ts = max(int(time.time()), self.head.timestamp)
+        if self.world.history is not None:
+            self._begin(number)
         results = []
         gas = 0
         t0 = time.monotonic()
         for i, sub in enumerate(batch):
-            try:
-                res = self._execute(sub, number, ts, i, inline_cap=inline_cap)
-            except TooLongInline:
-                break
+            res = self._execute(sub, number, ts, i)
             results.append(res)
             tr = res.get("txResult")
             if isinstance(tr, dict):
@@ -110,7 +105,7 @@ class LedgerBlocks(LedgerSnapshots):
             db.executemany(
                 "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)", new_codes
             )
-        self.head = Head(number, block_hash, ts)
+        self._advance(Head(number, block_hash, ts))
         self.blocks_since_snapshot += 1
         if (
             self.blocks_since_snapshot >= SNAPSHOT_EVERY_BLOCKS

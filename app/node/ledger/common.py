@@ -31,11 +31,6 @@ TIME_LIMIT_PREFIX = "time limit exceeded:"  # the message of solidvm.runtime's t
 # a block stops taking transactions after this much execution time, so that another user's
 # transactions wait at most about this long (plus one transaction) behind a large request
 SLICE_SECONDS = 0.25
-# requests of at most this many transactions first run on the loop, each capped at this many
-# steps and all at about this long (a few ms); the rest goes to the worker (see producer)
-INLINE_MAX_TXS = 8
-INLINE_STEPS = 20_000
-INLINE_SECONDS = 0.005
 PREPARE_ON_LOOP_MAX = 200  # larger requests are checked and signed on a worker thread
 SWITCH_INTERVAL = 0.001  # sys.setswitchinterval while the producer runs (see producer)
 

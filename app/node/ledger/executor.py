@@ -32,10 +32,6 @@ from .common import (
 from .validation import LedgerValidation
 
 
-class TooLongInline(Exception):
-    """A transaction run on the event loop needed more than the inline step cap."""
-
-
 class LedgerExecutor(LedgerValidation):
     """Runs one transaction against the world state and builds its result object."""
 
@@ -46,14 +42,11 @@ class LedgerExecutor(LedgerValidation):
         ts: int,
         index: int,
         overtime: str = "",
-        inline_cap: int = 0,
     ) -> dict[str, Any]:
         """Run one transaction; returns its result object. Never raises for contract errors.
 
         ``overtime``: the time-limit message the transaction failed with when it first ran
-        (a replay repeats the failure instead of racing the clock again). ``inline_cap``: run
-        at most this many steps; a transaction that needs more raises ``TooLongInline``, its
-        effects undone and nothing recorded, to be run again off the loop.
+        (a replay repeats the failure instead of racing the clock again).
         """
         t0 = time.perf_counter()
         chain = sub.chain
@@ -69,12 +62,11 @@ class LedgerExecutor(LedgerValidation):
             # gas buys steps: no more than the gas limit allows, nor than the balance can pay
             affordable = self.world.balances.get(key, 0) // price if price else sub.gas_limit
             max_steps = max(0, min(NODE_MAX_STEPS, sub.gas_limit, affordable) - BASE_GAS)
-        capped = 0 < inline_cap < max_steps
         env = TxEnv(
             sender=sub.sender,
             block_number=number,
             timestamp=ts,
-            max_steps=inline_cap if capped else max_steps,
+            max_steps=max_steps,
         )
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
@@ -118,18 +110,18 @@ class LedgerExecutor(LedgerValidation):
             status = "Success"
             message = "Success!"
         except SolidVMError as exc:
-            if capped and exc.kind == "out of gas":
-                raise TooLongInline from None  # the world rolled its writes back already
             status = "Failure"
             message = exc.message
             data = None
             res = None
         steps = res.steps if res is not None else 0
         gas_used = BASE_GAS + steps
+        self._will_write(self.world.nonces, key)
         self.world.nonces[key] = nonce + 1
         self.dirty_balances.add(key)
         if gas_on:
             fee = min(gas_used * price, self.world.balances.get(key, 0))
+            self._will_write(self.world.balances, key)
             self.world.balances[key] = self.world.balances.get(key, 0) - fee
         if res is not None:
             self._note_changes(sub, res, number)
@@ -217,10 +209,12 @@ class LedgerExecutor(LedgerValidation):
         code_hash, unit = self.unit(vm, p["src"])
         chain.code_hash = code_hash
         cdef = unit.contracts[p["contract"]]
+        self._will_write(self.chains, cid)
         self.world.add_chain(cid, chain.parent)
         self.chains[cid] = chain
         saved = {k: v for k, v in self.world.balances.items() if k[0] == cid}
         for a, v in chain.balances:
+            self._will_write(self.world.balances, (cid, int(a, 16)))
             self.world.balances[(cid, int(a, 16))] = v
             self.dirty_balances.add((cid, int(a, 16)))
         try:
@@ -247,6 +241,7 @@ class LedgerExecutor(LedgerValidation):
         chain = sub.chain
         b = self.world.balances
         if p.get("faucet") and sub.internal:
+            self._will_write(b, (chain, to))
             b[(chain, to)] = b.get((chain, to), 0) + value
         else:
             src = (chain, int(sub.sender, 16))
@@ -257,6 +252,8 @@ class LedgerExecutor(LedgerValidation):
                     f"needs {value}" + (f" plus {fee} for gas" if fee else ""),
                     "insufficient balance",
                 )
+            self._will_write(b, src)
+            self._will_write(b, (chain, to))
             b[src] = have - value
             b[(chain, to)] = b.get((chain, to), 0) + value
         self.dirty_balances.add((chain, to))
@@ -289,6 +286,7 @@ class LedgerExecutor(LedgerValidation):
             acct = self.world.accounts[k]
             assert acct.cdef is not None
             org, app, table = self._table_for(acct, sub)
+            self._will_write(self.meta, k)
             self.meta[k] = ContractMeta(
                 acct.cdef.name,
                 self._code_of(acct.cdef),

@@ -87,8 +87,7 @@ class LedgerIdentities(LedgerResults):
             return
         sub = self._identity_sub(name, key["address"], u["org"], u["unit"])
         self._record([sub])
-        self.queue.append(sub)
-        self.wakeup.set()
+        self._enqueue([sub])
 
     def chain_balance(self, chain: str, address: str) -> int:
         return self.world.balances.get((chain, int(address, 16)), 0)
@@ -103,8 +102,7 @@ class LedgerIdentities(LedgerResults):
             "TRANSFER", {"faucet": True, "toAddress": address, "value": FAUCET_AMOUNT}, chain
         )
         self._record([sub])
-        self.queue.append(sub)
-        self.wakeup.set()
+        self._enqueue([sub])
 
     def cert_of_user(self, username: str) -> dict[str, str] | None:
         key = self.key_of(username)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
 from typing import Any
 
 from ..errors import ApiError, bad_request
@@ -20,9 +21,6 @@ from ..genesis import (
 from ..store import dumps
 from .blocks import LedgerBlocks
 from .common import (
-    INLINE_MAX_TXS,
-    INLINE_SECONDS,
-    INLINE_STEPS,
     PREPARE_ON_LOOP_MAX,
     SLICE_SECONDS,
     SWITCH_INTERVAL,
@@ -130,8 +128,7 @@ class Ledger(LedgerBlocks):
         if resolve:
             for s in subs:
                 s.future = loop.create_future()
-        self.queue.extend(subs)
-        self.wakeup.set()
+        self._enqueue(subs)
         if not resolve:
             return [pending_result(s.hash) for s in subs]
         futures = [s.future for s in subs if s.future is not None]
@@ -173,10 +170,11 @@ class Ledger(LedgerBlocks):
 
     def _discard_pending_of(self, username: str) -> None:
         """Seed rule 3: a resolve=true request discards the sender's unfinished async ones."""
-        victims = [s for s in self.queue if s.username == username and not s.resolve]
-        if not victims:
-            return
-        self.queue = [s for s in self.queue if not (s.username == username and not s.resolve)]
+        with self.queue_cv:
+            victims = [s for s in self.queue if s.username == username and not s.resolve]
+            if not victims:
+                return
+            self.queue = [s for s in self.queue if not (s.username == username and not s.resolve)]
         with self.store.transaction() as db:
             for s in victims:
                 res = discarded_result(s.hash)
@@ -198,8 +196,7 @@ class Ledger(LedgerBlocks):
         if resolve:
             sub.future = asyncio.get_running_loop().create_future()
         self._record([sub])
-        self.queue.append(sub)
-        self.wakeup.set()
+        self._enqueue([sub])
         if not resolve or sub.future is None:
             return pending_result(sub.hash)
         try:
@@ -212,6 +209,24 @@ class Ledger(LedgerBlocks):
                 {"error": "the faucet transaction did not complete in time", "hashes": [sub.hash]},
             ) from None
 
+    async def run_now(self, sub: Sub) -> dict[str, Any]:
+        """Record one transaction of the node's own and wait for its result (it runs on the
+        producer's thread like any other)."""
+        if self.halted:
+            raise ApiError(503, self.halted)
+        sub.resolve = True  # not discarded by its user's next resolve=true request
+        sub.future = asyncio.get_running_loop().create_future()
+        self._record([sub])
+        self._enqueue([sub])
+        try:
+            return await asyncio.wait_for(
+                asyncio.shield(sub.future), timeout=self.config.resolve_timeout
+            )
+        except TimeoutError:
+            raise ApiError(
+                504, {"error": "the transaction did not complete in time", "hashes": [sub.hash]}
+            ) from None
+
     async def create_chain(self, username: str, sender: str, body: Any) -> str:
         if self.halted:
             raise ApiError(503, self.halted)
@@ -219,8 +234,7 @@ class Ledger(LedgerBlocks):
         sub = self._new_sub(username, sender, "GENESIS", payload, "", None, resolve=True)
         sub.future = asyncio.get_running_loop().create_future()
         self._record([sub])
-        self.queue.append(sub)
-        self.wakeup.set()
+        self._enqueue([sub])
         if body.get("async") is True:
             return str(payload["chainId"])
         try:
@@ -236,10 +250,11 @@ class Ledger(LedgerBlocks):
         return str(payload["chainId"])
 
     def start(self) -> None:
-        """Start the block producer: a task on the loop that hands batches to one worker
-        thread, which alone executes and commits blocks while the loop keeps serving."""
-        loop = asyncio.get_running_loop()
-        self._worker = ThreadPoolExecutor(1, thread_name_prefix="block-producer")
+        """Start the block producer: one thread that alone executes and commits blocks, fed
+        by the loop through the queue, while the loop keeps serving. Its results come back to
+        the loop with ``call_soon_threadsafe`` (futures are not thread-safe)."""
+        self._loop = asyncio.get_running_loop()
+        self._keep_history()
         self._watchdog = Watchdog(self.world, self.config.tx_time_limit)
         self._watchdog.start()
         # The worker holds the GIL while it executes; the loop gets it back at each switch
@@ -247,78 +262,76 @@ class Ledger(LedgerBlocks):
         # loop's requests fast while contracts run.
         sys.setswitchinterval(SWITCH_INTERVAL)
         self._stopping = False
-        self._producer = loop.create_task(self._produce())
-        if self.queue:  # transactions recorded before a crash or shutdown run first
-            self.wakeup.set()
+        # transactions recorded before a crash or shutdown are in the queue already: they
+        # run first
+        self._thread = threading.Thread(target=self._produce, name="block-producer", daemon=True)
+        self._thread.start()
 
     async def stop(self) -> None:
-        self._stopping = True
-        if self._producer is not None:
-            self.wakeup.set()
-            await self._producer  # it ends after the slice it is executing, if any
-            self._producer = None
+        with self.queue_cv:
+            self._stopping = True
+            self.queue_cv.notify_all()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join)  # it ends after its slice, if any
+            self._thread = None
         if self.queue and not self.halted:
             with contextlib.suppress(Exception):
-                await self._run_slice()
+                done = await asyncio.to_thread(self._run_slice)
+                if done is not None:
+                    self._publish(*done)
         if self._watchdog is not None:
             self._watchdog.stop()
-        if self._worker is not None:
-            self._worker.shutdown()
         self.snapshot()
 
-    async def _produce(self) -> None:
-        while not self._stopping:
-            await self.wakeup.wait()
-            self.wakeup.clear()
-            if self.config.block_time > 0:
-                await asyncio.sleep(self.config.block_time)
-            while self.queue and not self._stopping:
-                try:
-                    await self._run_slice()
-                except Exception as exc:
-                    self._halt(exc)
+    def _produce(self) -> None:
+        """The producer thread: a slice as soon as the queue holds anything. Transactions
+        that arrive while a slice runs wait and go together into the next one."""
+        loop = self._loop
+        assert loop is not None
+        while True:
+            with self.queue_cv:
+                idle = not self.queue
+                while not self.queue and not self._stopping:
+                    self.queue_cv.wait()
+                if self._stopping:
                     return
+            if idle and self.config.block_time > 0:
+                time.sleep(self.config.block_time)
+            try:
+                done = self._run_slice()
+            except Exception as exc:
+                loop.call_soon_threadsafe(self._halt, exc)
+                return
+            if done is not None:
+                loop.call_soon_threadsafe(self._publish, *done)
 
-    async def _run_slice(self, limit: int = 2_000) -> None:
-        """One block: at most ``limit`` transactions and about ``SLICE_SECONDS`` of execution;
-        the rest goes back to the queue, behind the other users' transactions (each user's own
-        stay in order).
-
-        A few transactions are first tried on the loop itself, each capped at ``INLINE_STEPS``
-        and all together at about ``INLINE_SECONDS`` (a few milliseconds): most sequential
-        requests are that small, and a round trip to the worker thread would cost them more
-        than they run. What needs more goes to the worker.
-        """
-        batch, self.queue = self.queue[:limit], self.queue[limit:]
+    def _run_slice(self, limit: int = 2_000) -> tuple[list[Sub], list[dict[str, Any]]] | None:
+        """One block, on the producer's thread: at most ``limit`` transactions and about
+        ``SLICE_SECONDS`` of execution; the rest goes back to the queue, behind the other
+        users' transactions (each user's own stay in order). Returns the sealed transactions
+        and their results, for ``_publish`` on the loop."""
+        with self.queue_cv:
+            batch, self.queue = self.queue[:limit], self.queue[limit:]
+            self.running = batch
         if not batch:
-            return
-        rest = batch
-        self.running = batch
+            return None
         try:
-            if len(batch) <= INLINE_MAX_TXS and self._worker is not None:
-                with self.sealing:
-                    done = self._seal_block(batch, INLINE_SECONDS, INLINE_STEPS)
-                if done:
-                    self._publish(batch, done)
-                rest = batch[len(done) :]
-            if rest:
-                self.running = rest
-                if self._worker is None:
-                    done = self._seal_slice(rest)
-                else:
-                    loop = asyncio.get_running_loop()
-                    done = await loop.run_in_executor(self._worker, self._seal_slice, rest)
-                self._publish(rest, done)
-                rest = rest[len(done) :]
+            done = self._seal_slice(batch)
         except BaseException:
-            self.queue = rest + self.queue  # still Pending on disk; re-run after a restart
+            with self.queue_cv:
+                # still Pending on disk; re-run after a restart
+                self.queue = batch + self.queue
+                self.running = []
             raise
-        finally:
+        rest = batch[len(done) :]
+        with self.queue_cv:
+            if rest:
+                users = {s.username for s in rest}
+                others = [s for s in self.queue if s.username not in users]
+                self.queue = others + rest + [s for s in self.queue if s.username in users]
+            # the results are committed: a reader that misses them here finds them on disk
             self.running = []
-        if rest:
-            users = {s.username for s in rest}
-            others = [s for s in self.queue if s.username not in users]
-            self.queue = others + rest + [s for s in self.queue if s.username in users]
+        return batch[: len(done)], done
 
     def _seal_slice(self, batch: list[Sub]) -> list[dict[str, Any]]:
         with self.sealing:

@@ -37,9 +37,10 @@ class LedgerResults(LedgerBase):
         return [self.result(h) for h in hashes]
 
     def is_queued(self, tx_hash: str) -> bool:
-        return any(s.hash == tx_hash for s in self.running) or any(
-            s.hash == tx_hash for s in self.queue
-        )
+        with self.queue_cv:  # the producer's thread moves them from one to the other
+            return any(s.hash == tx_hash for s in self.running) or any(
+                s.hash == tx_hash for s in self.queue
+            )
 
     def has_pending(self) -> bool:
         """Transactions wait in the queue or are executing."""
@@ -47,7 +48,8 @@ class LedgerResults(LedgerBase):
 
     async def wait_results(self, hashes: list[str], timeout: float) -> list[dict[str, Any]]:
         """Results of ``hashes``, waiting up to ``timeout`` for queued ones (``?resolve``)."""
-        queued = {s.hash for s in self.queue} | {s.hash for s in self.running}
+        with self.queue_cv:  # the producer's thread moves them from one to the other
+            queued = {s.hash for s in self.queue} | {s.hash for s in self.running}
         loop = asyncio.get_running_loop()
         futures = []
         for h in set(hashes) & queued:

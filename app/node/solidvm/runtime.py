@@ -213,8 +213,9 @@ def jpop(fr: Frame, c: list[Any]) -> Any:
         raise invalid_write(fr)
     if not c:
         raise ExecutionError("index out of bounds: pop from an empty array", "index out of bounds")
-    v = c.pop()
-    fr.ctx.journal.append((c, POPPED, v))
+    v = c[-1]
+    fr.ctx.journal.append((c, POPPED, v))  # first: a reader's record must precede the change
+    c.pop()
     return v
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from .abi import decode_args, encode_value, event_text
 from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError
+from .history import History, Journal
 from .lowlevel import LowLevelCalls
 from .ops import chain_key, copy_in, keccak256, type_error
 from .runtime import (
@@ -142,6 +143,8 @@ class World(LowLevelCalls):
         self.clock: dict[str, int] = {"offset": 0}
         self.test_clock = False  # fastForward runs only when the node allows it
         self.current: ExecContext | None = None  # the last transaction's (a watchdog reads it)
+        # set by a node whose readers run beside the executing thread (see history.py)
+        self.history: History | None = None
 
     # ------------------------------------------------------------ set-up
 
@@ -301,6 +304,8 @@ class World(LowLevelCalls):
         steps = env.max_steps if max_steps is None else max_steps
         ts = env.timestamp + self.clock["offset"]
         ctx = ExecContext(self, origin, env.block_number, ts, steps, env.max_memory)
+        if self.history is not None:
+            ctx.journal = Journal(self.history, ctx.events, ctx.created, ctx.dirty)
         self.current = ctx
         return ctx
 

@@ -971,7 +971,9 @@ def test_ensure_table_adds_new_columns(backend: CirrusBackend, db: sqlite3.Conne
         "contract",
         [*std_columns(), *THING_COLUMNS, Column("extra", "int"), Column("flag", "bool")],
     )
-    assert t is before
+    # a new Table: a reader holding the old one (the committed schema) never sees it change
+    assert t is not before and backend.tables["Thing"] is t
+    assert "extra" not in before.columns
     assert list(t.columns)[-2:] == ["extra", "flag"]
     backend.upsert(
         t, [{**thing_row(9, "", "newer", 1, True, None, None), "extra": 7, "flag": True}]

@@ -1,0 +1,163 @@
+"""Contracts (bloc): listing, details, state, mapping entries, xabi and compile."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..errors import ApiError, bad_request
+from ..ledger import norm_address, norm_chain
+from ..solidvm import ParseError, SolidVMError, compile_source
+from ..solidvm.abi import encode_value
+from .base import ApiBase, JsonBody, flag, int_param
+
+
+class ContractRoutes(ApiBase):
+    """Contracts in bloc's shapes, and compiling source."""
+
+    async def contracts(self, request: Request) -> Response:
+        chain = norm_chain(request.query_params.get("chainid"))
+        if chain:
+            self.ledger.require_member(request.state.user, chain)
+        out: dict[str, list[dict[str, Any]]] = {}
+        blocks = {
+            r["number"]: r["timestamp"]
+            for r in self.ledger.store.all("SELECT number, timestamp FROM blocks")
+        }
+        for (c, a), m in self.ledger.committed().meta.items():
+            if c != chain:
+                continue
+            out.setdefault(m.name, []).append(
+                {
+                    "createdAt": blocks.get(m.created_block, 0) * 1000,
+                    "createdBlock": m.created_block,  # sandbox extra: the explorer shows it
+                    "address": format(a, "040x"),
+                    "chainId": c,
+                }
+            )
+        return JsonBody(out)
+
+    def _contract(self, request: Request) -> tuple[Any, str, str]:
+        name = request.path_params["name"]
+        address = request.path_params["address"]
+        chain = norm_chain(request.query_params.get("chainid"))
+        if chain:
+            self.ledger.require_member(request.state.user, chain)
+        try:
+            addr = norm_address(address, "contract address")
+        except ApiError:
+            raise bad_request(f"Couldn't find contract {name} at address {address}") from None
+        acct = self.ledger.committed().account(int(addr, 16), chain)
+        if acct is None or acct.cdef is None or acct.cdef.name != name:
+            raise bad_request(f"Couldn't find contract {name} at address {addr}")
+        return acct, addr, chain
+
+    async def contract_details(self, request: Request) -> Response:
+        acct, addr, chain = self._contract(request)
+        meta = self.ledger.committed().meta.get((chain, int(addr, 16)))
+        cdef = acct.cdef
+        return JsonBody(
+            {
+                "bin": cdef.source,
+                "chainId": chain,
+                "address": addr,
+                "bin-runtime": cdef.source,
+                "codeHash": {
+                    "kind": cdef.vm,
+                    "name": cdef.name,
+                    "digest": meta.code_hash if meta else "",
+                },
+                "name": cdef.name,
+                "src": cdef.source,
+                "xabi": cdef.xabi,
+            }
+        )
+
+    async def contract_state(self, request: Request) -> Response:
+        acct, addr, chain = self._contract(request)
+        state = self.ledger.read_state(addr, chain)
+        var = request.query_params.get("name")
+        if var is not None:
+            if var not in state:
+                raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")
+            value = state[var]
+            if flag(request, "length") and isinstance(value, list | dict):
+                return JsonBody({var: len(value)})
+            if isinstance(value, list | dict):  # a mapping pages its keys in stored order
+                offset = int_param(request, "offset", 0) or 0
+                count = int_param(request, "count", len(value))
+                end = offset + (count if count is not None else len(value))
+                if isinstance(value, dict):
+                    value = dict(list(value.items())[offset:end])
+                else:
+                    value = value[offset:end]
+            return JsonBody({var: value})
+        return JsonBody(state)
+
+    async def contract_state_key(self, request: Request) -> Response:
+        acct, _, _ = self._contract(request)
+        var = request.path_params["mapping"]
+        key = request.path_params["key"]
+        sv = acct.cdef.svars.get(var)
+        if sv is None or sv.constant:
+            raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")
+        from ..solidvm.abi import decode_value
+        from ..solidvm.types import MappingType
+
+        if not isinstance(sv.type, MappingType):
+            raise bad_request(f"{var} is not a mapping")
+        try:
+            k = decode_value(key, sv.type.key, "key", acct.cdef.vm)
+        except SolidVMError as exc:
+            raise bad_request(exc.message) from None
+        from ..solidvm.values import default_value
+
+        v = self.ledger.committed().entry(acct, var, k, default_value(sv.type.value))
+        return JsonBody({var: {key: encode_value(v, sv.type.value)}})
+
+    async def xabi(self, request: Request) -> Response:
+        body = await self.json_body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("src"), str | dict | list):
+            raise bad_request("body must be an object with the source in 'src'")
+        vm = body.get("vm") or body.get("VM") or "SolidVM"
+        if vm not in ("SolidVM", "EVM"):
+            raise bad_request(f"Invalid value for VM choice: {json.dumps(vm)}")
+        try:
+            unit = compile_source(body["src"], vm=vm, test_clock=self.ledger.config.test_clock)
+        except ParseError as exc:
+            raise bad_request(str(exc)) from None
+        except SolidVMError as exc:
+            raise bad_request(exc.message) from None
+        return JsonBody({"src": unit.xabis()})
+
+    async def compile(self, request: Request) -> Response:
+        body = await self.json_body(request)
+        if isinstance(body, dict):
+            body = [body]
+        if not isinstance(body, list) or not body:
+            raise bad_request("body must be an array of {contractName, source, vm}")
+        out = []
+        for i, item in enumerate(body):
+            if not isinstance(item, dict) or not isinstance(item.get("source"), str):
+                raise bad_request(f"element {i} must have a 'source' string")
+            vm = item.get("vm") or "SolidVM"
+            if vm not in ("SolidVM", "EVM"):
+                raise bad_request(f"Invalid value for VM choice: {json.dumps(vm)}")
+            try:
+                h, unit = self.ledger.unit(vm, item["source"])
+            except ParseError as exc:
+                raise bad_request(str(exc)) from None
+            except SolidVMError as exc:
+                raise bad_request(exc.message) from None
+            name = item.get("contractName")
+            names = [name] if isinstance(name, str) else unit.names
+            for n in names:
+                if n not in unit.contracts:
+                    raise bad_request(
+                        f"Could not find global contract metadataId for {n} in source"
+                    )
+                out.append({"contractName": n, "codeHash": {"kind": vm, "name": n, "digest": h}})
+        return JsonBody(out)

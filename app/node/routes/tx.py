@@ -1,0 +1,79 @@
+"""Transaction submission, results (members only for private chains) and the faucet."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..errors import ApiError, bad_request
+from ..ledger import HEX, norm_address, norm_chain
+from ..txvisibility import hidden_hashes, unknown_result, visible_results
+from .base import ANSWER_ON_LOOP_MAX, ApiBase, JsonBody, flag, json_answer
+
+
+class TxRoutes(ApiBase):
+    """Submitting transactions and reading their results."""
+
+    async def transaction(self, request: Request) -> Response:
+        name = request.state.user
+        sender = self.sender_of(name)
+        body = await self.json_body(request)
+        if not isinstance(body, dict):
+            raise bad_request("request body must be an object with txs and txParams")
+        chain = norm_chain(request.query_params.get("chainid"))
+        resolve = flag(request, "resolve")
+        results = await self.ledger.submit(
+            name, sender, body.get("txs"), body.get("txParams"), chain, resolve
+        )
+        if resolve and len(results) == 1 and results[0]["status"] == "Failure":
+            message = results[0]["txResult"]["message"]
+            raise ApiError(422, f"Error running the transaction: {message}")
+        return await json_answer(results)
+
+    async def tx_result(self, request: Request) -> Response:
+        h = request.path_params["hash"].lower().removeprefix("0x")
+        if len(h) != 64 or not set(h) <= HEX:
+            raise bad_request("transaction hash must be 64 hex digits")
+        if flag(request, "resolve"):
+            timeout = self.ledger.config.resolve_timeout
+            if h in hidden_hashes(self.ledger, request.state.user, [h]):
+                return JsonBody(unknown_result(h))
+            res = (await self.ledger.wait_results([h], timeout))[0]
+        else:
+            res = self.ledger.result(h)
+        return JsonBody(visible_results(self.ledger, request.state.user, [res])[0])
+
+    async def tx_results(self, request: Request) -> Response:
+        body = await self.json_body(request)
+        if not isinstance(body, list) or not all(isinstance(h, str) for h in body):
+            raise bad_request("body must be a JSON array of transaction hashes")
+        if len(body) > 10_000:
+            raise bad_request("at most 10000 hashes per request")
+        hashes = [h.lower().removeprefix("0x") for h in body]
+        for h in hashes:
+            if len(h) != 64 or not set(h) <= HEX:
+                raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
+        if flag(request, "resolve"):
+            timeout = self.ledger.config.resolve_timeout
+            hidden = hidden_hashes(self.ledger, request.state.user, hashes)
+            shown = [h for h in hashes if h not in hidden]
+            waited = iter(await self.ledger.wait_results(shown, timeout))
+            results = [unknown_result(h) if h in hidden else next(waited) for h in hashes]
+            return await json_answer(visible_results(self.ledger, request.state.user, results))
+        user = request.state.user
+
+        def read() -> list[dict[str, Any]]:
+            return visible_results(self.ledger, user, self.ledger.results_of(hashes))
+
+        # thousands of hashes are thousands of reads: on a worker thread (the store locks them)
+        results = read() if len(hashes) <= ANSWER_ON_LOOP_MAX else await asyncio.to_thread(read)
+        return await json_answer(results)
+
+    async def fill(self, request: Request) -> Response:
+        address = norm_address(request.path_params["address"], "address")
+        return JsonBody(
+            await self.ledger.faucet(request.state.user, address, flag(request, "resolve"))
+        )
