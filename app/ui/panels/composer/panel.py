@@ -39,6 +39,7 @@ from app.services.composer import Draft
 from app.services.controller import AppController
 from app.ui.panels.composer.scenarios import ScenarioBar
 from app.ui.panels.composer.source_pane import SAMPLES, SourcePane
+from app.ui.panels.composer.tests_view import TestsView
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor, FittingScrollArea
 from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
@@ -53,6 +54,7 @@ class ComposerPanel(ReadsWhenShown):
 
     title = "Composer"
     transaction_requested = Signal(str)
+    file_saved = Signal(str)  # GLUE (t18testsview): t18projects' signal
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(self._reload_lists, parent)
@@ -258,6 +260,12 @@ class ComposerPanel(ReadsWhenShown):
         split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addWidget(split)
+        self._split = split  # GLUE (t18testsview): the Tests view beside the editor
+        self.tests_view = TestsView(controller, self, self)
+        self.add_sidebar_tab(self.tests_view, "Tests")
+        self.tests_view.transaction_requested.connect(self.transaction_requested)
+        self.file_saved.connect(self.tests_view.file_saved)
+        self.source.saved.connect(self.file_saved)
         # Tab follows the layout: the editor, the Deploy/Call tabs, their page ... the result
         QWidget.setTabOrder(self.editor, self.tabs)
         QWidget.setTabOrder(self.gas_price, self.output)
@@ -332,6 +340,23 @@ class ComposerPanel(ReadsWhenShown):
         b = QPushButton(text, self)
         name_widget(b, name, accessible)
         return b
+
+    # ---- GLUE (t18testsview): stand-ins of t18projects' workspace methods; replace at merge
+    def add_sidebar_tab(self, widget: QWidget, title: str) -> None:
+        self._split.insertWidget(0, widget)
+
+    def project_root(self) -> Path | None:
+        return None
+
+    def current_file(self) -> Path | None:
+        return self.source.path
+
+    def open_sources(self) -> dict[str, str]:
+        path, text = self.source.path, self.editor.toPlainText()
+        return {str(path): text} if path is not None and self.source.modified else {}
+
+    def open_location(self, path: Path, line: int, column: int = 1) -> None:
+        self.source.open_at(path, line, column)
 
     # ------------------------------------------------------------ source
 

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -38,6 +39,10 @@ AUTOSAVE_MS = 1200  # after the last keystroke
 
 
 class SourcePane(QWidget):
+    """Signals: saved(str): the source was written to this file."""
+
+    saved = Signal(str)
+
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
@@ -304,16 +309,37 @@ class SourcePane(QWidget):
         self._edited()  # the box shows what the editor holds until the sample is loaded
         self._replace(f"the sample {name}", lambda: self.load_path(Path(str(path)), name))
 
-    def load_path(self, path: Path, sample: str | None = None) -> None:
+    def load_path(
+        self, path: Path, sample: str | None = None, then: Callable[[], None] | None = None
+    ) -> None:
         def loaded(text: str) -> None:
             self._set_source(text, path=None if sample else path, sample=sample, saved=text)
             self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
+            if then is not None:
+                then()
 
         self.controller.tasks.start(
             f"Opening {path.name}",
             asyncio.to_thread(path.read_text, encoding="utf-8"),
             on_done=while_alive(self, loaded),
         )
+
+    def open_at(self, path: Path, line: int, column: int = 1) -> None:
+        """Show ``path`` (loading it, asking first about unsaved text) with the cursor at
+        ``line``, ``column``."""
+        if self.path is not None and self.path.absolute() == path.absolute():
+            self.go_to(line, column)
+        else:
+            then = lambda: self.go_to(line, column)  # noqa: E731
+            self._replace(path.name, lambda: self.load_path(path, then=then))
+
+    def go_to(self, line: int, column: int = 1) -> None:
+        block = self.editor.document().findBlockByNumber(max(line - 1, 0))
+        cursor = QTextCursor(block)
+        cursor.movePosition(QTextCursor.MoveOperation.Right, n=max(column - 1, 0))
+        self.editor.setTextCursor(cursor)
+        self.editor.centerCursor()
+        self.editor.setFocus()
 
     def open_file(self) -> QFileDialog:
         return file_dialog(
@@ -348,6 +374,7 @@ class SourcePane(QWidget):
             self.path, self.sample, self.saved_text = path, None, text
             self._edited()
             self.source_status.setText(f"Saved {path}")
+            self.saved.emit(str(path))
             if then is not None:
                 then()
 
