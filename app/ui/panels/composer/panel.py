@@ -266,6 +266,7 @@ class ComposerPanel(ReadsWhenShown):
         self.tests_view.transaction_requested.connect(self.transaction_requested)
         self.file_saved.connect(self.tests_view.file_saved)
         self.source.saved.connect(self.file_saved)
+        self.source.opened.connect(self.tests_view.follow_folder)
         # Tab follows the layout: the editor, the Deploy/Call tabs, their page ... the result
         QWidget.setTabOrder(self.editor, self.tabs)
         QWidget.setTabOrder(self.gas_price, self.output)

@@ -39,9 +39,11 @@ AUTOSAVE_MS = 1200  # after the last keystroke
 
 
 class SourcePane(QWidget):
-    """Signals: saved(str): the source was written to this file."""
+    """Signals: saved(str): the source was written to this file; opened(str): a file was
+    loaded."""
 
     saved = Signal(str)
+    opened = Signal(str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -315,6 +317,7 @@ class SourcePane(QWidget):
         def loaded(text: str) -> None:
             self._set_source(text, path=None if sample else path, sample=sample, saved=text)
             self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
+            self.opened.emit(str(path))
             if then is not None:
                 then()
 

@@ -9,6 +9,7 @@ expanded stay put while results stream in.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,7 +124,8 @@ class TestsModel(QAbstractItemModel):
         return list(self.root.children)
 
     def file_node(self, path: str) -> TestNode | None:
-        return self._files.get(path)
+        """The row of the file ``path`` (spelled as the runner does: a normalised path)."""
+        return self._files.get(path) or self._files.get(os.path.normpath(path))
 
     def test_node(self, case: TestCase) -> TestNode | None:
         return self._tests.get((case.file, case.id))

@@ -298,6 +298,11 @@ class TestsView(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self.follow_folder()
+
+    def follow_folder(self, _opened: str = "") -> None:
+        """Find the tests when where they are looked for changed (a file of another folder
+        was opened, the project changed), or none were found yet."""
         if self.tests_folder() != self.folder or not self.model.files():
             self.refresh()
 
