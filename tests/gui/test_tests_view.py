@@ -325,6 +325,7 @@ def test_a_compile_error_in_an_imported_file_is_shown_at_its_line(
     run_all(loop, qtbot, view)
     broken = view.selected_node()  # the view selects the file that does not compile
     assert broken is not None and broken.failure is not None
+    line = broken.failure.line
     assert "does not compile" in view.detail.toPlainText()
     assert view.model.data(view.model.index_of(broken, 1)) == "compile error"
     got = statuses(view)
@@ -332,7 +333,7 @@ def test_a_compile_error_in_an_imported_file_is_shown_at_its_line(
     assert got["Describe_Counter.it_increments"] == NOT_RUN
     click_link(qtbot, view.detail, "loc:")
     drive(loop, lambda: panel.source.path is not None and panel.source.path.name == "Counter.sol")
-    drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == broken.failure.line)
+    drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == line)
 
 
 def test_stop_and_run_without_a_node_say_so_in_words(
