@@ -10,7 +10,8 @@ from pathlib import Path
 import qasync
 from PySide6.QtCore import QModelIndex, QPoint, Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QTextBrowser
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
@@ -46,7 +47,9 @@ def opened(
     window: MainWindow,
     node: RunningNode,
     controller: AppController,
+    qtbot: QtBot,
     file: Path,
+    tests: int = len(EXPECTED),
 ) -> tuple[ComposerPanel, TestsView]:
     """Signed in, the composer in front with ``file`` loaded, its folder's tests found."""
     connect(loop, controller, node)
@@ -54,8 +57,21 @@ def opened(
     panel.load_path(file)
     drive(loop, lambda: panel.source.path == file)
     view = panel.tests_view
-    drive(loop, lambda: len(view.model.all_tests()) == len(EXPECTED))
+    reveal(qtbot, view)
+    drive(loop, lambda: len(view.model.all_tests()) == tests)
     return panel, view
+
+
+def reveal(qtbot: QtBot, view: TestsView) -> None:
+    """Click the tab that holds the view (the composer keeps it on a tab)."""
+    w: QWidget | None = view
+    while w is not None and not isinstance(w, QTabWidget):
+        w = w.parentWidget()
+    assert isinstance(w, QTabWidget), "the Tests view is not on a tab"
+    at = w.indexOf(view)
+    if w.currentIndex() != at:
+        qtbot.mouseClick(w.tabBar(), Qt.MouseButton.LeftButton, pos=w.tabBar().tabRect(at).center())
+    assert w.currentIndex() == at and view.isVisible()
 
 
 def statuses(view: TestsView) -> dict[str, str]:
@@ -103,11 +119,12 @@ def test_tree_lists_the_contracts_and_tests_of_the_folder(
     controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
+    qtbot: QtBot,
     tmp_path: Path,
     qtmodeltester: object,
 ) -> None:
     root = project(tmp_path)
-    _panel, view = opened(loop, window, node, controller, root / "other_test.sol")
+    _panel, view = opened(loop, window, node, controller, qtbot, root / "other_test.sol")
     model = view.model
     qtmodeltester.check(model)  # type: ignore[attr-defined]
     qtmodeltester.check(view.proxy)  # type: ignore[attr-defined]
@@ -142,7 +159,9 @@ def test_run_all_shows_each_result_and_the_counts(
     tmp_path: Path,
     qtmodeltester: object,
 ) -> None:
-    _panel, view = opened(loop, window, node, controller, project(tmp_path) / "counter_test.sol")
+    _panel, view = opened(
+        loop, window, node, controller, qtbot, project(tmp_path) / "counter_test.sol"
+    )
     qtmodeltester.check(view.model)  # type: ignore[attr-defined]  # and it watches the run
     run_all(loop, qtbot, view)
     assert statuses(view) == EXPECTED
@@ -151,7 +170,10 @@ def test_run_all_shows_each_result_and_the_counts(
     assert view.progress.text() == "6/6"
     model = view.model
     counter, other = (f.children[0] for f in model.files())
-    assert model.data(model.index_of(counter, 1)) == "2/4 passed, 2 failed"
+    assert model.data(model.index_of(counter, 1)) == "2 failed"
+    assert model.data(model.index_of(counter, 0), Qt.ItemDataRole.ToolTipRole) == (
+        "2/4 passed, 2 failed"
+    )
     assert model.data(model.index_of(other, 1)) == "2/2 passed"
     assert model.data(model.index_of(other, 2)).endswith(" s")
     assert view.first_result_at is not None and view.first_result_at < 10
@@ -166,7 +188,7 @@ def test_a_failure_shows_its_message_and_its_location_jumps_to_the_line(
     tmp_path: Path,
 ) -> None:
     root = project(tmp_path)
-    panel, view = opened(loop, window, node, controller, root / "other_test.sol")
+    panel, view = opened(loop, window, node, controller, qtbot, root / "other_test.sol")
     run_all(loop, qtbot, view)
     click_row(qtbot, view, view.index_of_test("Describe_Counter.it_cannot_go_below_zero"))
     assert view.selected_node() is not None
@@ -191,7 +213,9 @@ def test_run_selected_runs_only_that_test(
     qtbot: QtBot,
     tmp_path: Path,
 ) -> None:
-    _panel, view = opened(loop, window, node, controller, project(tmp_path) / "counter_test.sol")
+    _panel, view = opened(
+        loop, window, node, controller, qtbot, project(tmp_path) / "counter_test.sol"
+    )
     click_row(qtbot, view, view.index_of_test("Describe_Counter.it_returns_false"))
     qtbot.keyClick(view.tree, Qt.Key.Key_Return)  # Enter runs the selected test
     assert view.service.running
@@ -217,7 +241,9 @@ def test_transaction_link_opens_the_inspector(
     qtbot: QtBot,
     tmp_path: Path,
 ) -> None:
-    _panel, view = opened(loop, window, node, controller, project(tmp_path) / "counter_test.sol")
+    _panel, view = opened(
+        loop, window, node, controller, qtbot, project(tmp_path) / "counter_test.sol"
+    )
     run_all(loop, qtbot, view)
     click_row(qtbot, view, view.index_of_test("Describe_Counter.it_increments"))
     node_of = view.selected_node()
@@ -249,7 +275,9 @@ def test_stop_cancels_the_run(
     (root / "slow_test.sol").write_text(
         f"contract Describe_Slow {{\n    uint n;\n    constructor() {{}}\n{body}\n}}\n"
     )
-    _panel, view = opened_slow(loop, window, node, controller, root)
+    _panel, view = opened(
+        loop, window, node, controller, qtbot, root / "slow_test.sol", len(EXPECTED) + 40
+    )
     qtbot.mouseClick(view.run_file_button, Qt.MouseButton.LeftButton)
     drive(loop, lambda: view.model.totals()[PASSED] >= 1, 60)
     assert view.stop_button.isEnabled()
@@ -262,22 +290,6 @@ def test_stop_cancels_the_run(
     assert view.model.totals() == counts
 
 
-def opened_slow(
-    loop: qasync.QEventLoop,
-    window: MainWindow,
-    node: RunningNode,
-    controller: AppController,
-    root: Path,
-) -> tuple[ComposerPanel, TestsView]:
-    connect(loop, controller, node)
-    panel = panel_of(window)
-    panel.load_path(root / "slow_test.sol")
-    drive(loop, lambda: panel.source.path == root / "slow_test.sol")
-    view = panel.tests_view
-    drive(loop, lambda: len(view.model.all_tests()) == len(EXPECTED) + 40)
-    return panel, view
-
-
 def test_run_on_save_reruns_the_saved_file(
     node: RunningNode,
     controller: AppController,
@@ -288,7 +300,7 @@ def test_run_on_save_reruns_the_saved_file(
 ) -> None:
     loop.run_until_complete(controller.load_settings())
     root = project(tmp_path)
-    panel, view = opened(loop, window, node, controller, root / "counter_test.sol")
+    panel, view = opened(loop, window, node, controller, qtbot, root / "counter_test.sol")
     qtbot.mouseClick(view.run_on_save, Qt.MouseButton.LeftButton)
     assert view.run_on_save.isChecked()
     drive(loop, lambda: controller.setting("tests_run_on_save") is True)
@@ -321,7 +333,7 @@ def test_a_compile_error_in_an_imported_file_is_shown_at_its_line(
     root = project(tmp_path)
     lib = root / "lib" / "Counter.sol"
     lib.write_text(lib.read_text().replace("count -= 1;", "count -= ;"))
-    panel, view = opened(loop, window, node, controller, root / "other_test.sol")
+    panel, view = opened(loop, window, node, controller, qtbot, root / "other_test.sol")
     run_all(loop, qtbot, view)
     broken = view.selected_node()  # the view selects the file that does not compile
     assert broken is not None and broken.failure is not None
@@ -336,7 +348,52 @@ def test_a_compile_error_in_an_imported_file_is_shown_at_its_line(
     drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == line)
 
 
-def test_stop_and_run_without_a_node_say_so_in_words(
+def test_keyboard_runs_from_the_editor_and_enter_runs_the_selected_row(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    connect(loop, controller, node)
+    panel = panel_of(window)
+    file = project(tmp_path) / "other_test.sol"
+    panel.load_path(file)
+    drive(loop, lambda: panel.source.path == file)
+    view = panel.tests_view
+    assert not view.isVisible()  # on its tab behind Deploy & call
+    panel.editor.setFocus()
+    window.activateWindow()
+    settle(loop)
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    QTest.keyClick(panel.editor, Qt.Key.Key_T, ctrl_shift)  # the file in front
+    assert view.isVisible() and view.service.running
+    drive(loop, lambda: not view.service.running, 60)
+    got = statuses(view)
+    assert got["Describe_Other.it_passes"] == PASSED
+    assert got["Describe_Counter.it_increments"] == NOT_RUN
+    QTest.keyClick(panel.editor, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)  # all
+    drive(loop, lambda: not view.service.running, 60)
+    assert statuses(view) == EXPECTED
+    # Tab reaches the tree; the arrows pick a row and Enter runs it alone
+    view.tree.setFocus()
+    view.tree.setCurrentIndex(view.index_of_test("Describe_Other.it_sees_shared_state"))
+    QTest.keyClick(view.tree, Qt.Key.Key_Up)
+    chosen = view.selected_node()
+    assert chosen is not None and chosen.key == "Describe_Other.it_passes"
+    QTest.keyClick(view.tree, Qt.Key.Key_Enter)
+    assert view.service.running
+    drive(loop, lambda: not view.service.running, 60)
+    assert view.summary.text().startswith("1 passed, 0 failed")
+    # alone, a test that counts on an earlier one's state fails (state is per run)
+    QTest.keyClick(view.tree, Qt.Key.Key_Down)
+    QTest.keyClick(view.tree, Qt.Key.Key_Return)
+    drive(loop, lambda: not view.service.running, 60)
+    assert statuses(view)["Describe_Other.it_sees_shared_state"] == FAILED
+
+
+def test_run_without_a_node_says_so_in_words(
     controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
@@ -345,6 +402,7 @@ def test_stop_and_run_without_a_node_say_so_in_words(
 ) -> None:
     panel = panel_of(window)
     view = panel.tests_view
+    reveal(qtbot, view)
     view.set_folder(project(tmp_path))
     drive(loop, lambda: len(view.model.all_tests()) == len(EXPECTED))
     qtbot.mouseClick(view.run_all_button, Qt.MouseButton.LeftButton)

@@ -260,9 +260,14 @@ class ComposerPanel(ReadsWhenShown):
         split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addWidget(split)
-        self._split = split  # GLUE (t18testsview): the Tests view beside the editor
+        # GLUE (t18testsview): Deploy & call and the Tests view share the right-hand column
+        self.side = QTabWidget(self)
+        name_widget(self.side, "composerSide", "Compose or test")
+        split.replaceWidget(1, self.side)
+        self.side.addTab(right, "Deploy && call")
         self.tests_view = TestsView(controller, self, self)
         self.add_sidebar_tab(self.tests_view, "Tests")
+        self.tests_view.install_shortcuts(self, lambda: self.side.setCurrentWidget(self.tests_view))
         self.tests_view.transaction_requested.connect(self.transaction_requested)
         self.file_saved.connect(self.tests_view.file_saved)
         self.source.saved.connect(self.file_saved)
@@ -344,7 +349,7 @@ class ComposerPanel(ReadsWhenShown):
 
     # ---- GLUE (t18testsview): stand-ins of t18projects' workspace methods; replace at merge
     def add_sidebar_tab(self, widget: QWidget, title: str) -> None:
-        self._split.insertWidget(0, widget)
+        self.side.addTab(widget, title)
 
     def project_root(self) -> Path | None:
         return None

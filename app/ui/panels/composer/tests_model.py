@@ -395,7 +395,7 @@ class TestsModel(QAbstractItemModel):
                 return node.status
             if node.failure is not None:
                 return ERROR
-            return counts_text(node.counts())
+            return short_counts(node.counts())
         seconds = node.seconds()
         return f"{seconds:.2f} s" if seconds is not None else ""
 
@@ -412,9 +412,10 @@ class TestsModel(QAbstractItemModel):
             return f"{node.failure.message} (line {node.failure.line})"
         if node.outcome is not None and not node.outcome.passed:
             return node.outcome.message or "failed"
-        if node.kind == "file":
-            return node.key
-        return ""
+        if node.kind == "test":
+            return ""
+        text = counts_text(node.counts())
+        return f"{node.key}: {text}" if node.kind == "file" else text
 
 
 def counts_text(counts: dict[str, int]) -> str:
@@ -426,6 +427,11 @@ def counts_text(counts: dict[str, int]) -> str:
         return f"{busy}/{total} to run" if busy else f"{total} test{'s' if total != 1 else ''}"
     text = f"{counts[PASSED]}/{total} passed"
     return text + (f", {counts[FAILED]} failed" if counts[FAILED] else "")
+
+
+def short_counts(counts: dict[str, int]) -> str:
+    """The status column of a file or contract, narrow: "2 failed", "3/5 passed", "5 tests"."""
+    return f"{counts[FAILED]} failed" if counts[FAILED] else counts_text(counts)
 
 
 def status_icon(status: str) -> QIcon:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt, QUrl, Signal
-from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -105,9 +106,8 @@ class TestsView(QWidget):
         set_icon(self.run_file_button, "mdi6.play-box-outline")
         self.run_file_button.clicked.connect(self.run_file)
         self.run_one_button = self._button(
-            "Selected", "testsRunSelected", "Run the selected test, contract or file", "Return"
+            "Selected", "testsRunSelected", "Run the selected test, contract or file", "Enter"
         )
-        self.run_one_button.setShortcut("")  # Enter on the tree runs it (see eventFilter)
         set_icon(self.run_one_button, "mdi6.play")
         self.run_one_button.clicked.connect(self.run_selected)
         self.stop_button = self._button("Stop", "testsStop", "Stop the run", "")
@@ -132,6 +132,7 @@ class TestsView(QWidget):
         name_widget(self.tree, "testsTree", "Tests")
         self.tree.setModel(self.proxy)
         self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(self.fontMetrics().horizontalAdvance("00"))
         self.tree.setAlternatingRowColors(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -230,12 +231,22 @@ class TestsView(QWidget):
         b.setText(text)
         b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         name_widget(b, name, accessible)
-        if keys:
-            b.setShortcut(keys)
-            b.setToolTip(f"{accessible} ({keys})")
-        else:
-            b.setToolTip(accessible)
+        b.setToolTip(f"{accessible} ({keys})" if keys else accessible)
         return b
+
+    def install_shortcuts(self, owner: QWidget, reveal: Callable[[], None]) -> None:
+        """Ctrl+T (run all) and Ctrl+Shift+T (run the file in front) anywhere in ``owner``,
+        also while this view is on a hidden tab: ``reveal`` brings it to the front."""
+
+        def run(action: Callable[[], None]) -> Callable[[], None]:
+            def go() -> None:
+                reveal()
+                action()
+
+            return go
+
+        QShortcut(QKeySequence("Ctrl+T"), owner, run(self.run_all))
+        QShortcut(QKeySequence("Ctrl+Shift+T"), owner, run(self.run_file))
 
     # ------------------------------------------------------------ settings
 
