@@ -263,6 +263,8 @@ class ComposerPanel(ReadsWhenShown):
         # GLUE (t18testsview): Deploy & call and the Tests view share the right-hand column
         self.side = QTabWidget(self)
         name_widget(self.side, "composerSide", "Compose or test")
+        self.side.setTabPosition(QTabWidget.TabPosition.East)  # no height taken at 640 px
+        self.side.setDocumentMode(True)
         split.replaceWidget(1, self.side)
         self.side.addTab(right, "Deploy && call")
         self.tests_view = TestsView(controller, self, self)

@@ -62,6 +62,8 @@ class TestNode:
     failure: CompileFailure | None = None  # a file's compile error
     uid: int = 0
     row: int = 0
+    # a parent's counts and time, kept until something below it changes (rows paint often)
+    _cache: tuple[dict[str, int], float | None] | None = field(default=None, repr=False)
 
     def tests(self) -> Iterator[TestNode]:
         """The tests at or below this node, in order."""
@@ -71,10 +73,25 @@ class TestNode:
             yield from c.tests()
 
     def counts(self) -> dict[str, int]:
-        out = dict.fromkeys(_ICONS, 0)
-        for t in self.tests():
-            out[t.status] += 1
-        return out
+        return self._summary()[0]
+
+    def _summary(self) -> tuple[dict[str, int], float | None]:
+        if self._cache is None:
+            counts = dict.fromkeys(_ICONS, 0)
+            times: list[float] = []
+            for t in self.tests():
+                counts[t.status] += 1
+                if t.outcome is not None:
+                    times.append(t.outcome.seconds)
+            self._cache = (counts, sum(times) if times else None)
+        return self._cache
+
+    def forget(self) -> None:
+        """Something at or below this node changed: its counts are computed again."""
+        n: TestNode | None = self
+        while n is not None:
+            n._cache = None
+            n = n.parent
 
     def summary_status(self) -> str:
         """A test's status; for a parent the one that matters most below it."""
@@ -90,8 +107,7 @@ class TestNode:
         return PASSED if total and c[PASSED] == total else NOT_RUN
 
     def seconds(self) -> float | None:
-        times = [t.outcome.seconds for t in self.tests() if t.outcome is not None]
-        return sum(times) if times else None
+        return self._summary()[1]
 
 
 class TestsModel(QAbstractItemModel):
@@ -238,6 +254,7 @@ class TestsModel(QAbstractItemModel):
         self._renumber(parent)
         self._register(node)
         self.endInsertRows()
+        self._changed(parent)  # its counts
 
     def _remove(self, parent: TestNode, row: int) -> None:
         self.beginRemoveRows(self.index_of(parent), row, row)
@@ -245,6 +262,7 @@ class TestsModel(QAbstractItemModel):
         self._unregister(node)
         self._renumber(parent)
         self.endRemoveRows()
+        self._changed(parent)
 
     def _renumber(self, parent: TestNode) -> None:
         for i, c in enumerate(parent.children):
@@ -274,11 +292,12 @@ class TestsModel(QAbstractItemModel):
     def set_status(self, tests: Iterable[TestNode], status: str) -> None:
         """Put ``tests`` in ``status`` (queued before a run, back to not run after a stop);
         their results are cleared when they are queued."""
-        for t in tests:
+        changed = list(tests)
+        for t in changed:
             if status == QUEUED:
                 t.outcome = None
             t.status = status
-            self._changed(t)
+        self._changed(*changed)
 
     def started(self, case: TestCase) -> None:
         node = self.test_node(case) or self._added(case)
@@ -317,12 +336,21 @@ class TestsModel(QAbstractItemModel):
             fnode.failure = failure
             self._changed(fnode)
 
-    def _changed(self, node: TestNode) -> None:
-        """One row and its parents' rows (their counts) changed."""
-        n: TestNode | None = node
-        while n is not None and n is not self.root:
-            self.dataChanged.emit(self.index_of(n, 0), self.index_of(n, len(HEADERS) - 1))
-            n = n.parent
+    def _changed(self, *nodes: TestNode) -> None:
+        """Rows changed, and so did their parents' rows (their counts): each row is told
+        once."""
+        rows: dict[int, TestNode] = {}
+        for node in nodes:
+            node.forget()
+            if node is self.root:
+                continue
+            n: TestNode | None = node
+            while n is not None and n is not self.root and n.uid not in rows:
+                rows[n.uid] = n
+                n = n.parent
+        last = len(HEADERS) - 1
+        for n in rows.values():
+            self.dataChanged.emit(self.index_of(n, 0), self.index_of(n, last))
 
     # ------------------------------------------------------------ Qt model
 

@@ -86,6 +86,9 @@ class TestsView(QWidget):
         self.model = TestsModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
+        # names never change: results must not make the proxy filter the tree again (with
+        # recursive filtering that walked every row per result: seconds per run)
+        self.proxy.setDynamicSortFilter(False)
         self.proxy.setRecursiveFilteringEnabled(True)
         self.proxy.setAutoAcceptChildRows(True)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
@@ -139,8 +142,11 @@ class TestsView(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        # fixed widths: ResizeToContents measured every row again on each result
+        fm = self.fontMetrics()
+        for column, widest in ((1, "20/200 passed"), (2, "000.00 s")):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, fm.horizontalAdvance(widest) + fm.averageCharWidth() * 2)
         self.tree.doubleClicked.connect(self._jump_to)
         self.tree.installEventFilter(self)
         selection = self.tree.selectionModel()
