@@ -11,7 +11,7 @@ import qasync
 from PySide6.QtCore import QModelIndex, QPoint, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
+from PySide6.QtWidgets import QApplication, QTabWidget, QTextBrowser, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
@@ -376,8 +376,23 @@ def test_keyboard_runs_from_the_editor_and_enter_runs_the_selected_row(
     QTest.keyClick(panel.editor, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)  # all
     drive(loop, lambda: not view.service.running, 60)
     assert statuses(view) == EXPECTED
-    # Tab reaches the tree; the arrows pick a row and Enter runs it alone
-    view.tree.setFocus()
+    # Ctrl+Alt+T switches between Deploy & call and the tests; Ctrl+Tab leaves the editor for
+    # the tests' buttons, Tab reaches the tree
+    alt = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+    QTest.keyClick(panel.editor, Qt.Key.Key_T, alt)
+    assert not view.isVisible() and panel.deploy_button.isVisible()
+    QTest.keyClick(panel.editor, Qt.Key.Key_T, alt)
+    assert view.isVisible()
+    QTest.keyClick(panel.editor, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert view.run_all_button.hasFocus()
+    for _ in range(8):
+        if view.tree.hasFocus():
+            break
+        focused = QApplication.focusWidget()
+        assert focused is not None and view.isAncestorOf(focused)
+        QTest.keyClick(focused, Qt.Key.Key_Tab)
+    assert view.tree.hasFocus()
+    # the arrows pick a row and Enter runs it alone
     view.tree.setCurrentIndex(view.index_of_test("Describe_Other.it_sees_shared_state"))
     QTest.keyClick(view.tree, Qt.Key.Key_Up)
     chosen = view.selected_node()

@@ -265,11 +265,17 @@ class ComposerPanel(ReadsWhenShown):
         name_widget(self.side, "composerSide", "Compose or test")
         self.side.setTabPosition(QTabWidget.TabPosition.East)  # no height taken at 640 px
         self.side.setDocumentMode(True)
+        self.side.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Ctrl+Alt+T switches (Tab order kept)
         split.replaceWidget(1, self.side)
         self.side.addTab(right, "Deploy && call")
         self.tests_view = TestsView(controller, self, self)
         self.add_sidebar_tab(self.tests_view, "Tests")
         self.tests_view.install_shortcuts(self, lambda: self.side.setCurrentWidget(self.tests_view))
+        QShortcut(
+            QKeySequence("Ctrl+Alt+T"),
+            self,
+            lambda: self.side.setCurrentIndex(1 - self.side.currentIndex()),
+        )
         self.tests_view.transaction_requested.connect(self.transaction_requested)
         self.file_saved.connect(self.tests_view.file_saved)
         self.source.saved.connect(self.file_saved)
