@@ -114,8 +114,8 @@ def measure(url: str, rounds: int) -> dict[str, list[float]]:
         panel = next(p for p in window.panels if isinstance(p, ComposerPanel))
         window.nav.setCurrentRow(window.panels.index(panel))
         view = panel.tests_view
-        panel.side.setCurrentWidget(view)
-        view.set_folder(folder)
+        panel.open_folder(folder)
+        panel.show_tests()
         panel.load_path(one_file)
         await until(lambda: len(view.model.all_tests()) == 200)
         painted = Painted()

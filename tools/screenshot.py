@@ -333,6 +333,7 @@ async def shoot(shooter: Shooter, tmp: Path) -> None:
 
     await run("main-window", main_window)
     await run("main-window-inspector", inspector)
+    await run("send", lambda: send_scenes(shooter))
     await run("connection-dialog", connection)
     await run("password-dialog", password)
     state: dict[str, Any] = {}
@@ -392,6 +393,27 @@ async def composer_scenes(shooter: Shooter, state: dict[str, Any]) -> None:
     await settle(0.8)
     await shooter.dialog_shot("transaction-inspector", inspector)
     inspector.close()
+
+
+async def send_scenes(shooter: Shooter) -> None:
+    """The Send dialog filled in for bob, then its confirmation sheet (gas charged)."""
+    from app.ui.panels.account.panel import AccountPanel
+
+    window = shooter.window
+    panel = panel_of(window, AccountPanel)
+    show_panel(window, panel)
+    dialog = panel.open_send_dialog()
+    await until(lambda: bool(dialog.users) and isinstance(dialog.balances.get(None), int))
+    dialog.recipient_edit.setText("bob")
+    dialog.amount.setText("12.5")
+    await settle(0.3)
+    await shooter.dialog_shot("send-dialog", dialog)
+    sheet = dialog.review()
+    await settle(0.3)
+    await shooter.dialog_shot("send-sheet", sheet)
+    if sheet is not None:
+        sheet.reject()
+    dialog.reject()
 
 
 async def lookup_scenes(shooter: Shooter) -> None:

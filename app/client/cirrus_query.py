@@ -1,4 +1,4 @@
-"""The desktop client's model of a Cirrus (PostgREST 9) search query.
+"""The desktop client's model of a Cirrus (PostgREST 12) search query.
 
 A :class:`CirrusQuery` is a plain tree of dataclasses that the query builder edits and that
 renders to, and parses from, the query parameters of ``GET /cirrus/search/<table>``:
@@ -270,12 +270,10 @@ class CirrusQuery:
                 _parse_select(value, q)
             elif key == "order":
                 q.order = _parse_order(value)
-            elif key in ("limit", "offset"):
-                n = _parse_count(key, value)
-                if key == "limit":
-                    q.limit = n
-                else:
-                    q.offset = n
+            elif key == "limit":
+                q.limit = _parse_count(key, value)
+            elif key == "offset":
+                q.offset = _parse_offset(value)
             elif key in ("or", "and", "not.or", "not.and"):
                 p = _Parser(value, key)
                 group = p.group_body(_group_op(key.removeprefix("not.")), key.startswith("not."))
@@ -288,6 +286,8 @@ class CirrusQuery:
                 )
             else:
                 q.where.items.append(_parse_top_condition(key, value))
+        if q.offset is not None and q.offset < 0:
+            _clip_negative_offset(q)
         return q
 
     @classmethod
@@ -448,8 +448,6 @@ def _validate_condition(c: Condition, problems: list[str]) -> None:
     if c.op == "in":
         if not isinstance(c.value, list):
             problems.append(f"{what}: 'in' needs a list of values")
-        elif not c.value:
-            problems.append(f"{what}: 'in' without values")
         elif not all(isinstance(v, str) and _encodable(v) for v in c.value):
             problems.append(f"{what}: 'in' values must be text")
     elif c.value is None:
@@ -489,6 +487,32 @@ def _parse_count(key: str, value: str) -> int:
     if not _DIGITS_RE.fullmatch(text):
         raise CirrusQueryError(f"{key} must be a non-negative integer", 0, param=key, text=value)
     return int(text)
+
+
+def _parse_offset(value: str) -> int:
+    """``offset=-n`` is read as PostgREST 12 reads it (see :func:`_clip_negative_offset`)."""
+    text = value.strip()
+    if text.startswith("-") and _DIGITS_RE.fullmatch(text[1:]):
+        return -int(text[1:])
+    return _parse_count("offset", value)
+
+
+def _clip_negative_offset(q: CirrusQuery) -> None:
+    """PostgREST 12 takes ``offset=-n`` as the rows from -n on, clipped at the first row: alone it
+    changes nothing; with ``limit=m`` the first m-n rows remain; m <= n selects no range at all,
+    which the node refuses, so the query is refused here with the same reason."""
+    n = -(q.offset or 0)
+    q.offset = None
+    if q.limit is None:
+        return
+    if q.limit <= n:
+        raise CirrusQueryError(
+            f"offset -{n} with limit {q.limit} selects no rows (the node refuses the range)",
+            0,
+            param="offset",
+            text=f"-{n}",
+        )
+    q.limit -= n
 
 
 def _split_commas(text: str, param: str) -> list[tuple[int, str]]:
@@ -748,9 +772,8 @@ class _Parser:
     def unquoted(self, what: str) -> str:
         start = self.pos
         while self.pos < len(self.text) and self.text[self.pos] not in ",)":
-            c = self.text[self.pos]
-            if c in '("':
-                raise self.error(f"a {what} containing {c!r} must be double-quoted")
+            if self.text[self.pos] == "(":
+                raise self.error(f"a {what} containing '(' must be double-quoted")
             self.pos += 1
         return self.text[start : self.pos].strip()
 

@@ -307,6 +307,46 @@ class StratoClient:
         )
         return data if isinstance(data, dict) else {}
 
+    async def state_variable(
+        self,
+        name: str,
+        address: str,
+        variable: str,
+        chain_id: str | None = None,
+        *,
+        offset: int | None = None,
+        count: int | None = None,
+    ) -> Any:
+        """One state variable (``?name=``); a page of an array or mapping with ``offset`` and
+        ``count`` (the platform pages arrays so; the sandbox mappings too, in stored order)."""
+        params: dict[str, str] = {"name": variable}
+        if chain_id:
+            params["chainid"] = chain_id
+        if offset is not None:
+            params["offset"] = str(offset)
+        if count is not None:
+            params["count"] = str(count)
+        data = await self.json(
+            "GET", f"{BLOC}/contracts/{quote(name, safe='')}/{address}/state", params=params
+        )
+        return data.get(variable) if isinstance(data, dict) else None
+
+    async def state_length(
+        self, name: str, address: str, variable: str, chain_id: str | None = None
+    ) -> int | None:
+        """How many entries an array (or, on the sandbox, a mapping) holds; None when the node
+        answers with something else (a node that does not count mappings)."""
+        params = {"name": variable, "length": "true", **({"chainid": chain_id} if chain_id else {})}
+        data = await self.json(
+            "GET", f"{BLOC}/contracts/{quote(name, safe='')}/{address}/state", params=params
+        )
+        value = data.get(variable) if isinstance(data, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
+        return None
+
     async def details(self, name: str, address: str, chain_id: str | None = None) -> dict[str, Any]:
         params = {"chainid": chain_id} if chain_id else None
         data = await self.json(

@@ -18,7 +18,7 @@ from pathlib import Path
 from .bundler import BundleError, Problem, _Tok, _tokens, bundle
 from .test_runner import CompileFailure, TestCase
 
-__all__ = ["DescribeContract", "discover", "scan_file", "test_files"]
+__all__ = ["DescribeContract", "discover", "scan_file", "sol_files"]
 
 DESCRIBE = "Describe_"
 UNIT = "it_"
@@ -120,7 +120,7 @@ def _has_describe(path: Path, sources: Mapping[str, str] | None) -> bool:
         return False
 
 
-def test_files(paths: Sequence[Path], sources: Mapping[str, str] | None = None) -> Iterator[str]:
+def sol_files(paths: Sequence[Path], sources: Mapping[str, str] | None = None) -> Iterator[str]:
     """The ``.sol`` files of ``paths``: files as given, and every ``*.sol`` under a folder
     (hidden folders skipped, sorted) that mentions ``Describe_``. Missing paths are yielded
     as given (reading them reports the error)."""
@@ -177,7 +177,7 @@ def discover(
     contracts and functions in source order), and the files that cannot run."""
     cases: list[TestCase] = []
     failures: list[CompileFailure] = []
-    for name in test_files(paths, sources):
+    for name in sol_files(paths, sources):
         contracts, problems = discover_file(name, sources)
         failures.extend(problems)
         for c in contracts:

@@ -11,7 +11,6 @@ Pure async, no Qt: the command line (``python -m app test``) and the GUI's Tests
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,12 +159,14 @@ class TestRunner:
         sources: Mapping[str, str] | None = None,
         on_event: Callable[[RunEvent], None] | None = None,
     ) -> RunReport:
-        """Run the tests of ``paths`` (``select``: test ids to run, None = all).
+        """Run the tests of ``paths`` (``select``: test ids to run, None = all; ``only`` of the
+        runner filters them further). ``sources`` overrides file contents by absolute path.
 
+        Events, in order: one ``Discovered`` with every case found in ``paths`` (before
+        ``select``/``only``); a ``CompileFailure`` for each file that cannot run (its tests get
+        no outcome); ``TestStarted`` then ``TestFinished`` for each test that runs (the tests
+        of one batch start together). Node errors (unreachable, refused) raise StratoError.
         Cancellable: ``asyncio.CancelledError`` propagates (nothing is written to disk)."""
         from .test_execution import execute
 
-        started = time.monotonic()
-        report = await execute(self, paths, select=select, sources=sources, on_event=on_event)
-        del started
-        return report
+        return await execute(self, paths, select=select, sources=sources, on_event=on_event)

@@ -537,6 +537,7 @@ class NodeApi:
             out.setdefault(m.name, []).append(
                 {
                     "createdAt": blocks.get(m.created_block, 0) * 1000,
+                    "createdBlock": m.created_block,  # sandbox extra: the explorer shows it
                     "address": format(a, "040x"),
                     "chainId": c,
                 }
@@ -587,12 +588,16 @@ class NodeApi:
             if var not in state:
                 raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")
             value = state[var]
-            if flag(request, "length") and isinstance(value, list):
+            if flag(request, "length") and isinstance(value, list | dict):
                 return JsonBody({var: len(value)})
-            if isinstance(value, list):
+            if isinstance(value, list | dict):  # a mapping pages its keys in stored order
                 offset = int_param(request, "offset", 0) or 0
                 count = int_param(request, "count", len(value))
-                value = value[offset : offset + (count if count is not None else len(value))]
+                end = offset + (count if count is not None else len(value))
+                if isinstance(value, dict):
+                    value = dict(list(value.items())[offset:end])
+                else:
+                    value = value[offset:end]
             return JsonBody({var: value})
         return JsonBody(state)
 

@@ -43,6 +43,7 @@ from .secret_service import SecretService
 from .session import Credentials, Session
 from .tasks import TaskRegistry
 from .test_runs import TestRunService
+from .transfers import TransferService
 
 log = logging.getLogger("stratoscope.services")
 
@@ -111,6 +112,9 @@ class AppController(QObject):
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)
+        self.transfers = TransferService(
+            self.session, self.composer, self.chains, self.pending, self
+        )
         self.saved_profiles: list[Profile] = []
         self._watch: asyncio.Task[Any] | None = None
         self._pending_task: asyncio.Task[Any] | None = None

@@ -1,5 +1,6 @@
-"""The composer's source side without a node: the draft kept across restarts, the question
-before quitting or replacing unsaved source, the Samples box, the keyboard in the editor."""
+"""The composer's source side without a node: the draft kept across restarts (in the workspace
+store), the question before quitting or replacing unsaved source, the Samples box, the keyboard
+in the editor."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
 from app.ui.panels.composer.panel import SAMPLES, ComposerPanel
+from app.ui.panels.composer.workspace import Restored, WorkspaceStore
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import drive, make_controller
 from tests.gui.test_composer import KINDS, panel_of, settle
@@ -33,6 +35,11 @@ def restarted(loop: qasync.QEventLoop, tmp_path: Path) -> tuple[AppController, M
     win.show()
     loop.run_until_complete(again.load_settings())
     return again, win
+
+
+def stored(tmp_path: Path) -> Restored:
+    """What the composer keeps for the next start (read as the next start reads it)."""
+    return WorkspaceStore(tmp_path / "config" / "composer")._load()
 
 
 def quit_prompt(loop: qasync.QEventLoop, panel: ComposerPanel) -> QMessageBox:
@@ -59,8 +66,10 @@ def test_scratch_source_is_kept_as_a_draft_across_a_restart(
     assert "Draft" in panel.source.file_label.text()
     close_window(loop, window)  # no question for a draft: it is kept
     assert panel.source.quit_prompt is None
-    draft = make_controller(tmp_path).settings.load()["composer_draft"]
-    assert draft["text"] == "contract Scratch { uint public x = 1; }" and draft["path"] is None
+    loop.run_until_complete(panel.source.flushed())
+    kept = stored(tmp_path)
+    assert kept.buffers == {None: "contract Scratch { uint public x = 1; }"}
+    assert [t["path"] for t in kept.state["tabs"]] == [None]
 
     again, win = restarted(loop, tmp_path)
     try:
@@ -124,8 +133,9 @@ def test_quitting_with_a_files_unsaved_edits_asks(
         qtbot.mouseClick(box.button(buttons.Discard), Qt.MouseButton.LeftButton)
         drive(loop, lambda: win.is_closed, 30)
         assert target.read_text() == "contract A {}\n// more"
-        draft = make_controller(tmp_path).settings.load()["composer_draft"]
-        assert draft["path"] == str(target) and draft["text"] == "contract A {}\n// more"
+        loop.run_until_complete(composer.source.flushed())
+        kept = stored(tmp_path)  # the file's tab, without the discarded edits
+        assert [t["path"] for t in kept.state["tabs"]] == [str(target)] and kept.buffers == {}
     finally:
         close_window(loop, win)
         loop.run_until_complete(again.shutdown())

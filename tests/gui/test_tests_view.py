@@ -11,7 +11,7 @@ import qasync
 from PySide6.QtCore import QModelIndex, QPoint, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QTabWidget, QTextBrowser, QWidget
+from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
@@ -54,6 +54,7 @@ def opened(
     """Signed in, the composer in front with ``file`` loaded, its folder's tests found."""
     connect(loop, controller, node)
     panel = panel_of(window)
+    panel.open_folder(file.parent)  # the project: the sidebar unfolds
     panel.load_path(file)
     drive(loop, lambda: panel.source.path == file)
     view = panel.tests_view
@@ -249,7 +250,7 @@ def test_transaction_link_opens_the_inspector(
     node_of = view.selected_node()
     assert isinstance(node_of, TestNode) and node_of.outcome is not None
     sent = node_of.outcome.tx_hashes
-    assert sent and "transactions (1)" in view.detail.toPlainText()
+    assert sent and f"transactions ({len(sent)})" in view.detail.toPlainText()
     href = click_link(qtbot, view.detail, "tx:")
     assert href == f"tx:{sent[0]}"
     dialogs = window.findChildren(TxInspectorDialog)
@@ -359,10 +360,10 @@ def test_keyboard_runs_from_the_editor_and_enter_runs_the_selected_row(
     connect(loop, controller, node)
     panel = panel_of(window)
     file = project(tmp_path) / "other_test.sol"
-    panel.load_path(file)
+    panel.load_path(file)  # no project: the tests of the file's folder
     drive(loop, lambda: panel.source.path == file)
     view = panel.tests_view
-    assert not view.isVisible()  # on its tab behind Deploy & call
+    assert not view.isVisible()  # the sidebar is folded without a project
     panel.editor.setFocus()
     window.activateWindow()
     settle(loop)
@@ -376,23 +377,11 @@ def test_keyboard_runs_from_the_editor_and_enter_runs_the_selected_row(
     QTest.keyClick(panel.editor, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)  # all
     drive(loop, lambda: not view.service.running, 60)
     assert statuses(view) == EXPECTED
-    # Ctrl+Alt+T switches between Deploy & call and the tests; Ctrl+Tab leaves the editor for
-    # the tests' buttons, Tab reaches the tree
+    # View > Tests (Ctrl+Alt+T) puts the keyboard in the tree: arrows pick, Enter runs
+    panel.editor.setFocus()
     alt = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
     QTest.keyClick(panel.editor, Qt.Key.Key_T, alt)
-    assert not view.isVisible() and panel.deploy_button.isVisible()
-    QTest.keyClick(panel.editor, Qt.Key.Key_T, alt)
-    assert view.isVisible()
-    QTest.keyClick(panel.editor, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
-    assert view.run_all_button.hasFocus()
-    for _ in range(8):
-        if view.tree.hasFocus():
-            break
-        focused = QApplication.focusWidget()
-        assert focused is not None and view.isAncestorOf(focused)
-        QTest.keyClick(focused, Qt.Key.Key_Tab)
     assert view.tree.hasFocus()
-    # the arrows pick a row and Enter runs it alone
     view.tree.setCurrentIndex(view.index_of_test("Describe_Other.it_sees_shared_state"))
     QTest.keyClick(view.tree, Qt.Key.Key_Up)
     chosen = view.selected_node()
@@ -417,8 +406,8 @@ def test_run_without_a_node_says_so_in_words(
 ) -> None:
     panel = panel_of(window)
     view = panel.tests_view
-    reveal(qtbot, view)
     view.set_folder(project(tmp_path))
+    reveal(qtbot, view)
     drive(loop, lambda: len(view.model.all_tests()) == len(EXPECTED))
     qtbot.mouseClick(view.run_all_button, Qt.MouseButton.LeftButton)
     assert "not connected" in view.summary.text()

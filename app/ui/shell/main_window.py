@@ -450,11 +450,18 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ actions
 
-    def open_contract(self, name: str, address: str, chain_id: str) -> None:
+    def open_contract(self, name: str, address: str, chain_id: str, method: str = "") -> None:
         """Show a contract in the composer's Call page (from a table row, a chain ...)."""
         composer = next(p for p in self.panels if isinstance(p, ComposerPanel))
         self.nav.setCurrentRow(self.panels.index(composer))
-        composer.open_contract(name, address, chain_id)
+        composer.open_contract(name, address, chain_id, method)
+
+    def open_table(self, name: str) -> TablesPanel:
+        """Show a Cirrus table in the Tables panel (from the Explorer's contract links)."""
+        tables = next(p for p in self.panels if isinstance(p, TablesPanel))
+        self.nav.setCurrentRow(self.panels.index(tables))
+        tables.open_table(name)
+        return tables
 
     def refresh(self) -> None:
         self.controller.account.request_refresh()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QShowEvent
@@ -23,8 +24,15 @@ from app.ui.widgets.common import copy_text, name_widget
 
 class ConfirmDialog(QDialog):
     def __init__(
-        self, preview: Preview, descriptions: list[str], parent: QWidget | None = None
+        self,
+        preview: Preview,
+        descriptions: list[str],
+        parent: QWidget | None = None,
+        *,
+        what_label: str = "Calls",
+        rows: Sequence[tuple[str, str, str]] = (),
     ) -> None:
+        """``rows`` adds (label, text, object name) lines after the calls (a transfer's gas)."""
         super().__init__(parent)
         self.setObjectName("confirmDialog")
         self.setAccessibleName("Confirm the transaction")
@@ -47,7 +55,12 @@ class ConfirmDialog(QDialog):
         form.addRow("Signer", signer)
         form.addRow("Chain", chain)
         form.addRow("Result", mode)
-        form.addRow("Calls", what)
+        form.addRow(what_label, what)
+        for label, text, object_name in rows:
+            line = _plain(text, self)
+            line.setWordWrap(True)
+            name_widget(line, object_name, label)
+            form.addRow(label, line)
         self.request = QPlainTextEdit(self)
         self.request.setReadOnly(True)
         self.request.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))

@@ -243,7 +243,8 @@ class SourceEditor(QPlainTextEdit):
         self._reparse.setSingleShot(True)
         self._reparse.setInterval(120)
         self._reparse.timeout.connect(self._reparse_now)
-        self.document().contentsChanged.connect(self._reparse.start)
+        self._reparsing = False  # a repaint of the colours changes no text: no new parse
+        self.document().contentsChanged.connect(self._contents_changed)
         self.gutter = _Gutter(self)
         self.error_line: int | None = None
         self.blockCountChanged.connect(self._update_margin)
@@ -262,12 +263,20 @@ class SourceEditor(QPlainTextEdit):
             return
         super().keyPressEvent(event)
 
+    def _contents_changed(self) -> None:
+        if not self._reparsing:
+            self._reparse.start()
+
     def _reparse_now(self) -> None:
-        if not self._tree_loaded:
-            self._tree_loaded = True
-            self.highlighter.use_tree_sitter(tree_sitter_or_none())
-        else:
-            self.highlighter.reparse()
+        self._reparsing = True
+        try:
+            if not self._tree_loaded:
+                self._tree_loaded = True
+                self.highlighter.use_tree_sitter(tree_sitter_or_none())
+            else:
+                self.highlighter.reparse()
+        finally:
+            self._reparsing = False
 
     def gutter_width(self) -> int:
         digits = max(3, len(str(self.blockCount())))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -28,6 +29,9 @@ from app.client.units import amount_tooltip, exact_tokens, format_amount
 from app.services.account import MAIN_CHAIN, AccountView
 from app.services.controller import AppController
 from app.ui.models.transactions_model import HASH, MAIN, TransactionsModel
+from app.ui.panels.account.send_dialog import SendDialog
+from app.ui.shell.icons import set_icon
+from app.ui.shell.menus import make_action
 from app.ui.widgets.common import CopyField, QrCodeView, copy_text, name_widget
 from app.ui.widgets.scroll import scrolling_panel
 
@@ -124,6 +128,16 @@ class AccountPanel(QWidget):
         balance_row = QHBoxLayout()
         balance_row.addWidget(self.balance, 1)
         balance_row.addWidget(self.balance_copy)
+        self.send_button = QPushButton("Send…", self)
+        name_widget(self.send_button, "accountSend", "Send tokens")
+        self.send_button.setToolTip("Send tokens to a contact, a user or an address (Ctrl+T)")
+        self.send_button.setEnabled(False)
+        self.send_button.clicked.connect(self.open_send_dialog)
+        balance_row.addWidget(self.send_button)
+        self.send_action = make_action(self, "Send tokens…", "actionSendTokens", "Ctrl+T")
+        set_icon(self.send_action, "mdi6.send-outline")
+        self.send_action.triggered.connect(self.open_send_dialog)
+        self.send_dialog: SendDialog | None = None
         self.nonce = QLabel("—", self)
         name_widget(self.nonce, "accountNonce", "Nonce")
         self.qr = QrCodeView(self)
@@ -235,6 +249,8 @@ class AccountPanel(QWidget):
         self.account.changed.connect(self.show_view)
         self.account.busy_changed.connect(self._on_busy)
         self.account.faucet_finished.connect(self._on_faucet_result)
+        # a transfer sent from here changes the balance and the history: read them again
+        controller.transfers.finished.connect(lambda _r: self.account.request_refresh())
         controller.session.health_changed.connect(self._on_health)
         self.show_view(self.account.view)
 
@@ -264,6 +280,7 @@ class AccountPanel(QWidget):
             self.balance.setText(format_amount(view.balance))
             self.balance.setToolTip(amount_tooltip(view.balance))
         self.balance_copy.setEnabled(view.balance is not None)
+        self.send_button.setEnabled(has_key)
         self.nonce.setText("—" if view.nonce is None else str(view.nonce))
         self._show_identity(view)
         self.faucet_button.setEnabled(has_key and not self.faucet_progress.isVisible())
@@ -312,6 +329,24 @@ class AccountPanel(QWidget):
             self.faucet_status.setText("Waiting for the faucet transaction…")
         self.faucet_progress.setVisible(faucet)
         self.faucet_button.setEnabled(not faucet and self.view.address is not None)
+
+    def menu_actions(self) -> dict[str, list[QAction]]:
+        return {"Tools": [self.send_action]}
+
+    def open_send_dialog(self) -> SendDialog:
+        """The Send dialog (one at a time: asking again brings it to the front)."""
+        if self.send_dialog is not None and shiboken6.isValid(self.send_dialog):
+            self.send_dialog.show()
+            self.send_dialog.raise_()
+            self.send_dialog.activateWindow()
+            return self.send_dialog
+        dialog = SendDialog(self.controller, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.send_dialog = dialog
+        dialog.transaction_requested.connect(self.transaction_requested)
+        dialog.show()  # not modal: the panel and the inspector stay usable beside it
+        dialog.recipient_edit.setFocus()
+        return dialog
 
     def _create_key(self) -> None:
         self.controller.tasks.start("Creating the key", self.account.create_key())

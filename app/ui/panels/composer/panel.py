@@ -1,4 +1,5 @@
-"""Composer panel: write or open a contract, compile it, deploy it, call functions, batch.
+"""Composer panel: write or open contracts (a folder as a project, files in tabs), compile the
+file in front with its imports, deploy it, call functions, batch.
 
 Arguments are edited with typed editors (or as raw JSON); every write goes through the
 confirmation sheet, which shows the exact request; the result area decodes what came back.
@@ -37,24 +38,28 @@ from app.client.models import TxRequest, TxResult
 from app.client.scenario import Scenario
 from app.services.composer import Draft
 from app.services.controller import AppController
+from app.ui.panels.composer.build import Build, compile_front
+from app.ui.panels.composer.project_api import ProjectApi
 from app.ui.panels.composer.scenarios import ScenarioBar
 from app.ui.panels.composer.source_pane import SAMPLES, SourcePane
 from app.ui.panels.composer.tests_view import TestsView
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor, FittingScrollArea
 from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
+from app.ui.widgets.contact_name import ask_contact_name
 from app.ui.widgets.tx_render import returned_items, status_colour
 
 __all__ = ["SAMPLES", "ComposerPanel"]
 MAIN_CHAIN = "Main chain"
 
 
-class ComposerPanel(ReadsWhenShown):
-    """Signals: transaction_requested(str): the user wants to inspect a transaction."""
+class ComposerPanel(ProjectApi, ReadsWhenShown):
+    """Signals: transaction_requested(str): the user wants to inspect a transaction;
+    file_saved(str): the absolute path of a source file just saved."""
 
     title = "Composer"
     transaction_requested = Signal(str)
-    file_saved = Signal(str)  # GLUE (t18testsview): t18projects' signal
+    file_saved = Signal(str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(self._reload_lists, parent)
@@ -73,7 +78,8 @@ class ComposerPanel(ReadsWhenShown):
 
         # -- source side
         self.source = SourcePane(controller, self)
-        self.editor = self.source.editor
+        self.source.file_saved.connect(self.file_saved)
+        self.sidebar = self.source.sidebar
         self.samples = self.source.samples
         self.open_button = self.source.open_button
         self.save_button = self.source.save_button
@@ -253,35 +259,30 @@ class ComposerPanel(ReadsWhenShown):
         self.compose_scroll.refitted.connect(self._on_compose_refitted)
 
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.setChildrenCollapsible(False)
+        split.setObjectName("composerSplit")
+        split.addWidget(self.sidebar)
         split.addWidget(self.source)
         split.addWidget(right)
-        split.setStretchFactor(0, 1)
+        split.setChildrenCollapsible(False)
+        split.setCollapsible(0, True)  # the file sidebar folds away on a small screen
+        split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
-        lay = QVBoxLayout(self)
-        lay.addWidget(split)
-        # GLUE (t18testsview): Deploy & call and the Tests view share the right-hand column
-        self.side = QTabWidget(self)
-        name_widget(self.side, "composerSide", "Compose or test")
-        self.side.setTabPosition(QTabWidget.TabPosition.East)  # no height taken at 640 px
-        self.side.setDocumentMode(True)
-        self.side.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Ctrl+Alt+T switches (Tab order kept)
-        split.replaceWidget(1, self.side)
-        self.side.addTab(right, "Deploy && call")
-        self.tests_view = TestsView(controller, self, self)
+        split.setStretchFactor(2, 1)
+        split.setSizes([0, 400, 400])  # folded until a folder is open
+        self.split = split
+        self.sidebar.root_changed.connect(self._root_changed)
+        self.tests_view = TestsView(controller, self, self)  # the Tests view: a sidebar tab
         self.add_sidebar_tab(self.tests_view, "Tests")
-        self.tests_view.install_shortcuts(self, lambda: self.side.setCurrentWidget(self.tests_view))
-        QShortcut(
-            QKeySequence("Ctrl+Alt+T"),
-            self,
-            lambda: self.side.setCurrentIndex(1 - self.side.currentIndex()),
-        )
+        self.tests_view.install_shortcuts(self, self.show_tests)
         self.tests_view.transaction_requested.connect(self.transaction_requested)
         self.file_saved.connect(self.tests_view.file_saved)
-        self.source.saved.connect(self.file_saved)
-        self.source.opened.connect(self.tests_view.follow_folder)
+        self.sidebar.root_changed.connect(self.tests_view.follow_folder)
+        self.sidebar.currentChanged.connect(self.widen_sidebar)
+        lay = QVBoxLayout(self)
+        lay.addWidget(split)
         # Tab follows the layout: the editor, the Deploy/Call tabs, their page ... the result
-        QWidget.setTabOrder(self.editor, self.tabs)
+        self.source.focus_next = self.tabs
+        self.source._documents_changed()
         QWidget.setTabOrder(self.gas_price, self.output)
         QWidget.setTabOrder(self.output, self.result)
         self._shortcuts()
@@ -355,23 +356,6 @@ class ComposerPanel(ReadsWhenShown):
         name_widget(b, name, accessible)
         return b
 
-    # ---- GLUE (t18testsview): stand-ins of t18projects' workspace methods; replace at merge
-    def add_sidebar_tab(self, widget: QWidget, title: str) -> None:
-        self.side.addTab(widget, title)
-
-    def project_root(self) -> Path | None:
-        return None
-
-    def current_file(self) -> Path | None:
-        return self.source.path
-
-    def open_sources(self) -> dict[str, str]:
-        path, text = self.source.path, self.editor.toPlainText()
-        return {str(path): text} if path is not None and self.source.modified else {}
-
-    def open_location(self, path: Path, line: int, column: int = 1) -> None:
-        self.source.open_at(path, line, column)
-
     # ------------------------------------------------------------ source
 
     def load_path(self, path: Path) -> None:
@@ -392,15 +376,22 @@ class ComposerPanel(ReadsWhenShown):
         return self.source.maybe_keep_source()
 
     def compile(self) -> None:
-        src = self.editor.toPlainText()
+        """Compile the tab in front with the files it imports (open tabs' unsaved text wins)."""
+        doc = self.source.current
         vm = self.vm.currentText()
         self.compile_button.setEnabled(False)
         self.source_status.setText("Compiling…")
+        self.source.clear_problems()
 
-        def done(specs: dict[str, ContractSpec]) -> None:
+        def done(build: Build) -> None:
             self.compile_button.setEnabled(True)
-            self.editor.clear_error()
-            self.specs, self.compiled_source = specs, src
+            if build.problems:
+                first = build.problems[0]
+                self.source_status.setText(f"✘ {first.message} ({first.where()})")
+                self.source.show_problems(build.problems)
+                return
+            specs = build.specs
+            self.specs, self.compiled_source = specs, build.source
             self.contract.blockSignals(True)
             self.contract.clear()
             self.contract.addItems(list(specs))
@@ -408,17 +399,23 @@ class ComposerPanel(ReadsWhenShown):
             if specs:
                 self.contract.setCurrentIndex(len(specs) - 1)  # the last one is usually "main"
             self._contract_chosen()
-            self.source_status.setText(f"✔ {len(specs)} contract(s): {', '.join(specs)}")
+            files = f" from {build.files} files" if build.files > 1 else ""
+            self.source_status.setText(f"✔ {len(specs)} contract(s){files}: {', '.join(specs)}")
 
         def failed(text: str) -> None:
             self.compile_button.setEnabled(True)
-            line = self.editor.mark_error(text)
-            where = f" (line {line})" if line else ""
-            self.source_status.setText(f"✘ {text}{where}")
+            self.source_status.setText(f"✘ {text}")
 
         self.controller.tasks.start(
             "Compiling",
-            self.composer.compile(src, vm),
+            compile_front(
+                self.composer,
+                doc.path,
+                doc.text,
+                self.source.open_sources(),
+                self.source.folder,
+                vm,
+            ),
             on_done=while_alive(self, done),
             on_error=while_alive(self, failed),
         )
@@ -630,22 +627,7 @@ class ComposerPanel(ReadsWhenShown):
 
     def ask_contact_name(self, address: str, near: QWidget) -> QInputDialog:
         """Ask for a name and store ``address`` under it in the contacts (non-blocking)."""
-        dialog = QInputDialog(near)
-        dialog.setObjectName("contactNameDialog")
-        dialog.setWindowTitle("Save as contact")
-        dialog.setLabelText(f"Name for {address}:")
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-
-        def save(name: str) -> None:
-            self.controller.tasks.start(
-                "Saving a contact",
-                self.controller.add_contact(name, address),
-                on_error=while_alive(self, self._show_error),
-            )
-
-        dialog.textValueSelected.connect(save)
-        dialog.open()
-        return dialog
+        return ask_contact_name(self.controller, address, near, self._show_error)
 
     def reload_users(self) -> None:
         def done(rows: list[tuple[str, str]]) -> None:
@@ -686,8 +668,10 @@ class ComposerPanel(ReadsWhenShown):
         self.chain.setCurrentIndex(max(self.chain.findData(chain or None), 0))
         self.load_contract()
 
-    def open_contract(self, name: str, address: str, chain_id: str = "") -> None:
-        """Load a deployed contract's functions into the Call page (a link from elsewhere)."""
+    def open_contract(self, name: str, address: str, chain_id: str = "", method: str = "") -> None:
+        """Load a deployed contract's functions into the Call page (a link from elsewhere),
+        ``method`` chosen once they are loaded."""
+        self._wanted_method = method
         self.call_name.setText(name)
         self.call_address.setText(address)
         if chain_id and self.chain.findData(chain_id) < 0:
@@ -715,6 +699,10 @@ class ComposerPanel(ReadsWhenShown):
         for f in spec.functions:
             label = f.signature() + ("  [view]" if f.is_view else "")
             self.function.addItem(label, f.name)
+        wanted = getattr(self, "_wanted_method", "")
+        self._wanted_method = ""
+        if wanted and self.function.findData(wanted) >= 0:
+            self.function.setCurrentIndex(self.function.findData(wanted))
         self.function.blockSignals(False)
         self._function_chosen()
         self.tabs.setCurrentIndex(1)

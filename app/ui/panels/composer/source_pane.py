@@ -1,9 +1,11 @@
-"""The composer's source side: the editor, samples, open/save, and what becomes of unsaved text.
+"""The composer's source side: a project folder, tabs of open files, samples, open/save, and what
+becomes of unsaved text.
 
-Scratch text (typed, pasted, an edited sample) is kept as a draft in settings.json while you type
-and comes back at the next start, so quitting never loses it and never has to ask. Text from a
-file belongs to the file: unsaved edits are asked about before quitting (Save / Discard /
-Cancel), as in any editor.
+Nothing typed is lost: the tabs, the open folder, cursors and every tab's unsaved text are kept
+under the app's configuration directory (``workspace.py``) about a second after typing stops and
+when the app quits, so they come back on the next start, after a crash too. Scratch text (the
+Untitled tab) never has to be asked about. A file's unsaved edits are asked about before quitting
+or closing its tab (Save / Discard / Cancel), as in any editor.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
     QMessageBox,
     QToolButton,
     QVBoxLayout,
@@ -28,48 +33,62 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.controller import AppController
+from app.ui.panels.composer.build import Problem
+from app.ui.panels.composer.documents import Document, EditorTabs
+from app.ui.panels.composer.project import ProjectSidebar
+from app.ui.panels.composer.restore import apply_restored
+from app.ui.panels.composer.workspace import Restored, WorkspaceStore
 from app.ui.paths import RESOURCES
-from app.ui.shell.theme import scheme_is_dark
 from app.ui.widgets.common import file_dialog, name_widget, while_alive
 from app.ui.widgets.source_editor import SourceEditor
 
 SAMPLES = RESOURCES / "contracts"
-DRAFT_KEY = "composer_draft"
-AUTOSAVE_MS = 1200  # after the last keystroke
+DRAFT_KEY = "composer_draft"  # the one-editor composer's draft, read once to carry it over
+AUTOSAVE_MS = 1000  # after the last keystroke
 
 
 class SourcePane(QWidget):
-    """Signals: saved(str): the source was written to this file; opened(str): a file was
-    loaded."""
+    """Signals: file_saved(str): the absolute path of a file just written."""
 
-    saved = Signal(str)
-    opened = Signal(str)
+    file_saved = Signal(str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.path: Path | None = None  # the file the text came from or was saved to
-        self.sample: str | None = None  # the sample it came from (while unedited)
-        self.saved_text = ""  # the file's (or sample's) text as last read or written
-        self._loaded = False  # settings known: the draft was restored, drafts may be written
-        self._discarded = False  # the user chose to quit without saving the file's edits
-        self._writes: set[asyncio.Task[None]] = set()
+        self.store = WorkspaceStore(controller.settings.directory / "composer")
+        self._loaded = False  # the last run's workspace is back: writing it may start
+        self._written: dict[str | None, str] = {}  # buffers as last written (path -> text)
+        self._last_state: dict[str, Any] | None = None
+        self._quit_when_loaded = False  # the app was closed before the workspace was back
         self.quit_prompt: QMessageBox | None = None
+        self.focus_next: QWidget | None = None  # what Tab reaches after the editor
 
-        self.editor = SourceEditor(self, dark=scheme_is_dark())
+        self.sidebar = ProjectSidebar(self)
+        self.sidebar.file_chosen.connect(lambda f: self.open_path(Path(f), focus=True))
+        self.sidebar.open_folder_requested.connect(self.choose_folder)
+        self.tabs = EditorTabs(self)
+        self.tabs.tabCloseRequested.connect(lambda i: self.close_tab(self._doc_at(i)))
+        self.tabs.currentChanged.connect(lambda _i: self._front_changed())
+        self.tabs.documents_changed.connect(self._documents_changed)
         self.samples = QComboBox(self)
         name_widget(self.samples, "composerSamples", "Sample contracts")
         self.samples.addItem("Samples…", None)
         for f in sorted(SAMPLES.glob("*.sol")) if SAMPLES.is_dir() else []:
             self.samples.addItem(f.stem, str(f))
-        self.samples.setToolTip("Load a sample contract")
+        self.samples.setToolTip("Load a sample contract into the Untitled tab")
         self.samples.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.samples.setMinimumContentsLength(9)
+        self.samples.setMinimumContentsLength(6)
         self.samples.activated.connect(self._sample_chosen)
         self.open_button = self._button("Open…", "composerOpen", "Open a .sol file", "Ctrl+O")
         self.open_button.clicked.connect(self.open_file)
+        opens = QMenu(self.open_button)
+        opens.setObjectName("composerOpenMenu")
+        opens.addAction("Open File…", self.open_file)
+        opens.addAction("Open Folder… (Ctrl+Alt+O)", self.choose_folder)
+        self.open_button.setMenu(opens)
+        self.open_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.save_button = self._button("Save", "composerSave", "Save the source", "Ctrl+S")
         self.save_button.clicked.connect(self.save)
         self.save_as_button = self._button(
@@ -77,43 +96,50 @@ class SourcePane(QWidget):
         )
         self.save_as_button.clicked.connect(self.save_file)
         self.compile_button = self._button(
-            "Compile", "composerCompile", "Ask the node for the contracts' interfaces", "Ctrl+B"
+            "Compile",
+            "composerCompile",
+            "Compile the file in front with its imports: the contracts' interfaces",
+            "Ctrl+B",
         )
         self.file_label = QLabel("", self)
         name_widget(self.file_label, "composerFile", "Where the source lives")
         self.source_status = QLabel("", self)
         self.source_status.setWordWrap(True)
         name_widget(self.source_status, "composerSourceStatus", "Compile result")
+        self.problems = QListWidget(self)
+        name_widget(self.problems, "composerProblems", "Compile problems: Enter shows the place")
+        self.problems.itemClicked.connect(self._problem_chosen)
+        self.problems.itemActivated.connect(self._problem_chosen)
+        self.problems.setWordWrap(True)
+        self.problems.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.problems.hide()
         tools = QHBoxLayout()
-        tools_widgets: list[QWidget] = [
+        self.tool_widgets: list[QWidget] = [
             self.samples,
             self.open_button,
             self.save_button,
             self.save_as_button,
             self.compile_button,
         ]
-        for w in tools_widgets:
+        for w in self.tool_widgets:
             tools.addWidget(w)
         tools.addStretch(1)
-        order = [*tools_widgets, self.editor]
-        for a, b in itertools.pairwise(order):
+        for a, b in itertools.pairwise(self.tool_widgets):
             QWidget.setTabOrder(a, b)  # the tools row first, as laid out, then the editor
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(tools)
         lay.addWidget(self.file_label)
-        lay.addWidget(self.editor, 1)
+        lay.addWidget(self.tabs, 1)
         lay.addWidget(self.source_status)
+        lay.addWidget(self.problems)
 
         self._autosave = QTimer(self)
         self._autosave.setSingleShot(True)
         self._autosave.setInterval(AUTOSAVE_MS)
-        self._autosave.timeout.connect(self.keep_draft)
-        self.editor.textChanged.connect(self._edited)
-        controller.settings_loaded.connect(self.restore_draft)
-        self._edited()
-        if controller.settings_ready:  # built after the settings were read
-            self.restore_draft()
+        self._autosave.timeout.connect(self.keep_workspace)
+        self._new_document(None)
+        self.restore_workspace()  # at once: it needs no settings, and typing waits for it
 
     def _button(self, text: str, name: str, accessible: str, shortcut: str) -> QToolButton:
         b = QToolButton(self)  # narrower than push buttons: the editor's row fits 1024 px
@@ -124,130 +150,263 @@ class SourcePane(QWidget):
         b.setToolTip(f"{accessible} ({shortcut})")
         return b
 
-    # ------------------------------------------------------------ state
+    # ------------------------------------------------------------ documents
+
+    @property
+    def editor(self) -> SourceEditor:
+        """The editor of the tab in front."""
+        return self.tabs.current().editor
+
+    @property
+    def current(self) -> Document:
+        return self.tabs.current()
+
+    @property
+    def path(self) -> Path | None:
+        return self.current.path
 
     @property
     def modified(self) -> bool:
-        """The text differs from the file (or sample) it came from."""
-        return self.editor.toPlainText() != self.saved_text
+        return self.current.modified
 
-    def _set_source(
-        self, text: str, *, path: Path | None = None, sample: str | None = None, saved: str = ""
-    ) -> None:
-        self.path, self.sample, self.saved_text = path, sample, saved
-        self._discarded = False
-        if text == self.editor.toPlainText():
-            self._edited()
+    @property
+    def unsaved(self) -> bool:
+        return self.current.unsaved
+
+    @property
+    def folder(self) -> Path | None:
+        return self.sidebar.root
+
+    def _doc_at(self, index: int) -> Document:
+        w = self.tabs.widget(index)
+        assert isinstance(w, SourceEditor)
+        return self.tabs.docs[w]
+
+    def _new_document(self, path: Path | None, at: int = -1) -> Document:
+        doc = self.tabs.new_document(path, at)
+        doc.editor.textChanged.connect(lambda d=doc: self._edited(d))
+        doc.editor.cursorPositionChanged.connect(self._schedule)
+        return doc
+
+    def _set_text(self, doc: Document, text: str, *, saved: str, sample: str | None = None) -> None:
+        doc.sample, doc.saved_text, doc.discarded = sample, saved, False
+        if text == doc.text:
+            self._edited(doc)
         else:
-            self.editor.setPlainText(text)
-        self.editor.clear_error()
+            doc.editor.setPlainText(text)
+        doc.editor.clear_error()
 
-    def _edited(self) -> None:
-        edited = self.modified
-        index = self.samples.findText(self.sample) if self.sample and not edited else 0
+    def _edited(self, doc: Document) -> None:
+        self.tabs.refresh_title(doc)
+        if doc is self.current:
+            self._front_changed()
+        self._schedule()
+
+    def _front_changed(self) -> None:
+        if not self.tabs.docs or self.tabs.currentWidget() is None:
+            return
+        doc = self.current
+        edited = doc.modified
+        index = self.samples.findText(doc.sample) if doc.sample and not edited else 0
         self.samples.setCurrentIndex(max(index, 0))  # a sample no more: the neutral entry
-        if self.path is not None:
-            self.file_label.setText(self.path.name + (" — unsaved changes" if edited else ""))
-            self.file_label.setToolTip(str(self.path))
-        elif self.sample and not edited:
-            self.file_label.setText(f"Sample {self.sample}")
+        if doc.path is not None:
+            self.file_label.setText(doc.path.name + (" — unsaved changes" if edited else ""))
+            self.file_label.setToolTip(str(doc.path))
+        elif doc.sample and not edited:
+            self.file_label.setText(f"Sample {doc.sample}")
             self.file_label.setToolTip("")
         else:
             self.file_label.setText("Draft (kept until the next start; Save to put it in a file)")
             self.file_label.setToolTip("")
-        if self._loaded:
-            self._autosave.start()
+        self._schedule()
 
-    # ------------------------------------------------------------ draft
+    def _documents_changed(self) -> None:
+        """Tab follows the layout: the tools, the editor in front, the problems, then on."""
+        chain: list[QWidget] = [self.compile_button, *[d.editor for d in self.tabs.documents()]]
+        chain.append(self.problems)
+        if self.focus_next is not None:
+            chain.append(self.focus_next)
+        for a, b in itertools.pairwise(chain):
+            QWidget.setTabOrder(a, b)
+        self._schedule()
 
-    def draft(self) -> dict[str, Any]:
-        """What settings.json keeps: the text, and the file or sample it came from."""
-        text = self.saved_text if self._discarded else self.editor.toPlainText()
-        path = str(self.path) if self.path is not None else None
-        sample = self.sample if self.sample and not self.modified else None
-        return {"text": text, "path": path, "sample": sample}
+    def scratch(self) -> Document:
+        """The Untitled tab, made again when it was saved to a file or closed."""
+        doc = self.tabs.find_doc(None)
+        return doc if doc is not None else self._new_document(None)
 
-    def keep_draft(self) -> None:
-        """Write the draft to settings.json (off the GUI thread; not before the settings were
-        read, which would overwrite them)."""
-        self._autosave.stop()
-        if not self._loaded:
+    def new_scratch(self) -> None:
+        doc = self.scratch()
+        self.tabs.show_document(doc)
+        doc.editor.setFocus()
+
+    def next_tab(self, step: int) -> None:
+        n = self.tabs.count()
+        if n > 1:
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % n)
+            self.editor.setFocus()
+
+    # ------------------------------------------------------------ opening
+
+    def open_path(
+        self,
+        path: Path,
+        *,
+        focus: bool = False,
+        then: Callable[[Document], None] | None = None,
+    ) -> None:
+        """Show ``path`` in its tab: an open tab comes to the front (read again from disk only
+        when its text was emptied); else the file is read off the GUI thread into a new tab
+        (into the Untitled tab when that is empty)."""
+        path = Path(path).absolute() if not Path(path).is_absolute() else Path(path)
+        doc = self.tabs.find_doc(path)
+        if doc is not None and (doc.unsaved or not doc.modified):
+            self._front(doc, focus, then)  # its cursor, scroll and undo history kept
             return
-        task = asyncio.get_event_loop().create_task(
-            self.controller.save_settings(**{DRAFT_KEY: self.draft()})
-        )
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
 
-    def restore_draft(self) -> None:
-        """Bring back the last session's source (once the settings are known); text typed in
-        the meantime wins."""
-        self._loaded = True
-        draft = self.controller.setting(DRAFT_KEY)
-        if not isinstance(draft, dict) or self.editor.toPlainText():
-            return
-        text = str(draft.get("text") or "")
-        path = Path(str(draft["path"])) if draft.get("path") else None
-        sample = str(draft["sample"]) if draft.get("sample") else None
-        if path is None:
-            if text:
-                self._set_source(text, sample=sample, saved=text if sample else "")
-                self.source_status.setText("Your draft from the last session is back.")
-            return
-
-        def read(file_text: str) -> None:
-            if self.editor.toPlainText():
+        def loaded(text: str) -> None:
+            target = self.tabs.find_doc(path)
+            if target is None:
+                blank = self.tabs.find_doc(None)
+                if blank is not None and not blank.text and blank is self.current:
+                    target, blank.path = blank, path  # the empty Untitled tab becomes the file
+                else:
+                    target = self._new_document(path)
+            elif target.unsaved:  # typed into while the file was read
+                self._front(target, focus, then)
                 return
-            self._set_source(text or file_text, path=path, saved=file_text)
-            extra = " with your unsaved changes" if self.modified else ""
-            self.source_status.setText(f"{path.name} reopened{extra}.")
+            self._set_text(target, text, saved=text)
+            if then is None:  # else it was opened to show a place, which says why
+                self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
+            self._front(target, focus, then)
 
-        def unreadable(reason: str) -> None:
-            if self.editor.toPlainText():
-                return
-            self._set_source(text)
-            self.source_status.setText(
-                f"{path} cannot be read any more ({reason}); its last text is here as a draft."
-            )
+        def failed(reason: str) -> None:
+            self.source_status.setText(f"✘ {path.name} cannot be opened: {reason}")
 
         self.controller.tasks.start(
-            f"Reopening {path.name}",
+            f"Opening {path.name}",
             asyncio.to_thread(path.read_text, encoding="utf-8"),
-            on_done=while_alive(self, read),
-            on_error=while_alive(self, unreadable),
+            on_done=while_alive(self, loaded),
+            on_error=while_alive(self, failed),
         )
 
-    def maybe_keep_source(self) -> bool:
-        """Called before the app quits: False keeps it open (the user is asked about a file's
-        unsaved edits and quits again from the answer). Scratch text is kept as the draft."""
-        if self.path is not None and self.modified and not self._discarded:
-            self.ask_before_quit()
-            return False
-        self.keep_draft()
-        return True
+    def _front(self, doc: Document, focus: bool, then: Callable[[Document], None] | None) -> None:
+        self.tabs.refresh_title(doc)
+        self.tabs.show_document(doc)
+        self._front_changed()
+        if focus:
+            doc.editor.setFocus()
+        if then is not None:
+            then(doc)
 
-    def ask_before_quit(self) -> QMessageBox:
-        assert self.path is not None
-        return self.ask_unsaved(
-            f"{self.path.name} has changes that are not saved.",
-            "Save them before quitting?",
-            self._quit,
-            quitting=True,
+    def open_location(self, path: Path, line: int, column: int = 1) -> None:
+        """Bring ``path`` to the front with the cursor at ``line``/``column`` (1-based)."""
+        self.open_path(path, focus=True, then=lambda d: go_to(d.editor, line, column))
+
+    def load_path(self, path: Path, sample: str | None = None) -> None:
+        """Open a file in its tab; a sample goes into the Untitled tab."""
+        if sample is None:
+            self.open_path(path)
+            return
+
+        def loaded(text: str) -> None:
+            doc = self.scratch()
+            self._set_text(doc, text, saved=text, sample=sample)
+            self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
+            self._front(doc, False, None)
+
+        def failed(reason: str) -> None:
+            self.source_status.setText(f"✘ The sample {sample} cannot be read: {reason}")
+
+        self.controller.tasks.start(
+            f"Opening {path.name}",
+            asyncio.to_thread(path.read_text, encoding="utf-8"),
+            on_done=while_alive(self, loaded),
+            on_error=while_alive(self, failed),
         )
 
-    @property
-    def unsaved(self) -> bool:
-        """Replacing the text would lose something: a file's edits, or typed text that is no
-        unedited sample."""
-        text = self.editor.toPlainText()
-        if not text.strip():
-            return False
-        if self.path is not None or self.sample is not None:
-            return self.modified
-        return True
+    def _sample_chosen(self, index: int) -> None:
+        path = self.samples.itemData(index)
+        if not path:
+            return
+        name = self.samples.itemText(index)
+        self._front_changed()  # the box shows what the editor holds until the sample is loaded
+        doc = self.tabs.find_doc(None)
+
+        def load() -> None:
+            self.load_path(Path(str(path)), name)
+
+        if doc is None or not doc.unsaved:
+            load()
+            return
+        self.tabs.show_document(doc)
+        self.ask_unsaved(
+            doc,
+            "The draft has changes that are not saved.",
+            f"Save them before opening {name}?",
+            load,
+        )
+
+    def open_file(self) -> QFileDialog:
+        return file_dialog(
+            self,
+            "Open a contract",
+            "Solidity (*.sol);;All (*)",
+            lambda f: self.open_path(Path(f), focus=True),
+            directory=str(self.folder or SAMPLES),
+        )
+
+    def choose_folder(self) -> QFileDialog:
+        dialog = QFileDialog(self, "Open a folder as a project", str(self.folder or Path.home()))
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.setObjectName("composerFolderDialog")
+        dialog.fileSelected.connect(lambda f: self.set_folder(Path(f)))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def set_folder(self, folder: Path | None) -> None:
+        self.sidebar.set_root(folder.absolute() if folder is not None else None)
+        if folder is not None:
+            self.source_status.setText(
+                f"Project {folder.name}: click a file to open it; Compile follows its imports."
+            )
+        self._schedule()
+
+    # ------------------------------------------------------------ closing tabs
+
+    def close_tab(self, doc: Document | None = None) -> QMessageBox | None:
+        """Close a tab (the one in front by default), asking first about unsaved edits."""
+        doc = doc or self.current
+        if doc.modified if doc.path is not None else doc.unsaved:
+            self.tabs.show_document(doc)
+            return self.ask_unsaved(
+                doc,
+                f"{doc.name} has changes that are not saved.",
+                "Save them before closing it?",
+                lambda: self._drop(doc),
+            )
+        self._drop(doc)
+        return None
+
+    def _drop(self, doc: Document) -> None:
+        if doc.editor not in self.tabs.docs:
+            return
+        self.tabs.remove(doc)
+        if not self.tabs.count():
+            self._new_document(None)
+        self._front_changed()
+
+    # ------------------------------------------------------------ asking
 
     def ask_unsaved(
-        self, text: str, question: str, proceed: Callable[[], None], quitting: bool = False
+        self,
+        doc: Document,
+        text: str,
+        question: str,
+        proceed: Callable[[], None],
+        quitting: bool = False,
     ) -> QMessageBox:
         """Save / Discard / Cancel (non-blocking): Save writes the file (asking where for a
         draft) and then proceeds, Discard proceeds, Cancel changes nothing."""
@@ -270,12 +429,12 @@ class SourcePane(QWidget):
         def answered(button: Any) -> None:
             choice = box.standardButton(button)
             if choice == buttons.Save:
-                if self.path is not None:
-                    self.save_to(str(self.path), then=proceed)
+                if doc.path is not None:
+                    self.save_to(str(doc.path), then=proceed, doc=doc)
                 else:
-                    self.save_file(then=proceed)
+                    self.save_file(then=proceed, doc=doc)
             elif choice == buttons.Discard:
-                self._discarded = quitting
+                doc.discarded = quitting
                 proceed()
 
         def gone(_code: int) -> None:
@@ -288,96 +447,66 @@ class SourcePane(QWidget):
         box.open()
         return box
 
-    def _replace(self, what: str, load: Callable[[], None]) -> None:
-        """Load other source, asking first when the current text would be lost."""
-        if not self.unsaved:
-            load()
-            return
-        name = self.path.name if self.path is not None else "The draft"
-        self.ask_unsaved(
-            f"{name} has changes that are not saved.", f"Save them before opening {what}?", load
-        )
+    def maybe_keep_source(self) -> bool:
+        """Called before the app quits: False keeps it open (the user is asked about a file's
+        unsaved edits and quits again from the answer). The workspace is written either way;
+        before the last run's is back (the first milliseconds), the quit waits for it."""
+        if not self._loaded:
+            self._quit_when_loaded = True
+            return False
+        for doc in self.tabs.documents():
+            if doc.path is not None and doc.modified and not doc.discarded:
+                self.tabs.show_document(doc)
+                self.ask_unsaved(
+                    doc,
+                    f"{doc.name} has changes that are not saved.",
+                    "Save them before quitting?",
+                    self._quit,
+                    quitting=True,
+                )
+                self.keep_workspace()
+                return False
+        self.keep_workspace()
+        return True
 
     def _quit(self) -> None:
         QTimer.singleShot(0, self.window().close)  # after the prompt has gone
 
-    # ------------------------------------------------------------ files
-
-    def _sample_chosen(self, index: int) -> None:
-        path = self.samples.itemData(index)
-        if not path:
-            return
-        name = self.samples.itemText(index)
-        self._edited()  # the box shows what the editor holds until the sample is loaded
-        self._replace(f"the sample {name}", lambda: self.load_path(Path(str(path)), name))
-
-    def load_path(
-        self, path: Path, sample: str | None = None, then: Callable[[], None] | None = None
-    ) -> None:
-        def loaded(text: str) -> None:
-            self._set_source(text, path=None if sample else path, sample=sample, saved=text)
-            self.source_status.setText(f"{path.name} loaded: Compile (Ctrl+B) to deploy it.")
-            self.opened.emit(str(path))
-            if then is not None:
-                then()
-
-        self.controller.tasks.start(
-            f"Opening {path.name}",
-            asyncio.to_thread(path.read_text, encoding="utf-8"),
-            on_done=while_alive(self, loaded),
-        )
-
-    def open_at(self, path: Path, line: int, column: int = 1) -> None:
-        """Show ``path`` (loading it, asking first about unsaved text) with the cursor at
-        ``line``, ``column``."""
-        if self.path is not None and self.path.absolute() == path.absolute():
-            self.go_to(line, column)
-        else:
-            then = lambda: self.go_to(line, column)  # noqa: E731
-            self._replace(path.name, lambda: self.load_path(path, then=then))
-
-    def go_to(self, line: int, column: int = 1) -> None:
-        block = self.editor.document().findBlockByNumber(max(line - 1, 0))
-        cursor = QTextCursor(block)
-        cursor.movePosition(QTextCursor.MoveOperation.Right, n=max(column - 1, 0))
-        self.editor.setTextCursor(cursor)
-        self.editor.centerCursor()
-        self.editor.setFocus()
-
-    def open_file(self) -> QFileDialog:
-        return file_dialog(
-            self,
-            "Open a contract",
-            "Solidity (*.sol);;All (*)",
-            lambda f: self._replace(Path(f).name, lambda: self.load_path(Path(f))),
-            directory=str(SAMPLES),
-        )
+    # ------------------------------------------------------------ saving
 
     def save(self) -> QFileDialog | None:
-        """Save to the file the text came from, or ask where (a draft or a sample)."""
+        """Save the tab in front to its file, or ask where (a draft or a sample)."""
         if self.path is None:
             return self.save_file()
         self.save_to(str(self.path))
         return None
 
-    def save_file(self, then: Callable[[], None] | None = None) -> QFileDialog:
+    def save_file(
+        self, then: Callable[[], None] | None = None, doc: Document | None = None
+    ) -> QFileDialog:
         return file_dialog(
             self,
             "Save the contract",
             "Solidity (*.sol)",
-            lambda f: self.save_to(f, then=then),
+            lambda f: self.save_to(f, then=then, doc=doc),
             save_suffix="sol",
+            directory=str(self.folder or ""),
         )
 
-    def save_to(self, name: str, then: Callable[[], None] | None = None) -> None:
-        text = self.editor.toPlainText()
-        path = Path(name)
+    def save_to(
+        self, name: str, then: Callable[[], None] | None = None, doc: Document | None = None
+    ) -> None:
+        doc = doc or self.current
+        text = doc.text
+        path = Path(name).absolute()
 
         def saved(_r: object) -> None:
-            self.path, self.sample, self.saved_text = path, None, text
-            self._edited()
+            doc.path, doc.sample, doc.saved_text, doc.discarded = path, None, text, False
+            self.tabs.refresh_title(doc)
+            self._front_changed()
             self.source_status.setText(f"Saved {path}")
-            self.saved.emit(str(path))
+            self.file_saved.emit(str(path))
+            self.keep_workspace()
             if then is not None:
                 then()
 
@@ -390,3 +519,167 @@ class SourcePane(QWidget):
             on_done=while_alive(self, saved),
             on_error=while_alive(self, failed),
         )
+
+    def open_sources(self) -> dict[str, str]:
+        """Absolute path -> text of the file tabs with unsaved edits."""
+        return {str(d.path): d.text for d in self.tabs.documents() if d.path and d.modified}
+
+    # ------------------------------------------------------------ compile problems
+
+    def show_problems(self, problems: list[Problem]) -> None:
+        """List them, and mark the first of each file in its tab (opened when needed); the
+        first comes to the front."""
+        for doc in self.tabs.documents():
+            doc.editor.clear_error()
+        self.problems.clear()
+        for p in problems:
+            item = QListWidgetItem(f"{p.where()}: {p.message}", self.problems)
+            item.setData(Qt.ItemDataRole.UserRole, p)
+            item.setToolTip(str(p.path) if p.path else "Untitled")
+        self.problems.setVisible(bool(problems))
+        if problems:  # as tall as its entries, up to four
+            rows = sum(self.problems.sizeHintForRow(r) for r in range(min(len(problems), 4)))
+            self.problems.setFixedHeight(rows + 2 * self.problems.frameWidth() + 2)
+        marked: set[Path | None] = set()
+        for i, p in enumerate(problems):
+            if p.path in marked or not p.line:
+                continue
+            marked.add(p.path)
+
+            def mark(d: Document, p: Problem = p, first: bool = i == 0) -> None:
+                d.editor.mark_error(f"line {p.line}, column {p.column}")
+                if first:
+                    go_to(d.editor, p.line, p.column)
+
+            found = self.tabs.find_doc(p.path)
+            if p.path is None or (found is not None and found.unsaved):
+                if found is not None:
+                    mark(found)
+                    if i == 0:
+                        self.tabs.show_document(found)
+            elif i == 0:
+                self.open_path(p.path, then=mark)
+            elif found is not None:
+                mark(found)
+
+    def clear_problems(self) -> None:
+        for doc in self.tabs.documents():
+            doc.editor.clear_error()
+        self.problems.clear()
+        self.problems.hide()
+
+    def _problem_chosen(self, item: QListWidgetItem) -> None:
+        p = item.data(Qt.ItemDataRole.UserRole)
+        if not isinstance(p, Problem):
+            return
+        if p.path is None:
+            doc = self.scratch()
+            self.tabs.show_document(doc)
+            go_to(doc.editor, max(p.line, 1), max(p.column, 1))
+            doc.editor.setFocus()
+        else:
+            self.open_location(p.path, max(p.line, 1), max(p.column, 1))
+
+    # ------------------------------------------------------------ the workspace
+
+    def _schedule(self) -> None:
+        if self._loaded:
+            self._autosave.start()
+
+    def workspace_state(self) -> dict[str, Any]:
+        tabs = []
+        for d in self.tabs.documents():
+            cursor = d.editor.textCursor()
+            tabs.append(
+                {
+                    "path": d.key(),
+                    "sample": d.sample if d.sample and not d.modified else None,
+                    "cursor": cursor.position(),
+                    "scroll": d.editor.verticalScrollBar().value(),
+                }
+            )
+        return {
+            "version": 1,
+            "folder": str(self.folder) if self.folder else None,
+            "tabs": tabs,
+            "current": self.tabs.currentIndex(),
+        }
+
+    def _wanted(self) -> dict[str | None, str]:
+        out: dict[str | None, str] = {}
+        for d in self.tabs.documents():
+            if d.discarded:
+                continue
+            if (d.path is not None and d.modified) or (d.path is None and d.unsaved):
+                out[d.key()] = d.text
+        return out
+
+    def keep_workspace(self) -> None:
+        """Write what changed since the last time (on the store's worker thread); not before
+        the last run's workspace is back, which this would overwrite."""
+        self._autosave.stop()
+        if not self._loaded:
+            return
+        wanted = self._wanted()
+        changed: dict[str | None, str | None] = {
+            k: v for k, v in wanted.items() if self._written.get(k) != v
+        }
+        changed.update({k: None for k in self._written if k not in wanted})
+        state = self.workspace_state()
+        if not changed and state == self._last_state:
+            return
+        self._written, self._last_state = wanted, state
+        future = self.store.save(state, changed)
+        future.add_done_callback(self._write_done)
+
+    def _write_done(self, future: Any) -> None:
+        exc = future.exception()
+        if exc is not None:  # on the worker thread: the message signal crosses to the GUI's
+            self.controller.message.emit(
+                "warning", "Composer", f"cannot keep the unsaved edits: {exc}", ""
+            )
+
+    async def flushed(self) -> None:
+        """Wait for every write asked for so far (tests, and the window's close)."""
+        await asyncio.wrap_future(self.store.save(self._last_state or {}, {}))
+
+    def restore_workspace(self) -> None:
+        """Bring back the last run's folder and tabs with their unsaved text; text typed in the
+        meantime wins."""
+        if self._loaded:
+            return
+
+        async def load() -> Restored:
+            return await asyncio.wrap_future(self.store.load())
+
+        self.controller.tasks.start(
+            "Reopening the composer's files",
+            load(),
+            on_done=while_alive(self, self._restored),
+            on_error=while_alive(self, self._restore_failed),
+        )
+
+    def _restore_failed(self, reason: str) -> None:
+        self._loaded = True
+        self.source_status.setText(f"The last session's files could not be read: {reason}")
+        if self._quit_when_loaded:
+            self._quit()
+
+    def _restored(self, r: Restored) -> None:
+        apply_restored(self, r)
+        self._loaded = True
+        self._written = {k: v for k, v in self._wanted().items() if r.buffers.get(k) == v}
+        self._schedule()
+        if self._quit_when_loaded:
+            self._quit()
+
+
+def go_to(editor: SourceEditor, line: int, column: int = 1) -> None:
+    """Put the cursor at ``line``/``column`` (1-based, clamped) and show that line."""
+    block = editor.document().findBlockByNumber(max(line, 1) - 1)
+    if not block.isValid():
+        block = editor.document().lastBlock()
+    cursor = QTextCursor(block)
+    cursor.setPosition(block.position() + min(max(column, 1) - 1, max(block.length() - 1, 0)))
+    editor.setTextCursor(cursor)
+    editor.centerCursor()

@@ -441,7 +441,8 @@ class TestsModel(QAbstractItemModel):
         if node.outcome is not None and not node.outcome.passed:
             return node.outcome.message or "failed"
         if node.kind == "test":
-            return ""
+            took = f" in {node.outcome.seconds:.2f} s" if node.outcome is not None else ""
+            return f"{node.key}: {node.status}{took}"
         text = counts_text(node.counts())
         return f"{node.key}: {text}" if node.kind == "file" else text
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt, QUrl, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QKeyEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -51,13 +51,14 @@ from app.ui.shell.icons import set_icon
 from app.ui.widgets.common import file_dialog, name_widget
 
 RUN_ON_SAVE_KEY = "tests_run_on_save"
-FOLDER_KEY = "tests_folder"
 
 
 class TestsHost(Protocol):
     """What the view needs from the composer: its project, its open files, its editor."""
 
     def project_root(self) -> Path | None: ...
+
+    def open_folder(self, folder: Path) -> None: ...
 
     def current_file(self) -> Path | None: ...
 
@@ -81,7 +82,6 @@ class TestsView(QWidget):
         self.controller = controller
         self.host = host
         self.service: TestRunService = controller.test_runs
-        self.chosen_folder: Path | None = None  # "Choose folder…" wins over the project's
         self.folder: Path | None = None  # where the tests were looked for last
         self.model = TestsModel(self)
         self.proxy = QSortFilterProxyModel(self)
@@ -120,7 +120,9 @@ class TestsView(QWidget):
         name_widget(self.run_on_save, "testsRunOnSave", "Run the tests when a file is saved")
         self.run_on_save.setToolTip("Rerun the saved file's tests (all tests for other files)")
         self.run_on_save.toggled.connect(self._run_on_save_toggled)
-        self.folder_button = self._button("Folder…", "testsFolder", "Choose the tests' folder", "")
+        self.folder_button = self._button(
+            "Folder…", "testsFolder", "Open a folder as the project (its tests are listed)", ""
+        )
         self.folder_button.clicked.connect(self.choose_folder)
         self.folder_label = QLabel("", self)
         name_widget(self.folder_label, "testsFolderLabel", "Folder of the tests")
@@ -176,11 +178,11 @@ class TestsView(QWidget):
         options = QHBoxLayout()
         options.setContentsMargins(0, 0, 0, 0)
         options.addWidget(self.filter, 1)
-        options.addWidget(self.run_on_save)
+        options.addWidget(self.folder_button)
         where = QHBoxLayout()
         where.setContentsMargins(0, 0, 0, 0)
         where.addWidget(self.folder_label, 1)
-        where.addWidget(self.folder_button)
+        where.addWidget(self.run_on_save)
         top = QWidget(self)
         tl = QVBoxLayout(top)
         tl.setContentsMargins(0, 0, 0, 0)
@@ -207,9 +209,9 @@ class TestsView(QWidget):
             self.run_file_button,
             self.run_one_button,
             self.stop_button,
-            self.folder_button,
-            self.filter,
             self.run_on_save,
+            self.filter,
+            self.folder_button,
             self.tree,
             self.detail,
         ]
@@ -240,6 +242,17 @@ class TestsView(QWidget):
         b.setToolTip(f"{accessible} ({keys})" if keys else accessible)
         return b
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # narrow (a small screen): the names keep the room, the status shows as the icon
+        narrow = self.width() < self.fontMetrics().horizontalAdvance("M") * 22
+        self.tree.setColumnHidden(1, narrow)
+        self.tree.setColumnHidden(2, narrow)
+
+    def preferred_width(self) -> int:
+        """Wide enough for a test's name beside its status and time."""
+        return self.fontMetrics().horizontalAdvance("M") * 26
+
     def install_shortcuts(self, owner: QWidget, reveal: Callable[[], None]) -> None:
         """Ctrl+T (run all) and Ctrl+Shift+T (run the file in front) anywhere in ``owner``,
         also while this view is on a hidden tab: ``reveal`` brings it to the front."""
@@ -260,11 +273,6 @@ class TestsView(QWidget):
         self.run_on_save.blockSignals(True)
         self.run_on_save.setChecked(bool(self.controller.setting(RUN_ON_SAVE_KEY, False)))
         self.run_on_save.blockSignals(False)
-        folder = self.controller.setting(FOLDER_KEY)
-        if folder and self.chosen_folder is None:
-            self.chosen_folder = Path(str(folder))
-            if self.isVisible():
-                self.refresh()
 
     def _run_on_save_toggled(self, on: bool) -> None:
         self.controller.tasks.start(
@@ -274,9 +282,7 @@ class TestsView(QWidget):
     # ------------------------------------------------------------ where the tests are
 
     def tests_folder(self) -> Path | None:
-        """The folder chosen here, else the composer's project, else the current file's."""
-        if self.chosen_folder is not None:
-            return self.chosen_folder
+        """The composer's project folder, else the folder of the file in front."""
         root = self.host.project_root()
         if root is not None:
             return root
@@ -292,12 +298,9 @@ class TestsView(QWidget):
         dialog.setOption(dialog.Option.ShowDirsOnly, True)
 
     def set_folder(self, folder: Path) -> None:
-        """Look for tests in ``folder`` from now on (remembered across restarts)."""
-        self.chosen_folder = folder
-        self.controller.tasks.start(
-            "Saving a setting", self.controller.save_settings(**{FOLDER_KEY: str(folder)})
-        )
-        self.refresh()
+        """Open ``folder`` as the composer's project (its tests are found then)."""
+        self.host.open_folder(folder)
+        self.follow_folder()
 
     def refresh(self) -> None:
         """Find the tests again (the folder may have changed, files been saved)."""

@@ -1,0 +1,372 @@
+"""Reads for the Explorer's Contracts and Events views: contract names and their instances,
+an instance's state (collections a page at a time), methods and transactions, and the node's
+event tables merged into one newest-first feed.
+
+The event feed pages each ``<Contract>.<Event>`` table on its own (``order=id.desc``, the next
+page keyed by ``id=lt.<last>``: new rows cannot shift it) and merges the table heads by block
+number, then block time: only one page per table is ever held, however long the tables are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from app.client.abi_types import AbiType, ContractSpec
+from app.client.cirrus_schema import parse_openapi
+from app.client.errors import AuthError, RequestError
+from app.client.models import Transaction
+
+from .session import Session
+
+STATE_PAGE = 50  # entries of a mapping or array read at a time
+EVENT_PAGE = 50  # rows read from one event table at a time
+EVENT_READERS = 4  # event tables read at once
+MAX_CHAINS = 100  # private chains whose contracts the Contracts view lists
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One deployed contract: where it lives and when it was made (as far as the node says)."""
+
+    name: str
+    address: str
+    chain_id: str = ""
+    created_ms: int = 0  # the platform's createdAt (milliseconds)
+    created_block: int | None = None  # the sandbox tells it; a STRATO node does not
+
+
+@dataclass
+class StateVar:
+    """A state variable of an instance; a collection's value is read on demand, by pages."""
+
+    name: str
+    type_text: str
+    collection: bool = False
+    value: Any = None
+    length: int | None = None  # entries of a collection, when the node counts them
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class EventRow:
+    table: str
+    contract: str
+    event: str
+    address: str
+    block_number: int | None
+    timestamp: str
+    tx_hash: str
+    sender: str
+    args: dict[str, Any]
+    row_id: int
+
+    @property
+    def sort_key(self) -> tuple[int, str, int]:
+        return (self.block_number if self.block_number is not None else -1, self.timestamp, 0)
+
+
+# columns of an event row that are not the event's arguments (seed 001, STRATO 10 and 12)
+EVENT_META = {
+    "id",
+    "address",
+    "chainId",
+    "block_hash",
+    "block_timestamp",
+    "block_number",
+    "transaction_hash",
+    "transaction_sender",
+    "event_index",
+}
+
+
+def split_event_table(table: str) -> tuple[str, str]:
+    """``Contract.Event`` -> (contract, event); the contract part may hold dots of an app."""
+    contract, _, event = table.rpartition(".")
+    return contract, event
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v)
+    return None
+
+
+def _arg_name(column: str) -> str:
+    """The declared name of an argument column: the sandbox stores an argument named like a
+    row column (``id``, ``address`` ...) as ``<name>_``."""
+    base = column[:-1]
+    return base if column.endswith("_") and base in EVENT_META | {"_chain"} else column
+
+
+def event_row(table: str, r: dict[str, Any]) -> EventRow:
+    """A Cirrus event row with its arguments (every column that is not the row's own)."""
+    contract, event = split_event_table(table)
+    return EventRow(
+        table=table,
+        contract=contract,
+        event=event,
+        address=str(r.get("address") or ""),
+        block_number=_int(r.get("block_number")),
+        timestamp=str(r.get("block_timestamp") or ""),
+        tx_hash=str(r.get("transaction_hash") or ""),
+        sender=str(r.get("transaction_sender") or ""),
+        args={
+            _arg_name(k): v for k, v in r.items() if k not in EVENT_META and not isinstance(v, dict)
+        },
+        row_id=_int(r.get("id")) or 0,
+    )
+
+
+def type_text(d: Any, types: dict[str, Any]) -> str:
+    """A state variable's declared type in words, from its xabi entry."""
+    try:
+        return AbiType.from_xabi(d, types).describe()
+    except Exception:  # an xabi entry this client does not model: its tag still says something
+        return str(d.get("typedef") or d.get("tag") or "?") if isinstance(d, dict) else "?"
+
+
+PageReader = Callable[[str, int | None, int], Awaitable[list[dict[str, Any]]]]
+
+
+@dataclass
+class _Cursor:
+    table: str
+    rows: deque[EventRow] = field(default_factory=deque)
+    last_id: int | None = None
+    done: bool = False
+
+
+class EventFeed:
+    """Event rows of several tables, newest first, merged lazily (a k-way merge of pages).
+
+    ``read(table, before_id, limit)`` gives one page of a table, newest first. Ties (the same
+    block) go to the table named first in sort order: Cirrus tells no order between tables
+    within one block unless it has STRATO 12's ``event_index``."""
+
+    def __init__(self, tables: Iterable[str], read: PageReader, page: int = EVENT_PAGE) -> None:
+        self._cursors = [_Cursor(t) for t in sorted(tables)]
+        self._read = read
+        self._page = page
+        self._limit = asyncio.Semaphore(EVENT_READERS)
+        self.pages_read = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return all(c.done and not c.rows for c in self._cursors)
+
+    async def _fill(self, c: _Cursor) -> None:
+        async with self._limit:
+            raw = await self._read(c.table, c.last_id, self._page)
+        self.pages_read += 1
+        rows = [event_row(c.table, r) for r in raw if isinstance(r, dict)]
+        c.rows.extend(rows)
+        if rows:
+            c.last_id = rows[-1].row_id
+        if len(raw) < self._page or not rows or c.last_id is None or c.last_id <= 0:
+            c.done = True
+
+    async def next(self, n: int) -> list[EventRow]:
+        """The next ``n`` rows of the feed (fewer at its end)."""
+        out: list[EventRow] = []
+        while len(out) < n:
+            empty = [c for c in self._cursors if not c.rows and not c.done]
+            if empty:
+                await asyncio.gather(*(self._fill(c) for c in empty))
+            heads = [c for c in self._cursors if c.rows]
+            if not heads:
+                break
+            best = heads[0]
+            for c in heads[1:]:
+                if c.rows[0].sort_key > best.rows[0].sort_key:
+                    best = c
+            out.append(best.rows.popleft())
+        return out
+
+
+class ExplorerContractsService(QObject):
+    """The node reads of the Contracts and Events views, errors in words."""
+
+    def __init__(self, session: Session, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+
+    def _client(self) -> Any:
+        if self.session.client is None:
+            raise AuthError("not connected to a node")
+        return self.session.client
+
+    # ------------------------------------------------------------ contracts
+
+    async def instances(self) -> dict[str, list[Instance]]:
+        """Every contract name the node lists, with its instances, newest first: those of the
+        main chain and of the private chains the user can see (``/contracts?chainid=``, up
+        to ``MAX_CHAINS`` of them)."""
+        client = self._client()
+        try:
+            chains = [
+                str(c.get("id") or c.get("chainId") or "")
+                for c in await client.chains(limit=MAX_CHAINS)
+            ]
+        except RequestError:  # a node without chains: the main chain's contracts only
+            chains = []
+        sem = asyncio.Semaphore(4)
+
+        async def listed(chain: str) -> dict[str, Any]:
+            async with sem:
+                return dict(await client.contracts(chain or None))
+
+        answers = await asyncio.gather(*(listed(c) for c in ["", *filter(None, chains)]))
+        out: dict[str, list[Instance]] = {}
+        seen: set[tuple[str, str]] = set()
+        for chain, data in zip(["", *filter(None, chains)], answers, strict=True):
+            for name, entries in data.items():
+                items = out.setdefault(str(name), [])
+                for e in entries if isinstance(entries, list) else []:
+                    if not isinstance(e, dict) or not e.get("address"):
+                        continue
+                    key = (str(e["address"]), str(e.get("chainId") or chain))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    items.append(
+                        Instance(
+                            str(name),
+                            key[0],
+                            key[1],
+                            _int(e.get("createdAt")) or 0,
+                            _int(e.get("createdBlock")),
+                        )
+                    )
+        for items in out.values():
+            items.sort(key=lambda i: i.created_ms, reverse=True)
+        return dict(sorted(out.items(), key=lambda kv: kv[0].lower()))
+
+    async def contract_spec(self, inst: Instance) -> tuple[ContractSpec, dict[str, Any]]:
+        """The instance's functions and events, and its raw xabi (for the state variables)."""
+        details = await self._client().details(inst.name, inst.address, inst.chain_id or None)
+        x = details.get("xabi")
+        if not isinstance(x, dict):
+            raise RequestError(f"the node has no interface for {inst.name} at {inst.address}")
+        return ContractSpec.from_xabi(inst.name, x), x
+
+    async def state_overview(self, inst: Instance, xabi: dict[str, Any]) -> list[StateVar]:
+        """Every state variable: plain values read, collections only counted (their entries
+        are read a page at a time when asked)."""
+        client = self._client()
+        types = xabi.get("types") if isinstance(xabi.get("types"), dict) else {}
+        vs = xabi.get("vars") if isinstance(xabi.get("vars"), dict) else {}
+        assert isinstance(types, dict) and isinstance(vs, dict)
+        chain = inst.chain_id or None
+        out = [
+            StateVar(
+                n,
+                type_text(d, types),
+                isinstance(d, dict) and d.get("tag") in ("Mapping", "Array"),
+            )
+            for n, d in sorted(vs.items(), key=lambda kv: _at(kv[1]))
+            if not (isinstance(d, dict) and d.get("constant"))
+        ]
+        plain = [v for v in out if not v.collection]
+        if plain and len(plain) == len(out):  # nothing large: one read of the whole state
+            state = await client.state(inst.name, inst.address, chain)
+            for v in plain:
+                v.value = state.get(v.name)
+            return out
+        sem = asyncio.Semaphore(4)
+
+        async def read(v: StateVar) -> None:
+            async with sem:
+                try:
+                    if v.collection:
+                        v.length = await client.state_length(inst.name, inst.address, v.name, chain)
+                    else:
+                        v.value = await client.state_variable(
+                            inst.name, inst.address, v.name, chain
+                        )
+                except RequestError as exc:
+                    if not v.collection:  # a node that cannot count a mapping: read by pages
+                        v.error = exc.message
+
+        await asyncio.gather(*(read(v) for v in out))
+        return out
+
+    async def state_page(
+        self, inst: Instance, variable: str, offset: int, count: int = STATE_PAGE
+    ) -> list[tuple[str, Any]]:
+        """Entries ``offset`` .. ``offset + count`` of a mapping or array: (key, value)."""
+        value = await self._client().state_variable(
+            inst.name,
+            inst.address,
+            variable,
+            inst.chain_id or None,
+            offset=offset,
+            count=count,
+        )
+        if isinstance(value, dict):
+            items = list(value.items())
+            # a node that ignores offset/count sent everything: page it here
+            if len(items) > count:
+                items = items[offset : offset + count]
+            return [(str(k), v) for k, v in items]
+        if isinstance(value, list):
+            if len(value) > count:
+                value = value[offset : offset + count]
+            return [(f"[{offset + i}]", v) for i, v in enumerate(value)]
+        return []
+
+    async def transactions(self, inst: Instance, limit: int = 100) -> list[Transaction]:
+        """The transactions to or from the instance the node lists (newest first)."""
+        filters: dict[str, Any] = {"address": inst.address, "limit": limit}
+        if inst.chain_id:
+            filters["chainid"] = inst.chain_id
+        txs = await self._client().transactions(**filters)
+        return sorted(txs, key=lambda t: t.block_number, reverse=True)
+
+    # ------------------------------------------------------------ events
+
+    async def event_tables(self) -> list[str]:
+        """The node's ``<Contract>.<Event>`` tables, from its Cirrus description."""
+        tables = parse_openapi(await self._client().cirrus_schema())
+        return sorted(n for n, t in tables.items() if t.kind == "event")
+
+    def feed(
+        self,
+        tables: Iterable[str],
+        address: str = "",
+        page: int = EVENT_PAGE,
+    ) -> EventFeed:
+        """A merged feed of ``tables`` (only the rows of ``address`` when given)."""
+
+        async def read(table: str, before: int | None, limit: int) -> list[dict[str, Any]]:
+            params = [("order", "id.desc"), ("limit", str(limit))]
+            if before is not None:
+                params.append(("id", f"lt.{before}"))
+            if address:
+                params.append(("address", f"eq.{address}"))
+            try:
+                rows, _ = await self._client().cirrus(table, params)
+            except RequestError as exc:
+                raise RequestError(
+                    f"cannot read the events of {table}: {exc.message}",
+                    status=exc.status,
+                    method=exc.method,
+                    url=exc.url,
+                ) from None
+            return [r for r in rows if isinstance(r, dict)]
+
+        return EventFeed(tables, read, page)
+
+
+def _at(d: Any) -> int:
+    at = d.get("atBytes") if isinstance(d, dict) else None
+    return at if isinstance(at, int) else 0

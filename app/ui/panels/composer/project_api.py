@@ -1,0 +1,133 @@
+"""The composer's project side as other parts of the app use it: the open folder, opening a
+file at a line, the unsaved texts, the sidebar's tabs, and the menu actions for projects and
+tabs. Mixed into :class:`ComposerPanel` (which keeps the panel's own jobs under one roof)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QSplitter, QWidget
+
+from app.ui.panels.composer.project import ProjectSidebar
+from app.ui.panels.composer.source_pane import SourcePane
+from app.ui.panels.composer.tests_view import TestsView
+from app.ui.widgets.source_editor import SourceEditor
+
+
+class ProjectApi(QWidget):
+    source: SourcePane
+    sidebar: ProjectSidebar
+    tests_view: TestsView
+    split: QSplitter
+
+    @property
+    def editor(self) -> SourceEditor:
+        """The editor of the tab in front."""
+        return self.source.editor
+
+    def project_root(self) -> Path | None:
+        """The folder open as a project (None: none)."""
+        return self.source.folder
+
+    def open_folder(self, folder: Path) -> None:
+        self.source.set_folder(folder)
+
+    def open_location(self, path: Path, line: int, column: int = 1) -> None:
+        """Open (or bring forward) the tab of ``path`` with the cursor at ``line``/``column``."""
+        self.source.open_location(Path(path), line, column)
+
+    def open_sources(self) -> dict[str, str]:
+        """Absolute path -> text of the open tabs with unsaved edits."""
+        return self.source.open_sources()
+
+    def current_file(self) -> Path | None:
+        """The file of the tab in front (None: an untitled tab)."""
+        return self.source.path
+
+    def show_tests(self) -> None:
+        """The sidebar unfolded with the Tests view in front."""
+        self.unfold_sidebar()
+        self.sidebar.setCurrentWidget(self.tests_view)
+        self.widen_sidebar()
+
+    def widen_sidebar(self, _index: int = 0) -> None:
+        """With the Tests view in front, the sidebar gets the width its names need (from the
+        editor's side; the user's wider choice stays)."""
+        if self.sidebar.currentWidget() is not self.tests_view:
+            return
+        sizes = self.split.sizes()
+        want = self.tests_view.preferred_width()
+        keep = self.fontMetrics().horizontalAdvance("M") * 28  # the editor stays readable
+        if 0 < sizes[0] < want and sizes[1] > keep:
+            grow = min(want - sizes[0], sizes[1] - keep)
+            self.split.setSizes([sizes[0] + grow, sizes[1] - grow, sizes[2]])
+
+    def focus_tests(self) -> None:
+        """The Tests view in front with the keyboard in its tree."""
+        self.show_tests()
+        self.tests_view.tree.setFocus()
+
+    def add_sidebar_tab(self, widget: QWidget, title: str) -> None:
+        """Another view beside "Files" in the left sidebar (tests ...)."""
+        self.sidebar.addTab(widget, title)
+
+    def unfold_sidebar(self, shown: bool = True) -> None:
+        """Show the sidebar (its width taken from the editor's side: what is composed keeps
+        its room) or fold it away."""
+        sizes = self.split.sizes()
+        width = self.fontMetrics().horizontalAdvance("M") * 10
+        if (shown and not self.split.isVisible()) or sum(sizes[1:]) < 2 * width:
+            # not laid out yet (a restore at start): the sidebar keeps this width when the
+            # splitter first gets its size (stretch 0), the other two share the rest
+            self.split.setSizes([width if shown else 0, 400, 400])
+        elif shown and sizes[0] == 0:
+            self.split.setSizes([width, max(sizes[1] - width, 0), sizes[2]])
+        elif not shown and sizes[0]:
+            self.split.setSizes([0, sizes[1] + sizes[0], sizes[2]])
+
+    def _root_changed(self, folder: object) -> None:
+        self.unfold_sidebar(folder is not None)
+
+    def focus_files(self) -> None:
+        """Show the sidebar (unfolded when it was folded away) with the keyboard in the tree."""
+        self.unfold_sidebar()
+        self.sidebar.focus_tree()
+
+    def menu_actions(self) -> dict[str, list[QAction]]:
+        def act(text: str, name: str, keys: str, run: Any) -> QAction:
+            a = QAction(text, self)
+            a.setObjectName(name)
+            a.setShortcut(QKeySequence(keys))
+            a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            a.triggered.connect(lambda _c=False: run())
+            return a
+
+        self.folder_action = act(
+            "Open Folder…", "actionOpenFolder", "Ctrl+Alt+O", self.source.choose_folder
+        )
+        self.new_action = act(
+            "New Untitled Tab", "actionNewUntitled", "Ctrl+N", self.source.new_scratch
+        )
+        self.close_tab_action = act("Close Tab", "actionCloseTab", "Ctrl+W", self.source.close_tab)
+        self.next_tab_action = act(
+            "Next Tab", "actionNextTab", "Ctrl+PgDown", lambda: self.source.next_tab(1)
+        )
+        self.previous_tab_action = act(
+            "Previous Tab", "actionPreviousTab", "Ctrl+PgUp", lambda: self.source.next_tab(-1)
+        )
+        self.files_action = act(
+            "Project Files", "actionFocusFiles", "Ctrl+Shift+E", self.focus_files
+        )
+        self.tests_action = act("Tests", "actionFocusTests", "Ctrl+Alt+T", self.focus_tests)
+        return {
+            "File": [self.folder_action, self.new_action, self.close_tab_action],
+            "View": [
+                self.files_action,
+                self.tests_action,
+                self.next_tab_action,
+                self.previous_tab_action,
+            ],
+        }

@@ -1,0 +1,243 @@
+"""One contract instance in the Explorer's detail pane: its state (collections by pages), its
+methods (each opens the composer's Call tab), its transactions and events, and links to its
+Cirrus tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTabWidget,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.client.abi_types import ContractSpec
+from app.client.cirrus_query import history_of
+from app.client.models import Transaction
+from app.services.controller import AppController
+from app.services.explorer_contracts import ExplorerContractsService, Instance, StateVar
+from app.ui.widgets.common import CopyField, name_widget, while_alive
+
+from .contracts_model import StateModel, short, when
+from .events_view import EventsView
+from .links import ExplorerLinks
+
+TX_ROLE = Qt.ItemDataRole.UserRole + 1
+METHOD_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+class InstanceDetail(QWidget):
+    """Signals: ``contract_requested(name, address, chain_id, method)`` (open the composer),
+    ``table_requested(table)`` (open a Cirrus table in the Tables panel)."""
+
+    contract_requested = Signal(str, str, str, str)
+    table_requested = Signal(str)
+
+    def __init__(
+        self,
+        controller: AppController,
+        instance: Instance,
+        links: ExplorerLinks,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        name_widget(self, "explorerInstanceDetail", f"{instance.name} at {instance.address}")
+        self.controller = controller
+        self.instance = instance
+        self.links = links
+        self.service = ExplorerContractsService(controller.session, self)
+        self.spec: ContractSpec | None = None
+
+        title = QLabel(f"<b>{instance.name}</b>  {short(instance.address)}", self)
+        self.address = CopyField("instanceAddress", "Address", self)
+        self.address.set_value(instance.address)
+        form = QFormLayout()
+        form.addRow("Address:", self.address)
+        where = instance.chain_id or "main chain"
+        made = "  ".join(
+            x
+            for x in (
+                f"block {instance.created_block}" if instance.created_block is not None else "",
+                when(instance.created_ms),
+            )
+            if x
+        )
+        form.addRow("Chain:", QLabel(where, self))
+        if made:
+            form.addRow("Created:", QLabel(made, self))
+
+        links_row = QHBoxLayout()
+        self.table_button = QPushButton(f"Cirrus &table {instance.name}", self)
+        self.table_button.setToolTip("Open the contract's Cirrus table in the Tables panel")
+        self.history_button = QPushButton(f"&{history_of(instance.name)}", self)
+        self.history_button.setToolTip(
+            "Open the contract's history table (kept when the contract was created with "
+            "history on) in the Tables panel"
+        )
+        self.address_button = QPushButton("&Address activity", self)
+        self.address_button.setToolTip("Every transaction to or from this address")
+        self.composer_button = QPushButton("Open in &composer", self)
+        for b in (
+            self.table_button,
+            self.history_button,
+            self.address_button,
+            self.composer_button,
+        ):
+            links_row.addWidget(b)
+        links_row.addStretch(1)
+        self.table_button.clicked.connect(lambda: self.table_requested.emit(instance.name))
+        self.history_button.clicked.connect(
+            lambda: self.table_requested.emit(history_of(instance.name))
+        )
+        self.address_button.clicked.connect(lambda: links.show_address(instance.address))
+        self.composer_button.clicked.connect(lambda: self._open_method(""))
+
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("instanceTabs")
+        # state
+        self.state_model = StateModel(self.service, controller.tasks, self)
+        self.state_view = QTreeView(self)
+        name_widget(self.state_view, "instanceState", "State variables")
+        self.state_view.setModel(self.state_model)
+        self.state_view.setUniformRowHeights(True)
+        self.state_view.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.state_view.setColumnWidth(0, 200)
+        self.state_view.setColumnWidth(1, 150)
+        self.state_view.header().setStretchLastSection(True)
+        self.state_view.activated.connect(self._state_activated)
+        self.state_view.clicked.connect(self._state_clicked)
+        self.state_status = QLabel("Reading the state…", self)
+        state_page = QWidget(self)
+        sl = QVBoxLayout(state_page)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.state_status)
+        sl.addWidget(self.state_view, 1)
+        self.tabs.addTab(state_page, "&State")
+        # methods
+        self.methods = QListWidget(self)
+        name_widget(self.methods, "instanceMethods", "Methods: activate one to call it")
+        self.methods.itemClicked.connect(self._method_item)
+        self.methods.itemActivated.connect(self._method_item)
+        self.tabs.addTab(self.methods, "&Methods")
+        # transactions
+        self.txs = QListWidget(self)
+        name_widget(self.txs, "instanceTransactions", "Transactions of the instance")
+        self.txs.itemActivated.connect(self._tx_item)
+        self.txs.itemClicked.connect(self._tx_item)
+        self.tabs.addTab(self.txs, "T&ransactions")
+        # events
+        self.events = EventsView(
+            controller, links, self, contract=instance.name, address=instance.address
+        )
+        self.tabs.addTab(self.events, "&Events")
+
+        self.status = QLabel(self)
+        self.status.setWordWrap(True)
+        lay = QVBoxLayout(self)
+        lay.addWidget(title)
+        lay.addLayout(form)
+        lay.addLayout(links_row)
+        lay.addWidget(self.status)
+        lay.addWidget(self.tabs, 1)
+
+        self.state_model.failed.connect(self._failed)
+        self._read()
+
+    # ------------------------------------------------------------ reading
+
+    def _read(self) -> None:
+        tasks = self.controller.tasks
+        inst = self.instance
+        tasks.start(
+            f"Reading {inst.name}",
+            self._spec_and_state(),
+            while_alive(self, self._set_spec_state),
+            while_alive(self, self._failed),
+        )
+        tasks.start(
+            f"Transactions of {inst.name}",
+            self.service.transactions(inst),
+            while_alive(self, self._set_transactions),
+            while_alive(self, self._tx_failed),
+        )
+
+    async def _spec_and_state(self) -> tuple[ContractSpec, list[StateVar]]:
+        spec, xabi = await self.service.contract_spec(self.instance)
+        return spec, await self.service.state_overview(self.instance, xabi)
+
+    def _set_spec_state(self, result: tuple[ContractSpec, list[StateVar]]) -> None:
+        spec, variables = result
+        self.spec = spec
+        self.state_model.set_state(self.instance, variables)
+        big = sum(1 for v in variables if v.collection)
+        self.state_status.setText(
+            f"{len(variables)} state variable{'s' if len(variables) != 1 else ''}"
+            + ("; expand a mapping or array to read its first entries" if big else "")
+        )
+        self.methods.clear()
+        for f in spec.functions:
+            item = QListWidgetItem(f.signature() + ("  [view]" if f.is_view else ""))
+            item.setData(METHOD_ROLE, f.name)
+            item.setToolTip(f"Open {f.name} in the composer's Call tab")
+            self.methods.addItem(item)
+        if not spec.functions:
+            self.methods.addItem(QListWidgetItem("(no functions)"))
+
+    def _set_transactions(self, txs: list[Transaction]) -> None:
+        self.txs.clear()
+        for t in txs:
+            method = str(t.metadata.get("funcName") or t.metadata.get("method") or "")
+            label = f"block {t.block_number}  {t.kind}  {short(t.hash)}"
+            if method:
+                label += f"  {method}"
+            label += f"  from {short(t.sender)}"
+            item = QListWidgetItem(label)
+            item.setData(TX_ROLE, t.hash)
+            item.setToolTip(t.hash)
+            self.txs.addItem(item)
+        if not txs:
+            self.txs.addItem(QListWidgetItem("(no transactions to this address)"))
+
+    def _failed(self, text: str) -> None:
+        self.status.setText(f"✘ {text}")
+        self.state_status.setText("")
+
+    def _tx_failed(self, text: str) -> None:
+        self.txs.clear()
+        self.txs.addItem(QListWidgetItem(f"✘ {text}"))
+
+    # ------------------------------------------------------------ actions
+
+    def _state_clicked(self, index: QModelIndex) -> None:
+        if self.state_model.is_more_row(index):
+            self.state_model.load_more(index)
+
+    def _state_activated(self, index: QModelIndex) -> None:
+        if self.state_model.is_more_row(index):
+            self.state_model.load_more(index)
+        elif index.isValid() and index.internalId() == 0:
+            self.state_view.setExpanded(index, not self.state_view.isExpanded(index))
+
+    def _method_item(self, item: QListWidgetItem) -> None:
+        method = item.data(METHOD_ROLE)
+        if method:
+            self._open_method(str(method))
+
+    def _open_method(self, method: str) -> None:
+        i = self.instance
+        self.contract_requested.emit(i.name, i.address, i.chain_id, method)
+
+    def _tx_item(self, item: QListWidgetItem) -> None:
+        tx: Any = item.data(TX_ROLE)
+        if tx:
+            self.links.show_transaction(str(tx))

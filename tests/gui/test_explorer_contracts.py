@@ -1,0 +1,395 @@
+"""The Explorer's Contracts and Events views against a real sandbox node (issue 19): the
+contract tree by name and instance, an instance's state (a big mapping a page at a time), its
+methods (opening the composer's Call tab), transactions, events and Cirrus table links; the
+Events feed merged newest first across contracts, filtered, with arguments by name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QListWidget, QWidget
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.services.controller import AppController
+from app.services.explorer_contracts import ExplorerContractsService
+from app.ui.panels.composer.panel import ComposerPanel
+from app.ui.panels.explorer.contracts_view import ContractsView
+from app.ui.panels.explorer.events_view import EventDetail, EventsView
+from app.ui.panels.explorer.instance_detail import InstanceDetail
+from app.ui.panels.tables.panel import TablesPanel
+from app.ui.shell.main_window import MainWindow
+from tests.gui.conftest import connect, drive
+from tests.integration.node_fixture import RunningNode, call_tx, submit, upload_tx
+
+LEDGER = """
+contract Ledger {
+    mapping(uint => uint) public big;
+    uint public total;
+    string public label;
+    event Filled(uint start, uint count, string note);
+    constructor(string _label) public { label = _label; }
+    function fill(uint start, uint n, string note) public {
+        for (uint i = start; i < start + n; i++) { big[i] = i * 2 + 1; }
+        total += n;
+        emit Filled(start, n, note);
+    }
+}
+"""
+REGISTRY = """
+contract Registry {
+    uint public count;
+    event Registered(string who, uint id);
+    event Dropped(uint id);
+    function register(string who) public { count += 1; emit Registered(who, count); }
+    function drop(uint id) public { emit Dropped(id); }
+}
+"""
+# (contract, event), newest first, as the calls below make them (one block each)
+FEED = [
+    ("Registry", "Registered"),
+    ("Registry", "Dropped"),
+    ("Ledger", "Filled"),
+    ("Registry", "Registered"),
+    ("Ledger", "Filled"),
+]
+
+
+@dataclass
+class Seeded:
+    node: RunningNode
+    ledger: str
+    ledger2: str
+    registry: str
+    chain: str  # a private chain of Acme (alice's org) governed by a Registry
+
+
+def _ok(res: Any) -> Any:
+    assert all(r["status"] == "Success" for r in res), res
+    return res
+
+
+@pytest.fixture(scope="module")
+def seeded(node: RunningNode) -> Seeded:
+    alice = node.client("alice")
+    (r1,) = _ok(submit(alice, upload_tx("Ledger", LEDGER, {"_label": "main ledger"})))
+    (r2,) = _ok(submit(alice, upload_tx("Ledger", LEDGER, {"_label": "spare"})))
+    (r3,) = _ok(submit(alice, upload_tx("Registry", REGISTRY)))
+    ledger, ledger2, registry = (str(r["data"]["contents"]["address"]) for r in (r1, r2, r3))
+    for tx in (
+        call_tx(ledger, "fill", {"start": 0, "n": 120, "note": "first"}),
+        call_tx(registry, "register", {"who": "ann"}),
+        call_tx(ledger, "fill", {"start": 120, "n": 5, "note": "second"}),
+        call_tx(registry, "drop", {"id": 1}),
+        call_tx(registry, "register", {"who": "bob"}),
+    ):
+        _ok(submit(alice, tx))  # resolve=true: each in a later block than the one before
+    body = {
+        "label": "Private registry",
+        "contract": "Registry",
+        "src": REGISTRY,
+        "args": {},
+        "members": [{"orgName": "Acme", "orgUnit": "", "commonName": "", "access": True}],
+        "balances": [{"address": node.address("alice"), "balance": 1000}],
+    }
+    r = alice.post("/bloc/v2.2/chain", json=body)
+    assert r.status_code == 200, r.text
+    return Seeded(node, ledger, ledger2, registry, str(r.json()))
+
+
+class Links(QWidget):
+    """The Explorer panel's side of the views, for these tests: it records what the views
+    ask for and shows the detail widget beside the view."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, Any]] = []
+        self.detail: QWidget | None = None
+        self.lay = QHBoxLayout(self)
+        self.resize(1024, 640)
+
+    def host(self, view: QWidget) -> None:
+        self.lay.addWidget(view, 1)
+
+    def show_transaction(self, tx_hash: str) -> None:
+        self.calls.append(("transaction", tx_hash))
+
+    def show_block(self, number: int) -> None:
+        self.calls.append(("block", number))
+
+    def show_address(self, address: str) -> None:
+        self.calls.append(("address", address))
+
+    def show_detail(self, widget: QWidget, title: str) -> None:
+        self.calls.append(("detail", title))
+        if self.detail is not None:
+            self.detail.deleteLater()
+        widget.setParent(self)
+        self.lay.addWidget(widget, 2)
+        widget.show()
+        self.detail = widget
+
+
+@pytest.fixture
+def links(qtbot: QtBot) -> Links:
+    w = Links()
+    qtbot.addWidget(w)
+    return w
+
+
+def click(qtbot: QtBot, view: Any, index: QModelIndex) -> None:
+    view.scrollTo(index)
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()
+    )
+
+
+def contracts_view(
+    seeded: Seeded, controller: AppController, loop: qasync.QEventLoop, links: Links
+) -> ContractsView:
+    connect(loop, controller, seeded.node, "alice")
+    view = ContractsView(controller, links)
+    links.host(view)
+    return view
+
+
+def test_nothing_read_while_hidden_then_tree_lists_names_and_instances(
+    seeded: Seeded,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    links: Links,
+    qtbot: QtBot,
+    qtmodeltester: ModelTester,
+) -> None:
+    view = contracts_view(seeded, controller, loop, links)
+    loop.run_until_complete(__import__("asyncio").sleep(0.3))
+    assert not view.model.loading and view.model.names() == []  # hidden: no read
+    links.show()
+    drive(loop, lambda: {"Ledger", "Registry"} <= set(view.model.names()))
+    model = view.model
+    ledger = model.name_index("Ledger")
+    assert model.rowCount(ledger) == 0  # instances made when expanded
+    view.tree.setFocus()
+    view.tree.setCurrentIndex(ledger)
+    qtbot.keyClick(view.tree, Qt.Key.Key_Right)  # expand
+    assert view.tree.isExpanded(ledger) and model.rowCount(ledger) == 2
+    got = {model.instance(model.index(r, 0, ledger)).address for r in range(2)}  # type: ignore[union-attr]
+    assert got == {seeded.ledger, seeded.ledger2}
+    created = model.index(0, 2, ledger).data()
+    assert "block " in created, created  # the creation block, from the node
+    qtmodeltester.check(model)
+    # a private chain's instance is listed with its chain
+    reg = model.name_index("Registry")
+    view.tree.setCurrentIndex(reg)
+    qtbot.keyClick(view.tree, Qt.Key.Key_Right)
+    assert model.rowCount(reg) == 2
+    chains = {model.instance(model.index(r, 0, reg)).chain_id for r in range(2)}  # type: ignore[union-attr]
+    assert chains == {"", seeded.chain}
+    # choosing it shows its state, read on its chain
+    row = next(r for r in range(2) if model.index(r, 1, reg).data() != "main")
+    click(qtbot, view.tree, model.index(row, 0, reg))
+    detail = links.detail
+    assert isinstance(detail, InstanceDetail) and detail.instance.chain_id == seeded.chain
+    drive(loop, lambda: [v.name for v in detail.state_model.vars] == ["count"])
+    assert str(detail.state_model.vars[0].value) == "0"
+    drive(loop, lambda: detail.txs.count() == 1)  # read too: nothing left in flight
+    assert detail.txs.item(0).text() == "(no transactions to this address)"
+    qtmodeltester.check(model)
+    # the filter box: by name, then by address prefix
+    qtbot.keyClicks(view.filter, "regis")
+    assert model.names() == ["CertificateRegistry", "Registry"]  # the node's own one too
+    view.filter.clear()
+    qtbot.keyClicks(view.filter, seeded.ledger2[:10])
+    assert model.names() == ["Ledger"]
+    drive(loop, lambda: model.rowCount(model.index(0, 0)) == 1)  # expanded: the one match
+    assert model.instance(model.index(0, 0, model.index(0, 0))).address == seeded.ledger2  # type: ignore[union-attr]
+    links.grab().save("/tmp/x19c/contracts_tree.png")
+
+
+def open_ledger(
+    seeded: Seeded, view: ContractsView, links: Links, loop: qasync.QEventLoop, qtbot: QtBot
+) -> InstanceDetail:
+    links.show()
+    model = view.model
+    drive(loop, lambda: "Ledger" in model.names())
+    qtbot.keyClicks(view.filter, seeded.ledger[:12])
+    drive(loop, lambda: model.rowCount(model.name_index("Ledger")) == 1)  # the one match
+    idx = model.index(0, 0, model.name_index("Ledger"))
+    click(qtbot, view.tree, idx)
+    assert isinstance(links.detail, InstanceDetail)
+    assert links.detail.instance.address == seeded.ledger
+    return links.detail
+
+
+def test_instance_state_big_mapping_paged_methods_transactions_events(
+    seeded: Seeded,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    links: Links,
+    qtbot: QtBot,
+    qtmodeltester: ModelTester,
+) -> None:
+    view = contracts_view(seeded, controller, loop, links)
+    view.contract_requested.connect(window.open_contract)
+    view.table_requested.connect(window.open_table)
+    detail = open_ledger(seeded, view, links, loop, qtbot)
+    state = detail.state_model
+    drive(loop, lambda: len(state.vars) == 3)
+    by_name = {v.name: v for v in state.vars}
+    assert by_name["label"].value == "main ledger"
+    assert str(by_name["total"].value) == "125"
+    assert by_name["big"].collection and by_name["big"].length == 125
+    assert by_name["big"].value is None  # not read: only counted
+    qtmodeltester.check(state)
+    big = state.variable_index("big")
+    assert state.rowCount(big) == 0
+    detail.state_view.setFocus()
+    detail.state_view.setCurrentIndex(big)
+    qtbot.keyClick(detail.state_view, Qt.Key.Key_Right)  # expanding reads the first page
+    drive(loop, lambda: len(state.entries("big")) == 50)
+    loop.run_until_complete(__import__("asyncio").sleep(0.3))
+    assert len(state.entries("big")) == 50  # the first page only, until asked
+    assert state.entries("big")[:2] == [("0", "1"), ("1", "3")]
+    more = state.index(50, 0, big)
+    assert state.is_more_row(more) and "50 of 125" in more.data()
+    click(qtbot, detail.state_view, more)
+    drive(loop, lambda: len(state.entries("big")) == 100)
+    more = state.index(100, 0, big)
+    detail.state_view.setCurrentIndex(more)
+    qtbot.keyClick(detail.state_view, Qt.Key.Key_Return)  # the keyboard way
+    drive(loop, lambda: len(state.entries("big")) == 125)
+    assert state.rowCount(big) == 125  # no "more" row left
+    assert state.entries("big")[124] == ("124", "249")
+    qtmodeltester.check(state)
+    links.grab().save("/tmp/x19c/instance_state.png")
+
+    # methods: a click opens the composer's Call tab with the method chosen
+    detail.tabs.setCurrentIndex(1)
+    methods: QListWidget = detail.methods
+    drive(loop, lambda: methods.count() >= 1 and methods.item(0).data(Qt.ItemDataRole.UserRole + 2))
+    row = next(i for i in range(methods.count()) if methods.item(i).text().startswith("fill("))
+    click(qtbot, methods, methods.indexFromItem(methods.item(row)))
+    composer = next(p for p in window.panels if isinstance(p, ComposerPanel))
+    drive(loop, lambda: composer.function.currentData() == "fill")
+    assert window.stack.currentWidget() is composer and composer.tabs.currentIndex() == 1
+    assert composer.call_address.text() == seeded.ledger
+
+    # transactions: the two calls; a click asks the panel to show the transaction
+    detail.tabs.setCurrentIndex(2)
+    txs = detail.txs
+    drive(loop, lambda: txs.count() == 2 and txs.item(0).data(Qt.ItemDataRole.UserRole + 1))
+    click(qtbot, txs, txs.indexFromItem(txs.item(0)))
+    assert links.calls[-1][0] == "transaction" and len(links.calls[-1][1]) == 64
+    qtbot.mouseClick(detail.address_button, Qt.MouseButton.LeftButton)
+    assert links.calls[-1] == ("address", seeded.ledger)
+
+    # events of this instance, arguments by name
+    detail.tabs.setCurrentIndex(3)
+    ev = detail.events.model
+    drive(loop, lambda: len(ev.rows) == 2 and not ev.loading)
+    assert [r.args for r in ev.rows] == [
+        {"start": "120", "count": "5", "note": "second"},
+        {"start": "0", "count": "120", "note": "first"},
+    ]
+    assert detail.events.contract_box.isHidden()
+    assert [
+        detail.events.event_box.itemText(i) for i in range(detail.events.event_box.count())
+    ] == [
+        "All events",
+        "Filled",
+    ]
+
+    # the Cirrus tables in the Tables panel
+    qtbot.mouseClick(detail.table_button, Qt.MouseButton.LeftButton)
+    tables = next(p for p in window.panels if isinstance(p, TablesPanel))
+    assert window.stack.currentWidget() is tables
+    assert tables.table_name.currentText() == "Ledger"
+    drive(loop, lambda: tables.model.rowCount() == 2)
+    qtbot.mouseClick(detail.history_button, Qt.MouseButton.LeftButton)
+    assert tables.table_name.currentText() == "history@Ledger"
+    # Ledger was made without history: the Tables panel says so in words
+    drive(loop, lambda: tables.status.text().startswith("✘"))
+    assert "history@Ledger" in tables.status.text()
+
+
+def test_events_feed_merged_newest_first_filtered_decoded(
+    seeded: Seeded,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    links: Links,
+    qtbot: QtBot,
+    qtmodeltester: ModelTester,
+) -> None:
+    connect(loop, controller, seeded.node, "alice")
+    view = EventsView(controller, links)
+    links.host(view)
+    loop.run_until_complete(__import__("asyncio").sleep(0.2))
+    assert view.tables == []  # hidden: nothing read
+    links.show()
+    model = view.model
+    # the node's own certificate registry logged 4 events in its genesis block: oldest
+    drive(loop, lambda: len(model.rows) == 9 and not model.loading)
+    assert [(r.contract, r.event) for r in model.rows[:5]] == FEED
+    assert {(r.contract, r.block_number) for r in model.rows[5:]} == {("CertificateRegistry", 0)}
+    blocks = [r.block_number for r in model.rows]
+    assert all(b is not None for b in blocks) and blocks == sorted(blocks, reverse=True)  # type: ignore[type-var]
+    assert model.rows[0].args == {"who": "bob", "id": "2"}
+    assert model.index(0, 4).data() == "who=bob, id=2"
+    qtmodeltester.check(model)
+    links.grab().save("/tmp/x19c/events_feed.png")
+
+    # filter by contract with the keyboard, then by event
+    box: QComboBox = view.contract_box
+    box.setFocus()
+    qtbot.keyClicks(box, "Registry")
+    assert box.currentData() == "Registry"
+    drive(loop, lambda: len(model.rows) == 3 and not model.loading)
+    assert [(r.contract, r.event) for r in model.rows] == [f for f in FEED if f[0] == "Registry"]
+    ebox: QComboBox = view.event_box
+    assert [ebox.itemText(i) for i in range(ebox.count())] == [
+        "All events",
+        "Dropped",
+        "Registered",
+    ]
+    ebox.setFocus()
+    qtbot.keyClicks(ebox, "Registered")
+    drive(loop, lambda: len(model.rows) == 2 and not model.loading)
+    assert [r.args["who"] for r in model.rows] == ["bob", "ann"]
+    qtmodeltester.check(model)
+
+    # an event's detail: its arguments by name, links to its transaction and block
+    click(qtbot, view.table, model.index(1, 0))
+    assert isinstance(links.detail, EventDetail)
+    assert links.detail.fields["who"].value() == "ann" and links.detail.fields["id"].value() == "1"
+    qtbot.mouseClick(links.detail.tx_button, Qt.MouseButton.LeftButton)
+    assert links.calls[-1] == ("transaction", model.rows[1].tx_hash)
+    qtbot.mouseClick(links.detail.block_button, Qt.MouseButton.LeftButton)
+    assert links.calls[-1:] == [("block", model.rows[1].block_number)]
+    # back to everything
+    box.setCurrentIndex(0)
+    ebox.setCurrentIndex(0)
+    drive(loop, lambda: len(model.rows) == 9 and not model.loading)
+    assert "9 events from 4 tables, newest first" in view.status.text()
+
+
+def test_feed_merges_pages_without_reading_everything(
+    seeded: Seeded, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    """Pages of two rows per table: the merge reads only what the rows asked for need."""
+    connect(loop, controller, seeded.node, "alice")
+    service = ExplorerContractsService(controller.session)
+    tables = loop.run_until_complete(service.event_tables())
+    assert "Ledger.Filled" in tables and "Registry.Registered" in tables
+    tables = ["Ledger.Filled", "Registry.Dropped", "Registry.Registered"]
+    feed = service.feed(tables, page=1)
+    first = loop.run_until_complete(feed.next(2))
+    assert [(r.contract, r.event) for r in first] == FEED[:2]
+    assert feed.pages_read <= 4 and not feed.exhausted
+    rest = loop.run_until_complete(feed.next(10))
+    assert [(r.contract, r.event) for r in first + rest] == FEED
+    assert feed.exhausted
