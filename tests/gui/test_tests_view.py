@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import qasync
-from PySide6.QtCore import QModelIndex, QPoint, Qt
+from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
@@ -149,6 +149,42 @@ def test_tree_lists_the_contracts_and_tests_of_the_folder(
     assert shown.isValid() and view.tree.isExpanded(shown.parent())
     view.filter.clear()
     assert view.proxy.rowCount() == 2
+
+
+def test_at_1024x640_the_tests_get_the_room_deploy_and_call_steps_aside(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    window.resize(1024, 640)
+    panel, view = opened(
+        loop, window, node, controller, qtbot, project(tmp_path) / "counter_test.sol"
+    )
+    settle(loop)
+    assert window.size() == QSize(1024, 640)
+    # the editor and Deploy & call at their narrowest leave no room: Deploy & call steps aside
+    assert view.width() >= view.preferred_width() and not panel.deploy_button.isVisible()
+    assert panel.editor.isVisible() and not view.tree.isColumnHidden(1)
+    room = view.tree.columnWidth(0) - 3 * view.tree.indentation()
+    assert room >= view.fontMetrics().horizontalAdvance("it_sees_shared_state")
+    qtbot.mouseClick(
+        panel.sidebar.tabBar(),
+        Qt.MouseButton.LeftButton,
+        pos=panel.sidebar.tabBar().tabRect(0).center(),
+    )  # Files in front: Deploy & call is back
+    settle(loop)
+    assert panel.deploy_button.isVisible()
+    reveal(qtbot, view)
+    settle(loop)
+    assert not panel.deploy_button.isVisible()
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    window.activateWindow()
+    QTest.keyClick(view.tree, Qt.Key.Key_D, ctrl_shift)  # Deploy (Ctrl+Shift+D) brings it back
+    settle(loop)
+    assert panel.deploy_button.isVisible() and window.size() == QSize(1024, 640)
 
 
 def test_run_all_shows_each_result_and_the_counts(

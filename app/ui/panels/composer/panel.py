@@ -333,6 +333,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             button.setToolTip(f"{button.accessibleName()} ({keys})")
 
     def _deploy_key(self) -> None:
+        self.show_compose()
         self.tabs.setCurrentIndex(0)
         if self.deploy_button.isEnabled():
             self.deploy()
@@ -340,6 +341,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             self.contract.setFocus()
 
     def _call_key(self) -> None:
+        self.show_compose()
         self.tabs.setCurrentIndex(1)
         if self.call_button.isEnabled():
             self.call()

@@ -54,16 +54,30 @@ class ProjectApi(QWidget):
         self.widen_sidebar()
 
     def widen_sidebar(self, _index: int = 0) -> None:
-        """With the Tests view in front, the sidebar gets the width its names need (from the
-        editor's side; the user's wider choice stays)."""
+        """With the Tests view in front, the sidebar gets the width its names need: from the
+        editor's side, and where that is not enough (a small screen: the editor and Deploy &
+        call at their narrowest) Deploy & call steps aside until another tab is in front."""
         if self.sidebar.currentWidget() is not self.tests_view:
+            self.show_compose()
             return
-        sizes = self.split.sizes()
+        compose, sizes = self.split.widget(2), self.split.sizes()
         want = self.tests_view.preferred_width()
-        keep = self.fontMetrics().horizontalAdvance("M") * 28  # the editor stays readable
-        if 0 < sizes[0] < want and sizes[1] > keep:
-            grow = min(want - sizes[0], sizes[1] - keep)
-            self.split.setSizes([sizes[0] + grow, sizes[1] - grow, sizes[2]])
+        if sizes[0] == 0 or sizes[0] >= want or compose is None:
+            return
+        spare = sizes[1] - self.source.minimumSizeHint().width()
+        if spare < want - sizes[0]:
+            compose.hide()
+            self.split.setSizes([want, sum(sizes) - want, 0])
+        else:
+            self.split.setSizes([want, sizes[1] - (want - sizes[0]), sizes[2]])
+
+    def show_compose(self) -> None:
+        """Deploy & call back beside the editor (after the tests had its room)."""
+        compose = self.split.widget(2)
+        if compose is not None and compose.isHidden():
+            compose.show()
+            sizes = self.split.sizes()
+            self.split.setSizes([sizes[0], sizes[1] // 2, sizes[1] - sizes[1] // 2])
 
     def focus_tests(self) -> None:
         """The Tests view in front with the keyboard in its tree."""

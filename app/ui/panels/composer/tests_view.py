@@ -251,7 +251,7 @@ class TestsView(QWidget):
 
     def preferred_width(self) -> int:
         """Wide enough for a test's name beside its status and time."""
-        return self.fontMetrics().horizontalAdvance("M") * 26
+        return self.fontMetrics().horizontalAdvance("M") * 38
 
     def install_shortcuts(self, owner: QWidget, reveal: Callable[[], None]) -> None:
         """Ctrl+T (run all) and Ctrl+Shift+T (run the file in front) anywhere in ``owner``,
