@@ -185,6 +185,22 @@ def test_at_1024x640_the_tests_get_the_room_deploy_and_call_steps_aside(
     QTest.keyClick(view.tree, Qt.Key.Key_D, ctrl_shift)  # Deploy (Ctrl+Shift+D) brings it back
     settle(loop)
     assert panel.deploy_button.isVisible() and window.size() == QSize(1024, 640)
+    window.resize(1020, 640)  # and stays while the window changes
+    settle(loop)
+    assert panel.deploy_button.isVisible()
+    window.resize(1024, 640)
+    # a wide window has room for all three
+    qtbot.mouseClick(
+        panel.sidebar.tabBar(),
+        Qt.MouseButton.LeftButton,
+        pos=panel.sidebar.tabBar().tabRect(0).center(),
+    )
+    reveal(qtbot, view)
+    settle(loop)
+    assert not panel.deploy_button.isVisible()
+    window.resize(1600, 1000)
+    settle(loop)
+    assert panel.deploy_button.isVisible() and view.width() >= view.preferred_width()
 
 
 def test_run_all_shows_each_result_and_the_counts(

@@ -277,7 +277,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         self.tests_view.transaction_requested.connect(self.transaction_requested)
         self.file_saved.connect(self.tests_view.file_saved)
         self.sidebar.root_changed.connect(self.tests_view.follow_folder)
-        self.sidebar.currentChanged.connect(self.widen_sidebar)
+        self.sidebar.currentChanged.connect(self.tests_tab_chosen)
         lay = QVBoxLayout(self)
         lay.addWidget(split)
         # Tab follows the layout: the editor, the Deploy/Call tabs, their page ... the result
@@ -306,6 +306,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.widen_sidebar()  # the Tests view's room follows the window's
         if not self._split_dragged:
             self._fit_split()
 
@@ -333,7 +334,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             button.setToolTip(f"{button.accessibleName()} ({keys})")
 
     def _deploy_key(self) -> None:
-        self.show_compose()
+        self.show_compose(asked=True)
         self.tabs.setCurrentIndex(0)
         if self.deploy_button.isEnabled():
             self.deploy()
@@ -341,7 +342,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             self.contract.setFocus()
 
     def _call_key(self) -> None:
-        self.show_compose()
+        self.show_compose(asked=True)
         self.tabs.setCurrentIndex(1)
         if self.call_button.isEnabled():
             self.call()

@@ -21,6 +21,7 @@ class ProjectApi(QWidget):
     source: SourcePane
     sidebar: ProjectSidebar
     tests_view: TestsView
+    _compose_asked = False  # Deploy & call was asked for while the tests were in front
     split: QSplitter
 
     @property
@@ -53,26 +54,44 @@ class ProjectApi(QWidget):
         self.sidebar.setCurrentWidget(self.tests_view)
         self.widen_sidebar()
 
-    def widen_sidebar(self, _index: int = 0) -> None:
+    def widen_sidebar(self) -> None:
         """With the Tests view in front, the sidebar gets the width its names need: from the
         editor's side, and where that is not enough (a small screen: the editor and Deploy &
-        call at their narrowest) Deploy & call steps aside until another tab is in front."""
+        call at their narrowest) Deploy & call steps aside until another tab is in front or
+        the window has room again. A sidebar the user made wider stays so."""
+        compose = self.split.widget(2)
         if self.sidebar.currentWidget() is not self.tests_view:
             self.show_compose()
             return
-        compose, sizes = self.split.widget(2), self.split.sizes()
-        want = self.tests_view.preferred_width()
-        if sizes[0] == 0 or sizes[0] >= want or compose is None:
+        if compose is None or self.split.sizes()[0] == 0 or not self.split.isVisible():
             return
-        spare = sizes[1] - self.source.minimumSizeHint().width()
-        if spare < want - sizes[0]:
+        if self._compose_asked and not compose.isHidden():
+            return  # Deploy or Call was asked for with the tests in front: it stays
+        want = self.tests_view.preferred_width()
+        room = self.split.width() - 2 * self.split.handleWidth()
+        left = room - want - self.source.minimumSizeHint().width()  # for Deploy & call
+        fits = left >= compose.minimumSizeHint().width()
+        if compose.isHidden() and fits:
+            compose.show()
+            self.split.setSizes([want, room - want - left // 2, left // 2])
+        elif not compose.isHidden() and not fits:
             compose.hide()
-            self.split.setSizes([want, sum(sizes) - want, 0])
+            self.split.setSizes([max(want, self.split.sizes()[0]), room - want, 0])
         else:
-            self.split.setSizes([want, sizes[1] - (want - sizes[0]), sizes[2]])
+            sizes = self.split.sizes()
+            spare = sizes[1] - self.source.minimumSizeHint().width()
+            grow = min(want - sizes[0], spare)
+            if grow > 0:
+                self.split.setSizes([sizes[0] + grow, sizes[1] - grow, sizes[2]])
 
-    def show_compose(self) -> None:
-        """Deploy & call back beside the editor (after the tests had its room)."""
+    def tests_tab_chosen(self, _index: int) -> None:
+        self._compose_asked = False
+        self.widen_sidebar()
+
+    def show_compose(self, asked: bool = False) -> None:
+        """Deploy & call back beside the editor (after the tests had its room); ``asked``: by
+        the user (Deploy, Call), so it stays until the Tests tab is chosen again."""
+        self._compose_asked = asked
         compose = self.split.widget(2)
         if compose is not None and compose.isHidden():
             compose.show()
