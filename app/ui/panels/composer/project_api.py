@@ -79,10 +79,14 @@ class ProjectApi(QWidget):
             self.split.setSizes([max(want, self.split.sizes()[0]), room - want, 0])
         else:
             sizes = self.split.sizes()
-            spare = sizes[1] - self.source.minimumSizeHint().width()
-            grow = min(want - sizes[0], spare)
-            if grow > 0:
-                self.split.setSizes([sizes[0] + grow, sizes[1] - grow, sizes[2]])
+            if sizes[0] >= want:
+                return
+            rest = sum(sizes) - want  # the editor and Deploy & call share what is left
+            if not compose.isHidden() and sizes[1] + sizes[2] > 0:
+                editor = rest * sizes[1] // (sizes[1] + sizes[2])
+                self.split.setSizes([want, editor, rest - editor])
+            else:
+                self.split.setSizes([want, rest, 0])
 
     def tests_tab_chosen(self, _index: int) -> None:
         self._compose_asked = False
