@@ -14,6 +14,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.client.test_runner import CompileFailure
 from app.services.controller import AppController
 from app.ui.panels.composer.panel import ComposerPanel
 from app.ui.panels.composer.tests_model import FAILED, NOT_RUN, PASSED, TestNode
@@ -464,3 +465,41 @@ def test_run_without_a_node_says_so_in_words(
     qtbot.mouseClick(view.run_all_button, Qt.MouseButton.LeftButton)
     assert "not connected" in view.summary.text()
     assert set(statuses(view).values()) == {NOT_RUN}
+
+
+def test_discovery_merges_into_the_tree_and_keeps_results(
+    qtbot: QtBot, qtmodeltester: object
+) -> None:
+    """No node: the model alone, watched by Qt's model tester through every change."""
+    from app.client.test_runner import TestCase, TestOutcome
+    from app.ui.panels.composer.tests_model import TestsModel
+
+    model = TestsModel()
+    qtmodeltester.check(model)  # type: ignore[attr-defined]
+
+    def case(file: str, contract: str, name: str, line: int) -> TestCase:
+        return TestCase(f"/p/{file}", contract, name, "unit", line)
+
+    a1, a2, a3 = (case("a.sol", "Describe_A", f"it_{n}", n) for n in (1, 2, 3))
+    b1 = case("b.sol", "Describe_B", "it_b", 4)
+    model.set_discovered([a1, a2, a3, b1], [])
+    model.finished(TestOutcome(a1, True, seconds=0.5))
+    model.finished(TestOutcome(a3, False, "boom"))
+    assert model.data(model.index_of(model.files()[0], 1)) == "1 failed"
+    # a2 removed, a4 added, a3 moved before a1, b.sol gone, c.sol new and broken
+    a4 = case("a.sol", "Describe_A", "it_4", 5)
+    broken = CompileFailure("/p/c.sol", 3, 7, "expected ';'")
+    model.set_discovered([a3, a1, a4], [broken])
+    assert [model.data(model.index_of(f)) for f in model.files()] == ["a.sol", "c.sol"]
+    tests = model.files()[0].children[0].children
+    assert [(t.key, t.status) for t in tests] == [
+        ("Describe_A.it_3", FAILED),
+        ("Describe_A.it_1", PASSED),
+        ("Describe_A.it_4", NOT_RUN),
+    ]
+    assert model.data(model.index_of(model.files()[1], 1)) == "compile error"
+    # a run that found a test discovery had not seen adds it, removes nothing
+    a5 = case("a.sol", "Describe_A", "it_5", 6)
+    model.add_cases([a5])
+    assert [t.key for t in model.files()[0].children[0].children][-1] == "Describe_A.it_5"
+    assert len(model.all_tests()) == 4
