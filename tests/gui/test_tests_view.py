@@ -11,7 +11,7 @@ import qasync
 from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
+from PySide6.QtWidgets import QFileDialog, QTabWidget, QTextBrowser, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.client.test_runner import CompileFailure
@@ -459,9 +459,18 @@ def test_run_without_a_node_says_so_in_words(
 ) -> None:
     panel = panel_of(window)
     view = panel.tests_view
-    view.set_folder(project(tmp_path))
+    panel.show_tests()  # View > Tests: the sidebar unfolds with the tests in front
+    assert view.isVisible() and "No folder" in view.folder_label.text()
+    qtbot.mouseClick(view.folder_button, Qt.MouseButton.LeftButton)  # the project's folder
+    drive(loop, lambda: any(d.isVisible() for d in panel.findChildren(QFileDialog)))
+    dialog = next(d for d in panel.findChildren(QFileDialog) if d.isVisible())
+    root = project(tmp_path)
+    dialog.fileSelected.emit(str(root))
+    dialog.close()
+    assert panel.project_root() == root
     reveal(qtbot, view)
     drive(loop, lambda: len(view.model.all_tests()) == len(EXPECTED))
+    assert view.folder_label.text() == "project"
     qtbot.mouseClick(view.run_all_button, Qt.MouseButton.LeftButton)
     assert "not connected" in view.summary.text()
     assert set(statuses(view).values()) == {NOT_RUN}

@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QSplitter, QWidget
+from PySide6.QtWidgets import QFileDialog, QSplitter, QWidget
 
 from app.ui.panels.composer.project import ProjectSidebar
 from app.ui.panels.composer.source_pane import SourcePane
@@ -35,6 +35,10 @@ class ProjectApi(QWidget):
 
     def open_folder(self, folder: Path) -> None:
         self.source.set_folder(folder)
+
+    def choose_folder(self) -> QFileDialog:
+        """Ask for a folder to open as the project."""
+        return self.source.choose_folder()
 
     def open_location(self, path: Path, line: int, column: int = 1) -> None:
         """Open (or bring forward) the tab of ``path`` with the cursor at ``line``/``column``."""

@@ -48,7 +48,7 @@ from app.ui.panels.composer.tests_model import (
     counts_text,
 )
 from app.ui.shell.icons import set_icon
-from app.ui.widgets.common import file_dialog, name_widget
+from app.ui.widgets.common import name_widget
 
 RUN_ON_SAVE_KEY = "tests_run_on_save"
 
@@ -59,6 +59,8 @@ class TestsHost(Protocol):
     def project_root(self) -> Path | None: ...
 
     def open_folder(self, folder: Path) -> None: ...
+
+    def choose_folder(self) -> object: ...
 
     def current_file(self) -> Path | None: ...
 
@@ -129,6 +131,8 @@ class TestsView(QWidget):
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText("Filter tests")
         self.filter.setClearButtonEnabled(True)
+        for clear in self.filter.findChildren(QToolButton):  # the clear button
+            name_widget(clear, "testsFilterClear", "Clear the filter")
         name_widget(self.filter, "testsFilter", "Filter tests by name")
         self.filter.textChanged.connect(self._filter_changed)
 
@@ -290,12 +294,8 @@ class TestsView(QWidget):
         return current.parent if current is not None else None
 
     def choose_folder(self) -> None:
-        def chosen(folder: str) -> None:
-            self.set_folder(Path(folder))
-
-        dialog = file_dialog(self, "Folder with tests", "", chosen)
-        dialog.setFileMode(dialog.FileMode.Directory)
-        dialog.setOption(dialog.Option.ShowDirsOnly, True)
+        """The composer's Open Folder… (the project's folder is where tests are found)."""
+        self.host.choose_folder()
 
     def set_folder(self, folder: Path) -> None:
         """Open ``folder`` as the composer's project (its tests are found then)."""
