@@ -338,6 +338,7 @@ async def shoot(shooter: Shooter, tmp: Path) -> None:
     await run("password-dialog", password)
     state: dict[str, Any] = {}
     await run("composer", lambda: composer_scenes(shooter, state))
+    await run("composer-tests", lambda: tests_scene(shooter, tmp))
     await run("lookups", lambda: lookup_scenes(shooter))
     await run("tables", lambda: tables_scene(shooter))
     await run("chains", lambda: chains_scenes(shooter))
@@ -394,6 +395,32 @@ async def composer_scenes(shooter: Shooter, state: dict[str, Any]) -> None:
     await settle(0.8)
     await shooter.dialog_shot("transaction-inspector", inspector)
     inspector.close()
+
+
+async def tests_scene(shooter: Shooter, tmp: Path) -> None:
+    """The composer's Tests view after a run of the GUI tests' corpus: a failure selected."""
+    import shutil
+
+    from app.ui.panels.composer.panel import ComposerPanel
+
+    window = shooter.window
+    composer = panel_of(window, ComposerPanel)
+    show_panel(window, composer)
+    project = tmp / "tests-project"
+    shutil.copytree(ROOT / "tests" / "corpus" / "describe_gui", project)
+    composer.open_folder(project)
+    composer.load_path(project / "counter_test.sol")
+    composer.show_tests()
+    view = composer.tests_view
+    await until(lambda: len(view.model.all_tests()) == 6)
+    view.run_all()
+    await until(lambda: not view.service.running and view.model.totals()["passed"] == 4)
+    for t in view.model.all_tests():
+        if t.key == "Describe_Counter.it_cannot_go_below_zero":
+            view.select_node(t)
+    await settle(0.3)
+    await shooter.window_shot("composer-tests")
+    composer.focus_files()
 
 
 async def send_scenes(shooter: Shooter) -> None:

@@ -42,6 +42,7 @@ from .search import SearchService
 from .secret_service import SecretService
 from .session import Credentials, Session
 from .tasks import TaskRegistry
+from .test_runs import TestRunService
 from .transfers import TransferService
 
 log = logging.getLogger("stratoscope.services")
@@ -107,6 +108,7 @@ class AppController(QObject):
         self.files = FileService(self.session, self)
         self.dashboard = DashboardService(self.session, self.feed, self)
         self.search = SearchService(self.session, self)
+        self.test_runs = TestRunService(self.session, self.tasks, self)
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)

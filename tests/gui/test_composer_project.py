@@ -372,9 +372,10 @@ def test_projects_from_the_keyboard_and_for_other_parts(
     QTest.keyClick(panel.editor, Qt.Key.Key_W, ctrl)  # empty: closes without a question
     assert tab_titles(panel) == ["Counter.sol", "Main.sol"]
     # another part adds its view beside Files
-    extra = QLabel("tests go here")
-    panel.add_sidebar_tab(extra, "Tests")
-    assert [panel.sidebar.tabText(i) for i in range(panel.sidebar.count())] == ["Files", "Tests"]
+    extra = QLabel("another view")
+    panel.add_sidebar_tab(extra, "Other")
+    tabs = [panel.sidebar.tabText(i) for i in range(panel.sidebar.count())]
+    assert tabs == ["Files", "Tests", "Other"]
 
 
 def test_text_typed_and_quit_at_once_is_kept(

@@ -114,3 +114,21 @@ def retint(root: object) -> None:
         name = obj.property(ICON_PROPERTY)
         if name:
             obj.setIcon(icon(str(name)))
+
+
+def tinted(name: str, colour: str) -> QIcon:
+    """The icon ``name`` in a fixed colour (a test's pass/fail mark reads by its colour too)."""
+    key = (name, colour, colour)
+    found = _cache.get(key)
+    if found is not None:
+        return found
+    try:
+        os.environ.setdefault("QT_API", "pyside6")
+        import qtawesome
+
+        made = qtawesome.icon(ICONS.get(name, name), color=colour)
+        result = made if isinstance(made, QIcon) else QIcon()
+    except Exception:  # a decoration only, as in icon()
+        result = QIcon()
+    _cache[key] = result
+    return result

@@ -42,6 +42,7 @@ from app.ui.panels.composer.build import Build, compile_front
 from app.ui.panels.composer.project_api import ProjectApi
 from app.ui.panels.composer.scenarios import ScenarioBar
 from app.ui.panels.composer.source_pane import SAMPLES, SourcePane
+from app.ui.panels.composer.tests_view import TestsView
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor, FittingScrollArea
 from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
@@ -270,6 +271,13 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         split.setSizes([0, 400, 400])  # folded until a folder is open
         self.split = split
         self.sidebar.root_changed.connect(self._root_changed)
+        self.tests_view = TestsView(controller, self, self)  # the Tests view: a sidebar tab
+        self.add_sidebar_tab(self.tests_view, "Tests")
+        self.tests_view.install_shortcuts(self, self.show_tests)
+        self.tests_view.transaction_requested.connect(self.transaction_requested)
+        self.file_saved.connect(self.tests_view.file_saved)
+        self.sidebar.root_changed.connect(self.tests_view.follow_folder)
+        self.sidebar.currentChanged.connect(self.tests_tab_chosen)
         lay = QVBoxLayout(self)
         lay.addWidget(split)
         # Tab follows the layout: the editor, the Deploy/Call tabs, their page ... the result
@@ -298,6 +306,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.widen_sidebar()  # the Tests view's room follows the window's
         if not self._split_dragged:
             self._fit_split()
 
@@ -325,6 +334,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             button.setToolTip(f"{button.accessibleName()} ({keys})")
 
     def _deploy_key(self) -> None:
+        self.show_compose(asked=True)
         self.tabs.setCurrentIndex(0)
         if self.deploy_button.isEnabled():
             self.deploy()
@@ -332,6 +342,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             self.contract.setFocus()
 
     def _call_key(self) -> None:
+        self.show_compose(asked=True)
         self.tabs.setCurrentIndex(1)
         if self.call_button.isEnabled():
             self.call()

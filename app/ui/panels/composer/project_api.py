@@ -9,16 +9,19 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QSplitter, QWidget
+from PySide6.QtWidgets import QFileDialog, QSplitter, QWidget
 
 from app.ui.panels.composer.project import ProjectSidebar
 from app.ui.panels.composer.source_pane import SourcePane
+from app.ui.panels.composer.tests_view import TestsView
 from app.ui.widgets.source_editor import SourceEditor
 
 
 class ProjectApi(QWidget):
     source: SourcePane
     sidebar: ProjectSidebar
+    tests_view: TestsView
+    _compose_asked = False  # Deploy & call was asked for while the tests were in front
     split: QSplitter
 
     @property
@@ -33,6 +36,10 @@ class ProjectApi(QWidget):
     def open_folder(self, folder: Path) -> None:
         self.source.set_folder(folder)
 
+    def choose_folder(self) -> QFileDialog:
+        """Ask for a folder to open as the project."""
+        return self.source.choose_folder()
+
     def open_location(self, path: Path, line: int, column: int = 1) -> None:
         """Open (or bring forward) the tab of ``path`` with the cursor at ``line``/``column``."""
         self.source.open_location(Path(path), line, column)
@@ -40,6 +47,69 @@ class ProjectApi(QWidget):
     def open_sources(self) -> dict[str, str]:
         """Absolute path -> text of the open tabs with unsaved edits."""
         return self.source.open_sources()
+
+    def current_file(self) -> Path | None:
+        """The file of the tab in front (None: an untitled tab)."""
+        return self.source.path
+
+    def show_tests(self) -> None:
+        """The sidebar unfolded with the Tests view in front."""
+        self.unfold_sidebar()
+        self.sidebar.setCurrentWidget(self.tests_view)
+        self.widen_sidebar()
+
+    def widen_sidebar(self) -> None:
+        """With the Tests view in front, the sidebar gets the width its names need: from the
+        editor's side, and where that is not enough (a small screen: the editor and Deploy &
+        call at their narrowest) Deploy & call steps aside until another tab is in front or
+        the window has room again. A sidebar the user made wider stays so."""
+        compose = self.split.widget(2)
+        if self.sidebar.currentWidget() is not self.tests_view:
+            self.show_compose()
+            return
+        if compose is None or self.split.sizes()[0] == 0 or not self.split.isVisible():
+            return
+        if self._compose_asked and not compose.isHidden():
+            return  # Deploy or Call was asked for with the tests in front: it stays
+        want = self.tests_view.preferred_width()
+        room = self.split.width() - 2 * self.split.handleWidth()
+        left = room - want - self.source.minimumSizeHint().width()  # for Deploy & call
+        fits = left >= compose.minimumSizeHint().width()
+        if compose.isHidden() and fits:
+            compose.show()
+            self.split.setSizes([want, room - want - left // 2, left // 2])
+        elif not compose.isHidden() and not fits:
+            compose.hide()
+            self.split.setSizes([max(want, self.split.sizes()[0]), room - want, 0])
+        else:
+            sizes = self.split.sizes()
+            if sizes[0] >= want:
+                return
+            rest = sum(sizes) - want  # the editor and Deploy & call share what is left
+            if not compose.isHidden() and sizes[1] + sizes[2] > 0:
+                editor = rest * sizes[1] // (sizes[1] + sizes[2])
+                self.split.setSizes([want, editor, rest - editor])
+            else:
+                self.split.setSizes([want, rest, 0])
+
+    def tests_tab_chosen(self, _index: int) -> None:
+        self._compose_asked = False
+        self.widen_sidebar()
+
+    def show_compose(self, asked: bool = False) -> None:
+        """Deploy & call back beside the editor (after the tests had its room); ``asked``: by
+        the user (Deploy, Call), so it stays until the Tests tab is chosen again."""
+        self._compose_asked = asked
+        compose = self.split.widget(2)
+        if compose is not None and compose.isHidden():
+            compose.show()
+            sizes = self.split.sizes()
+            self.split.setSizes([sizes[0], sizes[1] // 2, sizes[1] - sizes[1] // 2])
+
+    def focus_tests(self) -> None:
+        """The Tests view in front with the keyboard in its tree."""
+        self.show_tests()
+        self.tests_view.tree.setFocus()
 
     def add_sidebar_tab(self, widget: QWidget, title: str) -> None:
         """Another view beside "Files" in the left sidebar (tests ...)."""
@@ -92,7 +162,13 @@ class ProjectApi(QWidget):
         self.files_action = act(
             "Project Files", "actionFocusFiles", "Ctrl+Shift+E", self.focus_files
         )
+        self.tests_action = act("Tests", "actionFocusTests", "Ctrl+Alt+T", self.focus_tests)
         return {
             "File": [self.folder_action, self.new_action, self.close_tab_action],
-            "View": [self.files_action, self.next_tab_action, self.previous_tab_action],
+            "View": [
+                self.files_action,
+                self.tests_action,
+                self.next_tab_action,
+                self.previous_tab_action,
+            ],
         }
