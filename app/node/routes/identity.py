@@ -9,6 +9,8 @@ from ..errors import ApiError
 from ..ledger import norm_address
 from .base import LIST_CAP, ApiBase, JsonBody, int_param
 
+USERS_CAP = 1000
+
 
 class IdentityRoutes(ApiBase):
     """Key pairs and users."""
@@ -28,7 +30,8 @@ class IdentityRoutes(ApiBase):
 
     async def list_users(self, request: Request) -> Response:
         address = request.query_params.get("address")
-        limit = int_param(request, "limit", LIST_CAP) or LIST_CAP
+        # at most USERS_CAP rows per page: the rows are read and encoded on the event loop
+        limit = min(int_param(request, "limit", LIST_CAP) or LIST_CAP, USERS_CAP)
         offset = int_param(request, "offset", 0) or 0
         if address is not None:
             rows = self.ledger.store.all(
