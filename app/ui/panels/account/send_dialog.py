@@ -120,6 +120,9 @@ class SendDialog(QDialog):
         self.recipient_note = QLabel(self)
         self.recipient_note.setWordWrap(True)
         self.recipient_note.setTextFormat(Qt.TextFormat.PlainText)
+        # room for a two-line note from the start: the rows below must not jump while typing
+        self.recipient_note.setMinimumHeight(self.fontMetrics().lineSpacing() * 2)
+        self.recipient_note.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         name_widget(self.recipient_note, "sendRecipientNote", "Who receives")
 
         self.chain = QComboBox(self)
