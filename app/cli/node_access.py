@@ -24,6 +24,7 @@ from pathlib import Path
 from app.client.auth import OidcSession, OidcSettings
 from app.client.errors import AuthError, NetworkError, ServerError, StratoError
 from app.client.http import StratoClient
+from app.launch import node_command
 
 LISTENING = "Sandbox node listening on "
 START_TIMEOUT = 60.0
@@ -33,13 +34,6 @@ SANDBOX_CLIENT_ID = "stratoscope-desktop"  # the sandbox's public OAuth client (
 
 class AccessError(Exception):
     """The node cannot be used: unreachable, not started, or the sign-in failed (words)."""
-
-
-def node_command() -> list[str]:
-    """``python -m app.node``, or the frozen app's own executable with ``--node``."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "--node"]
-    return [sys.executable, "-m", "app.node"]
 
 
 class TemporarySandbox:

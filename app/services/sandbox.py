@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import sys
 from collections import deque
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from platformdirs import user_data_dir
 from PySide6.QtCore import QObject, QProcess, Signal
+
+from app.launch import node_command
 
 LISTENING = "Sandbox node listening on "
 CANNOT_LISTEN = "cannot listen on "  # the node's words when its port is taken
@@ -52,15 +53,6 @@ def port_of(url: str | None) -> int | None:
         return urlsplit(url or "").port
     except ValueError:
         return None
-
-
-def node_command() -> list[str]:
-    """The program and first arguments of the sandbox node's command line: ``python -m app.node``,
-    or in a frozen bundle (PyInstaller sets ``sys.frozen``), which has no ``python -m``, the app's
-    own executable with ``--node`` (see app/__main__.py)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "--node"]
-    return [sys.executable, "-m", "app.node"]
 
 
 class SandboxSupervisor(QObject):

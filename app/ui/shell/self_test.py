@@ -91,8 +91,8 @@ async def run_checks(work: Path, checks: Checks) -> None:
 
     from app.client.auth import OidcSession, OidcSettings, jwt_claims
     from app.client.http import StratoClient
+    from app.launch import node_command
     from app.services.controller import AppController
-    from app.services.sandbox import node_command
     from app.services.secret_service import SecretService
     from app.services.secrets import EncryptedFileStore
     from app.services.session import SANDBOX_CLIENT_ID
