@@ -247,13 +247,14 @@ def test_a_failure_shows_its_message_and_its_location_jumps_to_the_line(
     click_row(qtbot, view, view.index_of_test("Describe_Counter.it_cannot_go_below_zero"))
     assert view.selected_node() is not None
     text = view.detail.toPlainText()
-    assert "count is zero" in text and "failed at counter_test.sol:20" in text
+    # the require that failed, in the imported file, as the node reported it
+    assert "count is zero" in text and "failed at lib/Counter.sol:11" in text
     href = click_link(qtbot, view.detail, "loc:")
-    assert href.endswith("counter_test.sol:20")
-    # the other file is in front: the jump opens the failing test's file at its line
-    drive(loop, lambda: panel.source.path == root / "counter_test.sol")
-    drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == 20)
-    assert "it_cannot_go_below_zero" in panel.editor.textCursor().block().text()
+    assert href.endswith("lib/Counter.sol:11")
+    # the other file is in front: the jump opens the imported file at the failing line
+    drive(loop, lambda: panel.source.path == root / "lib" / "Counter.sol")
+    drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == 11)
+    assert 'require(count > 0, "count is zero")' in panel.editor.textCursor().block().text()
     # a double-click on a test opens its source too
     click_row(qtbot, view, view.index_of_test("Describe_Counter.property_adds_up"), double=True)
     drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == 29)
