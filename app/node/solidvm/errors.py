@@ -6,6 +6,7 @@ puts into ``txResult.message``; the texts follow the real platform where it has 
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any, TypeVar
 
 Where = tuple[str, int, int]
@@ -39,10 +40,8 @@ def note_where(exc: BaseException, where: Where) -> None:
     nothing for positions (a ``try`` costs nothing in Python 3.11 until something is raised).
     """
     if getattr(exc, "where", None) is None:
-        try:
+        with suppress(AttributeError):  # an exception type without a __dict__
             exc.where = where  # type: ignore[attr-defined]
-        except AttributeError:  # an exception type without a __dict__
-            pass
 
 
 def where_of(exc: BaseException) -> Where | None:

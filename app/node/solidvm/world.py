@@ -326,9 +326,7 @@ class World(LowLevelCalls):
             ) from None
         except MemoryError as exc:
             ctx.rollback()
-            raise located(
-                ExecutionError("memory limit exceeded", "memory limit"), exc
-            ) from None
+            raise located(ExecutionError("memory limit exceeded", "memory limit"), exc) from None
         except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
             ctx.rollback()
             raise located(ExecutionError(f"type error: {exc}", "type error"), exc) from exc
