@@ -486,7 +486,8 @@ async def _run_file(
     for (contract, cases), res in zip(deployable, created, strict=True):
         address = res.address or (res.contracts_created[0] if res.contracts_created else None)
         if res.status != "Success" or not address:
-            fr.fail_all(cases, f"{contract} constructor failed: {fr.failure_text(res)}")
+            why = f"{contract} constructor failed: {fr.failure_text(res)}"
+            fr.fail_all(cases, why, fr.place(res.source_position))
             continue
         funcs = xabi[contract].get("funcs") or {}
         await fr.run_contract(contract, address, funcs, cases)

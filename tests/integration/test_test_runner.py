@@ -234,6 +234,26 @@ def test_a_failure_in_an_imported_file_points_into_that_file(node: RunningNode) 
     }
 
 
+def test_a_failing_constructor_points_at_its_require(node: RunningNode, tmp_path: Path) -> None:
+    f = tmp_path / "ctor_test.sol"
+    f.write_text(
+        "contract Describe_Ctor {\n"
+        "    uint x;\n"
+        "    constructor() {\n"
+        "        x = 1;\n"
+        '        require(x == 2, "x is not two");\n'
+        "    }\n"
+        "    function it_a() public {}\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    (outcome,) = run_tests(node, [f]).outcomes
+    assert (
+        outcome.message == "Describe_Ctor constructor failed: solidity require failed: x is not two"
+    )
+    assert outcome.location == f"{f}:5"
+
+
 def test_a_compile_error_in_an_imported_file_names_that_file(node: RunningNode) -> None:
     events: list[RunEvent] = []
     report = run_tests(node, [CORPUS / "compile_error", CORPUS / "hooks"], events=events)
