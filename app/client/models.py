@@ -115,6 +115,37 @@ class TxResult:
         """The returned values of a Call (strings, or bools on real nodes)."""
         return list(self.contents) if self.tag == "Call" and isinstance(self.contents, list) else []
 
+    @property
+    def source_position(self) -> SourcePosition | None:
+        """Where a failed transaction failed, when the node says (the sandbox does)."""
+        tr = _obj(self.raw, "txResult") if isinstance(self.raw, dict) else {}
+        return SourcePosition.from_json(tr.get("sourcePosition"))
+
+
+@dataclass(frozen=True)
+class SourcePosition:
+    """A place in a contract's source: the platform's ``SourcePosition`` (``name``, ``line``,
+    ``column``; ``name`` a file name there, the failing contract's name on the sandbox)."""
+
+    name: str
+    line: int
+    column: int
+
+    @classmethod
+    def from_json(cls, v: Any) -> SourcePosition | None:
+        """Also reads a ``SourceAnnotation`` (its ``start``) and a list of positions, innermost
+        first (the platform debugger's call stack)."""
+        if isinstance(v, list):
+            v = v[0] if v else None
+        if isinstance(v, dict) and isinstance(v.get("start"), dict):
+            v = v["start"]
+        if not isinstance(v, dict):
+            return None
+        line, column = as_int(v.get("line"), -1), as_int(v.get("column"), 0)
+        if line < 1:
+            return None  # the platform's "no position" is line 0
+        return cls(str(v.get("name") or ""), line, column)
+
 
 @dataclass(frozen=True)
 class AccountState:

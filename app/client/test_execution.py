@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .bundler import Bundle, BundleError, bundle
 from .errors import NetworkError, RequestError
 from .http import StratoClient
-from .models import TxRequest, TxResult
+from .models import SourcePosition, TxRequest, TxResult
 from .test_discovery import DescribeContract, discover_file, sol_files
 from .test_runner import (
     CompileFailure,
@@ -63,6 +63,14 @@ class _Call:
     role: str  # "test", or a hook name
 
 
+@dataclass(frozen=True)
+class _Why:
+    """Why a call failed, and where in the files (``file:line``) when the node says."""
+
+    text: str
+    where: str | None = None
+
+
 @dataclass
 class _Run:
     """The state of one test while it runs."""
@@ -71,6 +79,13 @@ class _Run:
     hashes: list[str] = field(default_factory=list)
     message: str = ""
     started: float = 0.0
+    where: str | None = None  # the failing statement's file:line, when the node reported it
+
+    def fail(self, why: _Why, prefix: str = "") -> None:
+        """Keep the first failure of the test."""
+        if not self.message:
+            self.message = f"{prefix}{why.text}"
+            self.where = why.where
 
 
 class _FileRun:
@@ -89,6 +104,7 @@ class _FileRun:
         self.emit = emit
         self.report = report
         self.carry: list[str] = []  # beforeAll's hash, for the next property test's record
+        self.contracts: set[str] = set()  # every contract of the bundle, from its xabi
 
     # ---------------------------------------------------------------- plumbing
 
@@ -125,25 +141,40 @@ class _FileRun:
                 text = str(status.get("details") or "")
         return self.bundle.map_message(text or f"the transaction ended as {res.status}")
 
-    def verdict(self, res: TxResult) -> str | None:
-        """None when the call passed; else why it failed."""
+    def verdict(self, res: TxResult) -> _Why | None:
+        """None when the call passed; else why it failed (and where, when the node says)."""
         if res.status != "Success":
-            return self.failure_text(res)
+            return _Why(self.failure_text(res), self.place(res.source_position))
         values = res.values
         if values and str(values[0]).lower() == "false":
-            return "returned false"
+            return _Why("returned false")
         return None
 
-    def location(self, case: TestCase, message: str) -> str:
-        m = _LOCATION_RE.search(message)
-        return f"{m[1]}:{m[2]}" if m else f"{case.file}:{case.line}"
+    def place(self, pos: SourcePosition | None) -> str | None:
+        """``file:line`` of a position the node reported, when it is in this bundle: a
+        contract of it (the sandbox names the contract; lines are the bundle's), one of its
+        files (a file name, lines its own), or no name (a single-text upload)."""
+        if pos is None:
+            return None
+        if pos.name in self.contracts or not pos.name:
+            loc = self.bundle.locate(pos.line, pos.column)
+            return f"{loc.file}:{loc.line}"
+        if any(f.name == pos.name for f in self.bundle.files):
+            return f"{pos.name}:{pos.line}"
+        return None
+
+    def location(self, run: _Run) -> str:
+        if run.where:
+            return run.where
+        m = _LOCATION_RE.search(run.message)
+        return f"{m[1]}:{m[2]}" if m else f"{run.case.file}:{run.case.line}"
 
     def finish(self, run: _Run, passed: bool, vector: list[Any] | None = None) -> None:
         outcome = TestOutcome(
             case=run.case,
             passed=passed,
             message="" if passed else run.message,
-            location=None if passed else self.location(run.case, run.message),
+            location=None if passed else self.location(run),
             tx_hashes=tuple(run.hashes),
             vector=vector,
             seconds=round(time.monotonic() - run.started, 6) if run.started else 0.0,
@@ -151,10 +182,10 @@ class _FileRun:
         self.report.outcomes.append(outcome)
         self.emit(TestFinished(outcome))
 
-    def fail_all(self, cases: Sequence[TestCase], message: str) -> None:
+    def fail_all(self, cases: Sequence[TestCase], message: str, where: str | None = None) -> None:
         for case in cases:
             self.emit(TestStarted(case))
-            self.finish(_Run(case, message=message), passed=False)
+            self.finish(_Run(case, message=message, where=where), passed=False)
 
     # ---------------------------------------------------------------- one contract
 
@@ -231,18 +262,19 @@ class _FileRun:
             runs[i].started = time.monotonic()
             self.emit(TestStarted(runs[i].case))
         results = await self.send([c.request for c in calls]) if calls else []
-        after_all: str | None = None
+        after_all: _Why | None = None
         for call, res in zip(calls, results, strict=True):
             if call.role == "beforeAll":
                 why = self.verdict(res)
                 if why is not None:
-                    message = f"beforeAll failed: {why}"
+                    message = f"beforeAll failed: {why.text}"
                     for i in group:
-                        runs[i].message = message
+                        runs[i].message, runs[i].where = message, why.where
                         runs[i].hashes.append(res.hash)
                         self.finish(runs[i], passed=False)
                     started = {runs[i].case.id for i in group}
-                    self.fail_all([r.case for r in runs if r.case.id not in started], message)
+                    rest = [r.case for r in runs if r.case.id not in started]
+                    self.fail_all(rest, message, why.where)
                     return False
                 if group:  # the first test's record shows the contract's setup too
                     runs[group[0]].hashes.append(res.hash)
@@ -257,10 +289,10 @@ class _FileRun:
             run = runs[call.case]
             run.hashes.append(res.hash)
             why = self.verdict(res)
-            if why is not None and not run.message:
-                run.message = why if call.role == "test" else f"{call.role} failed: {why}"
-        if after_all is not None and group and not runs[group[-1]].message:
-            runs[group[-1]].message = f"afterAll failed: {after_all}"
+            if why is not None:
+                run.fail(why, "" if call.role == "test" else f"{call.role} failed: ")
+        if after_all is not None and group:
+            runs[group[-1]].fail(after_all, "afterAll failed: ")
         for i in group:
             self.finish(runs[i], passed=not runs[i].message)
         return True
@@ -293,7 +325,7 @@ class _FileRun:
             self.finish(run, passed=False)
             return
         prefix = [self.call(address, contract, "beforeEach")] if "beforeEach" in hooks else []
-        failing: tuple[list[Any], str] | None = None
+        failing: tuple[list[Any], _Why] | None = None
         done = 0
         chunk_no = 0
         while done < total and failing is None:
@@ -306,7 +338,7 @@ class _FileRun:
                 run.hashes.append(results[0].hash)
                 why = self.verdict(results[0])
                 if why is not None:
-                    run.message = f"beforeEach failed: {why}"
+                    run.fail(why, "beforeEach failed: ")
                 results = results[1:]
                 prefix = []
             for v, res in zip(chunk, results, strict=True):
@@ -320,14 +352,13 @@ class _FileRun:
         vector: list[Any] | None = None
         if failing is not None:
             vector, why = await self.shrink(address, contract, specs, run, *failing)
-            if not run.message:
-                run.message = f"{why}; arguments {render(specs, vector)}"
+            run.fail(_Why(f"{why.text}; arguments {render(specs, vector)}", why.where))
         if tail:
             for call, res in zip(tail, await self.send([c.request for c in tail]), strict=True):
                 run.hashes.append(res.hash)
                 why = self.verdict(res)
-                if why is not None and not run.message:
-                    run.message = f"{call.role} failed: {why}"
+                if why is not None:
+                    run.fail(why, f"{call.role} failed: ")
         self.finish(run, passed=not run.message, vector=vector)
 
     async def shrink(
@@ -337,8 +368,8 @@ class _FileRun:
         specs: list[Any],
         run: _Run,
         vector: list[Any],
-        why: str,
-    ) -> tuple[list[Any], str]:
+        why: _Why,
+    ) -> tuple[list[Any], _Why]:
         """A simpler vector that still fails, found greedily (the test's own state may change
         with each try, as it does between the runs)."""
         budget = SHRINK_BUDGET
@@ -435,6 +466,7 @@ async def _run_file(
         emit(failure)
         return
     fr = _FileRun(runner, source, emit, report)
+    fr.contracts = set(xabi)
     deployable: list[tuple[str, list[TestCase]]] = []
     for c, cases in todo:
         shape = xabi.get(c.name)
@@ -454,7 +486,8 @@ async def _run_file(
     for (contract, cases), res in zip(deployable, created, strict=True):
         address = res.address or (res.contracts_created[0] if res.contracts_created else None)
         if res.status != "Success" or not address:
-            fr.fail_all(cases, f"{contract} constructor failed: {fr.failure_text(res)}")
+            why = f"{contract} constructor failed: {fr.failure_text(res)}"
+            fr.fail_all(cases, why, fr.place(res.source_position))
             continue
         funcs = xabi[contract].get("funcs") or {}
         await fr.run_contract(contract, address, funcs, cases)

@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 import qasync
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
@@ -131,3 +134,23 @@ def connect(
     loop: qasync.QEventLoop, controller: AppController, node: RunningNode, user: str = "alice"
 ) -> None:
     loop.run_until_complete(controller.connect_profile(node_profile(node), Credentials(user, user)))
+
+
+def click_link(qtbot: QtBot, browser: QTextBrowser, href_prefix: str) -> str:
+    """Click the first link of ``browser`` whose target starts with ``href_prefix``."""
+    block = browser.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            href = frag.charFormat().anchorHref()
+            if href.startswith(href_prefix):
+                cursor = QTextCursor(browser.document())
+                cursor.setPosition(frag.position() + max(frag.length() // 2, 1))
+                rect = browser.cursorRect(cursor)
+                pos = QPoint(rect.center().x(), rect.center().y())
+                qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+                return href
+            it += 1
+        block = block.next()
+    raise AssertionError(f"no {href_prefix} link in: {browser.toPlainText()}")

@@ -11,6 +11,7 @@ import pytest
 import qasync
 import shiboken6
 from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QToolButton,
     QWidget,
 )
+from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
 from app.ui.panels.composer.panel import SAMPLES, ComposerPanel
@@ -31,7 +33,7 @@ from app.ui.shell.main_window import MainWindow
 from app.ui.shell.tx_inspector import TxInspectorDialog
 from app.ui.widgets.arg_editor import ArrayEditor, MappingEditor, StructEditor
 from app.ui.widgets.confirm_dialog import ConfirmDialog
-from tests.gui.conftest import connect, drive
+from tests.gui.conftest import click_link, connect, drive
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
 
@@ -266,6 +268,35 @@ def test_compile_error_is_marked_and_require_failure_shown(
     assert "whole number" in panel.call_args.problems_label.text()
     line = panel.call_args.findChild(QLineEdit, "arg_v")
     assert line is not None and "whole number" in line.toolTip()
+
+
+def test_a_failed_call_in_a_batch_shows_and_jumps_to_its_line(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, KINDS)
+    panel.deploy_args.editors["start"].set_value(1)
+    confirm(loop, panel, panel.deploy())
+    panel.function.setCurrentIndex(panel.function.findData("mustBePositive"))
+    for v in (-3, 4):
+        panel.call_args.editors["v"].set_value(v)
+        panel.call_batch.click()
+    panel.resolve.setChecked(True)
+    confirm(loop, panel, panel.send_batch_now())
+    assert [r.status for r in panel.last_results] == ["Failure", "Success"]
+    # the node says where the call failed; the composer maps it back to the editor's line
+    line = KINDS[: KINDS.index("require(v > 0")].count("\n") + 1
+    text = panel.result.toPlainText()
+    assert f"failed at Untitled, line {line}, column 9" in text
+    panel.editor.moveCursor(QTextCursor.MoveOperation.Start)
+    click_link(qtbot, panel.result, "loc:")
+    drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == line)
+    assert "require(v > 0" in panel.editor.textCursor().block().text()
 
 
 def test_batch_and_pending(

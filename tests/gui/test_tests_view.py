@@ -8,10 +8,9 @@ import shutil
 from pathlib import Path
 
 import qasync
-from PySide6.QtCore import QModelIndex, QPoint, QSize, Qt
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QModelIndex, QSize, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QFileDialog, QTabWidget, QTextBrowser, QWidget
+from PySide6.QtWidgets import QFileDialog, QTabWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.client.test_runner import CompileFailure
@@ -21,7 +20,7 @@ from app.ui.panels.composer.tests_model import FAILED, NOT_RUN, PASSED, TestNode
 from app.ui.panels.composer.tests_view import TestsView
 from app.ui.shell.main_window import MainWindow
 from app.ui.shell.tx_inspector import TxInspectorDialog
-from tests.gui.conftest import connect, drive
+from tests.gui.conftest import click_link, connect, drive
 from tests.gui.test_composer import panel_of, settle
 from tests.integration.node_fixture import RunningNode
 
@@ -88,26 +87,6 @@ def click_row(qtbot: QtBot, view: TestsView, index: QModelIndex, double: bool = 
         qtbot.mouseDClick(view.tree.viewport(), Qt.MouseButton.LeftButton, pos=at)
     else:
         qtbot.mouseClick(view.tree.viewport(), Qt.MouseButton.LeftButton, pos=at)
-
-
-def click_link(qtbot: QtBot, browser: QTextBrowser, href_prefix: str) -> str:
-    """Click the first link of ``browser`` whose target starts with ``href_prefix``."""
-    block = browser.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            frag = it.fragment()
-            href = frag.charFormat().anchorHref()
-            if href.startswith(href_prefix):
-                cursor = QTextCursor(browser.document())
-                cursor.setPosition(frag.position() + max(frag.length() // 2, 1))
-                rect = browser.cursorRect(cursor)
-                pos = QPoint(rect.center().x(), rect.center().y())
-                qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=pos)
-                return href
-            it += 1
-        block = block.next()
-    raise AssertionError(f"no {href_prefix} link in: {browser.toPlainText()}")
 
 
 def run_all(loop: qasync.QEventLoop, qtbot: QtBot, view: TestsView) -> None:
@@ -247,13 +226,14 @@ def test_a_failure_shows_its_message_and_its_location_jumps_to_the_line(
     click_row(qtbot, view, view.index_of_test("Describe_Counter.it_cannot_go_below_zero"))
     assert view.selected_node() is not None
     text = view.detail.toPlainText()
-    assert "count is zero" in text and "failed at counter_test.sol:20" in text
+    # the require that failed, in the imported file, as the node reported it
+    assert "count is zero" in text and "failed at lib/Counter.sol:11" in text
     href = click_link(qtbot, view.detail, "loc:")
-    assert href.endswith("counter_test.sol:20")
-    # the other file is in front: the jump opens the failing test's file at its line
-    drive(loop, lambda: panel.source.path == root / "counter_test.sol")
-    drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == 20)
-    assert "it_cannot_go_below_zero" in panel.editor.textCursor().block().text()
+    assert href.endswith("lib/Counter.sol:11")
+    # the other file is in front: the jump opens the imported file at the failing line
+    drive(loop, lambda: panel.source.path == root / "lib" / "Counter.sol")
+    drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == 11)
+    assert 'require(count > 0, "count is zero")' in panel.editor.textCursor().block().text()
     # a double-click on a test opens its source too
     click_row(qtbot, view, view.index_of_test("Describe_Counter.property_adds_up"), double=True)
     drive(loop, lambda: panel.editor.textCursor().blockNumber() + 1 == 29)

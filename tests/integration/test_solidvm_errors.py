@@ -11,7 +11,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.node_fixture import RunningNode, call_tx, deploy, submit, upload_tx
+from tests.integration.node_fixture import (
+    RunningNode,
+    call_tx,
+    deploy,
+    result_of,
+    submit,
+    upload_tx,
+)
 
 SEARCH = "/cirrus/search"
 ZERO40 = "0" * 40
@@ -146,6 +153,31 @@ def test_a_caught_failure_commits_the_rest(alice: httpx.Client, vault: str) -> N
     # only the successful store left an event behind
     rows = alice.get(f"{SEARCH}/Vault.Stored", params={"address": f"eq.{vault}"}).json()
     assert [r["v"] for r in rows] == ["7"]
+
+
+def position_of(src: str, text: str) -> tuple[int, int]:
+    """Line and column (from 1) where ``text`` starts in ``src``."""
+    before = src[: src.index(text)]
+    return before.count("\n") + 1, len(before) - before.rfind("\n")
+
+
+def test_a_failure_reports_the_statement_that_failed(alice: httpx.Client, vault: str) -> None:
+    keeper = deploy(alice, "Keeper", ERRORS_SRC, {"v": vault})
+    refused, thrown, kept = submit(
+        alice,
+        call_tx(vault, "store", {"v": 500}, name="Vault"),
+        call_tx(vault, "thrown", {"v": -3}, name="Vault"),
+        call_tx(keeper, "keep", {"v": 3}, name="Keeper"),
+    )
+    line, column = position_of(ERRORS_SRC, "revert Refused(")
+    where = refused["txResult"]["sourcePosition"]
+    assert where == {"name": "Vault", "line": line, "column": column}
+    line, column = position_of(ERRORS_SRC, 'throw Refused("thrown"')
+    assert thrown["txResult"]["sourcePosition"] == {"name": "Vault", "line": line, "column": column}
+    assert kept["status"] == "Success"
+    assert "sourcePosition" not in kept["txResult"]
+    # kept with the result: read back by hash, as the test runner does
+    assert result_of(alice, refused["hash"])["txResult"]["sourcePosition"] == where
 
 
 def test_try_catch_syntax_errors_are_bad_requests(alice: httpx.Client) -> None:

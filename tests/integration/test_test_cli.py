@@ -75,15 +75,28 @@ def test_failures_print_message_and_location(node: RunningNode, home: Path) -> N
     assert len(lines) == 12
     src = rel(CORPUS / "reverts" / "reverts.sol")
     assert lines[0] == "PASS Describe_Reverts.it_passes"
+    # the line of the statement that failed, as the node reports it
     assert lines[1] == (
-        f"FAIL Describe_Reverts.it_fails_a_require  {src}:10  "
+        f"FAIL Describe_Reverts.it_fails_a_require  {src}:11  "
         "solidity require failed: balance too low"
     )
     assert lines[2] == (
-        f"FAIL Describe_Reverts.it_reverts_with_a_message  {src}:14  revert: nothing to see here"
+        f"FAIL Describe_Reverts.it_reverts_with_a_message  {src}:15  revert: nothing to see here"
     )
+    # nothing failed on the node: the test's declaration
     assert lines[3] == f"FAIL Describe_Reverts.it_returns_false  {src}:18  returned false"
     assert "Traceback" not in proc.stderr
+
+
+def test_a_failure_in_an_imported_file_prints_that_file(node: RunningNode, home: Path) -> None:
+    proc = cli(home, "--node", node.url, "--only", "imported_library", rel(CORPUS / "positions"))
+    assert proc.returncode == 1, proc.stderr
+    guard = rel(CORPUS / "lib" / "Guard.sol")
+    assert proc.stdout.splitlines() == [
+        f"FAIL Describe_Positions.it_fails_in_an_imported_library  {guard}:8  "
+        "solidity require failed: below the floor",
+        "0 passed, 1 failed",
+    ]
 
 
 def test_all_passing_exits_zero_and_writes_junit(

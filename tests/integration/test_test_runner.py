@@ -142,8 +142,13 @@ def test_reverts_false_and_invalid_tests(node: RunningNode) -> None:
         ),
     }
     assert {k: (o.passed, o.message) for k, o in results.items()} == expected
-    # the location of a failure is the failing test's declaration
-    assert results["Describe_Reverts.it_fails_a_require"].location == f"{source}:10"
+    # the location of a failure is the statement that failed (the node reports it), else the
+    # failing test's declaration (a test that returns false, or cannot run)
+    assert results["Describe_Reverts.it_fails_a_require"].location == f"{source}:11"
+    assert results["Describe_Reverts.it_divides_by_zero"].location == f"{source}:28"
+    assert results["Describe_Reverts.it_returns_false"].location == f"{source}:18"
+    assert results["Describe_Reverts.it_is_internal"].location == f"{source}:37"
+    assert results["Describe_FailingBeforeAll.it_never_runs"].location == f"{source}:43"
     assert results["Describe_Reverts.it_passes"].location is None
     assert results["Describe_Reverts.it_reverts_with_a_message"].tx_hashes
     assert (report.passed, report.failed, report.ok) == (2, 9, False)
@@ -205,6 +210,48 @@ def test_imports_across_folders_and_the_test_clock(node: RunningNode) -> None:
         "Describe_Clock.it_moves_time_forward",
         "Describe_Clock.it_keeps_the_offset",
     ]
+
+
+def test_a_failure_in_an_imported_file_points_into_that_file(node: RunningNode) -> None:
+    results = by_id(run_tests(node, [CORPUS / "positions"]))
+    test_file = str(CORPUS / "positions" / "positions_test.sol")
+    guard = str(CORPUS / "lib" / "Guard.sol")
+    assert {k: (o.location, o.message) for k, o in results.items()} == {
+        "Describe_Positions.it_fails_on_a_later_line": (
+            f"{test_file}:12",
+            "solidity require failed: n is not five",
+        ),
+        # a library function of an imported file, called from the test
+        "Describe_Positions.it_fails_in_an_imported_library": (
+            f"{guard}:8",
+            "solidity require failed: below the floor",
+        ),
+        # a contract of an imported file, created and called by the test
+        "Describe_Positions.it_fails_in_an_imported_contract": (
+            f"{guard}:18",
+            "solidity require failed: not enough held",
+        ),
+    }
+
+
+def test_a_failing_constructor_points_at_its_require(node: RunningNode, tmp_path: Path) -> None:
+    f = tmp_path / "ctor_test.sol"
+    f.write_text(
+        "contract Describe_Ctor {\n"
+        "    uint x;\n"
+        "    constructor() {\n"
+        "        x = 1;\n"
+        '        require(x == 2, "x is not two");\n'
+        "    }\n"
+        "    function it_a() public {}\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    (outcome,) = run_tests(node, [f]).outcomes
+    assert (
+        outcome.message == "Describe_Ctor constructor failed: solidity require failed: x is not two"
+    )
+    assert outcome.location == f"{f}:5"
 
 
 def test_a_compile_error_in_an_imported_file_names_that_file(node: RunningNode) -> None:

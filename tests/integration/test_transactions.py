@@ -327,7 +327,9 @@ def test_batch_with_a_failure_is_200_with_failure_element(alice: httpx.Client, s
     fail = res[0]
     assert fail["data"] is None
     tr = fail["txResult"]
-    assert set(tr) == TX_RESULT_FIELDS
+    # the platform's keys, and the sandbox's one addition: where the contract failed
+    assert set(tr) == TX_RESULT_FIELDS | {"sourcePosition"}
+    assert tr["sourcePosition"]["name"] == "Store"
     assert tr["message"] == "solidity require failed: too small"
     assert tr["status"]["stage"] == "Execution"
     assert tr["status"]["type"] == {

@@ -15,6 +15,7 @@ from ..solidvm import (
     TxEnv,
     contract_address,
 )
+from ..solidvm.errors import Where, where_of
 from ..solidvm.world import AccountState, ExecResult
 from ..state_diff import tx_state_diff
 from ..store import dumps
@@ -71,6 +72,7 @@ class LedgerExecutor(LedgerValidation):
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
         kind = "SolidVM"
+        where: Where | None = None
         try:
             if not is_root and sender_int not in self.world.identities:
                 raise SolidVMError(
@@ -112,6 +114,7 @@ class LedgerExecutor(LedgerValidation):
         except SolidVMError as exc:
             status = "Failure"
             message = exc.message
+            where = where_of(exc)
             data = None
             res = None
         steps = res.steps if res is not None else 0
@@ -143,6 +146,11 @@ class LedgerExecutor(LedgerValidation):
             "trace": "\n".join(res.logs) if res is not None else "",  # log(...) lines
             "contractsCreated": ",".join(a for _, a in res.created) if res else "",
         }
+        if where is not None:
+            # Not a key of the platform's txResult (its runtime failures carry no position):
+            # the statement that failed, in the platform's SourcePosition shape; `name` is the
+            # contract whose code it was, lines and columns those of its (joined) source.
+            tx_result["sourcePosition"] = {"name": where[0], "line": where[1], "column": where[2]}
         return {"status": status, "hash": sub.hash, "txResult": tx_result, "data": data}
 
     def _exec_upload(

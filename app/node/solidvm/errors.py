@@ -6,13 +6,19 @@ puts into ``txResult.message``; the texts follow the real platform where it has 
 
 from __future__ import annotations
 
-from typing import Any
+from contextlib import suppress
+from typing import Any, TypeVar
+
+Where = tuple[str, int, int]
+"""Where a failure happened: the contract whose code ran, and the line and column (from 1) of
+the innermost statement, in the text the contract was compiled from."""
 
 
 class SolidVMError(Exception):
     """Base of every error SolidVM raises on purpose."""
 
     kind: str = "error"
+    where: Where | None = None  # set by the innermost statement it passes through
 
     def __init__(self, message: str, kind: str | None = None) -> None:
         super().__init__(message)
@@ -22,6 +28,31 @@ class SolidVMError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+E = TypeVar("E", bound=SolidVMError)
+
+
+def note_where(exc: BaseException, where: Where) -> None:
+    """Record ``where`` on a failure unless a statement nearer to it already did.
+
+    Compiled blocks call this only on their way out of a failure, so a run that succeeds pays
+    nothing for positions (a ``try`` costs nothing in Python 3.11 until something is raised).
+    """
+    if getattr(exc, "where", None) is None:
+        with suppress(AttributeError):  # an exception type without a __dict__
+            exc.where = where  # type: ignore[attr-defined]
+
+
+def where_of(exc: BaseException) -> Where | None:
+    w = getattr(exc, "where", None)
+    return w if isinstance(w, tuple) else None
+
+
+def located(err: E, cause: BaseException) -> E:
+    """``err``, standing for the Python failure ``cause``, at the place ``cause`` happened."""
+    err.where = where_of(cause)
+    return err
 
 
 class ParseError(SolidVMError):

@@ -14,7 +14,7 @@ from typing import Any
 
 from .abi import decode_args, encode_value, event_text
 from .defs import CompiledFunction, ContractDef
-from .errors import ArgumentError, ExecutionError, SolidVMError
+from .errors import ArgumentError, ExecutionError, SolidVMError, located
 from .history import History, Journal
 from .lowlevel import LowLevelCalls
 from .ops import chain_key, copy_in, keccak256, type_error
@@ -315,18 +315,21 @@ class World(LowLevelCalls):
         except SolidVMError:
             ctx.rollback()
             raise
-        except RecursionError:
+        except RecursionError as exc:
             ctx.rollback()
-            raise ExecutionError(
-                "stack too deep: the contract nests calls or expressions too deeply",
-                "stack too deep",
+            raise located(
+                ExecutionError(
+                    "stack too deep: the contract nests calls or expressions too deeply",
+                    "stack too deep",
+                ),
+                exc,
             ) from None
-        except MemoryError:
+        except MemoryError as exc:
             ctx.rollback()
-            raise ExecutionError("memory limit exceeded", "memory limit") from None
+            raise located(ExecutionError("memory limit exceeded", "memory limit"), exc) from None
         except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
             ctx.rollback()
-            raise ExecutionError(f"type error: {exc}", "type error") from exc
+            raise located(ExecutionError(f"type error: {exc}", "type error"), exc) from exc
 
     def _result(
         self,

@@ -7,7 +7,7 @@ from typing import Any
 from .. import ast as A
 from ..catching import REVERT_PREFIX
 from ..defs import EventDef
-from ..errors import ExecutionError
+from ..errors import ExecutionError, Where, note_where
 from ..ops import (
     Coercer,
     as_bool,
@@ -51,12 +51,18 @@ class StatementsMixin(CompilerBase):
 
     # ------------------------------------------------------------ statements
 
+    def where(self, node: A.Node) -> Where:
+        return (self.c.name, node.pos[0], node.pos[1])
+
     def block(self, b: A.Block, new_scope: bool = True) -> Fn:
+        # A failure leaving a statement gets that statement's position (note_where keeps the
+        # innermost one); the handlers only run when something was raised.
         if new_scope:
             self.push_scope()
         fns = [self.stmt(s) for s in b.stmts]
         if new_scope:
             self.pop_scope()
+        wheres = [self.where(s) for s in b.stmts]
         n = len(fns)
         if n == 0:
 
@@ -66,44 +72,71 @@ class StatementsMixin(CompilerBase):
             return run0
         if n == 1:
             (f0,) = fns
+            (w0,) = wheres
 
             def run1(fr: Frame) -> Any:
                 ctx = fr.ctx
                 ctx.steps += 1
                 if ctx.steps > ctx.max_steps:
                     raise ctx.out_of_gas()
-                return f0(fr)
+                try:
+                    return f0(fr)
+                except Exception as exc:
+                    note_where(exc, w0)
+                    raise
 
             return run1
         if n == 2:
             f0, f1 = fns
+            w0, w1 = wheres
 
             def run2(fr: Frame) -> Any:
                 ctx = fr.ctx
                 ctx.steps += 2
                 if ctx.steps > ctx.max_steps:
                     raise ctx.out_of_gas()
-                r = f0(fr)
+                try:
+                    r = f0(fr)
+                except Exception as exc:
+                    note_where(exc, w0)
+                    raise
                 if r is not None:
                     return r
-                return f1(fr)
+                try:
+                    return f1(fr)
+                except Exception as exc:
+                    note_where(exc, w1)
+                    raise
 
             return run2
         if n == 3:
             f0, f1, f2 = fns
+            w0, w1, w2 = wheres
 
             def run3(fr: Frame) -> Any:
                 ctx = fr.ctx
                 ctx.steps += 3
                 if ctx.steps > ctx.max_steps:
                     raise ctx.out_of_gas()
-                r = f0(fr)
+                try:
+                    r = f0(fr)
+                except Exception as exc:
+                    note_where(exc, w0)
+                    raise
                 if r is not None:
                     return r
-                r = f1(fr)
+                try:
+                    r = f1(fr)
+                except Exception as exc:
+                    note_where(exc, w1)
+                    raise
                 if r is not None:
                     return r
-                return f2(fr)
+                try:
+                    return f2(fr)
+                except Exception as exc:
+                    note_where(exc, w2)
+                    raise
 
             return run3
 
@@ -112,10 +145,14 @@ class StatementsMixin(CompilerBase):
             ctx.steps += n
             if ctx.steps > ctx.max_steps:
                 raise ctx.out_of_gas()
-            for f in fns:
-                r = f(fr)
-                if r is not None:
-                    return r
+            try:
+                for f in fns:
+                    r = f(fr)
+                    if r is not None:
+                        return r
+            except Exception as exc:
+                note_where(exc, wheres[fns.index(f)])
+                raise
             return None
 
         return run
@@ -326,7 +363,18 @@ class StatementsMixin(CompilerBase):
         self.push_scope()
         f = self.stmt(s)
         self.pop_scope()
-        return f
+        if isinstance(s, A.Block):
+            return f
+        w = self.where(s)  # `if (c) revert(...);`: the body's own line, not the `if`'s
+
+        def run_lone(fr: Frame) -> Any:
+            try:
+                return f(fr)
+            except Exception as exc:
+                note_where(exc, w)
+                raise
+
+        return run_lone
 
     def cond(self, e: A.Expr) -> Fn:
         f, t = self.expr(e)

@@ -20,7 +20,7 @@ from ..catching import (
     exception_name,
     panic_code,
 )
-from ..errors import CustomError, ExecutionError, SolidVMError
+from ..errors import CustomError, ExecutionError, SolidVMError, located
 from ..ops import Coercer, copy_in, make_coercer, type_error
 from ..runtime import Fn, Frame
 from ..types import TupleType, Type
@@ -147,7 +147,7 @@ class TryCatchMixin(CompilerBase):
             except SolidVMError as exc:
                 err: SolidVMError = exc
             except PYTHON_ERRORS as exc:
-                err = ExecutionError(f"type error: {exc}", "type error")
+                err = located(ExecutionError(f"type error: {exc}", "type error"), exc)
             else:
                 if nret:
                     vals = list(v) if type(v) is tuple else [v]
@@ -193,7 +193,7 @@ class TryCatchMixin(CompilerBase):
             except SolidVMError as exc:
                 err: SolidVMError = exc
             except PYTHON_ERRORS as exc:
-                err = ExecutionError(f"type error: {exc}", "type error")
+                err = located(ExecutionError(f"type error: {exc}", "type error"), exc)
             return catch_solidvm(fr, err, depth, clauses)
 
         return run_try_block

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.client.abi_types import ContractSpec
 from app.client.bundler import Bundle, BundleError, bundle
 from app.client.errors import StratoError, error_text
+from app.client.models import SourcePosition
 from app.services.composer import ComposerService
 from app.ui.widgets.source_editor import ERROR_RE
 
@@ -37,6 +39,8 @@ class Build:
     specs: dict[str, ContractSpec] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     files: int = 1
+    bundle: Bundle | None = None  # to map the node's positions in ``source`` back to files
+    scratch: str | None = None  # the scratch buffer's name in the bundle, when it is the root
 
 
 async def compile_front(
@@ -87,7 +91,20 @@ async def compile_front(
         for p in found:
             p.message = text_out
         return Build(problems=found[:1] + [p for p in found[1:] if p != found[0]])
-    return Build(source=b.source, specs=specs, files=len(b.files))
+    scratch = root if path is None else None
+    return Build(source=b.source, specs=specs, files=len(b.files), bundle=b, scratch=scratch)
+
+
+def failure_place(
+    pos: SourcePosition, build: Build | None, contracts: Collection[str]
+) -> Problem | None:
+    """The file and line where a failed transaction failed, when the node named a contract of
+    the last build (its lines are those of the bundle sent)."""
+    if build is None or build.bundle is None or pos.name not in contracts:
+        return None
+    loc = build.bundle.locate(pos.line, pos.column)
+    scratch = build.scratch is not None and _same(loc.file, build.scratch)
+    return Problem(None if scratch else Path(loc.file), loc.line, loc.column, "")
 
 
 def _same(a: str, b: str) -> bool:

@@ -38,10 +38,10 @@ from app.client.models import TxRequest, TxResult
 from app.client.scenario import Scenario
 from app.services.composer import Draft
 from app.services.controller import AppController
-from app.ui.panels.composer.build import Build, compile_front
+from app.ui.panels.composer.build import Build, Problem, compile_front, failure_place
 from app.ui.panels.composer.project_api import ProjectApi
 from app.ui.panels.composer.scenarios import ScenarioBar
-from app.ui.panels.composer.source_pane import SAMPLES, SourcePane
+from app.ui.panels.composer.source_pane import SAMPLES, SourcePane, go_to
 from app.ui.panels.composer.tests_view import TestsView
 from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor, FittingScrollArea
 from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
@@ -69,6 +69,8 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         self.composer = controller.composer
         self.specs: dict[str, ContractSpec] = {}
         self.compiled_source = ""
+        self.last_build: Build | None = None
+        self.places: list[Problem] = []  # failure places the result view links to
         self.call_spec: ContractSpec | None = None
         self.batch: list[tuple[TxRequest, str]] = []
         self.user_rows: list[tuple[str, str]] = []
@@ -395,6 +397,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
                 return
             specs = build.specs
             self.specs, self.compiled_source = specs, build.source
+            self.last_build = build
             self.contract.blockSignals(True)
             self.contract.clear()
             self.contract.addItems(list(specs))
@@ -553,6 +556,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
 
     def show_results(self, results: list[TxResult]) -> None:
         self.last_results = results
+        self.places = []
         parts = [self._result_html(r) for r in results]
         self.result.setHtml("<hr>".join(parts))
         tracker = self.controller.pending
@@ -574,6 +578,14 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             rows.append(f'hash <a href="tx:{r.hash}"><code>{r.hash}</code></a>')
         if r.message and r.status != "Success":
             rows.append(f'<span style="color:#c0392b"><b>{escape(r.message)}</b></span>')
+        pos = r.source_position if r.status == "Failure" else None
+        place = failure_place(pos, self.last_build, self.specs) if pos is not None else None
+        if place is not None:
+            self.places.append(place)
+            where = f'<a href="loc:{len(self.places) - 1}">{escape(place.where())}</a>'
+            rows.append(f"failed at {where}")
+        elif pos is not None:
+            rows.append(f"failed in {escape(pos.name)} at line {pos.line}, column {pos.column}")
         if r.gas_used:
             rows.append(f"gas used {r.gas_used:,}")
         if r.tag == "Upload" and isinstance(r.contents, dict):
@@ -592,6 +604,13 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         text = url.toString()
         if text.startswith("tx:"):
             self.transaction_requested.emit(text[3:])
+        elif text.startswith("loc:") and text[4:].isdigit() and int(text[4:]) < len(self.places):
+            p = self.places[int(text[4:])]
+            if p.path is not None:
+                self.source.open_location(p.path, p.line, p.column)
+            else:
+                self.source.new_scratch()
+                go_to(self.source.scratch().editor, p.line, p.column)
 
     def _show_error(self, text: str) -> None:
         self.result.setHtml(f'<b style="color:#c0392b">✘ {escape(text)}</b>')
