@@ -25,12 +25,19 @@ from app.client.abi_types import ContractSpec
 from app.client.cirrus_query import history_of
 from app.client.models import Transaction
 from app.services.controller import AppController
-from app.services.explorer_contracts import ExplorerContractsService, Instance, StateVar
+from app.services.explorer_contracts import (
+    ExplorerContractsService,
+    Instance,
+    InstanceTables,
+    StateVar,
+)
 from app.ui.widgets.common import CopyField, name_widget, while_alive
 
 from .contracts_model import StateModel, short, when
 from .events_view import EventsView
 from .links import ExplorerLinks
+from .pacing import OwnedTasks
+from .transactions_model import kind_word
 
 TX_ROLE = Qt.ItemDataRole.UserRole + 1
 METHOD_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -56,6 +63,7 @@ class InstanceDetail(QWidget):
         self.instance = instance
         self.links = links
         self.service = ExplorerContractsService(controller.session, self)
+        self.tasks = OwnedTasks(controller.tasks)  # cancelled when another detail replaces it
         self.spec: ContractSpec | None = None
 
         title = QLabel(f"<b>{instance.name}</b>  {short(instance.address)}", self)
@@ -77,13 +85,18 @@ class InstanceDetail(QWidget):
             form.addRow("Created:", QLabel(made, self))
 
         links_row = QHBoxLayout()
-        self.table_button = QPushButton(f"Cirrus &table {instance.name}", self)
+        # the instance's tables are looked up in the node's Cirrus description: an asset
+        # application's contract has its table under the application's prefix
+        self.tables = InstanceTables("", "", known=False)
+        self.table_button = QPushButton("Cirrus &table", self)
         self.table_button.setToolTip("Open the contract's Cirrus table in the Tables panel")
-        self.history_button = QPushButton(f"&{history_of(instance.name)}", self)
+        self.table_button.setEnabled(False)
+        self.history_button = QPushButton("&History table", self)
         self.history_button.setToolTip(
             "Open the contract's history table (kept when the contract was created with "
             "history on) in the Tables panel"
         )
+        self.history_button.setEnabled(False)
         self.address_button = QPushButton("&Address activity", self)
         self.address_button.setToolTip("Every transaction to or from this address")
         self.composer_button = QPushButton("Open in &composer", self)
@@ -95,17 +108,18 @@ class InstanceDetail(QWidget):
         ):
             links_row.addWidget(b)
         links_row.addStretch(1)
-        self.table_button.clicked.connect(lambda: self.table_requested.emit(instance.name))
-        self.history_button.clicked.connect(
-            lambda: self.table_requested.emit(history_of(instance.name))
-        )
+        self.tables_note = QLabel("Looking up the contract's Cirrus tables…", self)
+        self.tables_note.setWordWrap(True)
+        name_widget(self.tables_note, "instanceTablesNote", "The contract's Cirrus tables")
+        self.table_button.clicked.connect(lambda: self.table_requested.emit(self.tables.table))
+        self.history_button.clicked.connect(lambda: self.table_requested.emit(self.tables.history))
         self.address_button.clicked.connect(lambda: links.show_address(instance.address))
         self.composer_button.clicked.connect(lambda: self._open_method(""))
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("instanceTabs")
         # state
-        self.state_model = StateModel(self.service, controller.tasks, self)
+        self.state_model = StateModel(self.service, self.tasks, self)
         self.state_view = QTreeView(self)
         name_widget(self.state_view, "instanceState", "State variables")
         self.state_view.setModel(self.state_model)
@@ -137,7 +151,12 @@ class InstanceDetail(QWidget):
         self.tabs.addTab(self.txs, "T&ransactions")
         # events
         self.events = EventsView(
-            controller, links, self, contract=instance.name, address=instance.address
+            controller,
+            links,
+            self,
+            contract=instance.name,
+            address=instance.address,
+            tasks=self.tasks,
         )
         self.tabs.addTab(self.events, "&Events")
 
@@ -147,6 +166,7 @@ class InstanceDetail(QWidget):
         lay.addWidget(title)
         lay.addLayout(form)
         lay.addLayout(links_row)
+        lay.addWidget(self.tables_note)
         lay.addWidget(self.status)
         lay.addWidget(self.tabs, 1)
 
@@ -155,8 +175,12 @@ class InstanceDetail(QWidget):
 
     # ------------------------------------------------------------ reading
 
+    def stop(self) -> None:
+        """Another detail replaces this one: its reads still under way are cancelled."""
+        self.tasks.cancel()
+
     def _read(self) -> None:
-        tasks = self.controller.tasks
+        tasks = self.tasks
         inst = self.instance
         tasks.start(
             f"Reading {inst.name}",
@@ -170,6 +194,41 @@ class InstanceDetail(QWidget):
             while_alive(self, self._set_transactions),
             while_alive(self, self._tx_failed),
         )
+        tasks.start(
+            f"Cirrus tables of {inst.name}",
+            self.service.instance_tables(inst),
+            while_alive(self, self._set_tables),
+            while_alive(self, self._tables_failed),
+        )
+
+    def _set_tables(self, tables: InstanceTables) -> None:
+        self.tables = tables
+        name = self.instance.name
+        self.table_button.setEnabled(bool(tables.table))
+        self.history_button.setEnabled(bool(tables.history))
+        if tables.table:
+            self.table_button.setText(f"Cirrus &table {tables.table}")
+            self.table_button.setToolTip(f"Open {tables.table} in the Tables panel")
+        if tables.history:
+            self.history_button.setText(f"&{tables.history}")
+            self.history_button.setToolTip(f"Open {tables.history} in the Tables panel")
+        notes = []
+        if not tables.known:
+            notes.append(
+                "The node does not describe its Cirrus tables: the links use the contract's "
+                "name, which may not be its table's."
+            )
+        elif not tables.table:
+            notes.append(f"Cirrus has no table of {name}: its rows are not indexed.")
+        elif not tables.history:
+            notes.append(
+                f"No {history_of(tables.table)} table: {name} was created without history."
+            )
+        self.tables_note.setText(" ".join(notes))
+        self.tables_note.setVisible(bool(notes))
+
+    def _tables_failed(self, text: str) -> None:
+        self.tables_note.setText(f"✘ Could not look up the Cirrus tables: {text}")
 
     async def _spec_and_state(self) -> tuple[ContractSpec, list[StateVar]]:
         spec, xabi = await self.service.contract_spec(self.instance)
@@ -193,20 +252,32 @@ class InstanceDetail(QWidget):
         if not spec.functions:
             self.methods.addItem(QListWidgetItem("(no functions)"))
 
-    def _set_transactions(self, txs: list[Transaction]) -> None:
+    def _set_transactions(self, result: tuple[Transaction | None, list[Transaction]]) -> None:
+        creation, txs = result
         self.txs.clear()
+        if creation is not None:  # first: the oldest, and the one the address filter misses
+            item = QListWidgetItem(f"[created]  {self._tx_text(creation)}")
+            item.setData(TX_ROLE, creation.hash)
+            item.setToolTip(f"The transaction that created this instance: {creation.hash}")
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
+            self.txs.addItem(item)
         for t in txs:
-            method = str(t.metadata.get("funcName") or t.metadata.get("method") or "")
-            label = f"block {t.block_number}  {t.kind}  {short(t.hash)}"
-            if method:
-                label += f"  {method}"
-            label += f"  from {short(t.sender)}"
-            item = QListWidgetItem(label)
+            item = QListWidgetItem(self._tx_text(t))
             item.setData(TX_ROLE, t.hash)
             item.setToolTip(t.hash)
             self.txs.addItem(item)
-        if not txs:
+        if not txs and creation is None:
             self.txs.addItem(QListWidgetItem("(no transactions to this address)"))
+
+    @staticmethod
+    def _tx_text(t: Transaction) -> str:
+        method = str(t.metadata.get("funcName") or t.metadata.get("method") or "")
+        label = f"block {t.block_number}  {kind_word(t.kind)}  {short(t.hash)}"
+        if method:
+            label += f"  {method}"
+        return label + f"  from {short(t.sender)}"
 
     def _failed(self, text: str) -> None:
         self.status.setText(f"✘ {text}")

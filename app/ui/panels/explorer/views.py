@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.services.explorer import TxFilter
 from app.ui.panels.explorer.blocks_model import NUMBER_ROLE, BlocksModel
+from app.ui.panels.explorer.pacing import Settle
 from app.ui.panels.explorer.table import ExplorerTable
 from app.ui.panels.explorer.transactions_model import TX_ROLE, TransactionsModel
 from app.ui.widgets.common import name_widget
@@ -48,6 +49,8 @@ class BlocksView(QWidget):
         self.table.setColumnWidth(3, 90)
         self.table.activated.connect(self._chosen)
         self.table.clicked.connect(self._chosen)
+        self.settle = Settle(self)
+        self.table.selectionModel().currentRowChanged.connect(self._moved)
         self.newest = QPushButton("Newest", self)
         name_widget(self.newest, "blocksNewest", "Go to the newest block")
         self.newest.clicked.connect(self.go_newest)
@@ -85,9 +88,16 @@ class BlocksView(QWidget):
         self.number.setMaximum(max(head, 0))
 
     def _chosen(self, index: QModelIndex) -> None:
+        """A click or Enter: the block at once."""
         number = index.data(NUMBER_ROLE)
         if number is not None:
-            self.block_chosen.emit(int(number))
+            self.settle.now(lambda: self.block_chosen.emit(int(number)))
+
+    def _moved(self, index: QModelIndex, _previous: QModelIndex) -> None:
+        """The arrow keys: the block once the selection stops moving."""
+        number = index.data(NUMBER_ROLE) if index.isValid() else None
+        if number is not None:
+            self.settle.later(lambda: self.block_chosen.emit(int(number)))
 
     def go_newest(self) -> None:
         self.table.scrollToTop()
@@ -125,6 +135,8 @@ class TransactionsView(QWidget):
             self.table.setColumnWidth(col, width)
         self.table.activated.connect(self._chosen)
         self.table.clicked.connect(self._chosen)
+        self.settle = Settle(self)
+        self.table.selectionModel().currentRowChanged.connect(self._moved)
         self.kind = QComboBox(self)
         for text, value in (
             ("Any type", ""),
@@ -206,7 +218,12 @@ class TransactionsView(QWidget):
     def _chosen(self, index: QModelIndex) -> None:
         tx = index.data(TX_ROLE)
         if tx is not None:
-            self.tx_chosen.emit(tx.hash)
+            self.settle.now(lambda: self.tx_chosen.emit(tx.hash))
+
+    def _moved(self, index: QModelIndex, _previous: QModelIndex) -> None:
+        tx = index.data(TX_ROLE) if index.isValid() else None
+        if tx is not None:
+            self.settle.later(lambda: self.tx_chosen.emit(tx.hash))
 
     def current_filter(self) -> TxFilter | str:
         """The filter the controls say, or a sentence saying what is wrong with them."""
