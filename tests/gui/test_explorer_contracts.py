@@ -473,3 +473,35 @@ def test_contract_without_a_table_says_so(
     drive(loop, lambda: "no table of Ghost" in detail.tables_note.text())
     assert not detail.table_button.isEnabled() and not detail.history_button.isEnabled()
     drive(loop, lambda: detail.tasks.running == 0)
+
+
+def test_arrow_keys_through_instances_build_one_detail(
+    seeded: Seeded,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    links: Links,
+    qtbot: QtBot,
+) -> None:
+    """Moving through the node's four Certificates with the arrow keys builds the detail of
+    the one the selection settles on only; a click builds its own at once."""
+    view = contracts_view(seeded, controller, loop, links)
+    links.show()
+    model = view.model
+    drive(loop, lambda: "Certificate" in model.names())
+    cert = model.name_index("Certificate")
+    view.tree.expand(cert)
+    drive(loop, lambda: model.rowCount(cert) == 4)
+    details = lambda: [c for c in links.calls if c[0] == "detail"]  # noqa: E731
+    click(qtbot, view.tree, model.index(0, 0, cert))
+    assert len(details()) == 1  # at once
+    view.tree.setFocus()
+    for _ in range(3):
+        qtbot.keyClick(view.tree, Qt.Key.Key_Down)
+    last = model.instance(model.index(3, 0, cert))
+    assert last is not None and view.tree.currentIndex().row() == 3
+    assert len(details()) == 1  # nothing built while the keys move
+    drive(loop, lambda: len(details()) == 2)
+    loop.run_until_complete(__import__("asyncio").sleep(0.3))
+    assert len(details()) == 2
+    assert isinstance(links.detail, InstanceDetail) and links.detail.instance == last
+    drive(loop, lambda: links.detail.tasks.running == 0)  # type: ignore[union-attr]
