@@ -438,7 +438,8 @@ def test_asset_instance_opens_its_prefixed_tables_and_shows_its_creation(
     detail = links.detail
     assert isinstance(detail, InstanceDetail) and detail.instance.chain_id == chain
     drive(loop, detail.table_button.isEnabled)
-    assert detail.table_button.text().replace("&", "") == "Cirrus table Acme-CarDemo-Car"
+    assert detail.tables.table == "Acme-CarDemo-Car"
+    assert detail.tables_label.text() == "Acme-CarDemo-Car, history@Acme-CarDemo-Car"
     assert detail.history_button.isEnabled() and detail.tables_note.isHidden()
     qtbot.mouseClick(detail.table_button, Qt.MouseButton.LeftButton)
     tables = next(p for p in window.panels if isinstance(p, TablesPanel))

@@ -40,8 +40,7 @@ class EventDetail(QWidget):
         name_widget(self, "explorerEventDetail", f"Event {row.contract}.{row.event}")
         self.row = row
         lay = QVBoxLayout(self)
-        title = QLabel(f"<b>{row.contract}.{row.event}</b>", self)
-        lay.addWidget(title)
+        lay.setContentsMargins(0, 0, 0, 0)  # the pane's title names the event
         form = QFormLayout()
         self.fields: dict[str, CopyField] = {}
         for k, v in row.args.items():
@@ -74,10 +73,15 @@ class EventDetail(QWidget):
         self.address_button = QPushButton("Open &address", self)
         self.address_button.setEnabled(bool(row.address))
         self.address_button.clicked.connect(lambda: links.show_address(row.address))
-        for b in (self.tx_button, self.block_button, self.address_button):
-            buttons.addWidget(b)
+        # two rows: one of three buttons widened the narrow detail pane for good
+        buttons.addWidget(self.tx_button)
+        buttons.addWidget(self.block_button)
         buttons.addStretch(1)
+        buttons2 = QHBoxLayout()
+        buttons2.addWidget(self.address_button)
+        buttons2.addStretch(1)
         lay.addLayout(buttons)
+        lay.addLayout(buttons2)
         lay.addStretch(1)
 
 
@@ -262,9 +266,10 @@ class EventsView(ReadsWhenShown):
     def _failed(self, text: str) -> None:
         self.status.setText(f"✘ {text}")
 
-    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        """The keyboard's way through the rows: the detail once the selection settles."""
-        row = self.model.event_at(current.row()) if current.isValid() else None
+    def _current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        """The keyboard's way through the rows: the detail once the selection settles (not
+        the first current row Qt gives a table taking the focus)."""
+        row = self.model.event_at(current.row()) if previous.isValid() else None
         if row is not None:
             self.settle.later(lambda: self._show(row))
 

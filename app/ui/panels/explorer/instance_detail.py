@@ -66,7 +66,6 @@ class InstanceDetail(QWidget):
         self.tasks = OwnedTasks(controller.tasks)  # cancelled when another detail replaces it
         self.spec: ContractSpec | None = None
 
-        title = QLabel(f"<b>{instance.name}</b>  {short(instance.address)}", self)
         self.address = CopyField("instanceAddress", "Address", self)
         self.address.set_value(instance.address)
         form = QFormLayout()
@@ -80,9 +79,16 @@ class InstanceDetail(QWidget):
             )
             if x
         )
-        form.addRow("Chain:", QLabel(where, self))
+        # a chain id is 64 digits: a field (copyable, scrolled), not a label as wide as it
+        self.chain = CopyField("instanceChain", "Chain", self)
+        self.chain.set_value(where)
+        form.addRow("Chain:", self.chain)
         if made:
             form.addRow("Created:", QLabel(made, self))
+        self.tables_label = QLabel("…", self)
+        self.tables_label.setWordWrap(True)
+        name_widget(self.tables_label, "instanceTables", "Cirrus tables")
+        form.addRow("Cirrus:", self.tables_label)
 
         links_row = QHBoxLayout()
         # the instance's tables are looked up in the node's Cirrus description: an asset
@@ -100,16 +106,17 @@ class InstanceDetail(QWidget):
         self.address_button = QPushButton("&Address activity", self)
         self.address_button.setToolTip("Every transaction to or from this address")
         self.composer_button = QPushButton("Open in &composer", self)
-        for b in (
-            self.table_button,
-            self.history_button,
-            self.address_button,
-            self.composer_button,
-        ):
-            links_row.addWidget(b)
+        # two rows of two: the pane beside the views is narrow at 1024 pixels
+        links_row.addWidget(self.table_button)
+        links_row.addWidget(self.history_button)
         links_row.addStretch(1)
-        self.tables_note = QLabel("Looking up the contract's Cirrus tables…", self)
+        links_row2 = QHBoxLayout()
+        links_row2.addWidget(self.address_button)
+        links_row2.addWidget(self.composer_button)
+        links_row2.addStretch(1)
+        self.tables_note = QLabel("", self)  # why a table link is off, when one is
         self.tables_note.setWordWrap(True)
+        self.tables_note.hide()
         name_widget(self.tables_note, "instanceTablesNote", "The contract's Cirrus tables")
         self.table_button.clicked.connect(lambda: self.table_requested.emit(self.tables.table))
         self.history_button.clicked.connect(lambda: self.table_requested.emit(self.tables.history))
@@ -118,6 +125,10 @@ class InstanceDetail(QWidget):
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("instanceTabs")
+        # the four tabs fit the narrow pane (elided) rather than hide one behind arrows
+        self.tabs.setDocumentMode(True)
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         # state
         self.state_model = StateModel(self.service, self.tasks, self)
         self.state_view = QTreeView(self)
@@ -125,8 +136,8 @@ class InstanceDetail(QWidget):
         self.state_view.setModel(self.state_model)
         self.state_view.setUniformRowHeights(True)
         self.state_view.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.state_view.setColumnWidth(0, 200)
-        self.state_view.setColumnWidth(1, 150)
+        self.state_view.setColumnWidth(0, 130)
+        self.state_view.setColumnWidth(1, 70)
         self.state_view.header().setStretchLastSection(True)
         self.state_view.activated.connect(self._state_activated)
         self.state_view.clicked.connect(self._state_clicked)
@@ -148,7 +159,8 @@ class InstanceDetail(QWidget):
         name_widget(self.txs, "instanceTransactions", "Transactions of the instance")
         self.txs.itemActivated.connect(self._tx_item)
         self.txs.itemClicked.connect(self._tx_item)
-        self.tabs.addTab(self.txs, "T&ransactions")
+        self.tabs.addTab(self.txs, "T&xs")
+        self.tabs.setTabToolTip(2, "The transactions of the instance, its creation first")
         # events
         self.events = EventsView(
             controller,
@@ -162,10 +174,12 @@ class InstanceDetail(QWidget):
 
         self.status = QLabel(self)
         self.status.setWordWrap(True)
+        self.status.hide()  # shown with an error only
         lay = QVBoxLayout(self)
-        lay.addWidget(title)
+        lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(form)
         lay.addLayout(links_row)
+        lay.addLayout(links_row2)
         lay.addWidget(self.tables_note)
         lay.addWidget(self.status)
         lay.addWidget(self.tabs, 1)
@@ -207,11 +221,12 @@ class InstanceDetail(QWidget):
         self.table_button.setEnabled(bool(tables.table))
         self.history_button.setEnabled(bool(tables.history))
         if tables.table:
-            self.table_button.setText(f"Cirrus &table {tables.table}")
             self.table_button.setToolTip(f"Open {tables.table} in the Tables panel")
         if tables.history:
-            self.history_button.setText(f"&{tables.history}")
             self.history_button.setToolTip(f"Open {tables.history} in the Tables panel")
+        self.tables_label.setText(
+            ", ".join(t for t in (tables.table, tables.history) if t) or "none"
+        )
         notes = []
         if not tables.known:
             notes.append(
@@ -229,6 +244,7 @@ class InstanceDetail(QWidget):
 
     def _tables_failed(self, text: str) -> None:
         self.tables_note.setText(f"✘ Could not look up the Cirrus tables: {text}")
+        self.tables_note.show()
 
     async def _spec_and_state(self) -> tuple[ContractSpec, list[StateVar]]:
         spec, xabi = await self.service.contract_spec(self.instance)
@@ -281,6 +297,7 @@ class InstanceDetail(QWidget):
 
     def _failed(self, text: str) -> None:
         self.status.setText(f"✘ {text}")
+        self.status.show()
         self.state_status.setText("")
 
     def _tx_failed(self, text: str) -> None:

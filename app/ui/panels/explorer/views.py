@@ -93,9 +93,10 @@ class BlocksView(QWidget):
         if number is not None:
             self.settle.now(lambda: self.block_chosen.emit(int(number)))
 
-    def _moved(self, index: QModelIndex, _previous: QModelIndex) -> None:
-        """The arrow keys: the block once the selection stops moving."""
-        number = index.data(NUMBER_ROLE) if index.isValid() else None
+    def _moved(self, index: QModelIndex, previous: QModelIndex) -> None:
+        """The arrow keys: the block once the selection stops moving. (Qt's first current
+        row, given when the table takes the focus, is no choice of the user's: not shown.)"""
+        number = index.data(NUMBER_ROLE) if index.isValid() and previous.isValid() else None
         if number is not None:
             self.settle.later(lambda: self.block_chosen.emit(int(number)))
 
@@ -172,14 +173,16 @@ class TransactionsView(QWidget):
         grid.addWidget(self.sender_edit, 0, 2)
         grid.addWidget(self.contract, 0, 3)
         grid.addWidget(self.address, 1, 0, 1, 2)
-        grid.addWidget(self.chain, 1, 2)
-        blocks = QHBoxLayout()
-        blocks.addWidget(QLabel("Blocks", self))
-        blocks.addWidget(self.min_block)
-        blocks.addWidget(QLabel("to", self))
-        blocks.addWidget(self.max_block)
-        grid.addLayout(blocks, 1, 3)
+        grid.addWidget(self.chain, 1, 2, 1, 2)
+        # the address fields share what is left; the block range sits with the buttons (in
+        # the grid it squeezed the sender and chain fields to a few letters at 1024 pixels)
+        grid.setColumnStretch(2, 1)
+        grid.setColumnStretch(3, 1)
         buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("Blocks", self))
+        buttons.addWidget(self.min_block)
+        buttons.addWidget(QLabel("to", self))
+        buttons.addWidget(self.max_block)
         buttons.addWidget(self.note, 1)
         buttons.addWidget(self.apply)
         buttons.addWidget(self.clear)
@@ -220,8 +223,8 @@ class TransactionsView(QWidget):
         if tx is not None:
             self.settle.now(lambda: self.tx_chosen.emit(tx.hash))
 
-    def _moved(self, index: QModelIndex, _previous: QModelIndex) -> None:
-        tx = index.data(TX_ROLE) if index.isValid() else None
+    def _moved(self, index: QModelIndex, previous: QModelIndex) -> None:
+        tx = index.data(TX_ROLE) if index.isValid() and previous.isValid() else None
         if tx is not None:
             self.settle.later(lambda: self.tx_chosen.emit(tx.hash))
 
