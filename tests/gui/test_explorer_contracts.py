@@ -318,7 +318,8 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
     tables = next(p for p in window.panels if isinstance(p, TablesPanel))
     assert window.stack.currentWidget() is tables
     assert tables.table_name.currentText() == "Ledger"
-    drive(loop, lambda: tables.model.rowCount() == 2)
+    drive(loop, lambda: tables.model.rowCount() == 1)  # this instance's row, not the spare's
+    assert tables.model.index(0, 0).data() is not None
     # Ledger was made without history: no history@ table to open, and the detail says why
     assert not detail.history_button.isEnabled()
     assert "No history@Ledger table" in detail.tables_note.text()
@@ -421,6 +422,11 @@ def test_asset_instance_opens_its_prefixed_tables_and_shows_its_creation(
     )
     assert r.status_code == 200, r.text
     chain = str(r.json()["data"]["chainIds"][0])
+    other = node.client("alice").post(  # a second car: same address 0x100, another chain
+        "/apps/CarDemo/car",
+        json={"carArgs": {"vin": "X20", "color": "blue", "model": "T", "weight": 900}},
+    )
+    assert other.status_code == 200, other.text
     view = contracts_view(seeded, controller, loop, links)
     view.table_requested.connect(window.open_table)
     links.show()
@@ -447,6 +453,9 @@ def test_asset_instance_opens_its_prefixed_tables_and_shows_its_creation(
     assert tables.table_name.currentText() == "Acme-CarDemo-Car"
     drive(loop, lambda: tables.model.rowCount() >= 1)
     assert not tables.status.text().startswith("✘")
+    # the car's row only: every car has the address 0x100, its chain tells it apart
+    assert tables.model.rowCount() == 1
+    assert f"chainId=eq.{chain}" in tables.builder.draft.to_query_string()
     qtbot.mouseClick(detail.history_button, Qt.MouseButton.LeftButton)
     assert tables.table_name.currentText() == "history@Acme-CarDemo-Car"
     drive(loop, lambda: tables.model.rowCount() >= 1)

@@ -27,10 +27,11 @@ from .pacing import Settle
 
 class ContractsView(ReadsWhenShown):
     """Signals (wired by the window): ``contract_requested(name, address, chain_id, method)``
-    opens the composer's Call tab; ``table_requested(table)`` opens a Cirrus table."""
+    opens the composer's Call tab; ``table_requested(table, query)`` opens a Cirrus table
+    (the instance's rows: a query)."""
 
     contract_requested = Signal(str, str, str, str)
-    table_requested = Signal(str)
+    table_requested = Signal(str, object)
 
     def __init__(
         self, controller: AppController, links: ExplorerLinks, parent: QWidget | None = None

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.client.abi_types import ContractSpec
-from app.client.cirrus_query import history_of
+from app.client.cirrus_query import CirrusQuery, Condition, Group, history_of
 from app.client.models import Transaction
 from app.services.controller import AppController
 from app.services.explorer_contracts import (
@@ -45,10 +45,11 @@ METHOD_ROLE = Qt.ItemDataRole.UserRole + 2
 
 class InstanceDetail(QWidget):
     """Signals: ``contract_requested(name, address, chain_id, method)`` (open the composer),
-    ``table_requested(table)`` (open a Cirrus table in the Tables panel)."""
+    ``table_requested(table, query)`` (open a Cirrus table in the Tables panel, the instance's
+    rows only: a :class:`CirrusQuery`)."""
 
     contract_requested = Signal(str, str, str, str)
-    table_requested = Signal(str)
+    table_requested = Signal(str, object)
 
     def __init__(
         self,
@@ -118,8 +119,8 @@ class InstanceDetail(QWidget):
         self.tables_note.setWordWrap(True)
         self.tables_note.hide()
         name_widget(self.tables_note, "instanceTablesNote", "The contract's Cirrus tables")
-        self.table_button.clicked.connect(lambda: self.table_requested.emit(self.tables.table))
-        self.history_button.clicked.connect(lambda: self.table_requested.emit(self.tables.history))
+        self.table_button.clicked.connect(lambda: self._open_table(self.tables.table))
+        self.history_button.clicked.connect(lambda: self._open_table(self.tables.history))
         self.address_button.clicked.connect(lambda: links.show_address(instance.address))
         self.composer_button.clicked.connect(lambda: self._open_method(""))
 
@@ -241,6 +242,14 @@ class InstanceDetail(QWidget):
             )
         self.tables_note.setText(" ".join(notes))
         self.tables_note.setVisible(bool(notes))
+
+    def _open_table(self, table: str) -> None:
+        """The table with the instance's rows only (all instances of a contract share it)."""
+        inst = self.instance
+        where = [Condition("address", "eq", inst.address)]
+        if inst.chain_id:
+            where.append(Condition("chainId", "eq", inst.chain_id))
+        self.table_requested.emit(table, CirrusQuery(table, where=Group("and", list(where))))
 
     def _tables_failed(self, text: str) -> None:
         self.tables_note.setText(f"✘ Could not look up the Cirrus tables: {text}")
