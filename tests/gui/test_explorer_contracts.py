@@ -515,3 +515,28 @@ def test_arrow_keys_through_instances_build_one_detail(
     assert len(details()) == 2
     assert isinstance(links.detail, InstanceDetail) and links.detail.instance == last
     drive(loop, lambda: links.detail.tasks.running == 0)  # type: ignore[union-attr]
+
+
+def test_arrow_keys_through_events_build_one_detail(
+    seeded: Seeded,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    links: Links,
+    qtbot: QtBot,
+) -> None:
+    connect(loop, controller, seeded.node, "alice")
+    view = EventsView(controller, links)
+    links.host(view)
+    links.show()
+    model = view.model
+    drive(loop, lambda: len(model.rows) >= 5 and not model.loading)
+    details = lambda: [c for c in links.calls if c[0] == "detail"]  # noqa: E731
+    click(qtbot, view.table, model.index(0, 0))
+    assert len(details()) == 1  # a click: at once
+    for _ in range(3):
+        qtbot.keyClick(view.table, Qt.Key.Key_Down)
+    assert view.table.currentIndex().row() == 3 and len(details()) == 1
+    drive(loop, lambda: len(details()) == 2)
+    loop.run_until_complete(__import__("asyncio").sleep(0.3))
+    assert len(details()) == 2
+    assert isinstance(links.detail, EventDetail) and links.detail.row == model.rows[3]
