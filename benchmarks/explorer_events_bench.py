@@ -67,12 +67,14 @@ async def measure(client: StratoClient, tables: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     first = await feed.next(100)
     first_ms = (time.perf_counter() - t0) * 1000
+    first_requests, first_rows = feed.pages_read, feed.rows_read
     scroll = []
     for _ in range(9):
         t = time.perf_counter()
         await feed.next(100)
         scroll.append((time.perf_counter() - t) * 1000)
     pages_after_1000 = feed.pages_read
+    rows_after_1000 = feed.rows_read
     await feed.next(4000)  # on to row 5,000
     t = time.perf_counter()
     deep = await feed.next(100)
@@ -81,10 +83,13 @@ async def measure(client: StratoClient, tables: int) -> dict[str, Any]:
     assert blocks == sorted(blocks, reverse=True), "the feed is not newest first"
     return {
         "first_100_ms": first_ms,
+        "requests_for_first_100": first_requests,
+        "rows_read_for_first_100": first_rows,
         "next_page_ms_median": statistics.median(scroll),
         "next_page_ms_max": max(scroll),
         "page_after_5000_ms": deep_ms,
         "requests_for_1000_rows": pages_after_1000,
+        "rows_read_for_1000_rows": rows_after_1000,
         "deep_rows": len(deep),
     }
 

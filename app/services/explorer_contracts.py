@@ -10,6 +10,9 @@ number, then block time: only one page per table is ever held, however long the 
 from __future__ import annotations
 
 import asyncio
+import heapq
+import time
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -18,9 +21,10 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from app.client.abi_types import AbiType, ContractSpec
-from app.client.cirrus_schema import parse_openapi
+from app.client.cirrus_query import history_of
+from app.client.cirrus_schema import TableInfo, parse_openapi, table_kind
 from app.client.errors import AuthError, RequestError
-from app.client.models import Transaction
+from app.client.models import Transaction, TxResult
 
 from .session import Session
 
@@ -28,6 +32,15 @@ STATE_PAGE = 50  # entries of a mapping or array read at a time
 EVENT_PAGE = 50  # rows read from one event table at a time
 EVENT_READERS = 4  # event tables read at once
 MAX_CHAINS = 100  # private chains whose contracts the Contracts view lists
+SCHEMA_TTL = 10.0  # seconds a node's Cirrus description is reused (every instance asks it)
+CREATION_CHUNK = 50  # transaction results asked at once when looking for a creation
+CREATION_MAX = 500  # transactions of the creation block looked at, at most
+
+# the Cirrus description of each client's node, read at most every SCHEMA_TTL seconds: each
+# instance detail (its tables, its events) and the Events view ask for it
+_SCHEMAS: weakref.WeakKeyDictionary[Any, tuple[float, dict[str, TableInfo]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @dataclass(frozen=True)
@@ -144,6 +157,8 @@ class _Cursor:
     rows: deque[EventRow] = field(default_factory=deque)
     last_id: int | None = None
     done: bool = False
+    started: bool = False  # read at least once
+    order: int = 0  # the table's place by name (ties in the merge)
 
 
 class EventFeed:
@@ -154,43 +169,123 @@ class EventFeed:
     within one block unless it has STRATO 12's ``event_index``."""
 
     def __init__(self, tables: Iterable[str], read: PageReader, page: int = EVENT_PAGE) -> None:
-        self._cursors = [_Cursor(t) for t in sorted(tables)]
+        self._cursors = [_Cursor(t, order=i) for i, t in enumerate(sorted(tables))]
         self._read = read
         self._page = page
         self._limit = asyncio.Semaphore(EVENT_READERS)
+        # the tables with rows in hand, by their newest row (a heap: with a thousand tables a
+        # scan of every head per row took 30 ms a page, on the GUI's loop); those whose rows
+        # ran out are read again before the next row is picked
+        self._heads: list[_Head] = []
+        self._empty: list[_Cursor] = list(self._cursors)
         self.pages_read = 0
+        self.rows_read = 0
 
     @property
     def exhausted(self) -> bool:
-        return all(c.done and not c.rows for c in self._cursors)
+        return not self._heads and not self._empty
 
-    async def _fill(self, c: _Cursor) -> None:
+    async def _fill(self, c: _Cursor, limit: int) -> None:
         async with self._limit:
-            raw = await self._read(c.table, c.last_id, self._page)
+            raw = await self._read(c.table, c.last_id, limit)
         self.pages_read += 1
+        self.rows_read += len(raw)
+        c.started = True
         rows = [event_row(c.table, r) for r in raw if isinstance(r, dict)]
         c.rows.extend(rows)
         if rows:
             c.last_id = rows[-1].row_id
-        if len(raw) < self._page or not rows or c.last_id is None or c.last_id <= 0:
+        if len(raw) < limit or not rows or c.last_id is None or c.last_id <= 0:
             c.done = True
 
     async def next(self, n: int) -> list[EventRow]:
-        """The next ``n`` rows of the feed (fewer at its end)."""
+        """The next ``n`` rows of the feed (fewer at its end).
+
+        A table not read yet is asked only for its share of the ``n`` rows (at least 2): with
+        hundreds of tables most give nothing to the first page, and reading a whole page of
+        each would move ``tables x page`` rows for ``n``. A table whose rows run out is then
+        read a page at a time."""
         out: list[EventRow] = []
+        first = min(self._page, max(2, -(-2 * n // max(len(self._cursors), 1))))
         while len(out) < n:
-            empty = [c for c in self._cursors if not c.rows and not c.done]
-            if empty:
-                await asyncio.gather(*(self._fill(c) for c in empty))
-            heads = [c for c in self._cursors if c.rows]
-            if not heads:
+            if self._empty:
+                empty, self._empty = self._empty, []
+                try:
+                    await asyncio.gather(
+                        *(self._fill(c, self._page if c.started else first) for c in empty)
+                    )
+                except BaseException:
+                    self._empty = [c for c in empty if not c.rows and not c.done]
+                    for c in empty:
+                        if c.rows:
+                            heapq.heappush(self._heads, _Head(c))
+                    raise
+                for c in empty:
+                    if c.rows:
+                        heapq.heappush(self._heads, _Head(c))
+            if not self._heads:
                 break
-            best = heads[0]
-            for c in heads[1:]:
-                if c.rows[0].sort_key > best.rows[0].sort_key:
-                    best = c
+            best = heapq.heappop(self._heads).cursor
             out.append(best.rows.popleft())
+            if best.rows:
+                heapq.heappush(self._heads, _Head(best))
+            elif not best.done:
+                self._empty.append(best)
         return out
+
+
+class _Head:
+    """A table in the merge's heap, ordered by its newest row (newest first; ties to the table
+    named first)."""
+
+    __slots__ = ("cursor", "key")
+
+    def __init__(self, cursor: _Cursor) -> None:
+        self.cursor = cursor
+        self.key = cursor.rows[0].sort_key
+
+    def __lt__(self, other: _Head) -> bool:
+        if self.key != other.key:
+            return self.key > other.key
+        return self.cursor.order < other.cursor.order
+
+
+def _hex(a: Any) -> str:
+    return str(a or "").lower().removeprefix("0x")
+
+
+def candidate_tables(name: str, tables: Iterable[str]) -> list[str]:
+    """The contract tables that may hold ``name``'s rows, the likeliest first: the table named
+    exactly so, then those of asset applications, whose tables carry the application's prefix
+    (``<Org>-<App>-<Contract>``, seed 001)."""
+    own = [t for t in tables if table_kind(t) == "contract"]
+    exact = [t for t in own if t == name]
+    prefixed = sorted(t for t in own if t != name and t.endswith("-" + name))
+    return exact + prefixed
+
+
+def created_here(r: TxResult, inst: Instance) -> bool:
+    """Whether a transaction's result says it created ``inst`` (its address among
+    ``contractsCreated`` or the upload's address; on the instance's chain when it tells one)."""
+    address = _hex(inst.address)
+    made = {_hex(a) for a in r.contracts_created}
+    if r.address:
+        made.add(_hex(r.address))
+    if address not in made:
+        return False
+    contents = r.contents if isinstance(r.contents, dict) else {}
+    chain = r.chain_id or contents.get("chainId")
+    return not chain or _hex(chain) == _hex(inst.chain_id)
+
+
+@dataclass(frozen=True)
+class InstanceTables:
+    """An instance's Cirrus tables; "" for one the node does not have. ``known``: the node
+    described its tables (else the names are the plain contract name's, unchecked)."""
+
+    table: str
+    history: str
+    known: bool = True
 
 
 class ExplorerContractsService(QObject):
@@ -324,19 +419,97 @@ class ExplorerContractsService(QObject):
             return [(f"[{offset + i}]", v) for i, v in enumerate(value)]
         return []
 
-    async def transactions(self, inst: Instance, limit: int = 100) -> list[Transaction]:
-        """The transactions to or from the instance the node lists (newest first)."""
+    async def transactions(
+        self, inst: Instance, limit: int = 100
+    ) -> tuple[Transaction | None, list[Transaction]]:
+        """The transaction that created the instance (None when not found) and the others to
+        or from it the node lists (newest first)."""
         filters: dict[str, Any] = {"address": inst.address, "limit": limit}
         if inst.chain_id:
             filters["chainid"] = inst.chain_id
-        txs = await self._client().transactions(**filters)
-        return sorted(txs, key=lambda t: t.block_number, reverse=True)
+        listed, creation = await asyncio.gather(
+            self._client().transactions(**filters), self.creation(inst)
+        )
+        txs = sorted(listed, key=lambda t: t.block_number, reverse=True)
+        if creation is not None:
+            txs = [t for t in txs if t.hash != creation.hash]
+        return creation, txs
+
+    async def creation(self, inst: Instance) -> Transaction | None:
+        """The transaction that created the instance. A CONTRACT transaction has no ``to``, so
+        the address filter misses it: the creation block's transactions (those without ``to``
+        first) are matched against their results' ``contractsCreated``. A node that does not
+        tell the creation block (a STRATO node's ``/contracts`` gives only ``createdAt``), or
+        whose results do not say, gives None."""
+        if inst.created_block is None:
+            return None
+        client = self._client()
+        try:
+            block = await client.block(inst.created_block)
+        except RequestError:
+            return None
+        if block is None:
+            return None
+        txs: list[Transaction] = [t for t in block.transactions if not t.to]
+        txs = (txs + [t for t in block.transactions if t.to])[:CREATION_MAX]
+        for i in range(0, len(txs), CREATION_CHUNK):
+            chunk = txs[i : i + CREATION_CHUNK]
+            try:
+                results = await client.results([t.hash for t in chunk])
+            except RequestError:
+                return None
+            for t, r in zip(chunk, results, strict=False):
+                if created_here(r, inst):
+                    return t
+        return None
+
+    # ------------------------------------------------------------ Cirrus tables
+
+    async def cirrus_tables(self, fresh: bool = False) -> dict[str, TableInfo]:
+        """The node's Cirrus tables (its description, reused for :data:`SCHEMA_TTL` s unless
+        ``fresh``)."""
+        client = self._client()
+        now = time.monotonic()
+        got = _SCHEMAS.get(client)
+        if not fresh and got is not None and now - got[0] < SCHEMA_TTL:
+            return got[1]
+        tables = parse_openapi(await client.cirrus_schema())
+        _SCHEMAS[client] = (time.monotonic(), tables)
+        return tables
+
+    async def instance_tables(self, inst: Instance) -> InstanceTables:
+        """The instance's Cirrus table and ``history@`` table. The table is the one named
+        after the contract, or one ending in ``-<contract>`` (an asset application's); when
+        several could be, the first holding the instance's row."""
+        names = await self.cirrus_tables()
+        if not names:  # the node does not describe its tables: the plain names, unchecked
+            return InstanceTables(inst.name, history_of(inst.name), known=False)
+        found = candidate_tables(inst.name, names)
+        table = found[0] if found else ""
+        if len(found) > 1:
+            for t in found[:8]:
+                if await self._holds(t, inst):
+                    table = t
+                    break
+        history = history_of(table) if table and history_of(table) in names else ""
+        return InstanceTables(table, history)
+
+    async def _holds(self, table: str, inst: Instance) -> bool:
+        params = [("address", f"eq.{inst.address}"), ("select", "address"), ("limit", "1")]
+        if inst.chain_id:
+            params.append(("chainId", f"eq.{inst.chain_id}"))
+        try:
+            rows, _ = await self._client().cirrus(table, params)
+        except RequestError:
+            return False
+        return bool(rows)
 
     # ------------------------------------------------------------ events
 
-    async def event_tables(self) -> list[str]:
-        """The node's ``<Contract>.<Event>`` tables, from its Cirrus description."""
-        tables = parse_openapi(await self._client().cirrus_schema())
+    async def event_tables(self, fresh: bool = True) -> list[str]:
+        """The node's ``<Contract>.<Event>`` tables, from its Cirrus description (the one read
+        a few seconds ago unless ``fresh``)."""
+        tables = await self.cirrus_tables(fresh)
         return sorted(n for n, t in tables.items() if t.kind == "event")
 
     def feed(

@@ -357,3 +357,80 @@ def test_the_four_views_share_the_panel(
     panel.show_detail(other, "Counter 1234…")
     assert panel.detail.stack.currentWidget() is other
     assert panel.detail.title.text() == "Counter 1234…"
+
+
+def test_arrow_keys_load_a_detail_once_the_selection_settles(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+) -> None:
+    """Holding an arrow key builds no detail per row passed: one, ~150 ms after the last move;
+    a click shows its block at once."""
+    for _ in range(6):
+        new_block(node)
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    model, view, detail = panel.blocks_model, panel.blocks_view.table, panel.detail
+    top = model.head
+    loaded_row(loop, model, 0)
+    reads = lambda: sum(  # noqa: E731
+        1
+        for e in controller.feed.exchanges
+        if "/block?" in e.url and "number=" in e.url and "minnumber" not in e.url
+    )
+    before = reads()
+    click(qtbot, view, 0)  # a click: at once
+    assert detail.title.text() == f"Block {top:,}"
+    drive(loop, lambda: detail.block.number == top)
+    assert reads() == before + 1
+    for _ in range(4):
+        qtbot.keyClick(view, Qt.Key.Key_Down)
+    assert view.currentIndex().data(NUMBER_ROLE) == top - 4
+    assert detail.title.text() == f"Block {top:,}"  # nothing built while the keys move
+    drive(loop, lambda: detail.block.number == top - 4)
+    loop.run_until_complete(asyncio.sleep(0.3))
+    assert reads() == before + 2  # the block it settled on, and only that one
+    # Enter: at once
+    qtbot.keyClick(view, Qt.Key.Key_Up)
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert detail.title.text() == f"Block {top - 3:,}"
+    drive(loop, lambda: detail.block.number == top - 3)
+
+
+def test_a_replaced_detail_gets_no_late_answer_and_its_reads_stop(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+) -> None:
+    alice = node.client("alice")
+    counter = deploy(alice, "Counter", COUNTER)
+    called = submit(alice, call_tx(counter, "add", {"n": 2}, "Counter"))[0]
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    detail = panel.detail
+    # a block asked for, then a transaction before the block's answer came: the transaction stays
+    panel.show_block(1)
+    panel.show_transaction(called["hash"])
+    drive(loop, lambda: detail.inspector.details is not None)
+    loop.run_until_complete(asyncio.sleep(0.5))
+    assert detail.stack.currentWidget() is detail.inspector
+    assert detail.title.text().startswith("Transaction")
+    # an instance's reads (state, transactions, tables, events) are cancelled when a block
+    # replaces it
+    panel.tabs.setCurrentWidget(panel.contracts_view)
+    drive(loop, lambda: "Counter" in panel.contracts_view.model.names())
+    from app.services.explorer_contracts import Instance
+
+    shown = panel.contracts_view.show_instance(Instance("Counter", counter))
+    assert detail.stack.currentWidget() is shown
+    assert shown.tasks.running > 0
+    tasks = list(shown.tasks._tasks)
+    panel.show_block(1)
+    assert shown.tasks.running == 0
+    loop.run_until_complete(asyncio.sleep(0.05))
+    assert tasks and all(t.cancelled() for t in tasks)
+    drive(loop, lambda: detail.stack.currentWidget() is detail.block)
+    assert detail.block.number == 1

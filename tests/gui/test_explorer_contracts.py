@@ -16,7 +16,7 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
-from app.services.explorer_contracts import ExplorerContractsService
+from app.services.explorer_contracts import ExplorerContractsService, Instance
 from app.ui.panels.composer.panel import ComposerPanel
 from app.ui.panels.explorer.contracts_view import ContractsView
 from app.ui.panels.explorer.events_view import EventDetail, EventsView
@@ -66,6 +66,7 @@ class Seeded:
     ledger2: str
     registry: str
     chain: str  # a private chain of Acme (alice's org) governed by a Registry
+    ledger_tx: str  # the transaction that created ``ledger``
 
 
 def _ok(res: Any) -> Any:
@@ -98,7 +99,7 @@ def seeded(node: RunningNode) -> Seeded:
     }
     r = alice.post("/bloc/v2.2/chain", json=body)
     assert r.status_code == 200, r.text
-    return Seeded(node, ledger, ledger2, registry, str(r.json()))
+    return Seeded(node, ledger, ledger2, registry, str(r.json()), str(r1["hash"]))
 
 
 class Links(QWidget):
@@ -197,7 +198,9 @@ def test_nothing_read_while_hidden_then_tree_lists_names_and_instances(
     drive(loop, lambda: [v.name for v in detail.state_model.vars] == ["count"])
     assert str(detail.state_model.vars[0].value) == "0"
     drive(loop, lambda: detail.txs.count() == 1)  # read too: nothing left in flight
-    assert detail.txs.item(0).text() == "(no transactions to this address)"
+    # no call yet: only the chain's creation (its GENESIS made the governing Registry)
+    assert detail.txs.item(0).text().startswith("[created]")
+    assert "Genesis" in detail.txs.item(0).text()
     qtmodeltester.check(model)
     # the filter box: by name, then by address prefix
     qtbot.keyClicks(view.filter, "regis")
@@ -279,12 +282,18 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
     assert window.stack.currentWidget() is composer and composer.tabs.currentIndex() == 1
     assert composer.call_address.text() == seeded.ledger
 
-    # transactions: the two calls; a click asks the panel to show the transaction
+    # transactions: the one that created it first (the address filter misses it: a CONTRACT
+    # transaction has no `to`), then the two calls; a click asks the panel to show one
     detail.tabs.setCurrentIndex(2)
     txs = detail.txs
-    drive(loop, lambda: txs.count() == 2 and txs.item(0).data(Qt.ItemDataRole.UserRole + 1))
-    click(qtbot, txs, txs.indexFromItem(txs.item(0)))
+    drive(loop, lambda: txs.count() == 3 and txs.item(0).data(Qt.ItemDataRole.UserRole + 1))
+    assert txs.item(0).text().startswith("[created]")
+    assert txs.item(0).data(Qt.ItemDataRole.UserRole + 1) == seeded.ledger_tx
+    assert "Contract" in txs.item(0).text()
+    assert all(not txs.item(i).text().startswith("[created]") for i in (1, 2))
+    click(qtbot, txs, txs.indexFromItem(txs.item(1)))
     assert links.calls[-1][0] == "transaction" and len(links.calls[-1][1]) == 64
+    assert links.calls[-1][1] != seeded.ledger_tx
     qtbot.mouseClick(detail.address_button, Qt.MouseButton.LeftButton)
     assert links.calls[-1] == ("address", seeded.ledger)
 
@@ -309,12 +318,12 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
     tables = next(p for p in window.panels if isinstance(p, TablesPanel))
     assert window.stack.currentWidget() is tables
     assert tables.table_name.currentText() == "Ledger"
-    drive(loop, lambda: tables.model.rowCount() == 2)
-    qtbot.mouseClick(detail.history_button, Qt.MouseButton.LeftButton)
-    assert tables.table_name.currentText() == "history@Ledger"
-    # Ledger was made without history: the Tables panel says so in words
-    drive(loop, lambda: tables.status.text().startswith("✘"))
-    assert "history@Ledger" in tables.status.text()
+    drive(loop, lambda: tables.model.rowCount() == 1)  # this instance's row, not the spare's
+    assert tables.model.index(0, 0).data() is not None
+    # Ledger was made without history: no history@ table to open, and the detail says why
+    assert not detail.history_button.isEnabled()
+    assert "No history@Ledger table" in detail.tables_note.text()
+    assert detail.tables_note.isVisibleTo(detail)
 
 
 def test_events_feed_merged_newest_first_filtered_decoded(
@@ -393,3 +402,141 @@ def test_feed_merges_pages_without_reading_everything(
     rest = loop.run_until_complete(feed.next(10))
     assert [(r.contract, r.event) for r in first + rest] == FEED
     assert feed.exhausted
+
+
+def test_asset_instance_opens_its_prefixed_tables_and_shows_its_creation(
+    seeded: Seeded,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    links: Links,
+    qtbot: QtBot,
+) -> None:
+    """A car of the demo asset application: its Cirrus table is ``Acme-CarDemo-Car`` (the
+    application's prefix), not ``Car``; its history table likewise; the transaction that made
+    it (the shard's GENESIS, on the main chain) heads its transactions."""
+    node = seeded.node
+    r = node.client("alice").post(
+        "/apps/CarDemo/car",
+        json={"carArgs": {"vin": "X19", "color": "red", "model": "T", "weight": 1000}},
+    )
+    assert r.status_code == 200, r.text
+    chain = str(r.json()["data"]["chainIds"][0])
+    other = node.client("alice").post(  # a second car: same address 0x100, another chain
+        "/apps/CarDemo/car",
+        json={"carArgs": {"vin": "X20", "color": "blue", "model": "T", "weight": 900}},
+    )
+    assert other.status_code == 200, other.text
+    view = contracts_view(seeded, controller, loop, links)
+    view.table_requested.connect(window.open_table)
+    links.show()
+    model = view.model
+    drive(loop, lambda: "Car" in model.names())
+    car = model.name_index("Car")
+    view.tree.expand(car)
+    drive(loop, lambda: model.rowCount(car) >= 1)
+    row = next(
+        i
+        for i in range(model.rowCount(car))
+        if model.instance(model.index(i, 0, car)).chain_id == chain  # type: ignore[union-attr]
+    )
+    click(qtbot, view.tree, model.index(row, 0, car))
+    detail = links.detail
+    assert isinstance(detail, InstanceDetail) and detail.instance.chain_id == chain
+    drive(loop, detail.table_button.isEnabled)
+    assert detail.tables.table == "Acme-CarDemo-Car"
+    assert detail.tables_label.text() == "Acme-CarDemo-Car, history@Acme-CarDemo-Car"
+    assert detail.history_button.isEnabled() and detail.tables_note.isHidden()
+    qtbot.mouseClick(detail.table_button, Qt.MouseButton.LeftButton)
+    tables = next(p for p in window.panels if isinstance(p, TablesPanel))
+    assert window.stack.currentWidget() is tables
+    assert tables.table_name.currentText() == "Acme-CarDemo-Car"
+    drive(loop, lambda: tables.model.rowCount() >= 1)
+    assert not tables.status.text().startswith("✘")
+    # the car's row only: every car has the address 0x100, its chain tells it apart
+    assert tables.model.rowCount() == 1
+    assert f"chainId=eq.{chain}" in tables.builder.draft.to_query_string()
+    qtbot.mouseClick(detail.history_button, Qt.MouseButton.LeftButton)
+    assert tables.table_name.currentText() == "history@Acme-CarDemo-Car"
+    drive(loop, lambda: tables.model.rowCount() >= 1)
+    assert not tables.status.text().startswith("✘")
+    # its creation: a transaction whose result created 0x100 on the car's chain
+    txs = detail.txs
+    drive(loop, lambda: txs.count() >= 1 and txs.item(0).data(Qt.ItemDataRole.UserRole + 1))
+    assert txs.item(0).text().startswith("[created]")
+    made = (
+        node.client("alice")
+        .get(f"/bloc/v2.2/transactions/{txs.item(0).data(Qt.ItemDataRole.UserRole + 1)}/result")
+        .json()
+    )
+    assert detail.instance.address in made["txResult"]["contractsCreated"]
+    assert made["data"]["contents"]["chainId"] == chain
+
+
+def test_contract_without_a_table_says_so(
+    seeded: Seeded, controller: AppController, loop: qasync.QEventLoop, links: Links
+) -> None:
+    connect(loop, controller, seeded.node, "alice")
+    links.show()
+    detail = InstanceDetail(controller, Instance("Ghost", seeded.ledger), links)
+    links.show_detail(detail, "Ghost")
+    drive(loop, lambda: "no table of Ghost" in detail.tables_note.text())
+    assert not detail.table_button.isEnabled() and not detail.history_button.isEnabled()
+    drive(loop, lambda: detail.tasks.running == 0)
+
+
+def test_arrow_keys_through_instances_build_one_detail(
+    seeded: Seeded,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    links: Links,
+    qtbot: QtBot,
+) -> None:
+    """Moving through the node's four Certificates with the arrow keys builds the detail of
+    the one the selection settles on only; a click builds its own at once."""
+    view = contracts_view(seeded, controller, loop, links)
+    links.show()
+    model = view.model
+    drive(loop, lambda: "Certificate" in model.names())
+    cert = model.name_index("Certificate")
+    view.tree.expand(cert)
+    drive(loop, lambda: model.rowCount(cert) == 4)
+    details = lambda: [c for c in links.calls if c[0] == "detail"]  # noqa: E731
+    click(qtbot, view.tree, model.index(0, 0, cert))
+    assert len(details()) == 1  # at once
+    view.tree.setFocus()
+    for _ in range(3):
+        qtbot.keyClick(view.tree, Qt.Key.Key_Down)
+    last = model.instance(model.index(3, 0, cert))
+    assert last is not None and view.tree.currentIndex().row() == 3
+    assert len(details()) == 1  # nothing built while the keys move
+    drive(loop, lambda: len(details()) == 2)
+    loop.run_until_complete(__import__("asyncio").sleep(0.3))
+    assert len(details()) == 2
+    assert isinstance(links.detail, InstanceDetail) and links.detail.instance == last
+    drive(loop, lambda: links.detail.tasks.running == 0)  # type: ignore[union-attr]
+
+
+def test_arrow_keys_through_events_build_one_detail(
+    seeded: Seeded,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    links: Links,
+    qtbot: QtBot,
+) -> None:
+    connect(loop, controller, seeded.node, "alice")
+    view = EventsView(controller, links)
+    links.host(view)
+    links.show()
+    model = view.model
+    drive(loop, lambda: len(model.rows) >= 5 and not model.loading)
+    details = lambda: [c for c in links.calls if c[0] == "detail"]  # noqa: E731
+    click(qtbot, view.table, model.index(0, 0))
+    assert len(details()) == 1  # a click: at once
+    for _ in range(3):
+        qtbot.keyClick(view.table, Qt.Key.Key_Down)
+    assert view.table.currentIndex().row() == 3 and len(details()) == 1
+    drive(loop, lambda: len(details()) == 2)
+    loop.run_until_complete(__import__("asyncio").sleep(0.3))
+    assert len(details()) == 2
+    assert isinstance(links.detail, EventDetail) and links.detail.row == model.rows[3]

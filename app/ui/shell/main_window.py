@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.client.cirrus_query import CirrusQuery
 from app.client.errors import AuthError
 from app.client.models import Health
 from app.services.controller import AppController
@@ -458,11 +459,11 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(self.panels.index(composer))
         composer.open_contract(name, address, chain_id, method)
 
-    def open_table(self, name: str) -> TablesPanel:
+    def open_table(self, name: str, query: CirrusQuery | None = None) -> TablesPanel:
         """Show a Cirrus table in the Tables panel (from the Explorer's contract links)."""
         tables = next(p for p in self.panels if isinstance(p, TablesPanel))
         self.nav.setCurrentRow(self.panels.index(tables))
-        tables.open_table(name)
+        tables.open_table(name, query)
         return tables
 
     def refresh(self) -> None:

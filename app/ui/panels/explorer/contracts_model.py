@@ -24,6 +24,8 @@ from app.services.explorer_contracts import (
 )
 from app.services.tasks import TaskRegistry
 
+from .pacing import OwnedTasks
+
 Index = QModelIndex | QPersistentModelIndex
 CHUNK = 200  # instances of one name shown per expansion step
 INSTANCE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -67,7 +69,10 @@ class ContractsModel(QAbstractItemModel):
     HEADERS = ("Contract / instance", "Chain", "Created")
 
     def __init__(
-        self, service: ExplorerContractsService, tasks: TaskRegistry, parent: QObject | None = None
+        self,
+        service: ExplorerContractsService,
+        tasks: TaskRegistry | OwnedTasks,
+        parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.service = service
@@ -245,7 +250,10 @@ class StateModel(QAbstractItemModel):
     HEADERS = ("Variable / key", "Type", "Value")
 
     def __init__(
-        self, service: ExplorerContractsService, tasks: TaskRegistry, parent: QObject | None = None
+        self,
+        service: ExplorerContractsService,
+        tasks: TaskRegistry | OwnedTasks,
+        parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.service = service

@@ -22,14 +22,16 @@ from app.ui.widgets.common import ReadsWhenShown, name_widget
 from .contracts_model import ContractsModel, short
 from .instance_detail import InstanceDetail
 from .links import ExplorerLinks
+from .pacing import Settle
 
 
 class ContractsView(ReadsWhenShown):
     """Signals (wired by the window): ``contract_requested(name, address, chain_id, method)``
-    opens the composer's Call tab; ``table_requested(table)`` opens a Cirrus table."""
+    opens the composer's Call tab; ``table_requested(table, query)`` opens a Cirrus table
+    (the instance's rows: a query)."""
 
     contract_requested = Signal(str, str, str, str)
-    table_requested = Signal(str)
+    table_requested = Signal(str, object)
 
     def __init__(
         self, controller: AppController, links: ExplorerLinks, parent: QWidget | None = None
@@ -78,6 +80,8 @@ class ContractsView(ReadsWhenShown):
         self.model.failed.connect(lambda text: self.status.setText(f"✘ {text}"))
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         self.tree.activated.connect(self._activated)
+        self.tree.clicked.connect(self._clicked)
+        self.settle = Settle(self)
         controller.session.user_changed.connect(self.mark_stale)
         controller.session.block_changed.connect(self._block_changed)
 
@@ -102,14 +106,23 @@ class ContractsView(ReadsWhenShown):
             self.tree.expand(self.model.index(0, 0))
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        """The keyboard's way through the tree: an instance is read once the selection stops
+        moving (a click reads it at once: :meth:`_clicked`)."""
         inst = self.model.instance(current)
         if inst is not None:
-            self.show_instance(inst)
+            self.settle.later(lambda: self.show_instance(inst))
+        else:
+            self.settle.cancel()
+
+    def _clicked(self, index: QModelIndex) -> None:
+        inst = self.model.instance(index)
+        if inst is not None:
+            self.settle.now(lambda: self.show_instance(inst))
 
     def _activated(self, index: QModelIndex) -> None:
         inst = self.model.instance(index)
         if inst is not None:
-            self.show_instance(inst)
+            self.settle.now(lambda: self.show_instance(inst))
         elif index.isValid():
             self.tree.setExpanded(index, not self.tree.isExpanded(index))
 

@@ -3,7 +3,9 @@ embedded), a block (its header and transactions), or any widget a view hands it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
@@ -138,23 +140,40 @@ class DetailPane(QWidget):
         for w in (self.empty, self.inspector, self.block, self.note):
             self.stack.addWidget(w)
         self._other: QWidget | None = None
+        self._block_task: asyncio.Task[Any] | None = None
+        self.generation = 0  # which detail is the newest: an older one's answer is dropped
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 0, 0, 0)
         lay.addWidget(self.title)
         lay.addWidget(self.stack, 1)
 
+    def _replace(self) -> int:
+        """A new detail replaces the one shown: the old one's reads are cancelled."""
+        self.generation += 1
+        if self._block_task is not None:
+            self._block_task.cancel()
+            self._block_task = None
+        stop = getattr(self._other, "stop", None)
+        if callable(stop):
+            stop()
+        return self.generation
+
     def show_transaction(self, tx_hash: str) -> None:
+        self._replace()
         self.title.setText(f"Transaction {tx_hash[:10]}…")
         self.stack.setCurrentWidget(self.inspector)
         self.inspector.show_hash(tx_hash)
 
     def show_block(self, number: int, done: Callable[[], None] | None = None) -> None:
         self.inspector.stop()
+        gen = self._replace()
         self.title.setText(f"Block {number:,}")
         self.note.setText("Reading the block…")
         self.stack.setCurrentWidget(self.note)
 
         def got(block: Block | None) -> None:
+            if gen != self.generation:  # another detail was chosen meanwhile
+                return
             if block is None:
                 self.note.setText(f"The node has no block {number:,}.")
                 return
@@ -163,15 +182,21 @@ class DetailPane(QWidget):
             if done is not None:
                 done()
 
-        self.controller.tasks.start(
+        def failed(text: str) -> None:
+            if gen == self.generation:
+                self.note.setText(text)
+
+        self._block_task = self.controller.tasks.start(
             f"Reading block {number}",
             self.service.block(number),
             on_done=while_alive(self, got),
-            on_error=while_alive(self, self.note.setText),
+            on_error=while_alive(self, failed),
         )
 
     def show_detail(self, widget: QWidget, title: str) -> None:
         self.inspector.stop()
+        if widget is not self._other:
+            self._replace()
         if self._other is not None and self._other is not widget:
             self.stack.removeWidget(self._other)
             self._other.deleteLater()

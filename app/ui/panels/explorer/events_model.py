@@ -19,6 +19,7 @@ from app.services.explorer_contracts import EventFeed, EventRow, ExplorerContrac
 from app.services.tasks import TaskRegistry
 
 from .contracts_model import short, value_text
+from .pacing import OwnedTasks
 
 Index = QModelIndex | QPersistentModelIndex
 PAGE = 100
@@ -42,7 +43,10 @@ class EventsModel(QAbstractTableModel):
     HEADERS = ("Block", "Time", "Contract", "Event", "Arguments", "Address", "Transaction")
 
     def __init__(
-        self, service: ExplorerContractsService, tasks: TaskRegistry, parent: QObject | None = None
+        self,
+        service: ExplorerContractsService,
+        tasks: TaskRegistry | OwnedTasks,
+        parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.service = service

@@ -20,11 +20,13 @@ from PySide6.QtWidgets import (
 
 from app.services.controller import AppController
 from app.services.explorer_contracts import EventRow, ExplorerContractsService, split_event_table
+from app.services.tasks import TaskRegistry
 from app.ui.widgets.common import CopyField, ReadsWhenShown, name_widget, while_alive
 
 from .contracts_model import value_text
 from .events_model import EventsModel
 from .links import ExplorerLinks
+from .pacing import OwnedTasks, Settle
 
 ALL = ""
 
@@ -38,8 +40,7 @@ class EventDetail(QWidget):
         name_widget(self, "explorerEventDetail", f"Event {row.contract}.{row.event}")
         self.row = row
         lay = QVBoxLayout(self)
-        title = QLabel(f"<b>{row.contract}.{row.event}</b>", self)
-        lay.addWidget(title)
+        lay.setContentsMargins(0, 0, 0, 0)  # the pane's title names the event
         form = QFormLayout()
         self.fields: dict[str, CopyField] = {}
         for k, v in row.args.items():
@@ -72,10 +73,15 @@ class EventDetail(QWidget):
         self.address_button = QPushButton("Open &address", self)
         self.address_button.setEnabled(bool(row.address))
         self.address_button.clicked.connect(lambda: links.show_address(row.address))
-        for b in (self.tx_button, self.block_button, self.address_button):
-            buttons.addWidget(b)
+        # two rows: one of three buttons widened the narrow detail pane for good
+        buttons.addWidget(self.tx_button)
+        buttons.addWidget(self.block_button)
         buttons.addStretch(1)
+        buttons2 = QHBoxLayout()
+        buttons2.addWidget(self.address_button)
+        buttons2.addStretch(1)
         lay.addLayout(buttons)
+        lay.addLayout(buttons2)
         lay.addStretch(1)
 
 
@@ -91,6 +97,7 @@ class EventsView(ReadsWhenShown):
         *,
         contract: str = "",
         address: str = "",
+        tasks: OwnedTasks | None = None,
     ) -> None:
         super().__init__(self.reload, parent)
         self.setObjectName("explorerEventsView")
@@ -99,7 +106,8 @@ class EventsView(ReadsWhenShown):
         self.fixed_contract = contract
         self.address = address
         self.service = ExplorerContractsService(controller.session, self)
-        self.model = EventsModel(self.service, controller.tasks, self)
+        self.tasks: TaskRegistry | OwnedTasks = tasks or controller.tasks
+        self.model = EventsModel(self.service, self.tasks, self)
         self.tables: list[str] = []
 
         self.contract_box = QComboBox(self)
@@ -153,6 +161,8 @@ class EventsView(ReadsWhenShown):
         self.refresh.clicked.connect(self.reload)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self.table.activated.connect(self._open)
+        self.table.clicked.connect(self._open)
+        self.settle = Settle(self)
         self.model.rows_loaded.connect(self._show_count)
         self.model.failed.connect(self._failed)
         self.model.loading_changed.connect(self._show_loading)
@@ -170,9 +180,10 @@ class EventsView(ReadsWhenShown):
     def reload(self) -> None:
         self._stale = False
         self.status.setText("Reading the node's event tables…")
-        self.controller.tasks.start(
+        self.tasks.start(
             "Reading event tables",
-            self.service.event_tables(),
+            # the whole feed's list afresh; an instance's may be a few seconds old
+            self.service.event_tables(fresh=not self.fixed_contract),
             while_alive(self, self._set_tables),
             while_alive(self, self._failed),
         )
@@ -255,11 +266,19 @@ class EventsView(ReadsWhenShown):
     def _failed(self, text: str) -> None:
         self.status.setText(f"✘ {text}")
 
-    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
-            self._open(current)
+    def _current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        """The keyboard's way through the rows: the detail once the selection settles (not
+        the first current row Qt gives a table taking the focus)."""
+        row = self.model.event_at(current.row()) if previous.isValid() else None
+        if row is not None:
+            self.settle.later(lambda: self._show(row))
 
     def _open(self, index: QModelIndex) -> None:
+        """A click or Enter: the detail at once."""
         row = self.model.event_at(index.row())
         if row is not None:
+            self.settle.now(lambda: self._show(row))
+
+    def _show(self, row: EventRow) -> None:
+        if self.isVisible():
             self.links.show_detail(EventDetail(row, self.links), f"{row.contract}.{row.event}")

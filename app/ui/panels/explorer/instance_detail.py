@@ -22,15 +22,22 @@ from PySide6.QtWidgets import (
 )
 
 from app.client.abi_types import ContractSpec
-from app.client.cirrus_query import history_of
+from app.client.cirrus_query import CirrusQuery, Condition, Group, history_of
 from app.client.models import Transaction
 from app.services.controller import AppController
-from app.services.explorer_contracts import ExplorerContractsService, Instance, StateVar
+from app.services.explorer_contracts import (
+    ExplorerContractsService,
+    Instance,
+    InstanceTables,
+    StateVar,
+)
 from app.ui.widgets.common import CopyField, name_widget, while_alive
 
 from .contracts_model import StateModel, short, when
 from .events_view import EventsView
 from .links import ExplorerLinks
+from .pacing import OwnedTasks
+from .transactions_model import kind_word
 
 TX_ROLE = Qt.ItemDataRole.UserRole + 1
 METHOD_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -38,10 +45,11 @@ METHOD_ROLE = Qt.ItemDataRole.UserRole + 2
 
 class InstanceDetail(QWidget):
     """Signals: ``contract_requested(name, address, chain_id, method)`` (open the composer),
-    ``table_requested(table)`` (open a Cirrus table in the Tables panel)."""
+    ``table_requested(table, query)`` (open a Cirrus table in the Tables panel, the instance's
+    rows only: a :class:`CirrusQuery`)."""
 
     contract_requested = Signal(str, str, str, str)
-    table_requested = Signal(str)
+    table_requested = Signal(str, object)
 
     def __init__(
         self,
@@ -56,9 +64,9 @@ class InstanceDetail(QWidget):
         self.instance = instance
         self.links = links
         self.service = ExplorerContractsService(controller.session, self)
+        self.tasks = OwnedTasks(controller.tasks)  # cancelled when another detail replaces it
         self.spec: ContractSpec | None = None
 
-        title = QLabel(f"<b>{instance.name}</b>  {short(instance.address)}", self)
         self.address = CopyField("instanceAddress", "Address", self)
         self.address.set_value(instance.address)
         form = QFormLayout()
@@ -72,47 +80,65 @@ class InstanceDetail(QWidget):
             )
             if x
         )
-        form.addRow("Chain:", QLabel(where, self))
+        # a chain id is 64 digits: a field (copyable, scrolled), not a label as wide as it
+        self.chain = CopyField("instanceChain", "Chain", self)
+        self.chain.set_value(where)
+        form.addRow("Chain:", self.chain)
         if made:
             form.addRow("Created:", QLabel(made, self))
+        self.tables_label = QLabel("…", self)
+        self.tables_label.setWordWrap(True)
+        name_widget(self.tables_label, "instanceTables", "Cirrus tables")
+        form.addRow("Cirrus:", self.tables_label)
 
         links_row = QHBoxLayout()
-        self.table_button = QPushButton(f"Cirrus &table {instance.name}", self)
+        # the instance's tables are looked up in the node's Cirrus description: an asset
+        # application's contract has its table under the application's prefix
+        self.tables = InstanceTables("", "", known=False)
+        self.table_button = QPushButton("Cirrus &table", self)
         self.table_button.setToolTip("Open the contract's Cirrus table in the Tables panel")
-        self.history_button = QPushButton(f"&{history_of(instance.name)}", self)
+        self.table_button.setEnabled(False)
+        self.history_button = QPushButton("&History table", self)
         self.history_button.setToolTip(
             "Open the contract's history table (kept when the contract was created with "
             "history on) in the Tables panel"
         )
+        self.history_button.setEnabled(False)
         self.address_button = QPushButton("&Address activity", self)
         self.address_button.setToolTip("Every transaction to or from this address")
         self.composer_button = QPushButton("Open in &composer", self)
-        for b in (
-            self.table_button,
-            self.history_button,
-            self.address_button,
-            self.composer_button,
-        ):
-            links_row.addWidget(b)
+        # two rows of two: the pane beside the views is narrow at 1024 pixels
+        links_row.addWidget(self.table_button)
+        links_row.addWidget(self.history_button)
         links_row.addStretch(1)
-        self.table_button.clicked.connect(lambda: self.table_requested.emit(instance.name))
-        self.history_button.clicked.connect(
-            lambda: self.table_requested.emit(history_of(instance.name))
-        )
+        links_row2 = QHBoxLayout()
+        links_row2.addWidget(self.address_button)
+        links_row2.addWidget(self.composer_button)
+        links_row2.addStretch(1)
+        self.tables_note = QLabel("", self)  # why a table link is off, when one is
+        self.tables_note.setWordWrap(True)
+        self.tables_note.hide()
+        name_widget(self.tables_note, "instanceTablesNote", "The contract's Cirrus tables")
+        self.table_button.clicked.connect(lambda: self._open_table(self.tables.table))
+        self.history_button.clicked.connect(lambda: self._open_table(self.tables.history))
         self.address_button.clicked.connect(lambda: links.show_address(instance.address))
         self.composer_button.clicked.connect(lambda: self._open_method(""))
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("instanceTabs")
+        # the four tabs fit the narrow pane (elided) rather than hide one behind arrows
+        self.tabs.setDocumentMode(True)
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         # state
-        self.state_model = StateModel(self.service, controller.tasks, self)
+        self.state_model = StateModel(self.service, self.tasks, self)
         self.state_view = QTreeView(self)
         name_widget(self.state_view, "instanceState", "State variables")
         self.state_view.setModel(self.state_model)
         self.state_view.setUniformRowHeights(True)
         self.state_view.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.state_view.setColumnWidth(0, 200)
-        self.state_view.setColumnWidth(1, 150)
+        self.state_view.setColumnWidth(0, 130)
+        self.state_view.setColumnWidth(1, 70)
         self.state_view.header().setStretchLastSection(True)
         self.state_view.activated.connect(self._state_activated)
         self.state_view.clicked.connect(self._state_clicked)
@@ -134,19 +160,28 @@ class InstanceDetail(QWidget):
         name_widget(self.txs, "instanceTransactions", "Transactions of the instance")
         self.txs.itemActivated.connect(self._tx_item)
         self.txs.itemClicked.connect(self._tx_item)
-        self.tabs.addTab(self.txs, "T&ransactions")
+        self.tabs.addTab(self.txs, "T&xs")
+        self.tabs.setTabToolTip(2, "The transactions of the instance, its creation first")
         # events
         self.events = EventsView(
-            controller, links, self, contract=instance.name, address=instance.address
+            controller,
+            links,
+            self,
+            contract=instance.name,
+            address=instance.address,
+            tasks=self.tasks,
         )
         self.tabs.addTab(self.events, "&Events")
 
         self.status = QLabel(self)
         self.status.setWordWrap(True)
+        self.status.hide()  # shown with an error only
         lay = QVBoxLayout(self)
-        lay.addWidget(title)
+        lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(form)
         lay.addLayout(links_row)
+        lay.addLayout(links_row2)
+        lay.addWidget(self.tables_note)
         lay.addWidget(self.status)
         lay.addWidget(self.tabs, 1)
 
@@ -155,8 +190,12 @@ class InstanceDetail(QWidget):
 
     # ------------------------------------------------------------ reading
 
+    def stop(self) -> None:
+        """Another detail replaces this one: its reads still under way are cancelled."""
+        self.tasks.cancel()
+
     def _read(self) -> None:
-        tasks = self.controller.tasks
+        tasks = self.tasks
         inst = self.instance
         tasks.start(
             f"Reading {inst.name}",
@@ -170,6 +209,51 @@ class InstanceDetail(QWidget):
             while_alive(self, self._set_transactions),
             while_alive(self, self._tx_failed),
         )
+        tasks.start(
+            f"Cirrus tables of {inst.name}",
+            self.service.instance_tables(inst),
+            while_alive(self, self._set_tables),
+            while_alive(self, self._tables_failed),
+        )
+
+    def _set_tables(self, tables: InstanceTables) -> None:
+        self.tables = tables
+        name = self.instance.name
+        self.table_button.setEnabled(bool(tables.table))
+        self.history_button.setEnabled(bool(tables.history))
+        if tables.table:
+            self.table_button.setToolTip(f"Open {tables.table} in the Tables panel")
+        if tables.history:
+            self.history_button.setToolTip(f"Open {tables.history} in the Tables panel")
+        self.tables_label.setText(
+            ", ".join(t for t in (tables.table, tables.history) if t) or "none"
+        )
+        notes = []
+        if not tables.known:
+            notes.append(
+                "The node does not describe its Cirrus tables: the links use the contract's "
+                "name, which may not be its table's."
+            )
+        elif not tables.table:
+            notes.append(f"Cirrus has no table of {name}: its rows are not indexed.")
+        elif not tables.history:
+            notes.append(
+                f"No {history_of(tables.table)} table: {name} was created without history."
+            )
+        self.tables_note.setText(" ".join(notes))
+        self.tables_note.setVisible(bool(notes))
+
+    def _open_table(self, table: str) -> None:
+        """The table with the instance's rows only (all instances of a contract share it)."""
+        inst = self.instance
+        where = [Condition("address", "eq", inst.address)]
+        if inst.chain_id:
+            where.append(Condition("chainId", "eq", inst.chain_id))
+        self.table_requested.emit(table, CirrusQuery(table, where=Group("and", list(where))))
+
+    def _tables_failed(self, text: str) -> None:
+        self.tables_note.setText(f"✘ Could not look up the Cirrus tables: {text}")
+        self.tables_note.show()
 
     async def _spec_and_state(self) -> tuple[ContractSpec, list[StateVar]]:
         spec, xabi = await self.service.contract_spec(self.instance)
@@ -193,23 +277,36 @@ class InstanceDetail(QWidget):
         if not spec.functions:
             self.methods.addItem(QListWidgetItem("(no functions)"))
 
-    def _set_transactions(self, txs: list[Transaction]) -> None:
+    def _set_transactions(self, result: tuple[Transaction | None, list[Transaction]]) -> None:
+        creation, txs = result
         self.txs.clear()
+        if creation is not None:  # first: the oldest, and the one the address filter misses
+            item = QListWidgetItem(f"[created]  {self._tx_text(creation)}")
+            item.setData(TX_ROLE, creation.hash)
+            item.setToolTip(f"The transaction that created this instance: {creation.hash}")
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
+            self.txs.addItem(item)
         for t in txs:
-            method = str(t.metadata.get("funcName") or t.metadata.get("method") or "")
-            label = f"block {t.block_number}  {t.kind}  {short(t.hash)}"
-            if method:
-                label += f"  {method}"
-            label += f"  from {short(t.sender)}"
-            item = QListWidgetItem(label)
+            item = QListWidgetItem(self._tx_text(t))
             item.setData(TX_ROLE, t.hash)
             item.setToolTip(t.hash)
             self.txs.addItem(item)
-        if not txs:
+        if not txs and creation is None:
             self.txs.addItem(QListWidgetItem("(no transactions to this address)"))
+
+    @staticmethod
+    def _tx_text(t: Transaction) -> str:
+        method = str(t.metadata.get("funcName") or t.metadata.get("method") or "")
+        label = f"block {t.block_number}  {kind_word(t.kind)}  {short(t.hash)}"
+        if method:
+            label += f"  {method}"
+        return label + f"  from {short(t.sender)}"
 
     def _failed(self, text: str) -> None:
         self.status.setText(f"✘ {text}")
+        self.status.show()
         self.state_status.setText("")
 
     def _tx_failed(self, text: str) -> None:

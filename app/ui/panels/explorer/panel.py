@@ -118,10 +118,10 @@ class ExplorerPanel(QWidget):
         if callable(opener):
             opener(name, address, chain_id, method)
 
-    def _open_table(self, table: str) -> None:
+    def _open_table(self, table: str, query: object = None) -> None:
         opener = getattr(self.window(), "open_table", None)
         if callable(opener):
-            opener(table)
+            opener(table, query)
 
     def _show_filtered(self, f: TxFilter) -> None:
         self.tabs.setCurrentWidget(self.txs_view)

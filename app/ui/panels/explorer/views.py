@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.services.explorer import TxFilter
 from app.ui.panels.explorer.blocks_model import NUMBER_ROLE, BlocksModel
+from app.ui.panels.explorer.pacing import Settle
 from app.ui.panels.explorer.table import ExplorerTable
 from app.ui.panels.explorer.transactions_model import TX_ROLE, TransactionsModel
 from app.ui.widgets.common import name_widget
@@ -48,6 +49,8 @@ class BlocksView(QWidget):
         self.table.setColumnWidth(3, 90)
         self.table.activated.connect(self._chosen)
         self.table.clicked.connect(self._chosen)
+        self.settle = Settle(self)
+        self.table.selectionModel().currentRowChanged.connect(self._moved)
         self.newest = QPushButton("Newest", self)
         name_widget(self.newest, "blocksNewest", "Go to the newest block")
         self.newest.clicked.connect(self.go_newest)
@@ -85,9 +88,17 @@ class BlocksView(QWidget):
         self.number.setMaximum(max(head, 0))
 
     def _chosen(self, index: QModelIndex) -> None:
+        """A click or Enter: the block at once."""
         number = index.data(NUMBER_ROLE)
         if number is not None:
-            self.block_chosen.emit(int(number))
+            self.settle.now(lambda: self.block_chosen.emit(int(number)))
+
+    def _moved(self, index: QModelIndex, previous: QModelIndex) -> None:
+        """The arrow keys: the block once the selection stops moving. (Qt's first current
+        row, given when the table takes the focus, is no choice of the user's: not shown.)"""
+        number = index.data(NUMBER_ROLE) if index.isValid() and previous.isValid() else None
+        if number is not None:
+            self.settle.later(lambda: self.block_chosen.emit(int(number)))
 
     def go_newest(self) -> None:
         self.table.scrollToTop()
@@ -125,6 +136,8 @@ class TransactionsView(QWidget):
             self.table.setColumnWidth(col, width)
         self.table.activated.connect(self._chosen)
         self.table.clicked.connect(self._chosen)
+        self.settle = Settle(self)
+        self.table.selectionModel().currentRowChanged.connect(self._moved)
         self.kind = QComboBox(self)
         for text, value in (
             ("Any type", ""),
@@ -160,14 +173,16 @@ class TransactionsView(QWidget):
         grid.addWidget(self.sender_edit, 0, 2)
         grid.addWidget(self.contract, 0, 3)
         grid.addWidget(self.address, 1, 0, 1, 2)
-        grid.addWidget(self.chain, 1, 2)
-        blocks = QHBoxLayout()
-        blocks.addWidget(QLabel("Blocks", self))
-        blocks.addWidget(self.min_block)
-        blocks.addWidget(QLabel("to", self))
-        blocks.addWidget(self.max_block)
-        grid.addLayout(blocks, 1, 3)
+        grid.addWidget(self.chain, 1, 2, 1, 2)
+        # the address fields share what is left; the block range sits with the buttons (in
+        # the grid it squeezed the sender and chain fields to a few letters at 1024 pixels)
+        grid.setColumnStretch(2, 1)
+        grid.setColumnStretch(3, 1)
         buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("Blocks", self))
+        buttons.addWidget(self.min_block)
+        buttons.addWidget(QLabel("to", self))
+        buttons.addWidget(self.max_block)
         buttons.addWidget(self.note, 1)
         buttons.addWidget(self.apply)
         buttons.addWidget(self.clear)
@@ -206,7 +221,12 @@ class TransactionsView(QWidget):
     def _chosen(self, index: QModelIndex) -> None:
         tx = index.data(TX_ROLE)
         if tx is not None:
-            self.tx_chosen.emit(tx.hash)
+            self.settle.now(lambda: self.tx_chosen.emit(tx.hash))
+
+    def _moved(self, index: QModelIndex, previous: QModelIndex) -> None:
+        tx = index.data(TX_ROLE) if index.isValid() and previous.isValid() else None
+        if tx is not None:
+            self.settle.later(lambda: self.tx_chosen.emit(tx.hash))
 
     def current_filter(self) -> TxFilter | str:
         """The filter the controls say, or a sentence saying what is wrong with them."""
