@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -125,3 +127,53 @@ def test_sandbox_that_cannot_bind_the_port_after_all_starts_on_a_free_one(
     assert messages == []  # no "sandbox stopped" error: it never failed
     assert _saved_port(tmp_path) == port_of(url)
     loop.run_until_complete(sandbox.stop_async())
+
+
+def _node_running(sandbox: Path) -> bool:
+    """True while a sandbox node holds the data dir's lock."""
+    import fcntl
+
+    lock = sandbox / "node.lock"
+    if not lock.exists():
+        return False
+    with lock.open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        return False
+
+
+def test_sigterm_closes_the_app_like_quit_and_stops_its_sandbox(tmp_path: Path) -> None:
+    """A logout or `kill` sends SIGTERM: the app must end cleanly (it used to ignore it)."""
+    sandbox = tmp_path / "sandbox"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "app"),
+            *("--config-dir", str(tmp_path / "config"), "--sandbox-dir", str(sandbox)),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _node_running(sandbox):
+            assert proc.poll() is None, proc.stderr.read()[-3000:] if proc.stderr else ""
+            assert time.monotonic() < deadline, "the app's sandbox never started"
+            time.sleep(0.2)
+        time.sleep(1.0)  # the window is up and idle in Qt's loop
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    assert "Traceback" not in err
+    assert not _node_running(sandbox)  # the sandbox went with the app
+    assert (tmp_path / "config" / "settings.json").exists()  # state saved as on Ctrl+Q

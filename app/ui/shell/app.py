@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 BENCH_ENV = "STRATOSCOPE_BENCH_REPORT"
 
@@ -35,6 +37,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     return p.parse_args(argv)
 
+
+if TYPE_CHECKING:
+    from app.ui.shell.main_window import MainWindow
 
 # qtawesome: the icons, set just after the window shows (~0.1 s to import)
 WARM_IMPORTS = (
@@ -63,6 +68,37 @@ def _start_warm_imports() -> None:
     import threading
 
     threading.Thread(target=_warm_imports, name="stratoscope-warm", daemon=True).start()
+
+
+def _end_on_signals(window: MainWindow) -> None:
+    """SIGTERM and SIGINT close the window as Ctrl+Q does, without questions (the app used to
+    ignore SIGTERM at logout or from ``kill``). Python runs a signal handler only when it next
+    runs bytecode, and Qt's loop may sleep in C++ for long: the signal also writes to a socket
+    whose notifier wakes Qt at once."""
+    import signal
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier, QTimer
+
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    signal.set_wakeup_fd(writer.fileno())
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, window)
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):
+            reader.recv(64)
+
+    def release() -> None:
+        signal.set_wakeup_fd(-1)
+        reader.close()
+        writer.close()
+
+    notifier.activated.connect(drain)
+    window.destroyed.connect(release)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: QTimer.singleShot(0, window.quit_without_questions))
 
 
 def _freeze_startup_objects() -> None:
@@ -111,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 
     done = asyncio.Event()
     app.aboutToQuit.connect(done.set)
+    _end_on_signals(window)
     connecting = controller.tasks.start("Connecting", controller.start())
     if not bench.path:  # the benchmark measures the window, not the welcome
         welcome_after(window, connecting)

@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
         self.controller = controller
         self._closing = False
         self._closed = False
+        self._no_questions = False  # a quit asked by the system (SIGTERM): nobody to answer
         self._switching = False
 
         # -- panels and navigation (the navigation made first: first in the tab order)
@@ -702,6 +703,12 @@ class MainWindow(QMainWindow):
     def is_closed(self) -> bool:
         return self._closed
 
+    def quit_without_questions(self) -> None:
+        """The system asks the app to end (SIGTERM at logout or from ``kill``): close as Ctrl+Q
+        does (state saved, tasks awaited, the sandbox stopped) but ask nothing."""
+        self._no_questions = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel and await every task, close the connection and stop the sandbox, then close."""
         if self._closed:
@@ -710,7 +717,10 @@ class MainWindow(QMainWindow):
         event.ignore()
         if self._closing:
             return
-        if not next(p for p in self.panels if isinstance(p, ComposerPanel)).maybe_keep_source():
+        composer = next(p for p in self.panels if isinstance(p, ComposerPanel))
+        if self._no_questions:
+            composer.source.keep_workspace()  # unsaved edits come back, marked, on the next start
+        elif not composer.maybe_keep_source():
             return  # the composer asks about unsaved source first (and closes again)
         self._closing = True
 
