@@ -24,15 +24,15 @@ from app.ui.panels.explorer.events_view import EventsView
 from app.ui.panels.explorer.transactions_model import TransactionsModel
 from app.ui.panels.explorer.views import BlocksView, TransactionsView
 from app.ui.shell.icons import icon
-from app.ui.widgets.common import name_widget, while_alive
+from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 
 
-class ExplorerPanel(QWidget):
+class ExplorerPanel(ReadsWhenShown):
     title = "Explorer"
     icon_name = "mdi6.cube-scan"
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(self.refresh, parent)
         self.setObjectName("explorerPanel")
         self.setAccessibleName("Explorer")
         self.controller = controller
@@ -40,7 +40,6 @@ class ExplorerPanel(QWidget):
         self.blocks_model = BlocksModel(self.service, self._start, self)
         self.txs_model = TransactionsModel(self.service, self._start, self)
         self.txs_model.set_names(controller.address_names())
-        self._stale = True
         self._reading = False
 
         self.blocks_view = BlocksView(self.blocks_model, self)
@@ -86,8 +85,9 @@ class ExplorerPanel(QWidget):
         self.txs_model.failed.connect(self._failed)
         self.service.head_changed.connect(self._advance)
         session = controller.session
-        session.user_changed.connect(self._changed)
-        session.state_changed.connect(self._changed)
+        # another user or node: what the views hold may not be theirs to see
+        session.user_changed.connect(self.mark_stale)
+        session.state_changed.connect(self.mark_stale)
         controller.names_changed.connect(self.txs_model.set_names)
 
     # ------------------------------------------------------------ the API for views
@@ -145,23 +145,16 @@ class ExplorerPanel(QWidget):
         )
 
     def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
         self.service.watch(True)
         self.txs_view.set_own_filters(self.service.own_filters)
-        if self._stale:
-            self.refresh()
-        elif self.controller.session.last_block is not None:
+        stale = self._stale
+        super().showEvent(event)  # reads afresh when stale
+        if not stale and self.controller.session.last_block is not None:
             self._advance(self.controller.session.last_block)
 
     def hideEvent(self, event: QHideEvent) -> None:
         super().hideEvent(event)
         self.service.watch(False)
-
-    def _changed(self, *_args: object) -> None:
-        """Another user or node: what the views hold may not be theirs to see."""
-        self._stale = True
-        if self.isVisible():
-            self.refresh()
 
     def refresh(self) -> None:
         """Read both views afresh from the node's newest block."""
