@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
@@ -24,6 +24,7 @@ from app.client.units import amount_tooltip, format_amount
 from app.services.search import AddressInfo
 from app.ui.models.transactions_model import TransactionsModel
 from app.ui.widgets.common import CopyField, name_widget, while_alive
+from app.ui.widgets.contact_name import ask_contact_name
 
 if TYPE_CHECKING:
     from app.services.controller import AppController
@@ -92,7 +93,7 @@ class AddressDialog(QDialog):
             "Reading the address",
             controller.search.address_info(address),
             on_done=while_alive(self, self._loaded),
-            on_error=while_alive(self, lambda text: self.status.setText(f"✘ {text}")),
+            on_error=while_alive(self, self._failed),
         )
 
     def _loaded(self, info: AddressInfo) -> None:
@@ -126,25 +127,26 @@ class AddressDialog(QDialog):
             self.transaction_requested.emit(tx.hash)
 
     def ask_contact_name(self) -> QInputDialog:
-        dialog = QInputDialog(self)
-        dialog.setObjectName("contactNameDialog")
-        dialog.setLabelText(f"Name for {self.address}:")
-        dialog.textValueSelected.connect(self.save_as_contact)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
+        return ask_contact_name(
+            self.controller, self.address, self, self._failed, on_saved=self._saved
+        )
 
     def save_as_contact(self, name: str) -> None:
-        def saved(_r: object) -> None:
-            self.name.setText(name.strip())
-            self.status.setText(f"Saved as contact {name.strip()!r}")
-
+        """What the name dialog does, without the dialog."""
+        name = name.strip()
         self.controller.tasks.start(
             "Saving the contact",
             self.controller.add_contact(name, self.address),
-            on_done=while_alive(self, saved),
-            on_error=while_alive(self, lambda text: self.status.setText(f"✘ {text}")),
+            on_done=while_alive(self, lambda _r: self._saved(name)),
+            on_error=while_alive(self, self._failed),
         )
+
+    def _saved(self, name: str) -> None:
+        self.name.setText(name)
+        self.status.setText(f"Saved as contact {name!r}")
+
+    def _failed(self, text: str) -> None:
+        self.status.setText(f"✘ {text}")
 
 
 class BlockDialog(QDialog):
