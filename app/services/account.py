@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.client.errors import AuthError, RequestError, StratoError
 from app.client.models import Account, Transaction, TxResult
 
-from .chains import CHAIN_PAGE, MAX_CHAINS, ChainInfo
+from .chains import all_chains
 from .session import Session
 from .tasks import TaskRegistry
 
@@ -232,29 +232,15 @@ class AccountService(QObject):
             return
         client = self.session.client
         assert client is not None
-        offset = 0
-        seen: set[str] = set()  # a node that ignores paging answers the same page again
         try:
-            while offset < MAX_CHAINS:
-                page = await client.chains(limit=CHAIN_PAGE, offset=offset)
-                fresh = 0
-                for d in page:
-                    info = ChainInfo.from_json(d)
-                    if not info.id or info.id in seen:
-                        continue
-                    seen.add(info.id)
-                    fresh += 1
-                    self._chains[info.id] = ChainRef(
-                        info.id, info.label, info.parent, info.governance
-                    )
-                    if info.creation_tx:
-                        self._created[info.creation_tx] = info.id
-                if len(page) < CHAIN_PAGE or not fresh:
-                    break
-                offset += len(page)
+            found = await all_chains(client)
         except StratoError as exc:
             log.info("chain names unavailable: %s", exc)
             return
+        for info in found:
+            self._chains[info.id] = ChainRef(info.id, info.label, info.parent, info.governance)
+            if info.creation_tx:
+                self._created[info.creation_tx] = info.id
         self._unmatched |= creations - self._created.keys()
 
     async def create_key(self) -> AccountView:

@@ -401,6 +401,25 @@ def _is_hex(s: str, n: int) -> bool:
 # ---------------------------------------------------------------------------- service
 
 
+async def all_chains(client: Any) -> list[ChainInfo]:
+    """Every chain the user can access, page by page (a node that ignores paging answers the
+    same page twice, which ends the loop)."""
+    out: dict[str, ChainInfo] = {}
+    offset = 0
+    while offset < MAX_CHAINS:
+        page = await client.chains(limit=CHAIN_PAGE, offset=offset)
+        fresh = 0
+        for d in page:
+            c = ChainInfo.from_json(d)
+            if c.id and c.id not in out:
+                out[c.id] = c
+                fresh += 1
+        if len(page) < CHAIN_PAGE or not fresh:
+            break
+        offset += len(page)
+    return list(out.values())
+
+
 class ChainService(QObject):
     """Signals: created(str): a chain this app created (its ID), whoever asked for it."""
 
@@ -418,23 +437,8 @@ class ChainService(QObject):
     # ------------------------------------------------------------ reads
 
     async def chains(self) -> list[ChainInfo]:
-        """Every chain the user can access (page by page; a node that ignores paging answers
-        the same page twice, which ends the loop)."""
-        client = self._client()
-        out: dict[str, ChainInfo] = {}
-        offset = 0
-        while offset < MAX_CHAINS:
-            page = await client.chains(limit=CHAIN_PAGE, offset=offset)
-            fresh = 0
-            for d in page:
-                c = ChainInfo.from_json(d)
-                if c.id and c.id not in out:
-                    out[c.id] = c
-                    fresh += 1
-            if len(page) < CHAIN_PAGE or not fresh:
-                break
-            offset += len(page)
-        return list(out.values())
+        """Every chain the user can access."""
+        return await all_chains(self._client())
 
     async def chain(self, chain_id: str) -> ChainInfo | None:
         data = await self._client().chains([chain_id])
