@@ -3,6 +3,9 @@ one newest-first feed, filtered by contract and event, each event's arguments by
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -109,6 +112,7 @@ class EventsView(ReadsWhenShown):
         self.tasks: TaskRegistry | OwnedTasks = tasks or controller.tasks
         self.model = EventsModel(self.service, self.tasks, self)
         self.tables: list[str] = []
+        self._tables_read: asyncio.Task[Any] | None = None  # the newest read of the table list
 
         self.contract_box = QComboBox(self)
         name_widget(self.contract_box, "eventsContract", "Contract")
@@ -180,12 +184,18 @@ class EventsView(ReadsWhenShown):
     def reload(self) -> None:
         self._stale = False
         self.status.setText("Reading the node's event tables…")
-        self.tasks.start(
+        if self._tables_read is not None:  # an older read (another user's, F5 twice) is void
+            self._tables_read.cancel()
+
+        def newest() -> bool:  # an answer already on its way when cancelled is dropped too
+            return task is self._tables_read
+
+        task = self._tables_read = self.tasks.start(
             "Reading event tables",
             # the whole feed's list afresh; an instance's may be a few seconds old
             self.service.event_tables(fresh=not self.fixed_contract),
-            while_alive(self, self._set_tables),
-            while_alive(self, self._failed),
+            while_alive(self, lambda tables: self._set_tables(tables) if newest() else None),
+            while_alive(self, lambda text: self._failed(text) if newest() else None),
         )
 
     def _set_tables(self, tables: list[str]) -> None:
