@@ -220,8 +220,7 @@ class AppController(QObject):
         """Remember the choice; a running sandbox restarts with it (its data stays)."""
         if gas == self.sandbox_gas:
             return
-        self._settings["sandbox_gas"] = gas
-        await asyncio.to_thread(self.settings.save, dict(self._settings))
+        await self.save_settings(sandbox_gas=gas)
         if self.sandbox.state in ("running", "starting"):
             await self.sandbox.stop_async()
 
@@ -364,13 +363,8 @@ class AppController(QObject):
             await self.secrets.set(profile.secret_key("token"), creds.token)
 
     async def _remember_last(self, profile_name: str, user: str) -> None:
-        self._settings["last_profile"] = profile_name
-        self._settings.setdefault("last_user", {})[profile_name] = user
-        data = dict(self._settings)
-        try:
-            await asyncio.to_thread(self.settings.save, data)
-        except OSError as exc:
-            self.message.emit("warning", "Settings", f"cannot save settings: {exc}", "")
+        last_user = {**self._settings.get("last_user", {}), profile_name: user}
+        await self.save_settings(last_profile=profile_name, last_user=last_user)
 
     async def refresh_users(self) -> list[str]:
         """Users to offer in the switcher: those with a certificate, plus the sandbox's demo
