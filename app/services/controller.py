@@ -25,6 +25,7 @@ from .chains import ChainService
 from .cirrus import CirrusService
 from .composer import ComposerService
 from .dashboard import DashboardService
+from .explorer_contracts import ExplorerContractsService
 from .files import FileService
 from .inspector import InspectorFeed
 from .pending import PendingTracker
@@ -109,6 +110,7 @@ class AppController(QObject):
         self.dashboard = DashboardService(self.session, self.feed, self)
         self.search = SearchService(self.session, self)
         self.test_runs = TestRunService(self.session, self.tasks, self)
+        self.explorer_contracts = ExplorerContractsService(self.session, self)
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import heapq
 import time
-import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -35,12 +34,6 @@ MAX_CHAINS = 100  # private chains whose contracts the Contracts view lists
 SCHEMA_TTL = 10.0  # seconds a node's Cirrus description is reused (every instance asks it)
 CREATION_CHUNK = 50  # transaction results asked at once when looking for a creation
 CREATION_MAX = 500  # transactions of the creation block looked at, at most
-
-# the Cirrus description of each client's node, read at most every SCHEMA_TTL seconds: each
-# instance detail (its tables, its events) and the Events view ask for it
-_SCHEMAS: weakref.WeakKeyDictionary[Any, tuple[float, dict[str, TableInfo]]] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 @dataclass(frozen=True)
@@ -289,11 +282,15 @@ class InstanceTables:
 
 
 class ExplorerContractsService(QObject):
-    """The node reads of the Contracts and Events views, errors in words."""
+    """The node reads of the Contracts and Events views, errors in words (one for the app:
+    ``AppController.explorer_contracts``)."""
 
     def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        # the node's Cirrus description, read at most every SCHEMA_TTL seconds: each instance
+        # detail (its tables, its events) and the Events view ask for it: (client, when, tables)
+        self._schema: tuple[Any, float, dict[str, TableInfo]] | None = None
 
     def _client(self) -> Any:
         if self.session.client is None:
@@ -470,11 +467,11 @@ class ExplorerContractsService(QObject):
         ``fresh``)."""
         client = self._client()
         now = time.monotonic()
-        got = _SCHEMAS.get(client)
-        if not fresh and got is not None and now - got[0] < SCHEMA_TTL:
-            return got[1]
+        got = self._schema
+        if not fresh and got is not None and got[0] is client and now - got[1] < SCHEMA_TTL:
+            return got[2]
         tables = parse_openapi(await client.cirrus_schema())
-        _SCHEMAS[client] = (time.monotonic(), tables)
+        self._schema = (client, time.monotonic(), tables)
         return tables
 
     async def instance_tables(self, inst: Instance) -> InstanceTables:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.controller import AppController
-from app.services.explorer_contracts import ExplorerContractsService, Instance
+from app.services.explorer_contracts import Instance
 from app.ui.widgets.common import ReadsWhenShown, name_widget
 
 from .contracts_model import ContractsModel, short
@@ -40,7 +40,7 @@ class ContractsView(ReadsWhenShown):
         self.setObjectName("explorerContractsView")
         self.controller = controller
         self.links = links
-        self.service = ExplorerContractsService(controller.session, self)
+        self.service = controller.explorer_contracts
         self.model = ContractsModel(self.service, controller.tasks, self)
         self.detail: InstanceDetail | None = None
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.controller import AppController
-from app.services.explorer_contracts import EventRow, ExplorerContractsService, split_event_table
+from app.services.explorer_contracts import EventRow, split_event_table
 from app.services.tasks import TaskRegistry
 from app.ui.widgets.common import CopyField, ReadsWhenShown, name_widget, while_alive
 
@@ -108,7 +108,7 @@ class EventsView(ReadsWhenShown):
         self.links = links
         self.fixed_contract = contract
         self.address = address
-        self.service = ExplorerContractsService(controller.session, self)
+        self.service = controller.explorer_contracts
         self.tasks: TaskRegistry | OwnedTasks = tasks or controller.tasks
         self.model = EventsModel(self.service, self.tasks, self)
         self.tables: list[str] = []

@@ -26,7 +26,6 @@ from app.client.cirrus_query import CirrusQuery, Condition, Group, history_of
 from app.client.models import Transaction
 from app.services.controller import AppController
 from app.services.explorer_contracts import (
-    ExplorerContractsService,
     Instance,
     InstanceTables,
     StateVar,
@@ -63,7 +62,7 @@ class InstanceDetail(QWidget):
         self.controller = controller
         self.instance = instance
         self.links = links
-        self.service = ExplorerContractsService(controller.session, self)
+        self.service = controller.explorer_contracts
         self.tasks = OwnedTasks(controller.tasks)  # cancelled when another detail replaces it
         self.spec: ContractSpec | None = None
 
