@@ -109,9 +109,6 @@ class BlocksModel(QAbstractTableModel):
             self.pages.load(page, coro, self._got, self.failed.emit)
         return None
 
-    def number_at(self, row: int) -> int:
-        return self.head - row
-
     def row_of(self, number: int) -> int:
         return self.head - number
 
