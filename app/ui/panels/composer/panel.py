@@ -661,23 +661,21 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         )
 
     def reload_chains(self) -> None:
-        client = self.controller.session.client
-        if client is None:
+        if self.controller.session.client is None:
             return
 
-        def done(chains: list[dict[str, Any]]) -> None:
+        def done(chains: list[tuple[str, str]]) -> None:
             current = self.chain.currentData()
             self.chain.clear()
             self.chain.addItem(MAIN_CHAIN, None)
-            for c in chains:
-                cid = str(c.get("id") or c.get("chainId") or "")
-                label = str((c.get("info") or {}).get("label") or c.get("label") or cid[:12])
-                if cid:
-                    self.chain.addItem(f"{label} ({cid[:8]}…)", cid)
+            for cid, label in chains:
+                self.chain.addItem(f"{label or cid[:12]} ({cid[:8]}…)", cid)
             self.chain.setCurrentIndex(max(self.chain.findData(current), 0))
 
         self.controller.tasks.start(
-            "Listing chains", client.chains(), on_done=while_alive(self, done)
+            "Listing chains",
+            self.controller.cirrus.chain_choices(),
+            on_done=while_alive(self, done),
         )
 
     def _known_chosen(self, index: int) -> None:
