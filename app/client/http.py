@@ -247,13 +247,19 @@ class StratoClient:
         d = await self.json("GET", f"{BLOC}/transactions/{tx_hash}/result")
         return TxResult.from_json(d)
 
-    async def results(self, hashes: list[str]) -> list[TxResult]:
+    async def results(self, hashes: list[str], *, resolve: bool = False) -> list[TxResult]:
+        """The results of ``hashes`` in order; ``resolve`` asks the node to wait (a while) until
+        they are no longer Pending."""
         if not hashes:
             return []
         data = await self.json(
-            "POST", f"{BLOC}/transactions/results", json_body=hashes, idempotent=True
+            "POST",
+            f"{BLOC}/transactions/results",
+            params={"resolve": "true"} if resolve else None,
+            json_body=hashes,
+            idempotent=True,
         )
-        return [TxResult.from_json(d) for d in data]
+        return [TxResult.from_json(d) for d in data] if isinstance(data, list) else []
 
     async def fill(self, address: str, *, username: str = "user", resolve: bool = True) -> TxResult:
         d = await self.json(

@@ -401,14 +401,7 @@ async def resolved(client: StratoClient, results: list[TxResult]) -> list[TxResu
     deadline = time.monotonic() + RESOLVE_TIMEOUT
     while any(r.pending for r in results):
         hashes = [r.hash for r in results]
-        data = await client.json(
-            "POST",
-            "/bloc/v2.2/transactions/results",
-            params={"resolve": "true"},
-            json_body=hashes,
-            idempotent=True,
-        )
-        got = [TxResult.from_json(d) for d in data] if isinstance(data, list) else []
+        got = await client.results(hashes, resolve=True)
         if len(got) == len(results):
             results = got
         if not any(r.pending for r in results):
