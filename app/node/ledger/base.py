@@ -134,9 +134,9 @@ class LedgerBase:
         )
         return {"address": address, "pubkey": pubkey}
 
-    def read_state(self, address: str, chain: str) -> dict[str, Any]:
-        """A contract's state as of the last committed block."""
-        return self.committed().state(address, chain)
+    def read_state(self, address: str, chain: str, only: str | None = None) -> dict[str, Any]:
+        """A contract's state (or its variable ``only``) as of the last committed block."""
+        return self.committed().state(address, chain, only)
 
     def committed(self) -> CommittedView:
         """The state as of the last committed block, for code on the event loop (the

@@ -78,8 +78,8 @@ class ContractRoutes(ApiBase):
 
     async def contract_state(self, request: Request) -> Response:
         acct, addr, chain = self._contract(request)
-        state = self.ledger.read_state(addr, chain)
         var = request.query_params.get("name")
+        state = self.ledger.read_state(addr, chain, var)
         if var is not None:
             if var not in state:
                 raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")
