@@ -23,19 +23,24 @@ class ContractRoutes(ApiBase):
         if chain:
             self.ledger.require_member(request.state.user, chain)
         out: dict[str, list[dict[str, Any]]] = {}
-        blocks = {
-            r["number"]: r["timestamp"]
-            for r in self.ledger.store.all("SELECT number, timestamp FROM blocks")
-        }
-        for (c, a), m in self.ledger.committed().meta.items():
-            if c != chain:
-                continue
+        metas = [(a, m) for (c, a), m in self.ledger.committed().meta.items() if c == chain]
+        # the timestamps of the creating blocks only, not of every block (on the loop, under
+        # the store's lock that the producer's worker needs too)
+        created = sorted({m.created_block for _, m in metas})
+        blocks: dict[int, int] = {}
+        for i in range(0, len(created), 900):  # below SQLite's old limit of 999 parameters
+            part = created[i : i + 900]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT number, timestamp FROM blocks WHERE number IN ({marks})"
+            for r in self.ledger.store.all(sql, *part):
+                blocks[r["number"]] = r["timestamp"]
+        for a, m in metas:
             out.setdefault(m.name, []).append(
                 {
                     "createdAt": blocks.get(m.created_block, 0) * 1000,
                     "createdBlock": m.created_block,  # sandbox extra: the explorer shows it
                     "address": format(a, "040x"),
-                    "chainId": c,
+                    "chainId": chain,
                 }
             )
         return JsonBody(out)
