@@ -168,16 +168,19 @@ class LedgerIdentities(LedgerResults):
         return str(row["hash"]) if row else None
 
     def chain_json(self, chain: Chain) -> dict[str, Any]:
+        """A chain as the API shows it; balances as of the last committed block (the routes
+        call it on the loop while the producer's worker may be half-way through a block)."""
+        world = self.committed()
         accounts: list[dict[str, Any]] = [
-            {"address": a, "balance": str(self.world.balances.get((chain.id, int(a, 16)), 0))}
+            {"address": a, "balance": str(world.balances.get((chain.id, int(a, 16)), 0))}
             for a, _ in chain.balances
         ]
-        gov = self.world.accounts.get((chain.id, GOVERNANCE))
+        gov = world.accounts.get((chain.id, GOVERNANCE))
         if gov is not None:
             accounts.append(
                 {
                     "address": GOVERNANCE_HEX,
-                    "balance": str(self.world.balances.get((chain.id, GOVERNANCE), 0)),
+                    "balance": str(world.balances.get((chain.id, GOVERNANCE), 0)),
                     "codeHash": chain.code_hash,
                 }
             )
