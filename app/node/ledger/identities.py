@@ -90,7 +90,9 @@ class LedgerIdentities(LedgerResults):
         self._enqueue([sub])
 
     def chain_balance(self, chain: str, address: str) -> int:
-        return self.world.balances.get((chain, int(address, 16)), 0)
+        """As of the last committed block (for code on the loop, as :meth:`chain_json`)."""
+        balance: int = self.committed().balances.get((chain, int(address, 16)), 0)
+        return balance
 
     def fund_on_chain(self, chain: str, address: str) -> None:
         """With --gas, queue the faucet's amount for ``address`` on private chain ``chain``: the
