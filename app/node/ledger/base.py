@@ -77,7 +77,6 @@ class LedgerBase:
         self.blocks_since_snapshot = 0
         self.last_snapshot = time.monotonic()
         self.started = time.time()
-        self.block_listeners: list[Any] = []
         self._thread: threading.Thread | None = None  # the block producer
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchdog: Watchdog | None = None
