@@ -24,16 +24,7 @@ class ContractRoutes(ApiBase):
             self.ledger.require_member(request.state.user, chain)
         out: dict[str, list[dict[str, Any]]] = {}
         metas = [(a, m) for (c, a), m in self.ledger.committed().meta.items() if c == chain]
-        # the timestamps of the creating blocks only, not of every block (on the loop, under
-        # the store's lock that the producer's worker needs too)
-        created = sorted({m.created_block for _, m in metas})
-        blocks: dict[int, int] = {}
-        for i in range(0, len(created), 900):  # below SQLite's old limit of 999 parameters
-            part = created[i : i + 900]
-            marks = ",".join("?" * len(part))
-            sql = f"SELECT number, timestamp FROM blocks WHERE number IN ({marks})"
-            for r in self.ledger.store.all(sql, *part):
-                blocks[r["number"]] = r["timestamp"]
+        blocks = self.ledger.block_times({m.created_block for _, m in metas})
         for a, m in metas:
             out.setdefault(m.name, []).append(
                 {
