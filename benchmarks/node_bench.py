@@ -35,7 +35,6 @@ import multiprocessing as mp
 import os
 import platform
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -64,12 +63,28 @@ from benchlib import (
     wrk_bench,
 )
 from cirrus_unbounded import bench_unbounded, describe
+from node_http import (
+    BATCH_PREFIX,
+    RESULTS_PATH,
+    SEQ_PREFIX,
+    SUPPLY,
+    TX_PATH,
+    WARM_PREFIX,
+    Http,
+    Settings,
+    deploy_token,
+    free_port,
+    recipient,
+    token_state,
+    transfer_tx,
+    transfers_to,
+)
+from node_runaway import RUNAWAY_TXS, RunawayRun, runaway_round
 
 LUA = BENCH / "lua"
 PEER = BENCH / ".peer"
 GANACHE_VERSION = "7.9.2"
 GANACHE_BIN = PEER / "node_modules" / ".bin" / "ganache"
-TOKEN_SOL = ROOT / "resources" / "contracts" / "Token.sol"
 
 TARGET_RATIO = 3.0
 TARGET_BATCHED = 2_000.0
@@ -77,140 +92,7 @@ TARGET_COLD_S = 1.5
 TARGET_HEALTH_P99_MS = 50.0  # (d), while runaway transactions execute
 TARGET_READ_P99_MS = 100.0
 
-RUNAWAY_TXS = 30
-SPIN_SOL = """
-contract Spin {
-    function spin() public { uint i = 0; while (true) { i = i + 1; } }
-}
-"""
-
-SUPPLY = 10**30
 WARMUP = 100  # untimed requests before each sequential measurement (same for node and peer)
-TX_PATH = "/svc/v2.3/transaction"
-RESULTS_PATH = "/bloc/v2.2/transactions/results"
-
-# recipients: warm-up, (a) by wrk/the Python client, (b) by the batch clients
-WARM_PREFIX = "a0a0a0a0"
-SEQ_PREFIX = "b0b0b0b0"
-BATCH_PREFIX = "c0c0c0c0"
-
-
-def recipient(prefix: str, n: int) -> str:
-    return f"{prefix}{n:032x}"
-
-
-@dataclass
-class Settings:
-    rounds: int
-    duration: int  # seconds per sequential measurement
-    batches: int
-    batch_size: int
-    clients: int
-    cold_tries: int
-
-
-# ================================================================ small HTTP client
-
-
-class Http:
-    """A keep-alive JSON client on http.client (only for set-up, checks and the batch clients)."""
-
-    def __init__(self, url: str, token: str | None = None, timeout: float = 120.0) -> None:
-        parts = urlsplit(url)
-        self.host = parts.hostname or "127.0.0.1"
-        self.port = parts.port or 80
-        self.timeout = timeout
-        self.headers = {"Content-Type": "application/json"}
-        if token:
-            self.headers["Authorization"] = f"Bearer {token}"
-        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body, separators=(",", ":"))
-        for attempt in (0, 1):
-            try:
-                self.conn.request(method, path, data, self.headers)
-                resp = self.conn.getresponse()
-                raw = resp.read()
-                break
-            except (ConnectionError, http.client.HTTPException):
-                self.conn.close()
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
-                if attempt:
-                    raise
-        try:
-            return resp.status, json.loads(raw)
-        except ValueError:
-            return resp.status, raw.decode(errors="replace")
-
-    def post(self, path: str, body: Any) -> tuple[int, Any]:
-        return self.request("POST", path, body)
-
-    def get(self, path: str) -> tuple[int, Any]:
-        return self.request("GET", path)
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-# ================================================================ the token on the node
-
-
-def deploy_token(api: Http) -> str:
-    status, body = api.post(
-        f"{TX_PATH}?resolve=true",
-        {
-            "txs": [
-                {
-                    "type": "CONTRACT",
-                    "payload": {
-                        "contract": "Token",
-                        "src": TOKEN_SOL.read_text(),
-                        "args": {"_name": "Bench", "_symbol": "BNC", "_supply": SUPPLY},
-                        "metadata": {"VM": "SolidVM"},
-                    },
-                }
-            ]
-        },
-    )
-    if status != 200 or body[0]["status"] != "Success":
-        raise RuntimeError(f"token upload failed: HTTP {status}: {str(body)[:500]}")
-    address: str = body[0]["data"]["contents"]["address"]
-    return address
-
-
-def transfer_tx(contract: str, to: str) -> dict[str, Any]:
-    return {
-        "type": "FUNCTION",
-        "payload": {
-            "contractAddress": contract,
-            "method": "transfer",
-            "args": {"to": to, "amount": 1},
-        },
-    }
-
-
-def token_state(api: Http, contract: str) -> dict[str, Any]:
-    status, body = api.get(f"/bloc/v2.2/contracts/Token/{contract}/state")
-    if status != 200 or not isinstance(body, dict):
-        raise RuntimeError(f"state query failed: HTTP {status}: {str(body)[:300]}")
-    return body
-
-
-def transfers_to(state: dict[str, Any], prefix: str) -> int:
-    """How many prefix-recipients hold exactly 1 token (each got one transfer)."""
-    balances = state.get("balances") or {}
-    bad = [k for k, v in balances.items() if k.startswith(prefix) and str(v) != "1"]
-    if bad:
-        raise RuntimeError(f"recipient {bad[0]} holds {balances[bad[0]]}, expected 1")
-    return sum(1 for k in balances if k.startswith(prefix))
 
 
 # ================================================================ sequential clients
@@ -507,101 +389,6 @@ def bench_batched(s: Settings, tmp: Path) -> tuple[BatchRun, list[float]]:
     return best, [round(x.rate, 1) for x in runs]
 
 
-# ================================================================ (d) runaway batch
-
-
-@dataclass
-class RunawayRun:
-    runaway_txs: int
-    probe_seconds: float
-    health_n: int
-    health_p50_ms: float
-    health_p99_ms: float
-    read_n: int
-    read_p50_ms: float
-    read_p99_ms: float
-    other_tx_ms: list[float]  # bob's resolve=true transfers during the batch
-    runaway_done_during: int  # runaway transactions finished while probing
-    runaway_failed: bool  # all of them ended as Failure (out of gas / time limit)
-
-
-def _pct(samples: list[float], q: float) -> float:
-    s = sorted(samples)
-    return s[min(len(s) - 1, int(len(s) * q))] * 1000 if s else float("nan")
-
-
-def runaway_round(s: Settings, data_dir: Path) -> RunawayRun:
-    probe_s = 4.0 if s.rounds == 1 else 10.0
-    with running_node(data_dir) as node:
-        alice = Http(node.url, node.token("alice"))
-        bob = Http(node.url, node.token("bob"))
-        anon = Http(node.url)
-        status, body = alice.post(
-            f"{TX_PATH}?resolve=true",
-            {
-                "txs": [
-                    {
-                        "type": "CONTRACT",
-                        "payload": {"contract": "Spin", "src": SPIN_SOL, "args": {}},
-                    }
-                ]
-            },
-        )
-        if status != 200 or body[0]["status"] != "Success":
-            raise RuntimeError(f"Spin upload failed: HTTP {status}: {str(body)[:300]}")
-        spin = body[0]["data"]["contents"]["address"]
-        token = deploy_token(bob)
-        call = {"type": "FUNCTION", "payload": {"contractAddress": spin, "method": "spin"}}
-        status, body = alice.post(TX_PATH, {"txs": [call] * RUNAWAY_TXS})
-        if status != 200:
-            raise RuntimeError(f"runaway batch refused: HTTP {status}: {str(body)[:300]}")
-        hashes = [r["hash"] for r in body]
-        time.sleep(0.2)
-        health: list[float] = []
-        reads: list[float] = []
-        other: list[float] = []
-        end = time.monotonic() + probe_s
-        n = 0
-        while time.monotonic() < end:
-            t0 = time.monotonic()
-            status, _ = anon.get("/health")
-            health.append(time.monotonic() - t0)
-            t0 = time.monotonic()
-            status2, _ = bob.get(f"/bloc/v2.2/contracts/Token/{token}/state")
-            reads.append(time.monotonic() - t0)
-            if status != 200 or status2 != 200:
-                raise RuntimeError(f"probe failed: HTTP {status}/{status2}")
-            n += 1
-            if n % 50 == 0:
-                t0 = time.monotonic()
-                status, body = bob.post(
-                    f"{TX_PATH}?resolve=true",
-                    {"txs": [transfer_tx(token, recipient(BATCH_PREFIX, n))]},
-                )
-                other.append(time.monotonic() - t0)
-                if status != 200:
-                    raise RuntimeError(f"bob's transfer failed: HTTP {status}: {str(body)[:300]}")
-            time.sleep(0.01)
-        status, res = alice.post(RESULTS_PATH, hashes)
-        done_during = sum(1 for r in res if r["status"] != "Pending")
-        failed = all(r["status"] in ("Failure", "Pending") for r in res)
-        for c in (alice, bob, anon):
-            c.close()
-    return RunawayRun(
-        runaway_txs=RUNAWAY_TXS,
-        probe_seconds=probe_s,
-        health_n=len(health),
-        health_p50_ms=_pct(health, 0.5),
-        health_p99_ms=_pct(health, 0.99),
-        read_n=len(reads),
-        read_p50_ms=_pct(reads, 0.5),
-        read_p99_ms=_pct(reads, 0.99),
-        other_tx_ms=[round(x * 1000, 1) for x in other],
-        runaway_done_during=done_during,
-        runaway_failed=failed,
-    )
-
-
 # ================================================================ (c) cold start
 
 
@@ -799,7 +586,7 @@ def main() -> None:
     )
     ap.add_argument("--no-peer", action="store_true", help="skip Ganache")
     ap.add_argument("--clients", type=int, default=2, help="client processes of (b)")
-    ap.add_argument("--no-unbounded", action="store_true", help="skip (d)")
+    ap.add_argument("--no-unbounded", action="store_true", help="skip (e)")
     opts = ap.parse_args()
     if opts.quick:
         s = Settings(

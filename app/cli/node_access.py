@@ -87,9 +87,10 @@ class TemporarySandbox:
         return self.url
 
     async def _read_rest(self) -> None:
-        """Keep reading the node's output so that it never blocks on a full pipe."""
+        """Keep reading the node's output so that it never blocks on a full pipe (in chunks:
+        ``readline`` raises on a line beyond the stream's 64 KiB limit, ending the drain)."""
         assert self._proc is not None and self._proc.stdout is not None
-        while await self._proc.stdout.readline():
+        while await self._proc.stdout.read(64 * 1024):
             pass
 
     async def stop(self) -> None:

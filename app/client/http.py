@@ -247,13 +247,19 @@ class StratoClient:
         d = await self.json("GET", f"{BLOC}/transactions/{tx_hash}/result")
         return TxResult.from_json(d)
 
-    async def results(self, hashes: list[str]) -> list[TxResult]:
+    async def results(self, hashes: list[str], *, resolve: bool = False) -> list[TxResult]:
+        """The results of ``hashes`` in order; ``resolve`` asks the node to wait (a while) until
+        they are no longer Pending."""
         if not hashes:
             return []
         data = await self.json(
-            "POST", f"{BLOC}/transactions/results", json_body=hashes, idempotent=True
+            "POST",
+            f"{BLOC}/transactions/results",
+            params={"resolve": "true"} if resolve else None,
+            json_body=hashes,
+            idempotent=True,
         )
-        return [TxResult.from_json(d) for d in data]
+        return [TxResult.from_json(d) for d in data] if isinstance(data, list) else []
 
     async def fill(self, address: str, *, username: str = "user", resolve: bool = True) -> TxResult:
         d = await self.json(
@@ -300,12 +306,18 @@ class StratoClient:
         data = await self.json("GET", f"{BLOC}/contracts", params=params)
         return data if isinstance(data, dict) else {}
 
-    async def state(self, name: str, address: str, chain_id: str | None = None) -> dict[str, Any]:
-        params = {"chainid": chain_id} if chain_id else None
+    async def _state(
+        self, name: str, address: str, chain_id: str | None, params: dict[str, str]
+    ) -> dict[str, Any]:
+        if chain_id:
+            params["chainid"] = chain_id
         data = await self.json(
             "GET", f"{BLOC}/contracts/{quote(name, safe='')}/{address}/state", params=params
         )
         return data if isinstance(data, dict) else {}
+
+    async def state(self, name: str, address: str, chain_id: str | None = None) -> dict[str, Any]:
+        return await self._state(name, address, chain_id, {})
 
     async def state_variable(
         self,
@@ -320,27 +332,19 @@ class StratoClient:
         """One state variable (``?name=``); a page of an array or mapping with ``offset`` and
         ``count`` (the platform pages arrays so; the sandbox mappings too, in stored order)."""
         params: dict[str, str] = {"name": variable}
-        if chain_id:
-            params["chainid"] = chain_id
         if offset is not None:
             params["offset"] = str(offset)
         if count is not None:
             params["count"] = str(count)
-        data = await self.json(
-            "GET", f"{BLOC}/contracts/{quote(name, safe='')}/{address}/state", params=params
-        )
-        return data.get(variable) if isinstance(data, dict) else None
+        return (await self._state(name, address, chain_id, params)).get(variable)
 
     async def state_length(
         self, name: str, address: str, variable: str, chain_id: str | None = None
     ) -> int | None:
         """How many entries an array (or, on the sandbox, a mapping) holds; None when the node
         answers with something else (a node that does not count mappings)."""
-        params = {"name": variable, "length": "true", **({"chainid": chain_id} if chain_id else {})}
-        data = await self.json(
-            "GET", f"{BLOC}/contracts/{quote(name, safe='')}/{address}/state", params=params
-        )
-        value = data.get(variable) if isinstance(data, dict) else None
+        params = {"name": variable, "length": "true"}
+        value = (await self._state(name, address, chain_id, params)).get(variable)
         if isinstance(value, int) and not isinstance(value, bool):
             return value
         if isinstance(value, str) and value.isdigit():

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .bundler import BundleError, Problem, _Tok, _tokens, bundle
+from .bundler import Bundle, BundleError, Problem, _Tok, _tokens, bundle
 from .test_runner import CompileFailure, TestCase
 
 __all__ = ["DescribeContract", "discover", "scan_file", "sol_files"]
@@ -148,26 +148,27 @@ def _failure(p: Problem) -> CompileFailure:
 
 def discover_file(
     name: str, sources: Mapping[str, str] | None
-) -> tuple[list[DescribeContract], list[CompileFailure]]:
-    """The deployable ``Describe_`` contracts of one file, or why the file cannot run."""
+) -> tuple[list[DescribeContract], list[CompileFailure], Bundle | None]:
+    """The deployable ``Describe_`` contracts of one file and its bundled source (what a run
+    sends), or why the file cannot run."""
     try:
         text = read_source(name, sources)
     except FileNotFoundError:
-        return [], [CompileFailure(name, 0, 0, "no such file or folder")]
+        return [], [CompileFailure(name, 0, 0, "no such file or folder")], None
     except IsADirectoryError:
-        return [], [CompileFailure(name, 0, 0, "is a folder")]
+        return [], [CompileFailure(name, 0, 0, "is a folder")], None
     except UnicodeDecodeError as exc:
-        return [], [CompileFailure(name, 0, 0, f"not UTF-8 text (byte {exc.start})")]
+        return [], [CompileFailure(name, 0, 0, f"not UTF-8 text (byte {exc.start})")], None
     except OSError as exc:
-        return [], [CompileFailure(name, 0, 0, f"cannot read: {exc.strerror or exc}")]
+        return [], [CompileFailure(name, 0, 0, f"cannot read: {exc.strerror or exc}")], None
     contracts = [c for c in scan_file(name, text) if not c.abstract and c.constructor_params == 0]
     if not contracts:
-        return [], []
+        return [], [], None
     try:
-        bundle(name, sources)
+        source = bundle(name, sources)
     except BundleError as exc:
-        return contracts, [_failure(p) for p in exc.problems]
-    return contracts, []
+        return contracts, [_failure(p) for p in exc.problems], None
+    return contracts, [], source
 
 
 def discover(
@@ -178,7 +179,7 @@ def discover(
     cases: list[TestCase] = []
     failures: list[CompileFailure] = []
     for name in sol_files(paths, sources):
-        contracts, problems = discover_file(name, sources)
+        contracts, problems, _ = discover_file(name, sources)
         failures.extend(problems)
         for c in contracts:
             cases.extend(c.cases)

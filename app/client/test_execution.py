@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .bundler import Bundle, BundleError, bundle
+from .bundler import Bundle
 from .errors import NetworkError, RequestError
 from .http import StratoClient
 from .models import SourcePosition, TxRequest, TxResult
@@ -401,14 +401,7 @@ async def resolved(client: StratoClient, results: list[TxResult]) -> list[TxResu
     deadline = time.monotonic() + RESOLVE_TIMEOUT
     while any(r.pending for r in results):
         hashes = [r.hash for r in results]
-        data = await client.json(
-            "POST",
-            "/bloc/v2.2/transactions/results",
-            params={"resolve": "true"},
-            json_body=hashes,
-            idempotent=True,
-        )
-        got = [TxResult.from_json(d) for d in data] if isinstance(data, list) else []
+        got = await client.results(hashes, resolve=True)
         if len(got) == len(results):
             results = got
         if not any(r.pending for r in results):
@@ -437,24 +430,16 @@ def _compile_failure(source: Bundle, exc: RequestError) -> CompileFailure:
 
 async def _run_file(
     runner: TestRunner,
-    name: str,
+    source: Bundle,
     contracts: list[DescribeContract],
     chosen: Callable[[TestCase], bool],
-    sources: Mapping[str, str] | None,
     emit: Callable[[RunEvent], None],
     report: RunReport,
 ) -> None:
+    """``source``: the file bundled at discovery (what its tests were found in)."""
     todo = [(c, [t for t in c.cases if chosen(t)]) for c in contracts]
     todo = [(c, cases) for c, cases in todo if cases]
     if not todo:
-        return
-    try:
-        source = await asyncio.to_thread(bundle, name, sources)
-    except BundleError as exc:  # the files changed since discovery
-        for p in exc.problems:
-            failure = CompileFailure(p.file, p.line, p.column, p.message)
-            report.failures.append(failure)
-            emit(failure)
         return
     try:
         xabi = await runner.client.xabi(source.source)
@@ -495,8 +480,8 @@ async def _run_file(
 
 def _discover_all(
     paths: Sequence[Path], sources: Mapping[str, str] | None
-) -> list[tuple[str, list[DescribeContract], list[CompileFailure]]]:
-    return [(name, *discover_file(name, sources)) for name in sol_files(paths, sources)]
+) -> list[tuple[list[DescribeContract], list[CompileFailure], Bundle | None]]:
+    return [discover_file(name, sources) for name in sol_files(paths, sources)]
 
 
 async def execute(
@@ -524,19 +509,19 @@ async def execute(
 
     # Reading and scanning files is disk work: off the event loop (the GUI's, too).
     found = await asyncio.to_thread(_discover_all, paths, sources)
-    files: list[tuple[str, list[DescribeContract]]] = []
+    files: list[tuple[Bundle, list[DescribeContract]]] = []
     everything: list[TestCase] = []
     problems: list[CompileFailure] = []
-    for name, contracts, failures in found:
+    for contracts, failures, source in found:
         problems.extend(failures)
-        if not failures:
-            files.append((name, contracts))
+        if source is not None:
+            files.append((source, contracts))
         for c in contracts:
             everything.extend(c.cases)
     emit(Discovered(tuple(everything)))
     for failure in problems:
         report.failures.append(failure)
         emit(failure)
-    for name, contracts in files:
-        await _run_file(runner, name, contracts, chosen, sources, emit, report)
+    for source, contracts in files:
+        await _run_file(runner, source, contracts, chosen, emit, report)
     return report

@@ -25,6 +25,7 @@ from .errors import ApiError
 from .genesis import FAUCET_AMOUNT
 from .jsonenc import compact_json
 from .ledger import GOVERNANCE_HEX, Ledger, Sub, norm_address, norm_chain
+from .numbers import is_ascii_digits
 
 if TYPE_CHECKING:
     from .api import NodeApi
@@ -335,7 +336,7 @@ class AppHandlers:
         }
         for k, v in params.multi_items():
             if k in ("limit", "offset"):
-                if not (v.isascii() and v.isdigit()) or len(v) > 9:
+                if not is_ascii_digits(v) or len(v) > 9:
                     raise fail(400, f"{k} must be a non-negative integer")
                 if k == "limit":
                     q.limit = int(v)

@@ -293,10 +293,6 @@ class FileHandlers:
         offset = int_param(request, "offset", 0) or 0
         led = self.ledger
         view = led.committed()
-        blocks = {
-            r["number"]: r["timestamp"]
-            for r in led.store.all("SELECT number, timestamp FROM blocks")
-        }
         records = sorted(
             (
                 (m.created_block, k)
@@ -304,6 +300,7 @@ class FileHandlers:
                 if m.name == RECORD_CONTRACT and k[0] == ""
             ),
         )[offset : offset + limit]
+        blocks = led.block_times({block for block, _ in records})
         out = []
         for block, (_, addr) in records:
             acct = view.account(addr, "")

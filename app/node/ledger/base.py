@@ -77,7 +77,6 @@ class LedgerBase:
         self.blocks_since_snapshot = 0
         self.last_snapshot = time.monotonic()
         self.started = time.time()
-        self.block_listeners: list[Any] = []
         self._thread: threading.Thread | None = None  # the block producer
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchdog: Watchdog | None = None
@@ -134,9 +133,9 @@ class LedgerBase:
         )
         return {"address": address, "pubkey": pubkey}
 
-    def read_state(self, address: str, chain: str) -> dict[str, Any]:
-        """A contract's state as of the last committed block."""
-        return self.committed().state(address, chain)
+    def read_state(self, address: str, chain: str, only: str | None = None) -> dict[str, Any]:
+        """A contract's state (or its variable ``only``) as of the last committed block."""
+        return self.committed().state(address, chain, only)
 
     def committed(self) -> CommittedView:
         """The state as of the last committed block, for code on the event loop (the
@@ -194,6 +193,18 @@ class LedgerBase:
         if self.world.history is None:
             self.world.history = History()
         self.indexer.backend.publish()  # from now on Cirrus readers see committed tables only
+
+    def block_times(self, numbers: set[int]) -> dict[int, int]:
+        """The timestamps of blocks ``numbers`` (a route's page of them, not every block's)."""
+        wanted = sorted(numbers)
+        out: dict[int, int] = {}
+        for i in range(0, len(wanted), 900):  # below SQLite's old limit of 999 parameters
+            part = wanted[i : i + 900]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT number, timestamp FROM blocks WHERE number IN ({marks})"
+            for r in self.store.all(sql, *part):
+                out[r["number"]] = r["timestamp"]
+        return out
 
     def name_of_address(self, address: str) -> str | None:
         row = self.store.one("SELECT name FROM keys WHERE address=?", address)

@@ -115,9 +115,8 @@ class LedgerBlocks(LedgerSnapshots):
         return results
 
     def _publish(self, batch: list[Sub], results: list[dict[str, Any]]) -> None:
-        """Results of a sealed block to the cache, the waiting requests and the listeners
-        (on the event loop: futures are not thread-safe)."""
-        number = self.head.number
+        """Results of a sealed block to the cache and the waiting requests (on the event loop:
+        futures are not thread-safe)."""
         for sub, res in zip(batch, results, strict=False):
             self._cache(sub.hash, res)
             if sub.future is not None and not sub.future.done():
@@ -125,8 +124,6 @@ class LedgerBlocks(LedgerSnapshots):
             for fut in self.watchers.pop(sub.hash, ()):
                 if not fut.done():
                     fut.set_result(res)
-        for listener in self.block_listeners:
-            listener(number, batch[: len(results)], results)
 
     def _index_block(self, number: int, block_hash: str, ts: int) -> None:
         """Cirrus rows for everything this block changed (called inside the block's commit)."""

@@ -90,7 +90,9 @@ class LedgerIdentities(LedgerResults):
         self._enqueue([sub])
 
     def chain_balance(self, chain: str, address: str) -> int:
-        return self.world.balances.get((chain, int(address, 16)), 0)
+        """As of the last committed block (for code on the loop, as :meth:`chain_json`)."""
+        balance: int = self.committed().balances.get((chain, int(address, 16)), 0)
+        return balance
 
     def fund_on_chain(self, chain: str, address: str) -> None:
         """With --gas, queue the faucet's amount for ``address`` on private chain ``chain``: the
@@ -168,16 +170,19 @@ class LedgerIdentities(LedgerResults):
         return str(row["hash"]) if row else None
 
     def chain_json(self, chain: Chain) -> dict[str, Any]:
+        """A chain as the API shows it; balances as of the last committed block (the routes
+        call it on the loop while the producer's worker may be half-way through a block)."""
+        world = self.committed()
         accounts: list[dict[str, Any]] = [
-            {"address": a, "balance": str(self.world.balances.get((chain.id, int(a, 16)), 0))}
+            {"address": a, "balance": str(world.balances.get((chain.id, int(a, 16)), 0))}
             for a, _ in chain.balances
         ]
-        gov = self.world.accounts.get((chain.id, GOVERNANCE))
+        gov = world.accounts.get((chain.id, GOVERNANCE))
         if gov is not None:
             accounts.append(
                 {
                     "address": GOVERNANCE_HEX,
-                    "balance": str(self.world.balances.get((chain.id, GOVERNANCE), 0)),
+                    "balance": str(world.balances.get((chain.id, GOVERNANCE), 0)),
                     "codeHash": chain.code_hash,
                 }
             )

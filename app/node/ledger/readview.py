@@ -107,8 +107,9 @@ class CommittedView:
         """A contract's storage as committed (a deep copy)."""
         return {k: self.copy(v) for k, v in self.items(acct.storage).items()}
 
-    def state(self, address: str, chain: str) -> dict[str, Any]:
-        """Every state variable of a contract, encoded as the API returns it."""
+    def state(self, address: str, chain: str, only: str | None = None) -> dict[str, Any]:
+        """Every state variable of a contract (or just ``only``), encoded as the API returns
+        it: one variable's page or length need not copy and encode all the others."""
         acct = self.account(int(address, 16), chain)
         if acct is None or acct.cdef is None:
             raise ExecutionError(f"no contract at address {address}", "unknown contract")
@@ -116,7 +117,7 @@ class CommittedView:
         return {
             sv.name: encode_value(self.copy(st.get(sv.name, default_value(sv.type))), sv.type)
             for sv in acct.cdef.state_vars
-            if not sv.constant
+            if not sv.constant and (only is None or sv.name == only)
         }
 
     def entry(self, acct: AccountState, var: str, key: Any, default: Any) -> Any:

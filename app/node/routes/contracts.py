@@ -23,19 +23,15 @@ class ContractRoutes(ApiBase):
         if chain:
             self.ledger.require_member(request.state.user, chain)
         out: dict[str, list[dict[str, Any]]] = {}
-        blocks = {
-            r["number"]: r["timestamp"]
-            for r in self.ledger.store.all("SELECT number, timestamp FROM blocks")
-        }
-        for (c, a), m in self.ledger.committed().meta.items():
-            if c != chain:
-                continue
+        metas = [(a, m) for (c, a), m in self.ledger.committed().meta.items() if c == chain]
+        blocks = self.ledger.block_times({m.created_block for _, m in metas})
+        for a, m in metas:
             out.setdefault(m.name, []).append(
                 {
                     "createdAt": blocks.get(m.created_block, 0) * 1000,
                     "createdBlock": m.created_block,  # sandbox extra: the explorer shows it
                     "address": format(a, "040x"),
-                    "chainId": c,
+                    "chainId": chain,
                 }
             )
         return JsonBody(out)
@@ -78,8 +74,8 @@ class ContractRoutes(ApiBase):
 
     async def contract_state(self, request: Request) -> Response:
         acct, addr, chain = self._contract(request)
-        state = self.ledger.read_state(addr, chain)
         var = request.query_params.get("name")
+        state = self.ledger.read_state(addr, chain, var)
         if var is not None:
             if var not in state:
                 raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")

@@ -29,18 +29,22 @@ TX_KINDS = {"CONTRACT": "Contract", "FUNCTION": "FunctionCall", "TRANSFER": "Tra
 class ExplorerRoutes(ApiBase):
     """Blocks, transactions and accounts in strato-api's shapes."""
 
-    def _block_json(
-        self, row: Any, with_txs: bool = True, request: Request | None = None
-    ) -> dict[str, Any]:
-        txs = (
-            self.ledger.store.all(
-                "SELECT * FROM txs WHERE block_number=? ORDER BY tx_index", row["number"]
+    def _blocks_json(self, request: Request, rows: list[Any]) -> list[dict[str, Any]]:
+        """Blocks with the transactions the caller may see, read in one query (a page of 100
+        blocks was 100 queries on the loop, and as many look-ups of the caller's chains)."""
+        txs: dict[int, list[Any]] = {r["number"]: [] for r in rows}
+        if txs:
+            marks = ",".join("?" * len(txs))
+            found = self.ledger.store.all(
+                f"SELECT * FROM txs WHERE block_number IN ({marks}) "
+                "ORDER BY block_number, tx_index",
+                *txs,
             )
-            if with_txs
-            else []
-        )
-        if request is not None:
-            txs = self._visible_rows(request, txs)
+            for t in self._visible_rows(request, found):
+                txs[t["block_number"]].append(t)
+        return [self._block_json(r, txs[r["number"]]) for r in rows]
+
+    def _block_json(self, row: Any, txs: list[Any]) -> dict[str, Any]:
         return {
             "next": "",
             "kind": "Block",
@@ -126,14 +130,14 @@ class ExplorerRoutes(ApiBase):
             f"ORDER BY number {order} LIMIT {LIST_CAP}",
             *args,
         )
-        return JsonBody([self._block_json(r, request=request) for r in rows])
+        return JsonBody(self._blocks_json(request, rows))
 
     async def last_blocks(self, request: Request) -> Response:
         n = _path_int(request, "n")
         rows = self.ledger.store.all(
             "SELECT * FROM blocks ORDER BY number DESC LIMIT ?", min(n, LIST_CAP)
         )
-        return JsonBody([self._block_json(r, request=request) for r in rows])
+        return JsonBody(self._blocks_json(request, rows))
 
     async def transactions(self, request: Request) -> Response:
         q = request.query_params
