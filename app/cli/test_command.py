@@ -114,10 +114,7 @@ async def _run(opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         client.set_token_provider(session.oidc.access_token)
         runner = TestRunner(client, runs=opts.runs, only=opts.only, seed=opts.seed)
         report = await runner.run(paths, on_event=printer)
-    except AccessError as exc:
-        print(f"stratoscope test: {exc}", file=err)
-        return EXIT_ERROR
-    except StratoError as exc:
+    except (AccessError, StratoError) as exc:
         print(f"stratoscope test: {exc}", file=err)
         return EXIT_ERROR
     finally:

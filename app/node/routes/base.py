@@ -125,7 +125,7 @@ class ApiBase:
                 return await handler(request)
             except ApiError as exc:
                 body = exc.body
-                if isinstance(body, str) and exc.status in (400,) and body.startswith("Need one"):
+                if isinstance(body, str) and exc.status == 400 and body.startswith("Need one"):
                     return PlainTextResponse(body, exc.status, headers=exc.headers)
                 return JsonBody(body, exc.status, headers=exc.headers)
             except Exception:

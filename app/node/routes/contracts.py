@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -121,8 +122,10 @@ class ContractRoutes(ApiBase):
         vm = body.get("vm") or body.get("VM") or "SolidVM"
         if vm not in ("SolidVM", "EVM"):
             raise bad_request(f"Invalid value for VM choice: {json.dumps(vm)}")
-        try:
-            unit = compile_source(body["src"], vm=vm, test_clock=self.ledger.config.test_clock)
+        try:  # on a thread: a large source takes long to compile (the loop keeps serving)
+            unit = await asyncio.to_thread(
+                compile_source, body["src"], vm=vm, test_clock=self.ledger.config.test_clock
+            )
         except ParseError as exc:
             raise bad_request(str(exc)) from None
         except SolidVMError as exc:
