@@ -105,7 +105,9 @@ def test_blocks_newest_first_block_detail_and_inspector(
     assert detail.block.number == call_block
     held = model.block(call_block)
     assert held is not None and detail.block.hash_field.value() == held.hash
-    hashes = [detail.block.model.item(r, 1).text() for r in range(detail.block.model.rowCount())]
+    bm = detail.block.model
+    drive(loop, lambda: bm.rowCount() > 0 and bm.index(0, 0).data(TX_ROLE) is not None)
+    hashes = [bm.index(r, 0).data(TX_ROLE).hash for r in range(bm.rowCount())]
     assert called["hash"] in hashes
     # its transaction opens in the embedded inspector
     click(qtbot, detail.block.table, hashes.index(called["hash"]), 1)
