@@ -293,6 +293,7 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
     assert txs.index(0, 0).data(TX_ROLE).hash == seeded.ledger_tx
     assert "Contract" in txs.index(0, 0).data()
     assert all(not txs.index(i, 0).data().startswith("[created]") for i in (1, 2))
+    qtmodeltester.check(txs, force_py=True)  # with a row pinned above the pages
     click(qtbot, detail.txs, txs.index(1, 0))
     assert links.calls[-1][0] == "transaction" and len(links.calls[-1][1]) == 64
     assert links.calls[-1][1] != seeded.ledger_tx

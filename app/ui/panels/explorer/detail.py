@@ -67,9 +67,7 @@ class BlockDetail(QWidget):
         name_widget(self.table, "blockTransactions", "The block's transactions")
         self.table.activated.connect(self._open)
         self.table.clicked.connect(self._open)
-        self.model.failed.connect(
-            lambda text: self.count_label.setText(f"✘ Could not read the transactions: {text}")
-        )
+        self.model.failed.connect(self._failed)
         form = QFormLayout()
         form.addRow("Block", self.number_label)
         form.addRow("Time", self.time_label)
@@ -100,6 +98,9 @@ class BlockDetail(QWidget):
         self.table.scrollToTop()
         n = len(block.transactions)
         self.count_label.setText(f"{n:,} transaction{'s' * (n != 1)} (click one to inspect it)")
+
+    def _failed(self, text: str) -> None:
+        self.count_label.setText(f"✘ Could not read the transactions: {text}")
 
     def stop(self) -> None:
         """Another detail replaces the block: its reads in flight are cancelled."""
