@@ -23,7 +23,7 @@ from app.services.controller import AppController
 from app.services.explorer import ExplorerService, TxFilter
 from app.ui.panels.explorer.paging import Starter
 from app.ui.panels.explorer.table import ExplorerTable
-from app.ui.panels.explorer.transactions_model import TX_ROLE, TransactionsModel
+from app.ui.panels.explorer.transactions_model import COLUMNS, TX_ROLE, TransactionsModel
 from app.ui.shell.tx_inspector import TxInspector
 from app.ui.widgets.common import CopyField, name_widget, while_alive
 
@@ -64,6 +64,7 @@ class BlockDetail(QWidget):
         self.table.setModel(self.model)
         for col, width in enumerate((110, 70, 130, 120, 120, 70, 60, 70)):
             self.table.setColumnWidth(col, width)
+        self.table.hideColumn(COLUMNS.index("Block"))  # the same on every row: this block
         name_widget(self.table, "blockTransactions", "The block's transactions")
         self.table.activated.connect(self._open)
         self.table.clicked.connect(self._open)
