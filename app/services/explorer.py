@@ -140,9 +140,10 @@ class ExplorerService(QObject):
             raise RuntimeError("not connected to a node")
         return client
 
-    async def head(self) -> int:
-        """The newest block's number (-1 before the first block)."""
-        if self.session.last_block is not None:
+    async def head(self, fresh: bool = False) -> int:
+        """The newest block's number (-1 before the first block); ``fresh``: asked of the
+        node, not the session's last poll (a detail listing what is on chain now)."""
+        if self.session.last_block is not None and not fresh:
             return self.session.last_block
         self.requests += 1
         latest = await self._client().last_blocks(1)

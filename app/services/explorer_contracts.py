@@ -416,22 +416,6 @@ class ExplorerContractsService(QObject):
             return [(f"[{offset + i}]", v) for i, v in enumerate(value)]
         return []
 
-    async def transactions(
-        self, inst: Instance, limit: int = 100
-    ) -> tuple[Transaction | None, list[Transaction]]:
-        """The transaction that created the instance (None when not found) and the others to
-        or from it the node lists (newest first)."""
-        filters: dict[str, Any] = {"address": inst.address, "limit": limit}
-        if inst.chain_id:
-            filters["chainid"] = inst.chain_id
-        listed, creation = await asyncio.gather(
-            self._client().transactions(**filters), self.creation(inst)
-        )
-        txs = sorted(listed, key=lambda t: t.block_number, reverse=True)
-        if creation is not None:
-            txs = [t for t in txs if t.hash != creation.hash]
-        return creation, txs
-
     async def creation(self, inst: Instance) -> Transaction | None:
         """The transaction that created the instance. A CONTRACT transaction has no ``to``, so
         the address filter misses it: the creation block's transactions (those without ``to``

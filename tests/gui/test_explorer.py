@@ -105,7 +105,9 @@ def test_blocks_newest_first_block_detail_and_inspector(
     assert detail.block.number == call_block
     held = model.block(call_block)
     assert held is not None and detail.block.hash_field.value() == held.hash
-    hashes = [detail.block.model.item(r, 1).text() for r in range(detail.block.model.rowCount())]
+    bm = detail.block.model
+    drive(loop, lambda: bm.rowCount() > 0 and bm.index(0, 0).data(TX_ROLE) is not None)
+    hashes = [bm.index(r, 0).data(TX_ROLE).hash for r in range(bm.rowCount())]
     assert called["hash"] in hashes
     # its transaction opens in the embedded inspector
     click(qtbot, detail.block.table, hashes.index(called["hash"]), 1)
@@ -434,3 +436,54 @@ def test_a_replaced_detail_gets_no_late_answer_and_its_reads_stop(
     assert tasks and all(t.cancelled() for t in tasks)
     drive(loop, lambda: detail.stack.currentWidget() is detail.block)
     assert detail.block.number == 1
+
+
+def test_a_block_of_more_than_a_page_lists_every_transaction_by_scrolling(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+    qtmodeltester: Any,
+) -> None:
+    """150 transfers in one block (one batched POST): the block's list is the lazy model,
+    a page (100) at first, the rest read as it is scrolled to the end, and every row opens."""
+    alice = node.client("alice")
+    bob = node.address("bob")
+    sent = submit(alice, *[transfer_tx(bob, i + 1) for i in range(150)])
+    assert len(sent) == 150 and all(r["status"] == "Success" for r in sent), sent[:2]
+    number = int(head_of(alice)["blockData"]["number"])
+    in_block = [
+        alice.get(f"{ETH}/transaction", params={"blocknumber": number, "offset": o}).json()
+        for o in (0, 100)
+    ]
+    assert [len(p) for p in in_block] == [100, 50]  # one block holds them all
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    detail = panel.detail
+    panel.show_block(number)
+    drive(loop, lambda: detail.stack.currentWidget() is detail.block)
+    block = detail.block
+    assert block.count_label.text() == "150 transactions (click one to inspect it)"
+    model, table = block.model, block.table
+    drive(loop, lambda: model.rowCount() > 0 and not model.pages.loading)
+    assert model.rowCount() == 100  # the first page only, until scrolled
+    qtmodeltester.check(model, force_py=True)
+    table.setFocus()
+    table.setCurrentIndex(model.index(0, 0))
+    for _ in range(5):  # the keyboard way to the end: it reads the next page
+        qtbot.keyClick(table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        if model.rowCount() == 150:
+            break
+        drive(loop, lambda: not model.pages.loading)
+    drive(loop, lambda: model.rowCount() == 150 and not model.pages.loading)
+    assert model.at_end
+    hashes = [model.index(r, 0).data(TX_ROLE).hash for r in range(150)]
+    assert set(hashes) == {r["hash"] for r in sent}
+    qtmodeltester.check(model, force_py=True)
+    # the last row, reached by scrolling, opens in the inspector
+    click(qtbot, table, 149, 2)
+    drive(loop, lambda: detail.inspector.details is not None)
+    assert detail.stack.currentWidget() is detail.inspector
+    assert detail.inspector.details is not None
+    assert detail.inspector.details.hash == hashes[149]

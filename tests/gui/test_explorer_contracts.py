@@ -21,6 +21,7 @@ from app.ui.panels.composer.panel import ComposerPanel
 from app.ui.panels.explorer.contracts_view import ContractsView
 from app.ui.panels.explorer.events_view import EventDetail, EventsView
 from app.ui.panels.explorer.instance_detail import InstanceDetail
+from app.ui.panels.explorer.transactions_model import TX_ROLE
 from app.ui.panels.tables.panel import TablesPanel
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
@@ -197,10 +198,11 @@ def test_nothing_read_while_hidden_then_tree_lists_names_and_instances(
     assert isinstance(detail, InstanceDetail) and detail.instance.chain_id == seeded.chain
     drive(loop, lambda: [v.name for v in detail.state_model.vars] == ["count"])
     assert str(detail.state_model.vars[0].value) == "0"
-    drive(loop, lambda: detail.txs.count() == 1)  # read too: nothing left in flight
+    tm = detail.txs_model
+    drive(loop, lambda: tm.rowCount() == 1 and tm.at_end)  # read too: nothing left in flight
     # no call yet: only the chain's creation (its GENESIS made the governing Registry)
-    assert detail.txs.item(0).text().startswith("[created]")
-    assert "Genesis" in detail.txs.item(0).text()
+    assert tm.index(0, 0).data().startswith("[created]")
+    assert "Genesis" in tm.index(0, 0).data()
     qtmodeltester.check(model)
     # the filter box: by name, then by address prefix
     qtbot.keyClicks(view.filter, "regis")
@@ -285,13 +287,14 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
     # transactions: the one that created it first (the address filter misses it: a CONTRACT
     # transaction has no `to`), then the two calls; a click asks the panel to show one
     detail.tabs.setCurrentIndex(2)
-    txs = detail.txs
-    drive(loop, lambda: txs.count() == 3 and txs.item(0).data(Qt.ItemDataRole.UserRole + 1))
-    assert txs.item(0).text().startswith("[created]")
-    assert txs.item(0).data(Qt.ItemDataRole.UserRole + 1) == seeded.ledger_tx
-    assert "Contract" in txs.item(0).text()
-    assert all(not txs.item(i).text().startswith("[created]") for i in (1, 2))
-    click(qtbot, txs, txs.indexFromItem(txs.item(1)))
+    txs = detail.txs_model
+    drive(loop, lambda: txs.rowCount() == 3 and txs.at_end)
+    assert txs.index(0, 0).data().startswith("[created]")
+    assert txs.index(0, 0).data(TX_ROLE).hash == seeded.ledger_tx
+    assert "Contract" in txs.index(0, 0).data()
+    assert all(not txs.index(i, 0).data().startswith("[created]") for i in (1, 2))
+    qtmodeltester.check(txs, force_py=True)  # with a row pinned above the pages
+    click(qtbot, detail.txs, txs.index(1, 0))
     assert links.calls[-1][0] == "transaction" and len(links.calls[-1][1]) == 64
     assert links.calls[-1][1] != seeded.ledger_tx
     qtbot.mouseClick(detail.address_button, Qt.MouseButton.LeftButton)
@@ -461,12 +464,12 @@ def test_asset_instance_opens_its_prefixed_tables_and_shows_its_creation(
     drive(loop, lambda: tables.model.rowCount() >= 1)
     assert not tables.status.text().startswith("✘")
     # its creation: a transaction whose result created 0x100 on the car's chain
-    txs = detail.txs
-    drive(loop, lambda: txs.count() >= 1 and txs.item(0).data(Qt.ItemDataRole.UserRole + 1))
-    assert txs.item(0).text().startswith("[created]")
+    txs = detail.txs_model
+    drive(loop, lambda: txs.rowCount() >= 1 and txs.index(0, 0).data(TX_ROLE) is not None)
+    assert txs.index(0, 0).data().startswith("[created]")
     made = (
         node.client("alice")
-        .get(f"/bloc/v2.2/transactions/{txs.item(0).data(Qt.ItemDataRole.UserRole + 1)}/result")
+        .get(f"/bloc/v2.2/transactions/{txs.index(0, 0).data(TX_ROLE).hash}/result")
         .json()
     )
     assert detail.instance.address in made["txResult"]["contractsCreated"]

@@ -4,11 +4,10 @@ embedded), a block (its header and transactions), or any widget a view hands it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -21,25 +20,27 @@ from PySide6.QtWidgets import (
 
 from app.client.models import Block
 from app.services.controller import AppController
-from app.services.explorer import ExplorerService
+from app.services.explorer import ExplorerService, TxFilter
+from app.ui.panels.explorer.paging import Starter
 from app.ui.panels.explorer.table import ExplorerTable
-from app.ui.panels.explorer.transactions_model import kind_word
+from app.ui.panels.explorer.transactions_model import COLUMNS, TX_ROLE, TransactionsModel
 from app.ui.shell.tx_inspector import TxInspector
 from app.ui.widgets.common import CopyField, name_widget, while_alive
-
-HASH_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class BlockDetail(QWidget):
     """A block's header fields and its transactions. Signals: tx_clicked(str),
     block_clicked(int) (the previous or next block), block_txs(int) (its transactions in the
-    Transactions view)."""
+    Transactions view). Its transactions are the Transactions view's lazy model with the
+    block range [n, n]: a block of thousands is read a page at a time as it is scrolled."""
 
     tx_clicked = Signal(str)
     block_clicked = Signal(int)
     block_txs = Signal(int)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, service: ExplorerService, start: Starter, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.number = -1
         self.number_label = QLabel("—", self)
@@ -58,13 +59,16 @@ class BlockDetail(QWidget):
         self.filter_button.setToolTip("Show this block's transactions in the Transactions view")
         name_widget(self.filter_button, "blockTxsFilter", "This block's transactions")
         self.filter_button.clicked.connect(lambda: self.block_txs.emit(self.number))
-        self.model = QStandardItemModel(0, 3, self)
-        self.model.setHorizontalHeaderLabels(["Type", "Hash", "Status"])
+        self.model = TransactionsModel(service, start, self)
         self.table = ExplorerTable(self)
         self.table.setModel(self.model)
+        for col, width in enumerate((110, 70, 130, 120, 120, 70, 60, 70)):
+            self.table.setColumnWidth(col, width)
+        self.table.hideColumn(COLUMNS.index("Block"))  # the same on every row: this block
         name_widget(self.table, "blockTransactions", "The block's transactions")
         self.table.activated.connect(self._open)
         self.table.clicked.connect(self._open)
+        self.model.failed.connect(self._failed)
         form = QFormLayout()
         form.addRow("Block", self.number_label)
         form.addRow("Time", self.time_label)
@@ -90,24 +94,23 @@ class BlockDetail(QWidget):
         self.hash_field.set_value(block.hash)
         self.parent_field.set_value(block.parent_hash)
         self.previous.setEnabled(block.number > 0)
-        self.model.removeRows(0, self.model.rowCount())
-        for tx in block.transactions:
-            kind = QStandardItem(kind_word(tx.kind))
-            h = QStandardItem(tx.hash)
-            h.setData(tx.hash, HASH_ROLE)
-            kind.setData(tx.hash, HASH_ROLE)
-            status = QStandardItem(tx.status or "")
-            status.setData(tx.hash, HASH_ROLE)
-            for item in (kind, h, status):
-                item.setEditable(False)
-            self.model.appendRow([kind, h, status])
+        n = block.number  # the filter of the "In Transactions" button
+        self.model.reset(n, TxFilter(min_block=n, max_block=n))
+        self.table.scrollToTop()
         n = len(block.transactions)
-        self.count_label.setText(f"{n} transaction{'s' * (n != 1)} (click one to inspect it)")
+        self.count_label.setText(f"{n:,} transaction{'s' * (n != 1)} (click one to inspect it)")
 
-    def _open(self, index: object) -> None:
-        tx_hash = index.data(HASH_ROLE) if hasattr(index, "data") else None
-        if tx_hash:
-            self.tx_clicked.emit(str(tx_hash))
+    def _failed(self, text: str) -> None:
+        self.count_label.setText(f"✘ Could not read the transactions: {text}")
+
+    def stop(self) -> None:
+        """Another detail replaces the block: its reads in flight are cancelled."""
+        self.model.pages.clear()
+
+    def _open(self, index: QModelIndex) -> None:
+        tx = index.data(TX_ROLE)
+        if tx is not None:
+            self.tx_clicked.emit(tx.hash)
 
 
 class DetailPane(QWidget):
@@ -134,7 +137,9 @@ class DetailPane(QWidget):
         self.inspector = TxInspector(controller, "", self, links=True)
         self.inspector.setObjectName("explorerInspector")
         self.inspector.title_changed.connect(self.title.setText)
-        self.block = BlockDetail(self)
+        self.block = BlockDetail(service, self._start, self)
+        self.block.model.set_names(controller.address_names())
+        controller.names_changed.connect(self.block.model.set_names)
         self.note = QLabel("", self)
         self.note.setWordWrap(True)
         for w in (self.empty, self.inspector, self.block, self.note):
@@ -153,10 +158,27 @@ class DetailPane(QWidget):
         if self._block_task is not None:
             self._block_task.cancel()
             self._block_task = None
+        self.block.stop()
         stop = getattr(self._other, "stop", None)
         if callable(stop):
             stop()
         return self.generation
+
+    def _start(
+        self,
+        coro: Coroutine[Any, Any, Any],
+        done: Callable[[Any], None],
+        failed: Callable[[str], None],
+        background: bool = False,
+    ) -> asyncio.Task[Any]:
+        """The block's model reads (a :class:`Starter`)."""
+        return self.controller.tasks.start(
+            "Reading a block's transactions",
+            coro,
+            on_done=while_alive(self, done),
+            on_error=while_alive(self, failed),
+            background="new block" if background else "",
+        )
 
     def show_transaction(self, tx_hash: str) -> None:
         self._replace()

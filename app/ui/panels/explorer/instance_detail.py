@@ -4,6 +4,8 @@ Cirrus tables."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -25,6 +27,7 @@ from app.client.abi_types import ContractSpec
 from app.client.cirrus_query import CirrusQuery, Condition, Group, history_of
 from app.client.models import Transaction
 from app.services.controller import AppController
+from app.services.explorer import ExplorerService, TxFilter, tx_row
 from app.services.explorer_contracts import (
     Instance,
     InstanceTables,
@@ -32,13 +35,14 @@ from app.services.explorer_contracts import (
 )
 from app.ui.widgets.common import CopyField, name_widget, while_alive
 
-from .contracts_model import StateModel, short, when
+from .contracts_model import StateModel, when
 from .events_view import EventsView
 from .links import ExplorerLinks
 from .pacing import OwnedTasks
-from .transactions_model import kind_word
+from .table import ExplorerTable
+from .transactions_model import TX_ROLE, TransactionsModel
 
-TX_ROLE = Qt.ItemDataRole.UserRole + 1
+CREATED = "[created]"
 METHOD_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
@@ -154,12 +158,30 @@ class InstanceDetail(QWidget):
         self.methods.itemClicked.connect(self._method_item)
         self.methods.itemActivated.connect(self._method_item)
         self.tabs.addTab(self.methods, "&Methods")
-        # transactions
-        self.txs = QListWidget(self)
+        # transactions: the Transactions view's lazy model, filtered by the instance's
+        # address, its creation pinned first (a CONTRACT transaction has no `to`: the address
+        # filter misses it); read a page at a time as the list is scrolled
+        self.explorer = ExplorerService(controller.session, self)
+        self.txs_model = TransactionsModel(self.explorer, self._start, self)
+        self.txs_model.set_names(controller.address_names())
+        self.txs_model.failed.connect(self._tx_failed)
+        self.txs_model.loaded.connect(self._tx_counted)
+        self.txs = ExplorerTable(self)
+        self.txs.setModel(self.txs_model)
+        for col, width in enumerate((150, 70, 130, 120, 120, 70, 60, 70)):
+            self.txs.setColumnWidth(col, width)
         name_widget(self.txs, "instanceTransactions", "Transactions of the instance")
-        self.txs.itemActivated.connect(self._tx_item)
-        self.txs.itemClicked.connect(self._tx_item)
-        self.tabs.addTab(self.txs, "T&xs")
+        self.txs.activated.connect(self._tx_chosen)
+        self.txs.clicked.connect(self._tx_chosen)
+        self.txs_status = QLabel("Reading the transactions…", self)
+        self.txs_status.setWordWrap(True)
+        name_widget(self.txs_status, "instanceTransactionsStatus", "Transactions of the instance")
+        txs_page = QWidget(self)
+        tl = QVBoxLayout(txs_page)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addWidget(self.txs_status)
+        tl.addWidget(self.txs, 1)
+        self.tabs.addTab(txs_page, "T&xs")
         self.tabs.setTabToolTip(2, "The transactions of the instance, its creation first")
         # events
         self.events = EventsView(
@@ -204,7 +226,7 @@ class InstanceDetail(QWidget):
         )
         tasks.start(
             f"Transactions of {inst.name}",
-            self.service.transactions(inst),
+            self._creation_and_head(),
             while_alive(self, self._set_transactions),
             while_alive(self, self._tx_failed),
         )
@@ -276,32 +298,48 @@ class InstanceDetail(QWidget):
         if not spec.functions:
             self.methods.addItem(QListWidgetItem("(no functions)"))
 
-    def _set_transactions(self, result: tuple[Transaction | None, list[Transaction]]) -> None:
-        creation, txs = result
-        self.txs.clear()
-        if creation is not None:  # first: the oldest, and the one the address filter misses
-            item = QListWidgetItem(f"[created]  {self._tx_text(creation)}")
-            item.setData(TX_ROLE, creation.hash)
-            item.setToolTip(f"The transaction that created this instance: {creation.hash}")
-            font = item.font()
-            font.setBold(True)
-            item.setFont(font)
-            self.txs.addItem(item)
-        for t in txs:
-            item = QListWidgetItem(self._tx_text(t))
-            item.setData(TX_ROLE, t.hash)
-            item.setToolTip(t.hash)
-            self.txs.addItem(item)
-        if not txs and creation is None:
-            self.txs.addItem(QListWidgetItem("(no transactions to this address)"))
+    def _start(
+        self,
+        coro: Coroutine[Any, Any, Any],
+        done: Callable[[Any], None],
+        failed: Callable[[str], None],
+        background: bool = False,
+    ) -> asyncio.Task[Any]:
+        """The transactions model's reads (a Starter), cancelled with the detail's others."""
+        return self.tasks.start(
+            f"Transactions of {self.instance.name}",
+            coro,
+            while_alive(self, done),
+            while_alive(self, failed),
+            background="new block" if background else "",
+        )
 
-    @staticmethod
-    def _tx_text(t: Transaction) -> str:
-        method = str(t.metadata.get("funcName") or t.metadata.get("method") or "")
-        label = f"block {t.block_number}  {kind_word(t.kind)}  {short(t.hash)}"
-        if method:
-            label += f"  {method}"
-        return label + f"  from {short(t.sender)}"
+    async def _creation_and_head(self) -> tuple[Transaction | None, int]:
+        """The creation (pinned first) and the newest block, under which the list is paged."""
+        creation, head = await asyncio.gather(
+            self.service.creation(self.instance), self.explorer.head(fresh=True)
+        )
+        return creation, max(head, self.instance.created_block or -1)
+
+    def _set_transactions(self, result: tuple[Transaction | None, int]) -> None:
+        creation, head = result
+        inst = self.instance
+        f = TxFilter(address=inst.address.lower().removeprefix("0x"), chain=inst.chain_id)
+        pinned = tx_row(creation) if creation is not None else None
+        self.txs_model.reset(head, f, pinned, CREATED)
+        self._tx_counted()
+
+    def _tx_counted(self) -> None:
+        m = self.txs_model
+        n = m.rowCount()
+        if n == 0 and m.at_end:
+            self.txs_status.setText("No transactions to or from this address.")
+            return
+        more = "" if m.at_end else "+ (more as you scroll)"
+        first = ", its creation first" if m.pinned is not None else ""
+        self.txs_status.setText(
+            f"{n:,}{more} transaction{'s' * (n != 1 or bool(more))}{first}: click one to inspect it"
+        )
 
     def _failed(self, text: str) -> None:
         self.status.setText(f"✘ {text}")
@@ -309,8 +347,7 @@ class InstanceDetail(QWidget):
         self.state_status.setText("")
 
     def _tx_failed(self, text: str) -> None:
-        self.txs.clear()
-        self.txs.addItem(QListWidgetItem(f"✘ {text}"))
+        self.txs_status.setText(f"✘ Could not read the transactions: {text}")
 
     # ------------------------------------------------------------ actions
 
@@ -333,7 +370,7 @@ class InstanceDetail(QWidget):
         i = self.instance
         self.contract_requested.emit(i.name, i.address, i.chain_id, method)
 
-    def _tx_item(self, item: QListWidgetItem) -> None:
-        tx: Any = item.data(TX_ROLE)
-        if tx:
-            self.links.show_transaction(str(tx))
+    def _tx_chosen(self, index: QModelIndex) -> None:
+        tx = index.data(TX_ROLE)
+        if tx is not None:
+            self.links.show_transaction(tx.hash)

@@ -3,7 +3,8 @@
 The rows under the *anchor* (the newest block when the view was read) are paged by offset:
 ``fetchMore`` grows the table a page at a time as the user scrolls down (the node says no
 total), and pages scrolled far away are dropped and read again when shown. Transactions of
-newer blocks are read by block range and inserted on top."""
+newer blocks are read by block range and inserted on top. One row may be *pinned* above them
+all, marked (an instance's creation, which its address filter misses)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,8 @@ class TransactionsModel(QAbstractTableModel):
         self.anchor = -1  # the newest block of the rows paged by offset
         self.top_block = -1  # the newest block read (rows above the anchor are in ``top``)
         self.top: list[TxRow] = []
+        self.pinned: TxRow | None = None  # held first, above ``top``, its type marked
+        self.pin_mark = ""
         self.known = 0  # rows under the anchor counted so far
         self.at_end = False
         self.names: dict[str, str] = {}
@@ -66,7 +69,11 @@ class TransactionsModel(QAbstractTableModel):
     # ------------------------------------------------------------ the model
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.top) + self.known
+        return 0 if parent.isValid() else self._above() + self.known
+
+    def _above(self) -> int:
+        """Rows held above those paged by offset: the pinned one, then ``top``."""
+        return (self.pinned is not None) + len(self.top)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
@@ -92,7 +99,7 @@ class TransactionsModel(QAbstractTableModel):
             if len(rows) < PAGE:
                 self.at_end = True
             if rows:
-                first = len(self.top) + self.known
+                first = self._above() + self.known
                 self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
                 self.pages.put(offset // PAGE, rows)
                 self.known += len(rows)
@@ -118,18 +125,22 @@ class TransactionsModel(QAbstractTableModel):
         if tx is None:
             return PLACEHOLDER if role == Qt.ItemDataRole.DisplayRole else None
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(tx, col)
+            text = self._text(tx, col)
+            return f"{self.pin_mark}  {text}" if col == 0 and self._is_pinned(index) else text
         if role in (Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
             full = {2: tx.hash, 3: tx.sender, 4: tx.to, 7: tx.chain}.get(col)
             return full or (self._text(tx, col) if role == Qt.ItemDataRole.ToolTipRole else None)
         if role == Qt.ItemDataRole.ForegroundRole:
             colour = {0: KIND_COLOURS.get(tx.kind), 1: STATUS_COLOURS.get(tx.status)}.get(col)
             return QColor(colour) if colour else None
-        if role == Qt.ItemDataRole.FontRole and col in (0, 1):
+        if role == Qt.ItemDataRole.FontRole and (col in (0, 1) or self._is_pinned(index)):
             return self._bold
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (5, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _is_pinned(self, index: Index) -> bool:
+        return self.pinned is not None and index.row() == 0
 
     def _text(self, tx: TxRow, col: int) -> str:
         if col == 0:
@@ -159,6 +170,10 @@ class TransactionsModel(QAbstractTableModel):
 
     def tx(self, row: int) -> TxRow | None:
         """The row's transaction if held, else None (and its page is read)."""
+        if self.pinned is not None:
+            if row == 0:
+                return self.pinned
+            row -= 1
         if row < len(self.top):
             return self.top[row]
         offset = row - len(self.top)
@@ -173,7 +188,7 @@ class TransactionsModel(QAbstractTableModel):
 
     def _got(self, page: int, rows: list[TxRow]) -> None:
         self.pages.put(page, rows)
-        first = len(self.top) + page * PAGE
+        first = self._above() + page * PAGE
         last = min(first + PAGE - 1, self.rowCount() - 1)
         if first <= last:
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
@@ -186,12 +201,16 @@ class TransactionsModel(QAbstractTableModel):
 
     # ------------------------------------------------------------ the head
 
-    def reset(self, head: int, f: TxFilter | None = None) -> None:
-        """Read afresh under ``head`` (with another filter)."""
+    def reset(
+        self, head: int, f: TxFilter | None = None, pinned: TxRow | None = None, mark: str = ""
+    ) -> None:
+        """Read afresh under ``head`` (with another filter; ``pinned``: a row shown first,
+        ``mark`` before its type: one the filter does not match, or it shows twice)."""
         self.beginResetModel()
         self.pages.clear()
         if f is not None:
             self.filter = f
+        self.pinned, self.pin_mark = pinned, mark
         self.anchor = self.top_block = self._wanted_head = head
         self.top = []
         self.known = 0
@@ -217,7 +236,8 @@ class TransactionsModel(QAbstractTableModel):
                 return
             self.top_block = head
             if rows:
-                self.beginInsertRows(QModelIndex(), 0, len(rows) - 1)
+                first = self.pinned is not None
+                self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
                 self.top = rows + self.top
                 self.endInsertRows()
             if self._wanted_head > self.top_block:
