@@ -57,7 +57,25 @@ def value_text(v: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class ContractsModel(QAbstractItemModel):
+class TwoLevelModel(QAbstractItemModel):
+    """A tree of top rows and their children: a child's internal id is its parent's row + 1
+    (0 marks a top row), so no per-row objects are needed. Shared by the contracts tree and the
+    state tree."""
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0)
+        return self.createIndex(row, column, parent.row() + 1)
+
+    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        if not child.isValid() or child.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(child.internalId() - 1, 0, 0)
+
+
+class ContractsModel(TwoLevelModel):
     """Contract names (top rows) and their instances (children, revealed a chunk at a time).
 
     The node sends every name and instance in one answer (``/bloc/v2.2/contracts``); rows of
@@ -153,18 +171,6 @@ class ContractsModel(QAbstractItemModel):
 
     # ------------------------------------------------------------ model
 
-    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
-        if not self.hasIndex(row, column, parent):
-            return QModelIndex()
-        if not parent.isValid():
-            return self.createIndex(row, column, 0)
-        return self.createIndex(row, column, parent.row() + 1)
-
-    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
-        if not child.isValid() or child.internalId() == 0:
-            return QModelIndex()
-        return self.createIndex(child.internalId() - 1, 0, 0)
-
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         if not parent.isValid():
             return len(self._names)
@@ -241,7 +247,7 @@ class ContractsModel(QAbstractItemModel):
         return None
 
 
-class StateModel(QAbstractItemModel):
+class StateModel(TwoLevelModel):
     """An instance's state variables; a mapping's or array's entries are children, the first
     page read when it is expanded, the next ones when its last row ("more …") is activated."""
 
@@ -345,18 +351,6 @@ class StateModel(QAbstractItemModel):
         self.page_loaded.emit(v.name, len(self._entries[var]))
 
     # ------------------------------------------------------------ model
-
-    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
-        if not self.hasIndex(row, column, parent):
-            return QModelIndex()
-        if not parent.isValid():
-            return self.createIndex(row, column, 0)
-        return self.createIndex(row, column, parent.row() + 1)
-
-    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
-        if not child.isValid() or child.internalId() == 0:
-            return QModelIndex()
-        return self.createIndex(child.internalId() - 1, 0, 0)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         if not parent.isValid():
