@@ -207,9 +207,17 @@ def test_upload_evm_wraps_uint8(alice: httpx.Client) -> None:
     assert alice.get(f"/bloc/v2.2/contracts/Wrap/{address}/state").json()["v"] == "44"
 
 
-def test_upload_defaults_to_evm_without_metadata(alice: httpx.Client) -> None:
+def test_upload_defaults_to_solidvm_without_metadata(alice: httpx.Client) -> None:
+    """STRATO 16's bloc forces SolidVM: a CONTRACT with no metadata.VM (the platform's deploy
+    script sends none) runs on SolidVM, so `uint8` does not wrap and SolidVM syntax compiles."""
     res = submit(alice, upload_tx("Wrap", WRAP, vm=None))
-    assert res[0]["txResult"]["kind"] == "EVM"
+    assert res[0]["status"] == "Success"
+    assert res[0]["txResult"]["kind"] == "SolidVM"
+    assert res[0]["data"]["contents"]["codeHash"]["kind"] == "SolidVM"
+    src = "contract Acct { account public a; constructor() { a = account(msg.sender); } }"
+    res = submit(alice, upload_tx("Acct", src, vm=None))
+    assert res[0]["status"] == "Success", res[0]
+    assert res[0]["txResult"]["kind"] == "SolidVM"
 
 
 @pytest.mark.parametrize("vm", ["Foo", "solidvm", ""])

@@ -157,7 +157,7 @@ class LedgerExecutor(LedgerValidation):
         self, sub: Sub, env: TxEnv, nonce: int
     ) -> tuple[ExecResult, dict[str, Any], str]:
         p = sub.payload
-        vm = p["metadata"].get("VM", "EVM")
+        vm = p["metadata"].get("VM", "SolidVM")
         code_hash, unit = self.unit(vm, p["src"])
         cdef = unit.contracts[p["contract"]]
         explicit = p.get("address") if sub.internal else None

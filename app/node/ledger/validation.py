@@ -76,7 +76,7 @@ class LedgerValidation(LedgerIdentities):
         metadata = p.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise bad_request(f"{where}.payload.metadata must be an object")
-        vm = metadata.get("VM", "EVM")
+        vm = metadata.get("VM", "SolidVM")
         if vm not in ("EVM", "SolidVM"):
             raise bad_request(f"Invalid value for VM choice: {json.dumps(vm)}")
         history = metadata.get("history", "")
