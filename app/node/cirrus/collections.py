@@ -481,7 +481,7 @@ class CollectionIndexer:
         containers of nested variables never walked since the start or a whole assignment.
         Walk those of the accounts this transaction touched, once, and look again."""
         world = self.world
-        skip = {id(world.nonces), id(world.balances), id(world.clock)}
+        skip = {id(world.nonces), id(world.balances)}
         left = [(c, k) for c, k in unresolved if id(c) not in skip]
         marked: Marked = {}
         list_ops: dict[int, tuple[AccountState, CollectionVar, Path, Any, list[Any]]] = {}

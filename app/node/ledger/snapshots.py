@@ -62,7 +62,10 @@ class LedgerSnapshots(LedgerExecutor):
             self.world.balances[key] = int(row["balance"])
             self.world.nonces[key] = int(row["nonce"])
         self._sync_identities()
-        self.world.clock["offset"] = int(self.store.get_meta("clock_offset") or 0)
+        self.world.test_clocks = {
+            (chain, int(addr, 16)): int(t)
+            for chain, addr, t in json.loads(self.store.get_meta("test_clocks") or "[]")
+        }
         snap = int(self.store.get_meta("snapshot_block") or -1)
         head = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
         if head is not None:
@@ -187,10 +190,12 @@ class LedgerSnapshots(LedgerExecutor):
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('snapshot_block', ?)",
                 (str(self.head.number),),
             )
-            db.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('clock_offset', ?)",
-                (str(self.world.clock["offset"]),),
-            )
+            if self.world.test_clocks:
+                clocks = [[c, format(a, "040x"), t] for (c, a), t in self.world.test_clocks.items()]
+                db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('test_clocks', ?)",
+                    (json.dumps(clocks),),
+                )
         self.dirty_contracts.clear()
         self.dirty_balances.clear()
         self.blocks_since_snapshot = 0

@@ -138,10 +138,12 @@ class World(LowLevelCalls):
         self.chain_parents: dict[str, str] = {}  # chain id -> parent ("" = main)
         self.compile_hook: Callable[[str, str], Any] | None = None  # (source, vm) -> unit
         self.units: dict[bytes, Any] = {}  # sources compiled by create()/create2()
-        # Seconds fastForward moved the contracts' clock ahead of the blocks' (journaled: a
-        # failed transaction moves nothing).
-        self.clock: dict[str, int] = {"offset": 0}
-        self.test_clock = False  # fastForward runs only when the node allows it
+        # With ``test_clock`` (a node started with --test-clock) contracts read the clock of the
+        # platform's test runner instead of the blocks': each contract a transaction is sent to
+        # (or creates) has its own, from 0 at its creation, moved only by fastForward, which
+        # keeps what a failed transaction moved it by (see docs/solidvm.md, "Test clock").
+        self.test_clock = False
+        self.test_clocks: dict[tuple[str, int], int] = {}  # (chain, address) -> seconds
         self.current: ExecContext | None = None  # the last transaction's (a watchdog reads it)
         # set by a node whose readers run beside the executing thread (see history.py)
         self.history: History | None = None
@@ -222,6 +224,8 @@ class World(LowLevelCalls):
             return self._construct(ctx, cdef, chain_id, addr, vals, Address(sender), value)
 
         acct = self._run(ctx, run)
+        if self.test_clock:
+            self.test_clocks[(chain_id, acct.address)] = ctx.timestamp
         return self._result(ctx, acct.hex, chain_id, [], None)
 
     def call(
@@ -259,7 +263,16 @@ class World(LowLevelCalls):
                 self._move_value(ctx, chain_id, sender.value, acct.address, value)
             return invoke(ctx, fn, acct, vals, sender, value, read_only)
 
-        raw = self._run(ctx, run)
+        if not self.test_clock:
+            raw = self._run(ctx, run)
+        else:
+            key = (chain_id, acct.address)
+            ctx.timestamp = self.test_clocks.get(key, 0)
+            try:
+                raw = self._run(ctx, run)
+            finally:
+                if not read_only:  # as the platform's runner: kept even when the call fails
+                    self.test_clocks[key] = ctx.timestamp
         if read_only:
             ctx.rollback()
         return self._result(ctx, acct.hex, chain_id, raw, fn)
@@ -302,8 +315,10 @@ class World(LowLevelCalls):
     def _context(self, env: TxEnv, max_steps: int | None = None) -> ExecContext:
         origin = Address(_addr_int(env.origin or env.sender))
         steps = env.max_steps if max_steps is None else max_steps
-        ts = env.timestamp + self.clock["offset"]
-        ctx = ExecContext(self, origin, env.block_number, ts, steps, env.max_memory)
+        if self.test_clock:  # the test runner's block: number 0, the contract's clock
+            ctx = ExecContext(self, origin, 0, 0, steps, env.max_memory)
+        else:
+            ctx = ExecContext(self, origin, env.block_number, env.timestamp, steps, env.max_memory)
         if self.history is not None:
             ctx.journal = Journal(self.history, ctx.events, ctx.created, ctx.dirty)
         self.current = ctx
