@@ -41,6 +41,7 @@ from .values import (
     ArrayValue,
     ContractRef,
     DecimalValue,
+    Digest,
     MappingValue,
     StructValue,
     TextBytes,
@@ -206,6 +207,11 @@ def op_add_any(fr: Frame, a: Any, b: Any) -> Any:
         return bytes(a + b)
     if ta is DecimalValue or type(b) is DecimalValue:
         return dec_add(a, b)
+    if (ta is str or ta is Digest) and (type(b) is str or type(b) is Digest):
+        # a SolidVM hash is hex text: "0x" + keccak256(a, b)
+        text = (a.hex() if ta is Digest else a) + (b.hex() if type(b) is Digest else b)
+        fr.ctx.charge_memory(len(text))
+        return text
     raise type_error(f"cannot add {describe(a)} and {describe(b)}")
 
 
@@ -353,6 +359,8 @@ def make_coercer(t: Type | None, vm: str) -> Coercer | None:
         def c_str(v: Any) -> Any:
             if type(v) is str:
                 return v
+            if type(v) is Digest:  # SolidVM's hashes are hex text
+                return v.hex()
             if isinstance(v, bytes):
                 return v.decode("utf-8", "replace")
             raise type_error(f"expected string, got {describe(v)}")
@@ -465,6 +473,8 @@ def convert(v: Any, t: Type, vm: str) -> Any:
     if isinstance(t, StringType):
         if type(v) is str:
             return v
+        if type(v) is Digest:
+            return v.hex()
         if isinstance(v, bytes):
             return bytes_text(v)
         if type(v) is bool:
@@ -476,7 +486,9 @@ def convert(v: Any, t: Type, vm: str) -> Any:
         raise type_error(f"cannot convert {describe(v)} to string")
     if isinstance(t, BytesType):
         size = t.size
-        if isinstance(v, bytes):
+        if type(v) is Digest and size is None and vm != "EVM":
+            b = v.hex().encode()  # bytes(h) of a SolidVM hash: its hex text's bytes
+        elif isinstance(v, bytes):
             b = bytes(v)  # raw bytes now, even when made from text
         elif type(v) is str:
             # SolidVM: bytesN("text") keeps the first N characters (no padding)

@@ -28,6 +28,7 @@ from .values import (
     Address,
     ArrayValue,
     ContractRef,
+    Digest,
     MappingValue,
     StructValue,
     TextBytes,
@@ -41,6 +42,8 @@ def dump_value(v: Any, t: Type) -> Any:
     if isinstance(t, BytesType):
         if type(v) is TextBytes:  # text in a bytes slot stays text (see values.TextBytes)
             return {"text": v.decode("utf-8")}
+        if type(v) is Digest:  # a SolidVM hash stays one: hex text where text is wanted
+            return {"digest": v.hex()}
         return v.hex()
     if isinstance(t, DecimalType):
         return str(v)  # "1.50": the text keeps the places
@@ -77,6 +80,8 @@ def load_value(j: Any, t: Type) -> Any:
         return str(j)
     if isinstance(t, BytesType):
         if isinstance(j, dict):
+            if "digest" in j:
+                return Digest(bytes.fromhex(str(j["digest"])))
             return TextBytes(str(j["text"]).encode("utf-8"))
         return bytes.fromhex(j)
     if isinstance(t, DecimalType):

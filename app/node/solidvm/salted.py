@@ -14,7 +14,7 @@ from typing import Any, Union
 from .defs import ContractDef
 from .errors import ExecutionError
 from .ops import describe, keccak256, type_error
-from .values import Address, ContractRef, MappingValue, StructValue
+from .values import Address, ContractRef, Digest, MappingValue, StructValue
 
 Rlp = Union[int, bytes, list["Rlp"]]  # noqa: UP007 (a recursive alias needs Union)
 """An RLP item: ``int`` is a scalar byte (0..127), ``bytes`` a string, ``list`` a list."""
@@ -37,6 +37,8 @@ def salt_text(v: Any, what: str) -> str:
     """A salt is a string (a bytesN holding text counts: SolidVM keeps such values as text)."""
     if type(v) is str:
         return v
+    if type(v) is Digest:  # a SolidVM hash is hex text
+        return v.hex()
     if type(v) is bytes:
         try:
             return v.rstrip(b"\0").decode("utf-8")

@@ -213,6 +213,18 @@ class TextBytes(bytes):
         return f"TextBytes({bytes(self)!r})"
 
 
+class Digest(bytes):
+    """A hash of anything but one ``bytes`` value (``keccak256(a, b)``, ``sha256(s)`` of a
+    string). SolidVM returns those as hex text typed ``bytes32``: the bytes serve as bytes, and
+    where text is wanted (``string h = keccak256(a, b)``, ``string(h)``, ``"0x" + h``, a salt)
+    they read as that hex."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Digest({self.hex()})"
+
+
 class VariadicValue(tuple[Any, ...]):
     """A ``variadic`` value: an immutable sequence of values of any types."""
 
@@ -285,7 +297,7 @@ def is_default(v: Any) -> bool:
         return bool(v == 0)
     if cls is str:
         return bool(v == "")
-    if cls is bytes or cls is TextBytes:
+    if cls is bytes or cls is TextBytes or cls is Digest:
         return not any(v)
     if isinstance(v, Address):
         return v.value == 0

@@ -118,6 +118,77 @@ def test_ecrecover_with_unreadable_hex_is_invalid_arguments(deploy: DeployFn, ca
         call(addr, "whoHex", {"h": h, "v": v, "r": "zz", "s": s})
 
 
+def test_ecrecover_takes_v_as_27_or_28_only_as_the_platform(run: RunFn) -> None:
+    """The platform subtracts 27 from v as a byte: 0 and 1 recover nothing, 283 is 27."""
+    h, v, r, s, address = signed(b"pay bob 5")
+    assert run(RECOVER, "who", {"h": h, "v": v - 27, "r": r, "s": s}) == ["0" * 40]
+    raw = c(
+        "function who(bytes32 h, uint v, bytes32 r, bytes32 s) public pure returns (address) "
+        "{ return ecrecover(h, v, r, s); }"
+    )
+    assert run(raw, "who", {"h": h, "v": v + 256, "r": r, "s": s}) == [address]
+
+
+# The platform's known vector (mercata tests/User/UserBatchOpsSig.test.sol and
+# tests/BaseCodeCollection.test.sol): a transaction's SolidVM hash and its signature.
+KNOWN_VECTOR = c(
+    """
+    uint8 v = 0x1c;
+    uint r = 0xa3a96e57d33654b676751ba4e4e39fa2ba6d870ad9932c31e8485f5011f701e9;
+    uint s = 0x11d7a39195e4eea4f66e735455db97d63b1e48f3d5af34c54c39264cef9d4f19;
+    bytes32 public kept;
+    function args() internal returns (string[]) {
+        return ["0xac840dd68e2ab32e98c8d7ccd3b9a725139f1aa7", "10000000000000000000"];
+    }
+    function viaString() public returns (address, string) {
+        string u = keccak256(2, 1620, 150000, address(0x100e), "mint", args(), "mercata");
+        return (ecrecover(u, v, r, s), u);
+    }
+    function viaBytes32() public returns (address) {
+        bytes32 u = keccak256(2, 1620, 150000, address(0x100e), "mint", args(), "mercata");
+        return ecrecover(u, v, r, s);
+    }
+    function viaUint() public returns (address) {
+        bytes32 u = keccak256(2, 1620, 150000, address(0x100e), "mint", args(), "mercata");
+        return ecrecover(uint(u), v, r, s);
+    }
+    function texts() public returns (string, string, uint, bool) {
+        bytes32 h = keccak256("a", "b");
+        kept = h;
+        return (string(h), "0x" + h, bytes(h).length, h == keccak256("a", "b"));
+    }
+    function keptText() public returns (string) { string t = kept; return t; }
+"""
+)
+KNOWN_HASH = "9bd054af4674dcc41999ec46e2689e0f0d5d11d13c5605b5fbceb10410a6b73a"
+KNOWN_SIGNER = "1b7dc206ef2fe3aab27404b88c36470ccf16c0ce"
+
+
+def test_a_hash_kept_in_a_string_is_its_hex_and_ecrecover_reads_it(run: RunFn) -> None:
+    """SolidVM's keccak256 of several values is hex text: ``string u = keccak256(...)`` holds
+    the 64 hex digits, which ecrecover reads back as the 32-byte hash."""
+    assert run(KNOWN_VECTOR, "viaString") == [KNOWN_SIGNER, KNOWN_HASH]
+    assert run(KNOWN_VECTOR, "viaBytes32") == [KNOWN_SIGNER]
+    assert run(KNOWN_VECTOR, "viaUint") == [KNOWN_SIGNER]
+
+
+def test_a_hash_reads_as_hex_text_where_text_is_wanted(
+    world: Any, deploy: DeployFn, call: CallFn
+) -> None:
+    h = keccak_hex(bytes([0xC2, 0x61, 0x62]))  # RLP of ["a", "b"]
+    addr = deploy(KNOWN_VECTOR, "C").address
+    assert call(addr, "texts").values == [h, "0x" + h, "64", "true"]
+    assert call(addr, "keptText").values == [h]  # stored in a bytes32 and read back
+    # a node restarted from its snapshot keeps it a hash
+    from app.node.solidvm.persist import dump_value, load_value
+    from app.node.solidvm.types import BYTES32
+
+    stored = world.get_account(addr).storage["kept"]
+    assert call(addr, "kept").values == [h]
+    assert load_value(json.loads(json.dumps(dump_value(stored, BYTES32))), BYTES32) == stored
+    assert type(load_value(dump_value(stored, BYTES32), BYTES32)) is type(stored)
+
+
 # ---------------------------------------------------------------- keys and certificates
 
 

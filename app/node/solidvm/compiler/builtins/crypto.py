@@ -18,7 +18,7 @@ from ...errors import ExecutionError
 from ...ops import describe, keccak256, type_error
 from ...runtime import Frame
 from ...types import ADDRESS, BOOL, BYTES32, BytesType
-from ...values import Address, ArrayValue, MappingValue, StructValue, TextBytes
+from ...values import Address, ArrayValue, Digest, MappingValue, StructValue, TextBytes
 from ..base import CExpr, CompilerBase
 
 Hasher = Callable[[bytes], bytes]
@@ -87,7 +87,7 @@ def rlp_encode(item: Any) -> bytes:
 
 def hash_input(fr: Frame, vals: list[Any]) -> bytes:
     """What SolidVM feeds the hash: raw bytes/text for one such argument, else RLP."""
-    if len(vals) == 1 and type(vals[0]) in (bytes, str, TextBytes):
+    if len(vals) == 1 and type(vals[0]) in (bytes, str, TextBytes, Digest):
         v = vals[0]
         data = bytes(v) if isinstance(v, bytes) else v.encode()
     else:
@@ -104,6 +104,8 @@ SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 def _int_arg(v: Any, what: str) -> int:
     if type(v) is int:
         return v
+    if type(v) is TextBytes:  # text in a bytes slot is a string to SolidVM
+        v = v.decode("utf-8", "replace")
     if type(v) is str:
         try:
             return int(v[2:] if v[:2] in ("0x", "0X") else v, 16)
@@ -111,7 +113,7 @@ def _int_arg(v: Any, what: str) -> int:
             raise ExecutionError(
                 f"invalid arguments: parseHex: error parsing {what}: {v!r}", "invalid arguments"
             ) from None
-    if type(v) is bytes:
+    if isinstance(v, bytes):
         return int.from_bytes(v, "big")
     raise ExecutionError(
         f"invalid arguments: ecrecover: {what} must be a hex string or an integer: {describe(v)}",
@@ -120,21 +122,32 @@ def _int_arg(v: Any, what: str) -> int:
 
 
 def _bytes_arg(v: Any) -> bytes:
-    if type(v) is bytes:
-        return v
+    """A hash argument as SolidVM reads one: text (a string, or text kept in a bytes slot) is
+    hex when it reads as hex, else its UTF-8; bytes as they are (a Digest: its 32 bytes);
+    an integer its minimal big-endian bytes; an address its 20 bytes."""
+    if type(v) is TextBytes:
+        v = v.decode("utf-8", "replace")
+    if isinstance(v, bytes):
+        return bytes(v)
     if type(v) is str:
         try:
             return bytes.fromhex(v[2:] if v[:2] in ("0x", "0X") else v)
         except ValueError:
             return v.encode()
+    if type(v) is int and v >= 0:
+        return v.to_bytes((v.bit_length() + 7) // 8, "big")
+    if isinstance(v, Address):
+        return v.value.to_bytes(20, "big")
     raise type_error(f"expected bytes, got {describe(v)}")
 
 
 def ecrecover(digest: bytes, v: int, r: int, s: int) -> Address:
-    """The signer of a 32-byte digest (v 27/28 or 0/1); the zero address when none."""
+    """The signer of a 32-byte digest; the zero address when none. As the platform, v is 27 or
+    28 (taken as a byte: 0 and 1 recover nothing) and r and s are read modulo 2^256."""
     from coincurve import PublicKey
 
-    rec = v - 27 if v >= 27 else v
+    rec = (v - 27) % 256
+    r, s = r % (1 << 256), s % (1 << 256)
     if len(digest) != 32 or rec not in (0, 1) or not (0 < r < SECP256K1_N and 0 < s < SECP256K1_N):
         return Address(0)
     sig = r.to_bytes(32, "big") + s.to_bytes(32, "big") + bytes([rec])
@@ -238,14 +251,14 @@ class CryptoBuiltins(CompilerBase):
 
             def hash1(fr: Frame) -> Any:
                 v = f0(fr)
-                if type(v) is bytes:
+                if type(v) is bytes or type(v) is Digest:
                     return hasher(v)
-                return hasher(hash_input(fr, [v]))
+                return Digest(hasher(hash_input(fr, [v])))
 
             return hash1, BYTES32 if name != "ripemd160" else BytesType(20)
 
         def hash_n(fr: Frame) -> Any:
-            return hasher(hash_input(fr, [f(fr) for f in fns]))
+            return Digest(hasher(hash_input(fr, [f(fr) for f in fns])))
 
         return hash_n, BYTES32 if name != "ripemd160" else BytesType(20)
 
