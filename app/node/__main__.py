@@ -378,8 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--test-clock",
         action="store_true",
-        help="declare the fastForward(seconds) builtin, as the platform's test runner does: "
-        "contracts may move the clock they read forward",
+        help="the platform's test runner clock: each contract a transaction is sent to reads "
+        "its own, from 0 at its creation (block number 0), moved by fastForward(seconds)",
     )
     serve.set_defaults(func=cmd_serve)
 

@@ -28,7 +28,7 @@ class NodeConfig:
     max_upload: int = 50 * 1024 * 1024
     file_storage: bool = True  # False: the file routes answer 405, as without a bucket
     exit_with_parent: bool = False  # stop when the process that started us goes away
-    test_clock: bool = False  # contracts may call fastForward(seconds), as in the test runner
+    test_clock: bool = False  # the test runner's clock per contract, moved by fastForward
     parent_pid: int = 0  # that process, read at start (it may die before we listen)
 
 

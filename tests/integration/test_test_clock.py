@@ -51,9 +51,15 @@ def test_the_test_clock_starts_at_zero_moves_and_survives_a_restart(node: Runnin
     assert read_time(node, address) == YEAR
     other = deploy(c, "Clock", CLOCK)
     assert read_time(node, other) == 0
-    node.restart()
+    node.restart()  # SIGTERM: from the snapshot written on the way out
     assert read_time(node, address) == YEAR
     assert read_time(node, other) == 0
+    res = submit(node.client("alice"), call_tx(other, "jump", {"secs": 5}))
+    assert res[0]["status"] == "Success", res
+    node.kill9()
+    node.restart()  # from the blocks replayed after the last snapshot
+    assert read_time(node, address) == YEAR
+    assert read_time(node, other) == 5
 
 
 def test_the_xabi_route_accepts_fast_forward_on_this_node(node: RunningNode) -> None:
