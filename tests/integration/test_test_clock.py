@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from app.client.http import StratoClient
+from app.client.test_runner import RunReport, TestRunner
 from tests.integration.conftest import make_node
-from tests.integration.node_fixture import RunningNode, call_tx, deploy, submit, upload_tx
+from tests.integration.node_fixture import ROOT, RunningNode, call_tx, deploy, submit, upload_tx
 
 CLOCK = """
 contract Clock {
@@ -22,6 +26,7 @@ contract Clock {
 }
 """
 YEAR = 365 * 24 * 3600
+CLOCK_TESTS = ROOT / "tests" / "corpus" / "describe" / "clock"
 
 
 @pytest.fixture(scope="module")
@@ -71,9 +76,25 @@ def test_the_xabi_route_accepts_fast_forward_on_this_node(node: RunningNode) -> 
 def test_a_node_without_the_test_clock_refuses_the_upload(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
+    """What the app's sandbox (no --test-clock) gives: the upload is refused, and the Tests
+    view's runner reports the file's compile failure at the fastForward call."""
     plain = make_node(tmp_path_factory, name="plain-clock")
     try:
         res = submit(plain.client("alice"), upload_tx("Clock", CLOCK), expect=400)
         assert "undeclared function 'fastForward'" in str(res)
+        token = plain.token("alice")
+
+        async def provide() -> str:
+            return token
+
+        async def run() -> RunReport:
+            async with StratoClient(plain.url, provide) as client:
+                return await TestRunner(client).run([CLOCK_TESTS])
+
+        report = asyncio.run(run())
+        assert report.outcomes == []
+        [failure] = report.failures
+        assert (Path(failure.file).name, failure.line) == ("clock.sol", 8)
+        assert "undeclared function 'fastForward'" in failure.message
     finally:
         plain.stop()

@@ -28,7 +28,7 @@ from ..solidvm.types import (
     StructType,
     Type,
 )
-from ..solidvm.values import Address
+from ..solidvm.values import Address, Digest
 from ..solidvm.world import AccountState, World
 from .backend import STANDARD_COLUMNS, STANDARD_NAMES, CirrusBackend, Table
 from .values import Column
@@ -65,7 +65,10 @@ def cirrus_timestamp(ts: int) -> str:
 
 
 def bytes_text(v: bytes) -> str:
-    """Bytes as Cirrus shows them: printable UTF-8 text (trailing zero bytes dropped), or hex."""
+    """Bytes as Cirrus shows them: printable UTF-8 text (trailing zero bytes dropped), or hex
+    (always for a SolidVM hash, which the platform keeps as hex text)."""
+    if type(v) is Digest:
+        return v.hex()
     try:
         text = v.rstrip(b"\0").decode("utf-8")
     except UnicodeDecodeError:

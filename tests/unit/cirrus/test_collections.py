@@ -247,3 +247,13 @@ def test_json_paths() -> None:
     assert json_get(stored, "a.9", 0) is None
     assert json_get(encode_json(5), "a", 1) is None  # not an object: NULL
     assert json_get(None, "a", 1) is None
+
+
+def test_a_solidvm_hash_shows_as_hex_even_when_its_bytes_read_as_text() -> None:
+    """The platform keeps keccak256(a, b) as hex text; raw bytes that read as text stay text."""
+    from app.node.cirrus.indexer import bytes_text
+    from app.node.solidvm.values import Digest
+
+    printable = b"A" * 32
+    assert bytes_text(printable) == "A" * 32
+    assert bytes_text(Digest(printable)) == "41" * 32
