@@ -254,6 +254,16 @@ class Throw(Stmt):
 
 
 @dataclass(slots=True)
+class Assembly(Stmt):
+    """The one inline assembly SolidVM knows, ``assembly { dst := mload(add(src, 32)) }``:
+    it copies variable ``src`` into variable ``dst``."""
+
+    dst: str
+    src: str
+    src_pos: Pos
+
+
+@dataclass(slots=True)
 class CatchClause(Node):
     """One ``catch``: ``name`` is "Error", "Panic" or "" in the Solidity form (``params`` typed),
     an exception or custom-error name or "" in SolidVM's block form (``names`` untyped)."""
