@@ -1,0 +1,124 @@
+"""alt_bn128 (BN254) arithmetic of SolidVM's ``ecAdd``, ``ecMul`` and ``ecPairing``.
+
+G1 addition and scalar multiplication are written out here rather than taken from a library,
+because the platform's results are those of its curve library's affine formulas, quirks
+included, and a sandbox has to agree with them:
+
+- ``(0, 0)`` (before any reduction) is the point at infinity; other coordinates are reduced
+  modulo the field prime, and no point is checked to lie on the curve: the formulas run on
+  whatever they are given.
+- Adding two points with the same x gives the point at infinity, **even a point to itself**
+  (``ecAdd(P, P)`` is ``(0, 0)``, not ``2P``; ``ecMul(P, 2)`` doubles).
+- ``ecMul`` reduces the scalar modulo the group order, then doubles and adds from the lowest bit.
+
+For points on the curve these are the usual group operations (the unit tests compare them with
+py_ecc). The pairing check uses py_ecc's optimal ate pairing (Miller loops multiplied, one final
+exponentiation), with the platform's treatment of the point at infinity; a point that is not on
+its curve makes the check false, as the platform's unchecked arithmetic does in practice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+# the base field of the curve y^2 = x^3 + 3, and the order of its group of points
+FIELD = 21888242871839275222246405745257275088696311157297823662689037894645226208583
+ORDER = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+
+Point = tuple[int, int] | None  # None: the point at infinity
+
+
+def to_point(x: int, y: int) -> Point:
+    """Integers as a G1 point: the raw pair (0, 0) is infinity, anything else is reduced."""
+    if x == 0 and y == 0:
+        return None
+    return x % FIELD, y % FIELD
+
+
+def from_point(p: Point) -> tuple[int, int]:
+    return (0, 0) if p is None else p
+
+
+def add(p: Point, q: Point) -> Point:
+    """Affine addition; equal x coordinates (a point and itself too) give infinity."""
+    if p is None:
+        return q
+    if q is None:
+        return p
+    (x1, y1), (x2, y2) = p, q
+    if x1 == x2:
+        return None
+    slope = (y1 - y2) * pow(x1 - x2, -1, FIELD) % FIELD
+    x3 = (slope * slope - x1 - x2) % FIELD
+    return x3, (slope * (x1 - x3) - y1) % FIELD
+
+
+def double(p: Point) -> Point:
+    if p is None or p[1] == 0:
+        return None
+    x, y = p
+    slope = 3 * x * x * pow(2 * y, -1, FIELD) % FIELD
+    x3 = (slope * slope - 2 * x) % FIELD
+    return x3, (slope * (x - x3) - y) % FIELD
+
+
+def multiply(p: Point, scalar: int) -> Point:
+    """``scalar * p``, the scalar taken modulo the group order; the doublings of ``p`` are
+    added from the highest set bit down, as the platform's recursion does."""
+    n = scalar % ORDER
+    if n == 0:
+        return None
+    doubles: list[Point] = []
+    d = p
+    while n > 1:
+        doubles.append(d if n & 1 else None)
+        d = double(d)
+        n >>= 1
+    acc = d
+    for q in reversed(doubles):
+        if q is not None:
+            acc = add(q, acc)
+    return acc
+
+
+def ec_add(x1: int, y1: int, x2: int, y2: int) -> tuple[int, int]:
+    return from_point(add(to_point(x1, y1), to_point(x2, y2)))
+
+
+def ec_mul(x: int, y: int, scalar: int) -> tuple[int, int]:
+    return from_point(multiply(to_point(x, y), scalar))
+
+
+def pairing_check(values: Sequence[int], tick: Callable[[], None] | None = None) -> bool:
+    """True when the product of the pairings e(G1_i, G2_i) is one.
+
+    ``values`` is Ethereum's layout, six integers a pair: x, y of the G1 point, then the G2
+    point's x as (imaginary, real) and its y the same way. A length that is not a multiple of six
+    is false; no pairs at all is true. A pair whose G1 point is the raw (0, 0), or whose G2
+    coordinates are all zero, contributes one. ``tick`` runs before each pair's Miller loop (the
+    caller charges steps there and can stop a transaction that ran out of time).
+    """
+    if len(values) % 6:
+        return False
+    from py_ecc.optimized_bn128 import FQ, FQ2, FQ12, b, b2, final_exponentiate, is_on_curve
+    from py_ecc.optimized_bn128 import pairing as miller
+
+    acc: Any = FQ12.one()
+    for i in range(0, len(values), 6):
+        x1, y1, x2i, x2r, y2i, y2r = values[i : i + 6]
+        if x1 == 0 and y1 == 0:
+            continue
+        g2 = [v % FIELD for v in (x2r, x2i, y2r, y2i)]
+        if not any(g2):
+            continue
+        p1 = (FQ(x1 % FIELD), FQ(y1 % FIELD), FQ.one())
+        p2 = (FQ2(g2[:2]), FQ2(g2[2:]), FQ2.one())
+        if not is_on_curve(p1, b) or not is_on_curve(p2, b2):
+            return False
+        if tick is not None:
+            tick()
+        acc = acc * miller(p2, p1, final_exponentiate=False)
+    if tick is not None:
+        tick()
+    return bool(final_exponentiate(acc) == FQ12.one())
