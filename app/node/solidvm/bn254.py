@@ -101,8 +101,12 @@ def pairing_check(values: Sequence[int], tick: Callable[[], None] | None = None)
     """
     if len(values) % 6:
         return False
-    from py_ecc.optimized_bn128 import FQ, FQ2, FQ12, b, b2, final_exponentiate, is_on_curve
-    from py_ecc.optimized_bn128 import pairing as miller
+    from py_ecc.fields import optimized_bn128_FQ as FQ
+    from py_ecc.fields import optimized_bn128_FQ2 as FQ2
+    from py_ecc.fields import optimized_bn128_FQ12 as FQ12
+    from py_ecc.optimized_bn128.optimized_curve import b, b2, is_on_curve
+    from py_ecc.optimized_bn128.optimized_pairing import final_exponentiate
+    from py_ecc.optimized_bn128.optimized_pairing import pairing as miller
 
     acc: Any = FQ12.one()
     for i in range(0, len(values), 6):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from py_ecc.optimized_bn128 import G1, G2, multiply, normalize
+from py_ecc.optimized_bn128.optimized_curve import G1, G2, multiply, normalize
 
 from app.node.solidvm.bn254 import FIELD, ORDER, ec_add, ec_mul, pairing_check
 from app.node.solidvm.errors import CompileError, ExecutionError
@@ -69,9 +69,7 @@ POINTS = c(
 
 def test_ec_mul_doubles_and_ec_add_adds(run: RunFn) -> None:
     assert run(POINTS, "mul", {"x": 1, "y": 2, "s": 2}) == strs(G_2)
-    assert run(POINTS, "add", {"x1": 1, "y1": 2, "x2": str(G_2[0]), "y2": str(G_2[1])}) == strs(
-        G_3
-    )
+    assert run(POINTS, "add", {"x1": 1, "y1": 2, "x2": str(G_2[0]), "y2": str(G_2[1])}) == strs(G_3)
     assert run(POINTS, "triple") == strs(G_3)
     assert run(POINTS, "mul", {"x": 1, "y": 2, "s": 3}) == strs(G_3)
 
