@@ -19,7 +19,9 @@ its curve makes the check false, as the platform's unchecked arithmetic does in 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 # the base field of the curve y^2 = x^3 + 3, and the order of its group of points
@@ -90,6 +92,26 @@ def ec_mul(x: int, y: int, scalar: int) -> tuple[int, int]:
     return from_point(multiply(to_point(x, y), scalar))
 
 
+@cache
+def _py_ecc() -> tuple[Any, ...]:
+    """py_ecc's BN254 pairing pieces, imported on first use (~0.2 s).
+
+    Importing py_ecc raises the interpreter's recursion limit to 100,000 for its own recursive
+    code paths, which we do not use; the limit the node chose (deep contract code fails with
+    "stack too deep" instead of overflowing the C stack) is put back.
+    """
+    limit = sys.getrecursionlimit()
+    try:
+        from py_ecc.fields import optimized_bn128_FQ as FQ
+        from py_ecc.fields import optimized_bn128_FQ2 as FQ2
+        from py_ecc.fields import optimized_bn128_FQ12 as FQ12
+        from py_ecc.optimized_bn128.optimized_curve import b, b2, is_on_curve
+        from py_ecc.optimized_bn128.optimized_pairing import final_exponentiate, pairing
+    finally:
+        sys.setrecursionlimit(limit)
+    return FQ, FQ2, FQ12, b, b2, is_on_curve, pairing, final_exponentiate
+
+
 def pairing_check(values: Sequence[int], tick: Callable[[], None] | None = None) -> bool:
     """True when the product of the pairings e(G1_i, G2_i) is one.
 
@@ -101,13 +123,7 @@ def pairing_check(values: Sequence[int], tick: Callable[[], None] | None = None)
     """
     if len(values) % 6:
         return False
-    from py_ecc.fields import optimized_bn128_FQ as FQ
-    from py_ecc.fields import optimized_bn128_FQ2 as FQ2
-    from py_ecc.fields import optimized_bn128_FQ12 as FQ12
-    from py_ecc.optimized_bn128.optimized_curve import b, b2, is_on_curve
-    from py_ecc.optimized_bn128.optimized_pairing import final_exponentiate
-    from py_ecc.optimized_bn128.optimized_pairing import pairing as miller
-
+    FQ, FQ2, FQ12, b, b2, is_on_curve, miller, final_exponentiate = _py_ecc()
     acc: Any = FQ12.one()
     for i in range(0, len(values), 6):
         x1, y1, x2i, x2r, y2i, y2r = values[i : i + 6]

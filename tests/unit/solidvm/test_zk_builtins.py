@@ -7,10 +7,12 @@ holds by construction (no circuit or trusted setup needed), and breaks when an i
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from functools import cache
 from typing import Any
 
 import pytest
-from py_ecc.optimized_bn128.optimized_curve import G1, G2, multiply, normalize
 
 from app.node.solidvm.bn254 import FIELD, ORDER, ec_add, ec_mul, pairing_check
 from app.node.solidvm.errors import CompileError, ExecutionError
@@ -30,14 +32,27 @@ G_3 = (
 )
 
 
+@cache
+def curve() -> Any:
+    """py_ecc's BN254 curve module; importing py_ecc raises the recursion limit, put it back."""
+    limit = sys.getrecursionlimit()
+    try:
+        from py_ecc.optimized_bn128 import optimized_curve
+    finally:
+        sys.setrecursionlimit(limit)
+    return optimized_curve
+
+
 def g1(k: int) -> tuple[int, int]:
-    x, y = normalize(multiply(G1, k))
+    m = curve()
+    x, y = m.normalize(m.multiply(m.G1, k))
     return int(x), int(y)
 
 
 def g2(k: int) -> tuple[int, int, int, int]:
     """k times the G2 generator in Ethereum's order: x imaginary, x real, y imaginary, y real."""
-    x, y = normalize(multiply(G2, k))
+    m = curve()
+    x, y = m.normalize(m.multiply(m.G2, k))
     return int(x.coeffs[1]), int(x.coeffs[0]), int(y.coeffs[1]), int(y.coeffs[0])
 
 
@@ -168,6 +183,23 @@ def test_pairing_is_charged_pair_by_pair(deploy: DeployFn, call: CallFn) -> None
     four = strs([*G, *g2(1)] * 4)
     with pytest.raises(ExecutionError, match="out of gas"):
         call(addr, "check", {"input": four}, max_steps=30_000)
+
+
+def test_the_node_recursion_limit_survives_py_ecc() -> None:
+    # importing py_ecc sets the limit to 100,000; the node keeps its own (a fresh interpreter,
+    # since this module has imported py_ecc already)
+    code = (
+        "import sys, app.node.solidvm.world\n"
+        "from app.node.solidvm.bn254 import pairing_check\n"
+        "before = sys.getrecursionlimit()\n"
+        "pairing_check([1, 2, 3, 4, 5, 6])\n"
+        "assert 'py_ecc' in sys.modules\n"
+        "print(before, sys.getrecursionlimit())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    assert out == ["20000", "20000"]
 
 
 def test_pairing_check_function_directly() -> None:
