@@ -15,6 +15,11 @@ For points on the curve these are the usual group operations (the unit tests com
 py_ecc). The pairing check uses py_ecc's optimal ate pairing (Miller loops multiplied, one final
 exponentiation), with the platform's treatment of the point at infinity; a point that is not on
 its curve makes the check false, as the platform's unchecked arithmetic does in practice.
+
+The final exponentiation f^((p^12 - 1) / r) is py_ecc's arithmetic split the textbook way:
+(p^6 - 1)(p^2 + 1) by two Frobenius maps (linear on the coefficients, their matrices computed
+once) and one division, then the remaining (p^4 - p^2 + 1) / r as a power: a 762-bit exponent
+instead of py_ecc's 2,790 bits, about four times faster. Tests compare it with py_ecc's.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 # the base field of the curve y^2 = x^3 + 3, and the order of its group of points
 FIELD = 21888242871839275222246405745257275088696311157297823662689037894645226208583
 ORDER = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+HARD_EXPONENT = (FIELD**4 - FIELD**2 + 1) // ORDER  # r divides p^4 - p^2 + 1 on BN curves
 
 Point = tuple[int, int] | None  # None: the point at infinity
 
@@ -106,10 +112,42 @@ def _py_ecc() -> tuple[Any, ...]:
         from py_ecc.fields import optimized_bn128_FQ2 as FQ2
         from py_ecc.fields import optimized_bn128_FQ12 as FQ12
         from py_ecc.optimized_bn128.optimized_curve import b, b2, is_on_curve
-        from py_ecc.optimized_bn128.optimized_pairing import final_exponentiate, pairing
+        from py_ecc.optimized_bn128.optimized_pairing import pairing
     finally:
         sys.setrecursionlimit(limit)
-    return FQ, FQ2, FQ12, b, b2, is_on_curve, pairing, final_exponentiate
+    return FQ, FQ2, FQ12, b, b2, is_on_curve, pairing
+
+
+@cache
+def _frobenius_rows(k: int) -> tuple[tuple[int, ...], ...]:
+    """Row i: the coefficients of (w^i)^(p^k) in py_ecc's FQ12 basis 1, w, ..., w^11."""
+    FQ12 = _py_ecc()[2]
+    w_p = FQ12([0, 1] + [0] * 10) ** (FIELD**k)
+    rows = []
+    image = FQ12.one()
+    for _ in range(12):
+        rows.append(tuple(int(c) for c in image.coeffs))
+        image = image * w_p
+    return tuple(rows)
+
+
+def frobenius(f: Any, k: int) -> Any:
+    """f^(p^k): the coefficients are fixed by it, so it maps the basis only."""
+    rows = _frobenius_rows(k)
+    out = [0] * 12
+    for coeff, row in zip(f.coeffs, rows, strict=True):
+        a = int(coeff)
+        if a:
+            for j in range(12):
+                out[j] += a * row[j]
+    return type(f)(out)
+
+
+def final_exponentiation(f: Any) -> Any:
+    """f^((p^12 - 1) / r), equal to py_ecc's ``final_exponentiate(f)``."""
+    f = frobenius(f, 6) / f  # f^(p^6 - 1)
+    f = frobenius(f, 2) * f  # ...^(p^2 + 1)
+    return f**HARD_EXPONENT
 
 
 def pairing_check(values: Sequence[int], tick: Callable[[], None] | None = None) -> bool:
@@ -123,7 +161,7 @@ def pairing_check(values: Sequence[int], tick: Callable[[], None] | None = None)
     """
     if len(values) % 6:
         return False
-    FQ, FQ2, FQ12, b, b2, is_on_curve, miller, final_exponentiate = _py_ecc()
+    FQ, FQ2, FQ12, b, b2, is_on_curve, miller = _py_ecc()
     acc: Any = FQ12.one()
     for i in range(0, len(values), 6):
         x1, y1, x2i, x2r, y2i, y2r = values[i : i + 6]
@@ -141,4 +179,4 @@ def pairing_check(values: Sequence[int], tick: Callable[[], None] | None = None)
         acc = acc * miller(p2, p1, final_exponentiate=False)
     if tick is not None:
         tick()
-    return bool(final_exponentiate(acc) == FQ12.one())
+    return bool(final_exponentiation(acc) == FQ12.one())

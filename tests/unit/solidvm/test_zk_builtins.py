@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from app.node.solidvm.bn254 import FIELD, ORDER, ec_add, ec_mul, pairing_check
+from app.node.solidvm.bn254 import (
+    FIELD,
+    ORDER,
+    ec_add,
+    ec_mul,
+    final_exponentiation,
+    pairing_check,
+)
 from app.node.solidvm.errors import CompileError, ExecutionError
 from app.node.solidvm.poseidon import PARTIAL_ROUNDS, parameters, poseidon
 
@@ -207,6 +214,19 @@ def test_pairing_check_function_directly() -> None:
     ticks: list[int] = []
     assert pairing_check(ok, lambda: ticks.append(1)) is True
     assert len(ticks) == 3  # one per Miller loop, one for the final exponentiation
+
+
+def test_final_exponentiation_equals_py_ecc() -> None:
+    import random
+
+    from py_ecc.optimized_bn128.optimized_pairing import final_exponentiate, pairing
+
+    m = curve()
+    rng = random.Random(7)
+    miller = pairing(m.multiply(m.G2, 5), m.multiply(m.G1, 7), final_exponentiate=False)
+    arbitrary = m.FQ12([rng.randrange(1, FIELD) for _ in range(12)])
+    for f in (miller, arbitrary):
+        assert final_exponentiation(f) == final_exponentiate(f)
 
 
 # ---------------------------------------------------------------- Groth16
