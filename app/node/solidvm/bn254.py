@@ -118,17 +118,40 @@ def _py_ecc() -> tuple[Any, ...]:
     return FQ, FQ2, FQ12, b, b2, is_on_curve, pairing
 
 
+def _sextic_power(e: int) -> tuple[int, int]:
+    """(w^6)^e as a + b w^6: w^6 spans a quadratic subfield, (w^6)^2 = 18 w^6 - 82 in py_ecc's
+    FQ12 (w^12 - 18 w^6 + 82 = 0), so the power costs two-term products only."""
+    a, b = 1, 0
+    c, d = 0, 1
+    while e:
+        if e & 1:
+            a, b = (a * c - 82 * b * d) % FIELD, (a * d + b * c + 18 * b * d) % FIELD
+        c, d = (c * c - 82 * d * d) % FIELD, (2 * c * d + 18 * d * d) % FIELD
+        e >>= 1
+    return a, b
+
+
 @cache
 def _frobenius_rows(k: int) -> tuple[tuple[int, ...], ...]:
     """Row i: the coefficients of (w^i)^(p^k) in py_ecc's FQ12 basis 1, w, ..., w^11."""
     FQ12 = _py_ecc()[2]
-    w_p = FQ12([0, 1] + [0] * 10) ** (FIELD**k)
+    # w^(p^k) = w * (w^6)^((p^k - 1) / 6), p = 1 (mod 6)
+    a, b = _sextic_power((FIELD**k - 1) // 6)
+    w_p = FQ12([0, a, 0, 0, 0, 0, 0, b, 0, 0, 0, 0])
     rows = []
     image = FQ12.one()
     for _ in range(12):
         rows.append(tuple(int(c) for c in image.coeffs))
         image = image * w_p
     return tuple(rows)
+
+
+def warm_up() -> None:
+    """Import py_ecc and compute the Frobenius rows now (~0.2 s once), so that the first pairing
+    does not spend it inside a transaction's time budget (called when a contract using
+    ``ecPairing`` compiles)."""
+    _frobenius_rows(6)
+    _frobenius_rows(2)
 
 
 def frobenius(f: Any, k: int) -> Any:

@@ -209,6 +209,21 @@ def test_the_node_recursion_limit_survives_py_ecc() -> None:
     assert out == ["20000", "20000"]
 
 
+def test_compiling_a_pairing_prepares_py_ecc_outside_any_transaction() -> None:
+    code = (
+        "import sys\n"
+        "from app.node.solidvm import compile_source\n"
+        "compile_source('contract C { function f(uint[] a) public returns (bool) "
+        "{ return ecPairing(a); } }')\n"
+        "from app.node.solidvm import bn254\n"
+        "print('py_ecc' in sys.modules, bn254._frobenius_rows.cache_info().currsize)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    assert out == ["True", "2"]
+
+
 def test_pairing_check_function_directly() -> None:
     ok = [*G, *g2(1), *neg(G), *g2(1)]
     ticks: list[int] = []
