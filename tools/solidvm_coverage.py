@@ -37,7 +37,8 @@ DEFAULT_MIRROR = "/work/.mirror/strato-net+strato-platform/repo"
 MERCATA = "mercata/contracts"
 MERCATA_DIRS = ("abstract", "concrete", "libraries", "tests")
 
-# The harness's transaction context: sender 0xdeadbeef, block 8033 at time 0x4000.
+# The harness's transaction context: sender 0xdeadbeef, block 8033 at time 0x4000, whose header
+# has gas limit 1000000 and difficulty 900.
 SENDER = f"{0xDEADBEEF:040x}"
 SENDER_CERT = {
     "commonName": "Benjamin Prevor",
@@ -47,16 +48,49 @@ SENDER_CERT = {
 }
 BLOCK_NUMBER = 8033
 TIMESTAMP = 0x4000
+GAS_LIMIT = 1_000_000
+DIFFICULTY = 900
 
 # Outcome classes, in report order; FAILING ones are listed in the failure groups.
 CLASSES: tuple[str, ...] = ("PASS", "PASS-ran", "PASS-error", "FAIL-parse", "FAIL-compile")
 CLASSES += ("FAIL-run", "FAIL-wrong-value", "WRONG-ERROR", "UNEXPECTED-SUCCESS", "CRASH")
-CLASSES += ("NOT-EXPRESSIBLE", "PENDING", "SKIPPED")
+CLASSES += ("STALE", "NOT-EXPRESSIBLE", "PENDING", "SKIPPED")
 FAILING = CLASSES[3:10]
+
+# Spec cases whose expectation predates a change of the platform's own code (the commit is named;
+# the spec file was not updated with it), so that today's platform fails them too. Each comes
+# with what today's platform does instead, as a pattern over our ``stage: message``: a case is
+# STALE only when we fail it that way, otherwise it stays a failure. Not counted as expressible.
+STALE: dict[str, tuple[str, str]] = {}
+_APOSTROPHE = (
+    r"^parse: .*unterminated string literal",
+    "names a variable with an apostrophe (contract', salt'); since 4aa8db0810 (Oct 2025) an "
+    "identifier is letters, digits, $ and _ (Parsec's javaStyle had allowed '), so the "
+    "platform's parser fails on it as ours does",
+)
+STALE["can use the selfdestruct function"] = _APOSTROPHE
+STALE["can deterministically create multiple salted contracts with no args"] = _APOSTROPHE
+STALE["can deterministically create multiple salted contract with args"] = _APOSTROPHE
+STALE["can deterministically derive salted contract addresses with no args"] = (
+    r"derive",
+    "calls derive(salt) alone; since 912d7940c9 (Oct 2025) derive takes the salt and the "
+    "contract name first, and the platform fails with 'derive: first two arguments must be "
+    "contract name and salt'",
+)
+STALE["can deterministically derive salted contract addresses with multiple args"] = (
+    r"^run: solidity require failed: These salted addresses are not the same$",
+    "calls derive(salt, constructor args...); since 912d7940c9 (Oct 2025) the second argument "
+    "is the contract name, so the derived address differs and the case's own require fails",
+)
+STALE["can use msg.data"] = (
+    r"^run: type error: .*variadic",
+    "expects msg.data to be the text '(10, hey, False)'; since fc57c37c45 (Sep 2025) it is a "
+    "variadic of the arguments, which the platform cannot store in a string (a TypeError)",
+)
 
 # Errors the source must be rejected with before it runs (our parse or compile stage); those our
 # parser may raise (the platform's parser accepts the syntax of every other expected error).
-STATIC_ERRORS = {"ParseError", "ReservedWordError", "MissingType", "Typechecker"}
+STATIC_ERRORS = {"ParseError", "ReservedWordError", "Typechecker"}
 PARSE_STAGE_OK = {"ParseError", "ReservedWordError", "MissingType", "any"}
 # Errors raised while running, with a pattern our ``kind: message`` must match.
 RUN_ERRORS = {
@@ -80,6 +114,8 @@ EITHER_KINDS = {
     "UnknownFunction": r"unknown function|no method",
     "MissingField": r"missing field|no member|has no",
     "InvalidArguments": r"argument",
+    # a reserved word used as a name (parse), or a contract missing when `create` runs
+    "MissingType": r"missing type",
 }
 # Our messages for features the engine lacks (an expected error raised for this reason is no pass).
 UNSUPPORTED = re.compile(r"not supported|unsupported", re.I)
@@ -173,7 +209,13 @@ class CaseRunner:
         self.sv = sv
         self.world = sv.World()
         self.world.register_identity(SENDER, SENDER_CERT)
-        self.env = sv.TxEnv(sender=SENDER, block_number=BLOCK_NUMBER, timestamp=TIMESTAMP)
+        self.env = sv.TxEnv(
+            sender=SENDER,
+            block_number=BLOCK_NUMBER,
+            timestamp=TIMESTAMP,
+            gas_limit=GAS_LIMIT,
+            difficulty=DIFFICULTY,
+        )
         self.deployed: list[str] = []
         self.vars: dict[str, str] = {}
         self.checked = 0
@@ -227,7 +269,16 @@ class CaseRunner:
             raise Failure("args", "argument", str(e)) from None
         if len(vals) != len(params):
             return vals  # let the engine say what it thinks of the count
-        return [json_arg(v, t) for v, (_, t) in zip(vals, params, strict=True)]
+        out = [json_arg(v, t) for v, (_, t) in zip(vals, params, strict=True)]
+        for i, (_, t) in enumerate(params):
+            size = getattr(t, "size", None) if type(t).__name__ == "BytesType" else None
+            if size and isinstance(out[i], str) and len(out[i]) < 2 * size:
+                # The harness passes Solidity literal text, which may be shorter than a bytesN;
+                # the JSON API (ours, and the platform's) takes exactly N bytes of hex, so the
+                # value goes right-padded with zeros, as Solidity pads a short bytesN literal.
+                out[i] = out[i].ljust(2 * size, "0")
+                self.notes.append(f"argument {i + 1} right-padded to {size} bytes")
+        return out
 
     def address(self, target: Any) -> str:
         if isinstance(target, int):
@@ -375,12 +426,21 @@ def matches(want: Any, got: Any, deployed: list[str]) -> bool:
         return isinstance(got, str) and got[:40] == f"{addr:040x}"
     if kind == "bytes":
         return isinstance(got, str) and got.lower().rstrip("0") == want[1].rstrip("0")
+    if kind == "str-qq":
+        # The platform stripped trailing blanks from every line of its spec files (commit
+        # 0985d31d18, Nov 2025), inside the quasi-quotes that hold expected texts too: compare
+        # such texts line by line without trailing blanks.
+        return isinstance(got, str) and _unpadded(got) == _unpadded(want[1])
     if kind == "str":
         raw = hs_bytes(want[1])
         if not isinstance(got, str):
             return False
         return got.encode() == raw or got.lower().rstrip("0") == raw.hex().rstrip("0")
     return False
+
+
+def _unpadded(text: str) -> list[str]:
+    return [line.rstrip(" \t") for line in text.split("\n")]
 
 
 def show_expected(want: Any) -> str:
@@ -417,6 +477,10 @@ def run_case(sv: Any, case: Case) -> None:
     case.checked = runner.checked
     case.unchecked += runner.notes
     case.outcome = classify(case, fail)
+    stale = STALE.get(case.name)
+    if case.outcome in FAILING and stale and re.search(stale[0], f"{case.stage}: {case.message}"):
+        case.outcome = "STALE"
+        case.message = f"{stale[1]} (ours: {case.message})"
 
 
 def classify(case: Case, fail: Failure | None) -> str:
@@ -607,6 +671,11 @@ def report(cases: list[Case], lib: list[dict[str, Any]] | None, top: int) -> Non
         examples = "; ".join(f"{m.name!r} ({m.suite}:{m.line})" for m in members[:2])
         print(f"{len(members):>4}  {key}{names_in(m.message for m in members)}")
         print(f"        e.g. {examples}")
+    stale = [c for c in cases if c.outcome == "STALE"]
+    if stale:
+        print("\n== STALE: the platform's own code no longer passes these (see STALE)")
+        for c in stale:
+            print(f"   {c.name!r} ({c.suite}:{c.line})\n        {c.message[:300]}")
     inexpr = Counter(c.message for c in cases if c.outcome == "NOT-EXPRESSIBLE")
     print("\n== NOT-EXPRESSIBLE reasons")
     for why, n in inexpr.most_common():
