@@ -82,6 +82,17 @@ STALE["can deterministically derive salted contract addresses with multiple args
     "calls derive(salt, constructor args...); since 912d7940c9 (Oct 2025) the second argument "
     "is the contract name, so the derived address differs and the case's own require fails",
 )
+_OVERLOADS_TODAY = (
+    "function addToNum (uint x, uint y) public {\n    myNum = myNum + x + y;\n    }\n"
+    "function addToNum (uint x, bool y) public {\n    myNum += x;\n    myStatus = y;\n    }\n"
+    "function addToNum (uint x, string z) public {\n    myNum += x;\n    myString = z;\n    }\n\n"
+)
+STALE["can get overloaded function using the .code parameter"] = (
+    "^value: codeTest is " + re.escape(repr(_OVERLOADS_TODAY)) + ", want",
+    "expects 'myNum += x + y;' in the first addToNum; since dfd95c29bc (Oct 2025) the optimiser "
+    "rewrites `x += y` as `x = x + y` in every function it keeps (the first of an overloaded "
+    "name; the others are left as written), and .code prints the optimised contract",
+)
 STALE["can use msg.data"] = (
     r"^run: type error: .*variadic",
     "expects msg.data to be the text '(10, hey, False)'; since fc57c37c45 (Sep 2025) it is a "

@@ -250,6 +250,7 @@ def test_block_gas_limit_and_difficulty_come_from_the_block() -> None:
     )
     world = World()
     addr = world.deploy(compile_src(src).contracts["C"], {}, TxEnv(sender=ALICE)).address
+    assert addr is not None
     told = TxEnv(sender=ALICE, gas_limit=750_000, difficulty=12)
     assert world.call(addr, "header", {}, told).values == ["750000", "12"]
     # a block that says nothing: the transaction's step budget and difficulty 0, as before
