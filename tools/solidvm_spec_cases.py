@@ -701,7 +701,7 @@ def parse_value(toks: list[Tok], bindings: dict[str, str]) -> Any:
     if head == "BString" and len(rest) == 1 and strs:
         return ("str", strs[0])
     if head == "BString" and len(rest) == 1 and rest[0][1] in bindings:
-        return ("str", bindings[rest[0][1]])
+        return ("str-qq", bindings[rest[0][1]])  # text of a quasi-quote
     words = [t[1] for t in rest]
     for fn, width in (("word256ToBytes", 64), ("word160ToBytes", 40)):
         if head == "BString" and fn in words and nums:

@@ -74,6 +74,7 @@ class StringLit(Expr):
 @dataclass(slots=True)
 class HexLit(Expr):
     value: bytes
+    digits: str = ""  # as written (case kept), for printing the source back
 
 
 @dataclass(slots=True)

@@ -457,8 +457,9 @@ class StatementsMixin(CompilerBase):
                 if r is not None:
                     if r == BREAK:
                         break
-                    if r != CONTINUE:
-                        return r
+                    if r == CONTINUE:
+                        continue  # as the platform: `continue` re-runs the body unchecked
+                    return r
                 if not cond(fr):
                     break
             return None
