@@ -69,6 +69,8 @@ class TxEnv:
     origin: str | None = None
     max_steps: int = DEFAULT_MAX_STEPS
     max_memory: int = DEFAULT_MAX_MEMORY
+    gas_limit: int | None = None  # the block's gas limit (block.gaslimit); None: max_steps
+    difficulty: int = 0  # the block's difficulty (block.difficulty)
 
 
 @dataclass
@@ -315,10 +317,12 @@ class World(LowLevelCalls):
     def _context(self, env: TxEnv, max_steps: int | None = None) -> ExecContext:
         origin = Address(_addr_int(env.origin or env.sender))
         steps = env.max_steps if max_steps is None else max_steps
-        if self.test_clock:  # the test runner's block: number 0, the contract's clock
+        if self.test_clock:  # the test runner's default block header: all zeros but the clock
             ctx = ExecContext(self, origin, 0, 0, steps, env.max_memory)
+            ctx.gas_limit, ctx.difficulty = 0, 0
         else:
             ctx = ExecContext(self, origin, env.block_number, env.timestamp, steps, env.max_memory)
+            ctx.gas_limit, ctx.difficulty = env.gas_limit, env.difficulty
         if self.history is not None:
             ctx.journal = Journal(self.history, ctx.events, ctx.created, ctx.dirty)
         self.current = ctx

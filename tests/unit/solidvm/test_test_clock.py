@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.node.solidvm import World, compile_source
+from app.node.solidvm import TxEnv, World, compile_source
 from app.node.solidvm.errors import CompileError, ExecutionError
 
 from .helpers import ALICE, TIMESTAMP, make_env
@@ -137,14 +137,20 @@ def test_a_caught_failure_keeps_the_move_too() -> None:
     assert world.call(addr, "go", {}, make_env(ALICE)).values == ["40"]
 
 
-def test_block_number_is_zero_with_the_test_clock_and_the_blocks_without() -> None:
-    src = "contract C { function n() public returns (uint) { return block.number; } }"
-    for test_clock, want in ((True, "0"), (False, "42")):
+def test_the_block_fields_are_the_runners_zeros_with_the_test_clock() -> None:
+    """The platform's runner calls with its default block header: number, gas limit and
+    difficulty 0. Without the test clock they are the block's."""
+    src = (
+        "contract C { function n() public returns (uint, uint, uint) "
+        "{ return (block.number, block.gaslimit, block.difficulty); } }"
+    )
+    for test_clock, want in ((True, ["0", "0", "0"]), (False, ["42", "1000", "7"])):
         world = World()
         world.test_clock = test_clock
         addr = world.deploy(compile_source(src).contracts["C"], {}, make_env(ALICE)).address
         assert addr is not None
-        assert world.call(addr, "n", {}, make_env(ALICE, block_number=42)).values == [want]
+        env = TxEnv(sender=ALICE, block_number=42, gas_limit=1000, difficulty=7)
+        assert world.call(addr, "n", {}, env).values == want
 
 
 def test_without_the_test_clock_contracts_read_the_blocks_time() -> None:
