@@ -109,17 +109,11 @@ class _FileRun:
     # ---------------------------------------------------------------- plumbing
 
     async def send(self, requests: list[TxRequest]) -> list[TxResult]:
-        if len(requests) == 1:
-            # A lone failing transaction is answered 422 with its message only (the platform's
-            # way, the sandbox's too): submit without waiting, then read its result by hash.
-            results = await self.client.submit(
-                requests, resolve=False, chain_id=self.runner.chain_id
-            )
-            results = await resolved(self.client, results)
-        else:
-            results = await self.client.submit(
-                requests, resolve=True, chain_id=self.runner.chain_id
-            )
+        # Submit without waiting, then read the results by hash: a batch of heavy tests (each
+        # deploying a whole application) can take longer than one HTTP answer may, and a lone
+        # failing transaction would be answered 422 with its message only (the platform's way).
+        results = await self.client.submit(requests, resolve=False, chain_id=self.runner.chain_id)
+        results = await resolved(self.client, results)
         if len(results) != len(requests):
             raise RequestError(
                 f"the node answered {len(results)} results for {len(requests)} transactions",
@@ -395,25 +389,30 @@ class _FileRun:
 
 
 async def resolved(client: StratoClient, results: list[TxResult]) -> list[TxResult]:
-    """``results`` once none is Pending: ``POST /transactions/results?resolve=true`` waits on
-    the node; a node that answers before the end is asked again, a little later each time."""
-    delay = 0.01
+    """``results`` once none is Pending, read by hash, a little later each time. The node runs
+    a batch in order, so the wait has no total limit: it ends when no transaction of the batch
+    has finished for ``RESOLVE_TIMEOUT`` seconds (one test that long is stuck)."""
+    delay = 0.005
+    waiting = sum(r.pending for r in results)
     deadline = time.monotonic() + RESOLVE_TIMEOUT
-    while any(r.pending for r in results):
-        hashes = [r.hash for r in results]
-        got = await client.results(hashes, resolve=True)
+    while waiting:
+        await asyncio.sleep(delay)
+        got = await client.results([r.hash for r in results])
         if len(got) == len(results):
             results = got
-        if not any(r.pending for r in results):
-            break
-        if time.monotonic() > deadline:
+        left = sum(r.pending for r in results)
+        if left < waiting:
+            waiting, delay = left, 0.005
+            deadline = time.monotonic() + RESOLVE_TIMEOUT
+        elif time.monotonic() > deadline:
+            first = next(r.hash for r in results if r.pending)
             raise NetworkError(
-                f"the node did not run transaction {hashes[0]} in {RESOLVE_TIMEOUT:g} s",
+                f"the node did not run transaction {first} in {RESOLVE_TIMEOUT:g} s",
                 method="POST",
                 url="/bloc/v2.2/transactions/results",
             )
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.5)
+        else:
+            delay = min(delay * 2, 0.25)
     return results
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -305,3 +306,47 @@ def test_a_run_can_be_cancelled(node: RunningNode) -> None:
 
     with_client(node, body)
     assert [type(e) for e in events] == [Discovered, TestStarted]
+
+
+SLOW_TESTS = """
+contract Describe_Slow {
+    uint n;
+    function spin() internal {
+        uint s = 0;
+        for (uint i = 0; i < 40000; i++) { s += i; }
+        n = s;
+    }
+    function it_a() public { spin(); }
+    function it_b() public { spin(); }
+    function it_c() public { spin(); }
+    function it_d() public { spin(); }
+    function it_e() public { spin(); }
+    function it_f() public { spin(); }
+}
+"""
+
+
+def test_a_batch_longer_than_one_http_answer_still_finishes(
+    node: RunningNode, tmp_path: Path
+) -> None:
+    """A batch of heavy tests (the platform's, which deploy a whole application in each
+    beforeEach) may run longer than the client waits for one answer: the runner submits and
+    then reads results by hash, so only a test that makes no progress is a timeout."""
+    path = tmp_path / "slow.test.sol"
+    path.write_text(SLOW_TESTS)
+    token = node.token("alice")
+
+    async def provide() -> str:
+        return token
+
+    async def main() -> RunReport:
+        # one HTTP answer may take at most 0.3 s; the first batch (4 tests) takes longer
+        async with StratoClient(node.url, provide, timeout=0.3) as client:
+            return await TestRunner(client).run([path])
+
+    started = time.monotonic()
+    report = asyncio.run(main())
+    assert time.monotonic() - started > 0.3  # the batch did outlast one answer
+    assert [(o.case.id, o.passed) for o in report.outcomes] == [
+        (f"Describe_Slow.it_{c}", True) for c in "abcdef"
+    ]
