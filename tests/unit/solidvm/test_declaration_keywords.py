@@ -29,9 +29,7 @@ def test_first_visibility_written_wins(run: RunFn) -> None:
     assert run(TWO_VISIBILITIES, "viaSecond") == ["2"]
 
 
-def test_internal_then_public_is_not_callable_from_outside(
-    deploy: DeployFn, call: CallFn
-) -> None:
+def test_internal_then_public_is_not_callable_from_outside(deploy: DeployFn, call: CallFn) -> None:
     res = deploy(TWO_VISIBILITIES, "C")
     with pytest.raises(ExecutionError) as info:
         call(res.address, "second")
@@ -54,9 +52,7 @@ contract C {
 
 
 def test_first_mutability_written_wins() -> None:
-    unit = compile_src(
-        "contract C { function f() public view pure returns (uint) { return 1; } }"
-    )
+    unit = compile_src("contract C { function f() public view pure returns (uint) { return 1; } }")
     fn = unit.contracts["C"].find_function("f")
     assert fn is not None and fn.mutability == "view"
 
