@@ -41,6 +41,7 @@ from ..values import (
     default_value,
 )
 from .base import CExpr, CompilerBase, Lvalue, coerced
+from .bounds import nonnegative
 from .checks import index_problem
 from .closures import (
     comb_values,
@@ -68,7 +69,10 @@ class AssignmentMixin(CompilerBase):
         target = e.target
         if op == "=" and isinstance(target, A.Ident):
             lv = self.lookup_local(target.name)
+            checked = self.uint_checked(target.name)
             val, vt = self.expr(e.value)
+            if checked:
+                val = nonnegative(val)
             if lv is not None:
                 if lv.type is not None:
                     self.check_assignable(vt, lv.type, e.value)
@@ -106,7 +110,11 @@ class AssignmentMixin(CompilerBase):
                     return v
 
                 return set_state, sv.type
-        ref, get, put, t = self.lvalue(target)
+        if op == "=":
+            ref, get, put, t = self.unvisited_lvalue(target)
+        else:
+            ref, get, put, t = self.lvalue(target)
+            get = self.checked_get(target, get)
         val, vt = self.expr(e.value)
         if op == "=":
             if t is not None:
@@ -148,7 +156,7 @@ class AssignmentMixin(CompilerBase):
             if item is None:
                 targets.append(None)
             else:
-                ref, _get, put, t = self.lvalue(item)
+                ref, _get, put, t = self.unvisited_lvalue(item)
                 targets.append((ref, put, make_coercer(t, self.vm)))
         val, vt = self.expr(e.value)
         n = len(targets)

@@ -512,7 +512,7 @@ class UnitCompiler(FileScopeMixin):
         for sv in c.own_svars:
             if sv.decl.init is not None:
                 fc = FunctionCompiler(self, c, None)
-                init, it = fc.expr(sv.decl.init)
+                init, it = fc.visited(sv.decl.init)  # reads checked as bounds.py says
                 fc.check_udvt(it, sv.type, sv.decl.init)
                 if self.checks:
                     fc.check_assignable(it, sv.type, sv.decl.init)
