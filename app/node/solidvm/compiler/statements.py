@@ -44,7 +44,7 @@ from ..values import (
     default_value,
 )
 from .base import CompilerBase, const
-from .bounds import nonnegative
+from .bounds import underflow
 
 
 class StatementsMixin(CompilerBase):
@@ -286,8 +286,18 @@ class StatementsMixin(CompilerBase):
         co = make_coercer(t, self.vm)
         copy = t.complex and location == "memory"
         slot = self.declare(vs.name, t, vs, location, visible)
-        if visible and self.uint_declared(t):
-            init = nonnegative(init)
+        if visible and self.uint_declared(t):  # `uint x = e;` fails below zero (bounds.py)
+            conv = co
+
+            def run_uint(fr: Frame) -> Any:
+                v = init(fr)
+                if conv is not None:
+                    v = conv(v)
+                if v < 0:
+                    raise underflow(v)
+                fr.l[slot] = v
+
+            return run_uint
         if copy:
 
             def run_copy(fr: Frame) -> Any:
