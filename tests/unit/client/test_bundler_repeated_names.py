@@ -52,8 +52,9 @@ def run(source: str, contract: str, method: str) -> list[str]:
     unit = compile_source(source)
     world = World()
     env = TxEnv(sender="a1" * 20, block_number=1, timestamp=1_700_000_000)
-    res = world.deploy(unit.contracts[contract], {}, env)
-    return world.call(res.address, method, {}, env).values
+    address = world.deploy(unit.contracts[contract], {}, env).address
+    assert address is not None
+    return world.call(address, method, {}, env).values
 
 
 def test_the_test_files_own_declaration_wins_over_an_imported_one(tmp_path: Path) -> None:
