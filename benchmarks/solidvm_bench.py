@@ -6,6 +6,7 @@ Scenarios (issue 2):
   b) one call that sums a 10,000-element storage array in a loop
   c) deployment of the car asset (resources/contracts/CarAsset.sol)
   d) external calls in a loop: plain, wrapped in try/catch, and caught failures (revert E(...))
+  e) a Groth16 proof verification (2 public inputs: 2 ecMul, 2 ecAdd, a 4-pair ecPairing)
 plus the parse+compile time of a ~10 KB source.
 
 Each figure is the best of several rounds (the least disturbed by the rest of the machine).
@@ -75,6 +76,32 @@ contract Trier {
 }
 """
 CALLS_PER_TX = 1_000
+
+GROTH16 = """
+contract Groth16 {
+    // vk: alpha (2), beta, gamma, delta (4 each, x and y as (imaginary, real)), IC_0, IC_1, ...;
+    // proof: A (2), B (4), C (2)
+    uint constant Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583;
+    function verify(uint[] vk, uint[] proof, uint[] inputs) public view returns (bool) {
+        (uint x, uint y) = (vk[14], vk[15]);
+        for (uint i = 0; i < inputs.length; i++) {
+            (uint mx, uint my) = ecMul(vk[16 + 2 * i], vk[17 + 2 * i], inputs[i]);
+            (x, y) = ecAdd(x, y, mx, my);
+        }
+        uint[] memory p = new uint[](24);
+        p[0] = proof[0];
+        p[1] = (Q - proof[1] % Q) % Q;
+        for (uint j = 0; j < 4; j++) {
+            p[2 + j] = proof[2 + j];
+            p[8 + j] = vk[2 + j];
+            p[14 + j] = vk[6 + j];
+            p[20 + j] = vk[10 + j];
+        }
+        (p[6], p[7], p[12], p[13], p[18], p[19]) = (vk[0], vk[1], x, y, proof[6], proof[7]);
+        return ecPairing(p);
+    }
+}
+"""
 
 
 SAFE_TOKEN = """
@@ -209,6 +236,38 @@ def bench_calls(rounds: int, n: int, method: str, fail: bool) -> float:
     return best_rate(rounds, n, lambda k: w.call(trier, method, args, env)) * CALLS_PER_TX
 
 
+def groth16_case() -> dict[str, list[str]]:
+    """Verifying key, proof and inputs made from known scalars so that the equation holds."""
+    from py_ecc.optimized_bn128.optimized_curve import G1, G2, curve_order, multiply, normalize
+
+    def g1(k: int) -> list[int]:
+        x, y = normalize(multiply(G1, k))
+        return [int(x), int(y)]
+
+    def g2(k: int) -> list[int]:
+        x, y = normalize(multiply(G2, k))
+        return [int(x.coeffs[1]), int(x.coeffs[0]), int(y.coeffs[1]), int(y.coeffs[0])]
+
+    alpha, beta, gamma, delta, ic, inputs, a, b = 5, 7, 11, 13, [17, 19, 23], [3, 4], 29, 31
+    vk_x = ic[0] + inputs[0] * ic[1] + inputs[1] * ic[2]
+    c = (a * b - alpha * beta - vk_x * gamma) * pow(delta, -1, curve_order) % curve_order
+    vk = g1(alpha) + g2(beta) + g2(gamma) + g2(delta) + g1(ic[0]) + g1(ic[1]) + g1(ic[2])
+    proof = g1(a) + g2(b) + g1(c)
+    return {"vk": [str(v) for v in vk], "proof": [str(v) for v in proof], "inputs": ["3", "4"]}
+
+
+def bench_groth16(rounds: int) -> float:
+    """Milliseconds per Groth16 verification (one call), best of ``rounds``."""
+    unit = compile_source(GROTH16)
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    addr = w.deploy(unit.contracts["Groth16"], {}, env).address
+    assert addr is not None
+    args = groth16_case()
+    assert w.call(addr, "verify", args, env).values == ["true"]
+    return 1000 / best_rate(rounds, 1, lambda k: w.call(addr, "verify", args, env))
+
+
 def ten_kb_source() -> str:
     """About 10 KB of realistic contract text: the sample contracts, repeated under new names."""
     parts: list[str] = []
@@ -256,6 +315,7 @@ def main() -> None:
     try_ok = bench_calls(rounds, 5 * scale, "tried", False)
     try_caught = bench_calls(rounds, 5 * scale, "tried", True)
     size, parse_ms, compile_ms = bench_parse(rounds * 2)
+    groth16_ms = bench_groth16(rounds)
 
     rows = [
         ("token transfer, 10k-holder mapping", f"{token:,.0f} calls/s", ">= 5,000 calls/s"),
@@ -269,6 +329,7 @@ def main() -> None:
         ("external call in a loop", f"{plain_calls:,.0f} calls/s", ""),
         ("same call inside try/catch", f"{try_ok:,.0f} calls/s", ""),
         ("try/catch, failure caught", f"{try_caught:,.0f} calls/s", "revert E(i) undone"),
+        ("Groth16 verification (2 inputs)", f"{groth16_ms:,.0f} ms", "4 pairings (py_ecc)"),
         (f"parse {size / 1000:.1f} KB of source", f"{parse_ms:.1f} ms", "< 50 ms"),
         (f"parse + compile {size / 1000:.1f} KB", f"{parse_ms + compile_ms:.1f} ms", ""),
     ]
@@ -291,6 +352,7 @@ def main() -> None:
         "external_calls_per_s": round(plain_calls, 1),
         "try_catch_calls_per_s": round(try_ok, 1),
         "try_catch_caught_failures_per_s": round(try_caught, 1),
+        "groth16_verify_ms": round(groth16_ms, 1),
         "parse_10kb_ms": round(parse_ms, 2),
         "parse_compile_10kb_ms": round(parse_ms + compile_ms, 2),
         "source_bytes": size,
