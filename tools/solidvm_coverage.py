@@ -122,14 +122,13 @@ RUN_ERRORS = {
 }
 # Errors allowed at either stage; when raised while running, the pattern must match.
 EITHER_KINDS = {
-    "MissingType": r"missing type",  # the platform's create of an unknown contract name, too
+    # a reserved word used as a name (parse), or a contract missing when `create` runs
+    "MissingType": r"missing type",
     "TypeError": r"type",
     "InvalidWrite": r"invalid write|constant|immutable|read-only|view|pure",
     "UnknownFunction": r"unknown function|no method",
     "MissingField": r"missing field|no member|has no",
     "InvalidArguments": r"argument",
-    # a reserved word used as a name (parse), or a contract missing when `create` runs
-    "MissingType": r"missing type",
 }
 # Cases the platform's own code (STRATO 16.10) no longer passes: what the spec expects is a check
 # the platform has since removed, so the sandbox (which follows the code) cannot pass them either.
