@@ -6,7 +6,8 @@ includes each file once, dependencies first (cycles are allowed, as on the platf
 the import statements so that every other character keeps its line and column within its file.
 :meth:`Bundle.locate` and :meth:`Bundle.map_message` turn a node error's ``line N, column M``
 back into ``file:line:column``. Imports of deployed code (``import <address>;``) stay in the text
-for the node. Pure Python: no Qt, no network.
+for the node. A name declared in two files is kept where the platform keeps it, the other
+declaration blanked (:func:`_repeated_declarations`). Pure Python: no Qt, no network.
 """
 
 from __future__ import annotations
@@ -180,12 +181,26 @@ class _Tok:
     end: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Decl:
+    """A top-level declaration: its kind (contract, struct, enum, error, function, constant),
+    name and the span of its text, from its first keyword to its closing '}' or ';'."""
+
+    kind: str
+    name: str
+    start: int
+    end: int
+    line: int
+    column: int
+
+
 @dataclass
 class _Scan:
     imports: list[Import]
     declared: set[str]
     problems: list[Problem]
     unclosed: _Tok | None  # outermost '{' still open at the end of the file
+    decls: list[_Decl] = field(default_factory=list)
 
 
 def _tokens(text: str, name: str, problems: list[Problem]) -> list[_Tok]:
@@ -250,7 +265,59 @@ def _scan(text: str, name: str) -> _Scan:
             if t.text in _DECLARING and i + 1 < n and toks[i + 1].kind == "ident":
                 declared.add(toks[i + 1].text)
         i += 1
-    return _Scan(imports, declared, problems, opened[0] if opened else None)
+    scan = _Scan(imports, declared, problems, opened[0] if opened else None)
+    if not problems and not opened:
+        scan.decls = _declarations(toks)
+    return scan
+
+
+_BRACED = {"contract": "contract", "interface": "contract", "library": "contract"}
+_BRACED.update(struct="struct", enum="enum")
+
+
+def _declarations(toks: list[_Tok]) -> list[_Decl]:
+    """The top-level declarations of a file that parses (balanced braces), with their spans."""
+    out: list[_Decl] = []
+    i, n = 0, len(toks)
+    while i < n:
+        first = toks[i]
+        j = i + 1 if first.text == "abstract" and first.kind == "ident" else i
+        head = toks[j] if j < n else first
+        braced = _BRACED.get(head.text) if head.kind == "ident" else None
+        depth, k, end = 0, i, -1
+        name_tok: _Tok | None = None
+        while k < n:
+            t = toks[k]
+            if t.kind == "op" and t.text in "{([":
+                depth += 1
+            elif t.kind == "op" and t.text in "})]":
+                depth -= 1
+                if depth == 0 and t.text == "}" and (braced or head.text == "function"):
+                    end = k
+                    break
+            elif depth == 0 and t.kind == "op" and t.text == ";":
+                end = k
+                break
+            elif depth == 0 and t.kind == "op" and t.text == "=" and name_tok is None:
+                name_tok = toks[k - 1]  # `uint constant X = ...`: the name before '='
+            k += 1
+        if end < 0:
+            break
+        kind = braced
+        name = ""
+        if head.kind == "ident" and (braced or head.text in ("error", "function")):
+            kind = kind or head.text
+            m = j + 1
+            if m < n and toks[m].text == "record":
+                m += 1
+            if m < n and toks[m].kind == "ident":
+                name = toks[m].text
+        elif any(t.text == "constant" and t.kind == "ident" for t in toks[i:k]) and name_tok:
+            kind, name = "constant", name_tok.text
+        if kind and name and first.text not in ("import", "pragma"):
+            out.append(_Decl(kind, name, first.start, toks[end].end, first.line, first.column))
+        i = end + 1
+    return out
 
 
 _FORMS = (
@@ -374,6 +441,59 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
 # ------------------------------------------------------------------ bundling
 
 
+def _repeated_declarations(
+    order: list[str],
+    texts: dict[str, tuple[str, str, _Scan]],
+    deps: dict[str, list[str]],
+    warnings: list[Problem],
+) -> dict[str, list[tuple[int, int]]]:
+    """Spans to leave out: declarations whose name another bundled file declares too.
+
+    The platform compiles each file with what it imports (its own declarations winning), then
+    merges the files in the order of their names, the first keeping a repeated name: what
+    ``tests/Lending/X.test.sol`` declares beats ``tests/Util.sol``'s declaration of the same
+    name. The bundle keeps that declaration and blanks the others (one text cannot hold both).
+    A name that two imports of one file both declare is left alone: the platform refuses it
+    ("Duplicate values"), the compiler will too.
+    """
+    where: dict[tuple[str, str], dict[str, list[_Decl]]] = {}
+    for key in order:
+        for d in texts[key][2].decls:
+            where.setdefault((d.kind, d.name), {}).setdefault(key, []).append(d)
+    out: dict[str, list[tuple[int, int]]] = {}
+    for (kind, name), files in where.items():
+        if len(files) < 2 or any(
+            len({d for d in imported if d in files}) > 1 for imported in deps.values()
+        ):
+            continue
+        winner = None
+        for key in sorted(order, key=lambda k: texts[k][0]):
+            if key in files:
+                winner = key
+                break
+            imported = [d for d in deps.get(key, []) if d in files]
+            if imported:
+                winner = imported[0]
+                break
+        if winner is None:
+            continue
+        for key, decls in files.items():
+            if key == winner:
+                continue
+            for d in decls:
+                out.setdefault(key, []).append((d.start, d.end))
+                warnings.append(
+                    Problem(
+                        texts[key][0],
+                        d.line,
+                        d.column,
+                        f"{kind} '{name}' is left out: {texts[winner][0]} declares it too, and "
+                        "the platform keeps that one",
+                    )
+                )
+    return out
+
+
 def _key(path: str) -> str:
     return os.path.normcase(os.path.abspath(path))
 
@@ -442,6 +562,7 @@ def bundle(
     # the platform's resolver does.
     entered: set[str] = set()
     stack: list[_Frame] = []
+    deps: dict[str, list[str]] = {}  # file key -> keys of the files it imports, as written
 
     def enter(name: str, text: str) -> None:
         key = _key(name)
@@ -500,6 +621,7 @@ def bundle(
                 )
                 continue
             enter(path, dep_text)
+        deps.setdefault(_key(name), []).append(dep)
         declared = texts[dep][2].declared
         for item in imp.items:
             if item not in declared:
@@ -519,13 +641,15 @@ def bundle(
     if problems:
         raise BundleError(problems)
 
+    left_out = _repeated_declarations(order, texts, deps, warnings)
     parts: list[str] = []
     out_files: list[SourceFile] = []
     line = 1
     for key in order:
         name, text, scan = texts[key]
         spans = [(imp.start, imp.end) for imp in scan.imports if imp.is_file]
-        body = _blank(text, spans)
+        spans.extend(left_out.get(key, []))
+        body = _blank(text, sorted(spans))
         if not body.endswith("\n"):
             body += "\n"
         count = body.count("\n")

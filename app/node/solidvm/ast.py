@@ -168,6 +168,7 @@ class Stmt(Node):
 @dataclass(slots=True)
 class Block(Stmt):
     stmts: list[Stmt]
+    unchecked: bool = False  # `unchecked { ... }`
 
 
 @dataclass(slots=True)

@@ -143,8 +143,10 @@ class ContractDef:
         self.vtable: dict[tuple[str, int], CompiledFunction] = {}
         self.sigtable: dict[str, CompiledFunction] = {}  # signature -> most derived override
         self.constructor: CompiledFunction | None = None
-        self.base_args: dict[str, tuple[str, list[Fn]]] = {}  # base -> (where, arg fns)
-        self.ctor_base_args: dict[str, list[Fn]] = {}
+        self.parents: list[ContractDef] = []  # direct bases, as written after `is`
+        self.ctor_base_args: dict[str, list[Fn]] = {}  # base -> arguments its constructor passes
+        self.base_args: dict[str, list[Fn]] = {}  # `is A(...)` arguments (EVM only)
+        self.initialized: list[StateVar] | None = None  # see constructors.initialized_vars
         self.super_table: dict[tuple[str, str, int], CompiledFunction] = {}
         self.unit: Any = None
         self.xabi: dict[str, Any] = {}  # filled by compile_source (abi.contract_xabi)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .abi import decode_args, encode_value, event_text
+from .constructors import construct
 from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError, located
 from .history import History, Journal
@@ -27,7 +28,6 @@ from .runtime import (
     ExecContext,
     Frame,
     invoke,
-    run_modifiers,
 )
 from .types import Type
 from .values import Address, default_value
@@ -455,45 +455,7 @@ class World(LowLevelCalls):
         ctx.dirty[id(acct)] = acct
         if value:
             self._move_value(ctx, chain, sender.value, addr, value)
-        lin = cdef.linearization
-        frames: dict[str, Frame] = {}
-        args_for: dict[str, list[Any]] = {cdef.name: args}
-        for c in lin:
-            ctor = c.constructor
-            a = args_for.get(c.name)
-            if ctor is not None:
-                if a is None:
-                    if ctor.params:
-                        raise ExecutionError(
-                            f"missing arguments for the constructor of base contract {c.name}",
-                            "invalid arguments",
-                        )
-                    a = []
-                fr = Frame(ctx, acct, sender, value, False, ctor.nslots)
-                fr.fn = ctor
-                fr.l[: len(a)] = a
-                for slot, t in ctor.ret_init:
-                    fr.l[slot] = default_value(t)
-            else:
-                fr = Frame(ctx, acct, sender, value, False, 0)
-            frames[c.name] = fr
-            for bname, fns in c.ctor_base_args.items():
-                args_for[bname] = _coerce_ctor_args(cdef, bname, [f(fr) for f in fns])
-            for bname, (_, fns) in c.base_args.items():
-                if bname not in args_for:
-                    args_for[bname] = _coerce_ctor_args(cdef, bname, [f(fr) for f in fns])
-        for c in reversed(lin):
-            init_fr = Frame(ctx, acct, sender, value, False, 0)
-            for sv in c.own_svars:
-                if sv.init is not None and not sv.constant:
-                    acct.storage[sv.name] = copy_in(init_fr, sv.init(init_fr))
-            ctor = c.constructor
-            if ctor is not None:
-                fr = frames[c.name]
-                if ctor.mods:
-                    run_modifiers(fr, ctor, 0)
-                else:
-                    ctor.body(fr)
+        construct(ctx, cdef, acct, args, sender, value)
         return acct
 
     def create_from(
@@ -626,14 +588,6 @@ class World(LowLevelCalls):
             ctx.journal.append((b, k, b.get(k, MISSING)))
         b[ks] = have - amount
         b[kd] = b.get(kd, 0) + amount
-
-
-def _coerce_ctor_args(cdef: ContractDef, bname: str, vals: list[Any]) -> list[Any]:
-    for c in cdef.linearization:
-        if c.name == bname and c.constructor is not None:
-            cos = c.constructor.param_coercers
-            return [co(v) if co else v for co, v in zip(cos, vals, strict=False)]
-    return vals
 
 
 __all__ = ["AccountState", "EventLog", "ExecResult", "TxEnv", "World", "contract_address"]

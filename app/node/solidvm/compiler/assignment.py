@@ -41,6 +41,7 @@ from ..values import (
     default_value,
 )
 from .base import CExpr, CompilerBase, Lvalue, coerced
+from .bounds import nonnegative, underflow
 from .checks import index_problem
 from .closures import (
     comb_values,
@@ -68,7 +69,10 @@ class AssignmentMixin(CompilerBase):
         target = e.target
         if op == "=" and isinstance(target, A.Ident):
             lv = self.lookup_local(target.name)
+            checked = self.uint_checked(target.name)
             val, vt = self.expr(e.value)
+            if checked:
+                val = nonnegative(val)
             if lv is not None:
                 if lv.type is not None:
                     self.check_assignable(vt, lv.type, e.value)
@@ -106,7 +110,12 @@ class AssignmentMixin(CompilerBase):
                     return v
 
                 return set_state, sv.type
-        ref, get, put, t = self.lvalue(target)
+        check_old = False
+        if op == "=":
+            ref, get, put, t = self.unvisited_lvalue(target)
+        else:
+            ref, get, put, t = self.lvalue(target)
+            check_old = isinstance(target, A.Ident) and self.uint_checked(target.name)
         val, vt = self.expr(e.value)
         if op == "=":
             if t is not None:
@@ -129,6 +138,24 @@ class AssignmentMixin(CompilerBase):
         comb, _ = self.binop(bop, slot0, t, slot1, vt, e)
         co = make_coercer(t, self.vm)
 
+        local = self.lookup_local(target.name) if isinstance(target, A.Ident) else None
+        if local is not None:  # `x += e` on a local: no place to look up
+            return self.compound_local(local.slot, comb, val, co, check_old), t
+        if check_old:  # `x += e` on a checked unsigned name: its old value (bounds.py)
+
+            def compound_uint(fr: Frame) -> Any:
+                c, k = ref(fr)
+                old = get(c, k)
+                if old < 0:
+                    raise underflow(old)
+                v = comb_values(fr, comb, old, val(fr))
+                if co is not None:
+                    v = co(v)
+                put(fr, c, k, v)
+                return v
+
+            return compound_uint, t
+
         def compound(fr: Frame) -> Any:
             c, k = ref(fr)
             v = comb_values(fr, comb, get(c, k), val(fr))
@@ -139,6 +166,34 @@ class AssignmentMixin(CompilerBase):
 
         return compound, t
 
+    def compound_local(
+        self, slot: int, comb: Fn, val: Fn, co: Coercer | None, check_old: bool
+    ) -> Fn:
+        if check_old:
+
+            def compound_local_uint(fr: Frame) -> Any:
+                loc = fr.l
+                old = loc[slot]
+                if old < 0:
+                    raise underflow(old)
+                v = comb_values(fr, comb, old, val(fr))
+                if co is not None:
+                    v = co(v)
+                loc[slot] = v
+                return v
+
+            return compound_local_uint
+
+        def compound_local(fr: Frame) -> Any:
+            loc = fr.l
+            v = comb_values(fr, comb, loc[slot], val(fr))
+            if co is not None:
+                v = co(v)
+            loc[slot] = v
+            return v
+
+        return compound_local
+
     def tuple_assign(self, e: A.Assign) -> CExpr:
         assert isinstance(e.target, A.TupleExpr)
         if e.op != "=":
@@ -148,7 +203,7 @@ class AssignmentMixin(CompilerBase):
             if item is None:
                 targets.append(None)
             else:
-                ref, _get, put, t = self.lvalue(item)
+                ref, _get, put, t = self.unvisited_lvalue(item)
                 targets.append((ref, put, make_coercer(t, self.vm)))
         val, vt = self.expr(e.value)
         n = len(targets)

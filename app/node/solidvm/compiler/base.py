@@ -60,12 +60,15 @@ def must_return(body: Fn, name: str) -> Fn:
 
 
 class LocalVar:
-    __slots__ = ("location", "slot", "type")
+    __slots__ = ("location", "slot", "type", "visible")
 
-    def __init__(self, slot: int, type_: Type | None, location: str | None) -> None:
+    def __init__(
+        self, slot: int, type_: Type | None, location: str | None, visible: bool = False
+    ) -> None:
         self.slot = slot
         self.type = type_
         self.location = location
+        self.visible = visible  # known to the platform's optimizer by name (bounds.py)
 
 
 class CompilerBase:
@@ -80,13 +83,24 @@ class CompilerBase:
         self.nslots = 0
         self.in_modifier = False
         self.loop_depth = 0
+        # the platform's underflow checks (bounds.py): inside an expression its optimizer
+        # visits; inside `unchecked`; call arguments it does not visit (ids of their nodes)
+        self.bchk = False
+        self.unchecked = False
+        self.in_for_init = False
+        self.unvisited: set[int] = set()
 
     if TYPE_CHECKING:
         # Implemented by the mixins that FunctionCompiler combines; declared here for the checker.
         def expr(self, e: A.Expr, statement: bool = False, vivify: bool = False) -> CExpr: ...
         def block(self, b: A.Block, new_scope: bool = True) -> Fn: ...
         def stmt(self, s: A.Stmt) -> Fn: ...
-        def cond(self, e: A.Expr) -> Fn: ...
+        def cond(self, e: A.Expr, visited: bool = False) -> Fn: ...
+        def visited(self, e: A.Expr, statement: bool = False, vivify: bool = False) -> CExpr: ...
+        def unvisited_lvalue(self, target: A.Expr) -> Lvalue: ...
+        def uint_checked(self, name: str) -> bool: ...
+        def checked_get(self, target: A.Expr, get: Any) -> Any: ...
+        def uint_declared(self, t: Type) -> bool: ...
         def check_assignable(self, src: Type | None, dst: Type, node: A.Node) -> None: ...
         def emit_code(
             self, ev: EventDef, args: list[A.Expr], names: list[str] | None, node: A.Node
@@ -182,13 +196,20 @@ class CompilerBase:
     def pop_scope(self) -> None:
         self.scopes.pop()
 
-    def declare(self, name: str, t: Type | None, node: A.Node, location: str | None = None) -> int:
+    def declare(
+        self,
+        name: str,
+        t: Type | None,
+        node: A.Node,
+        location: str | None = None,
+        visible: bool = False,
+    ) -> int:
         if name in self.scopes[-1]:
             self.error(f"identifier '{name}' is already declared", node)
         slot = self.nslots
         self.nslots += 1
         if name:
-            self.scopes[-1][name] = LocalVar(slot, t, location)
+            self.scopes[-1][name] = LocalVar(slot, t, location, visible)
         return slot
 
     def lookup_local(self, name: str) -> LocalVar | None:
@@ -205,12 +226,12 @@ class CompilerBase:
         assert fn is not None and d.body is not None
         self.push_scope()
         for (_, t), p in zip(fn.params, d.params, strict=True):
-            self.declare(p.name or "", t, p, p.location)
+            self.declare(p.name or "", t, p, p.location, visible=True)
         fn.param_coercers = [make_coercer(t, self.vm) for _, t in fn.params]
         ret_slots: list[int] = []
         ret_init: list[tuple[int, Type]] = []
         for (rname, t), p in zip(fn.returns, d.returns, strict=True):
-            slot = self.declare(rname or "", t, p)
+            slot = self.declare(rname or "", t, p, visible=True)
             ret_slots.append(slot)
             ret_init.append((slot, t))
         fn.ret_slots = ret_slots

@@ -80,6 +80,8 @@ class CallsMixin(CompilerBase):
 
     def x_Call(self, e: A.Call) -> CExpr:
         func = e.func
+        if self.bchk:  # the platform's optimizer does not look into call arguments
+            self.unvisited.update(id(a) for a in e.args)
         if e.names is not None:
             if isinstance(func, A.Ident) and self.lookup_local(func.name) is None:
                 fns = self.c.functions.get(func.name)

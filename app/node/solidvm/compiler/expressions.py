@@ -67,6 +67,7 @@ from ..values import (
     default_value,
 )
 from .base import CExpr, CompilerBase, coerced, const
+from .bounds import nonnegative, read_local, read_state
 from .checks import index_problem
 from .closures import key_ok, make_arith, make_compare, make_dec_arith, result_type
 
@@ -79,6 +80,12 @@ class ExpressionsMixin(CompilerBase):
     # ------------------------------------------------------------ expressions
 
     def expr(self, e: A.Expr, statement: bool = False, vivify: bool = False) -> CExpr:
+        if self.bchk and id(e) in self.unvisited:  # a call's argument: no underflow checks
+            self.bchk = False
+            try:
+                return self.expr(e, statement, vivify)
+            finally:
+                self.bchk = True
         m = getattr(self, "x_" + type(e).__name__, None)
         if m is None:
             self.error(f"unsupported expression {type(e).__name__}", e)
@@ -140,17 +147,22 @@ class ExpressionsMixin(CompilerBase):
     def x_Ident(self, e: A.Ident) -> CExpr:
         name = e.name
         lv = self.lookup_local(name)
+        checked = self.bchk and self.uint_checked(name)
         if lv is not None:
             slot = lv.slot
+            if checked:
+                return read_local(slot), lv.type
             return (lambda fr: fr.l[slot]), lv.type
         sv = self.c.svars.get(name)
         if sv is not None:
             if sv.constant:
-                return self.constant_ref(sv, e)
+                return self.checked_constant(self.constant_ref(sv, e), sv, checked)
+            if checked:
+                return read_state(name), sv.type
             return (lambda fr: fr.st[name]), sv.type
         sc = self.scope_constant(name)
         if sc is not None:
-            return self.constant_ref(sc, e)
+            return self.checked_constant(self.constant_ref(sc, e), sc, checked)
         if name == "now":
             return (lambda fr: fr.ctx.timestamp), UINT
         if name == "this":
@@ -163,6 +175,12 @@ class ExpressionsMixin(CompilerBase):
         if name in self.c.functions:
             self.error(f"function '{name}' must be called", e)
         self.error(f"undeclared identifier '{name}'", e)
+
+    def checked_constant(self, ref: CExpr, sv: StateVar, checked: bool) -> CExpr:
+        init = sv.decl.init
+        if not checked or (isinstance(init, A.NumberLit) and init.value >= 0):
+            return ref
+        return nonnegative(ref[0]), ref[1]
 
     def constant_ref(self, sv: StateVar, e: A.Node) -> CExpr:
         def const_value(fr: Frame) -> Any:
@@ -450,6 +468,7 @@ class ExpressionsMixin(CompilerBase):
 
     def incdec(self, e: A.Unary, statement: bool) -> CExpr:
         ref, get, put, t = self.lvalue(e.operand)
+        get = self.checked_get(e.operand, get)
         self.expect_int(t, e)
         delta = 1 if e.op == "++" else -1
         wrap = self.wrapper(t)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .assignment import AssignmentMixin
+from .bounds import BoundsMixin
 from .builtins import BuiltinsMixin
 from .calls import CallsMixin
 from .expressions import ExpressionsMixin
@@ -25,5 +26,6 @@ class FunctionCompiler(
     LibrariesMixin,
     PlacesMixin,
     TryCatchMixin,
+    BoundsMixin,
 ):
     """Compiles the bodies of one function (or modifier, or initializer) of contract ``c``."""

@@ -44,6 +44,7 @@ from ..values import (
     default_value,
 )
 from .base import CompilerBase, const
+from .bounds import underflow
 
 
 class StatementsMixin(CompilerBase):
@@ -59,7 +60,10 @@ class StatementsMixin(CompilerBase):
         # innermost one); the handlers only run when something was raised.
         if new_scope:
             self.push_scope()
+        unchecked = self.unchecked
+        self.unchecked = unchecked or b.unchecked
         fns = [self.stmt(s) for s in b.stmts]
+        self.unchecked = unchecked
         if new_scope:
             self.pop_scope()
         wheres = [self.where(s) for s in b.stmts]
@@ -159,7 +163,7 @@ class StatementsMixin(CompilerBase):
 
     def stmt(self, s: A.Stmt) -> Fn:
         if isinstance(s, A.ExprStmt):
-            f, _ = self.expr(s.expr, statement=True)
+            f, _ = self.visited(s.expr, statement=True)
 
             def run_expr(fr: Frame) -> Any:
                 f(fr)
@@ -275,7 +279,7 @@ class StatementsMixin(CompilerBase):
         if vs.type is None:
             if s.init is None:
                 self.error("'var' declarations need an initial value", s)
-            init, t = self.expr(s.init)
+            init, t = self.visited(s.init)
             slot = self.declare(vs.name, t, vs, vs.location)
 
             def run_var(fr: Frame) -> Any:
@@ -283,8 +287,9 @@ class StatementsMixin(CompilerBase):
 
             return run_var
         t = self.uc.check_size(self.uc.resolve_type(vs.type, self.c), vs)
+        visible = not self.in_for_init  # one typed name: the platform's optimizer knows it
         if s.init is None:
-            slot = self.declare(vs.name, t, vs, vs.location)
+            slot = self.declare(vs.name, t, vs, vs.location, visible)
             if t.complex:
 
                 def run_default_complex(fr: Frame) -> Any:
@@ -300,13 +305,25 @@ class StatementsMixin(CompilerBase):
         location = vs.location
         if location is None and t.complex and self.is_storage(s.init):
             location = "storage"  # no location: a reference to storage, as in SolidVM
-        init, it = self.expr(s.init, vivify=location == "storage")
+        init, it = self.visited(s.init, vivify=location == "storage")
         if isinstance(it, TupleType):
             self.tuple_arity_error(it, 1, s)
         self.check_assignable(it, t, s.init)
         co = make_coercer(t, self.vm)
         copy = t.complex and location == "memory"
-        slot = self.declare(vs.name, t, vs, location)
+        slot = self.declare(vs.name, t, vs, location, visible)
+        if visible and self.uint_declared(t):  # `uint x = e;` fails below zero (bounds.py)
+            conv = co
+
+            def run_uint(fr: Frame) -> Any:
+                v = init(fr)
+                if conv is not None:
+                    v = conv(v)
+                if v < 0:
+                    raise underflow(v)
+                fr.l[slot] = v
+
+            return run_uint
         if copy:
 
             def run_copy(fr: Frame) -> Any:
@@ -366,7 +383,7 @@ class StatementsMixin(CompilerBase):
         self.error(f"type {src.name} is not implicitly convertible to {dst.name}", node)
 
     def if_stmt(self, s: A.If) -> Fn:
-        cond = self.cond(s.cond)
+        cond = self.cond(s.cond, visited=True)
         then = self.stmt_scoped(s.then)
         if s.other is None:
 
@@ -402,8 +419,8 @@ class StatementsMixin(CompilerBase):
 
         return run_lone
 
-    def cond(self, e: A.Expr) -> Fn:
-        f, t = self.expr(e)
+    def cond(self, e: A.Expr, visited: bool = False) -> Fn:
+        f, t = self.visited(e) if visited else self.expr(e)
         if isinstance(t, VariadicType):
             t = None
         if isinstance(t, UserDefinedType) or (t is not None and not isinstance(t, BoolType)):
@@ -423,7 +440,7 @@ class StatementsMixin(CompilerBase):
         return f
 
     def while_stmt(self, s: A.While) -> Fn:
-        cond = self.cond(s.cond)
+        cond = self.cond(s.cond, visited=True)
         body = self.loop_body(s.body)
 
         def run_while(fr: Frame) -> Any:
@@ -445,7 +462,7 @@ class StatementsMixin(CompilerBase):
 
     def do_while_stmt(self, s: A.DoWhile) -> Fn:
         body = self.loop_body(s.body)
-        cond = self.cond(s.cond)
+        cond = self.cond(s.cond, visited=True)
 
         def run_do(fr: Frame) -> Any:
             ctx = fr.ctx
@@ -468,9 +485,11 @@ class StatementsMixin(CompilerBase):
 
     def for_stmt(self, s: A.For) -> Fn:
         self.push_scope()
+        self.in_for_init = True  # not looked at by the platform's optimizer (bounds.py)
         init = self.stmt(s.init) if s.init is not None else None
-        cond = self.cond(s.cond) if s.cond is not None else None
-        post = self.expr(s.post, statement=True)[0] if s.post is not None else None
+        self.in_for_init = False
+        cond = self.cond(s.cond, visited=True) if s.cond is not None else None
+        post = self.visited(s.post, statement=True)[0] if s.post is not None else None
         body = self.loop_body(s.body)
         self.pop_scope()
 
@@ -536,7 +555,7 @@ class StatementsMixin(CompilerBase):
         if not rtypes:
             self.error("function has no return values", s)
         if len(rtypes) == 1:
-            f, t = self.expr(s.value)
+            f, t = self.visited(s.value)
             if isinstance(t, TupleType):
                 self.error(f"function returns 1 value, {len(t.items)} given", s.value)
             if t is not None:
@@ -555,7 +574,7 @@ class StatementsMixin(CompilerBase):
                 return RETURN
 
             return run_ret1c
-        f, t = self.expr(s.value)
+        f, t = self.visited(s.value)
         if isinstance(t, TupleType) and len(t.items) != len(rtypes):
             self.error(f"function returns {len(rtypes)} values, {len(t.items)} given", s.value)
         if t is not None and not isinstance(t, (TupleType, VariadicType)):

@@ -111,7 +111,7 @@ class TryCatchMixin(CompilerBase):
 
     def try_expr(self, s: A.Try, expr: A.Expr) -> Fn:
         """Solidity's form: the failure of ``expr`` is caught, never that of the blocks."""
-        f, t = self.expr(expr)
+        f, t = self.visited(expr)
         self.push_scope()
         binds: list[tuple[int, Coercer | None, bool]] = []  # slot, conversion, copy
         if s.returns is not None:

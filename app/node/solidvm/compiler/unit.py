@@ -148,6 +148,7 @@ class UnitCompiler(FileScopeMixin):
             if p is None:
                 self.error(f"base contract '{name}' is not declared", b)
             parents.append(p)
+        c.parents = parents
         seqs = [list(self.linearize(p, [*stack, c.name])) for p in reversed(parents)]
         seqs.append(list(reversed(parents)))
         result = [c]
@@ -160,13 +161,25 @@ class UnitCompiler(FileScopeMixin):
                 if not any(head in t[1:] for t in seqs):
                     break
             else:
-                self.error(f"linearization of inheritance graph impossible for '{c.name}'", c.decl)
+                # the platform has no linearization and accepts any order of bases (`is Token,
+                # Root` with Token a Root): look members up as it does, the contract first, then
+                # each base as written with its own bases, the first found winning
+                c.linearization = self.first_found_order(c, parents)
+                return c.linearization
             result.append(head)
             for s in seqs:
                 if s and s[0] is head:
                     s.pop(0)
         c.linearization = result
         return result
+
+    def first_found_order(self, c: ContractDef, parents: list[ContractDef]) -> list[ContractDef]:
+        order: list[ContractDef] = [c]
+        for p in parents:
+            for b in p.linearization:
+                if b not in order:
+                    order.append(b)
+        return order
 
     def declare_types(self, c: ContractDef) -> None:
         assert c.decl is not None
@@ -499,7 +512,7 @@ class UnitCompiler(FileScopeMixin):
         for sv in c.own_svars:
             if sv.decl.init is not None:
                 fc = FunctionCompiler(self, c, None)
-                init, it = fc.expr(sv.decl.init)
+                init, it = fc.visited(sv.decl.init)  # reads checked as bounds.py says
                 fc.check_udvt(it, sv.type, sv.decl.init)
                 if self.checks:
                     fc.check_assignable(it, sv.type, sv.decl.init)
@@ -512,10 +525,13 @@ class UnitCompiler(FileScopeMixin):
             elif sv.constant:
                 self.error(f"constant '{sv.name}' needs a value", sv.decl)
         base_names = {b.name for b in c.bases()}
-        for b in c.decl.bases:
-            if b.args is not None:
-                fc = FunctionCompiler(self, c, None)
-                c.base_args[b.path[-1]] = ("is", [fc.expr(a)[0] for a in b.args])
+        # SolidVM drops arguments in the inheritance list (`is A(1)`), as the platform's parser
+        # does: only the constructor's modifiers pass arguments to bases (constructors.py)
+        if self.vm == "EVM":
+            for b in c.decl.bases:
+                if b.args is not None:
+                    fc = FunctionCompiler(self, c, None)
+                    c.base_args[b.path[-1]] = [fc.expr(a)[0] for a in b.args]
         for m in c.modifiers.values():
             if m.cname == c.name:
                 self.compile_modifier(c, m)

@@ -94,7 +94,9 @@ class StatementsMixin(ParserBase):
                 return A.Placeholder(start)
             if w == "unchecked" and self.peek().text == "{":
                 self.i += 1
-                return self.parse_block()
+                block = self.parse_block()
+                block.unchecked = True
+                return block
             if w == "revert" and self.peek().kind is T.IDENT:
                 self.i += 1
                 err = self.parse_postfix_base()
