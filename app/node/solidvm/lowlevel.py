@@ -175,11 +175,12 @@ class LowLevelCalls:
         views = acct.views
         if views is None:
             views = acct.views = {}
-        view = views.get(id(cdef))
-        if view is None or view.storage is not acct.storage:
-            view = type(acct)(acct.address, acct.chain, cdef)
-            view.storage = acct.storage
-            views[id(cdef)] = view
+        cached = views.get(id(cdef))
+        if cached is None or cached.storage is not acct.storage:
+            cached = type(acct)(acct.address, acct.chain, cdef)
+            cached.storage = acct.storage
+            views[id(cdef)] = cached
+        view = cached
         view.creator, view.origin = acct.creator, acct.origin
         return view
 

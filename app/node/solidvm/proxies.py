@@ -72,8 +72,11 @@ def named_fallback(cdef: ContractDef, fallback: CompiledFunction, name: str) -> 
 def is_renamed_fallback(fn: CompiledFunction | None) -> bool:
     """A fallback running for a call of another name: ``msg.data`` is then empty, as SolidVM
     reads it from the contract's function of the called name, which does not exist."""
-    return fn is not None and fn.name != "fallback" and fn.decl is not None and (
-        fn.decl.kind == "fallback"
+    return (
+        fn is not None
+        and fn.name != "fallback"
+        and fn.decl is not None
+        and (fn.decl.kind == "fallback")
     )
 
 

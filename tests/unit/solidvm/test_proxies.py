@@ -17,7 +17,7 @@ from app.node.solidvm import TxEnv
 from app.node.solidvm.errors import ExecutionError
 
 from .conftest import CallFn, DeployFn
-from .helpers import ALICE, BOB, compile_src, events
+from .helpers import ALICE, BOB, events
 
 # The platform's Proxy and Ownable, in their shape (written for these tests).
 BASE = """
@@ -208,9 +208,7 @@ def test_overloads_are_chosen_by_the_values_behind_a_proxy(
     assert (st["x"], st["label"]) == ("7", "seven")
 
 
-def test_a_low_level_call_reaches_the_fallback_too(
-    caller: str, call: CallFn, world: Any
-) -> None:
+def test_a_low_level_call_reaches_the_fallback_too(caller: str, call: CallFn, world: Any) -> None:
     call(caller, "lowLevel", {"v": 12})
     proxy, _ = parts(world, caller)
     assert world.state(proxy)["x"] == "12"
@@ -334,9 +332,7 @@ def test_the_api_calls_a_proxy_with_its_logic_contracts_functions(
     assert "which has no method named 'nothing'" in info.value.message
 
 
-def test_a_value_sent_through_a_proxy_reaches_the_proxy(
-    caller: str, world: Any
-) -> None:
+def test_a_value_sent_through_a_proxy_reaches_the_proxy(caller: str, world: Any) -> None:
     proxy, _ = parts(world, caller)
     world.balances[("", int(ALICE, 16))] = 1000
     res = world.call(proxy, "deposit", {}, TxEnv(sender=ALICE), value=30)
@@ -348,9 +344,11 @@ def test_a_value_sent_through_a_proxy_reaches_the_proxy(
 def test_a_contract_not_named_as_a_proxy_is_not_typed_by_its_logic(
     deploy: DeployFn, call: CallFn, world: Any
 ) -> None:
-    src = POOL.replace("contract Proxy is", "contract Relay is").replace(
-        "new Proxy(", "new Relay("
-    ).replace("Proxy(address(pool))", "Relay(address(pool))")
+    src = (
+        POOL.replace("contract Proxy is", "contract Relay is")
+        .replace("new Proxy(", "new Relay(")
+        .replace("Proxy(address(pool))", "Relay(address(pool))")
+    )
     c = deploy(src, "Caller").address
     relay = str(world.state(c)["pool"])
     with pytest.raises(ExecutionError) as info:
@@ -372,9 +370,7 @@ def test_a_read_only_call_through_a_proxy_reads_and_refuses_writes(
     assert world.state(proxy) == before
 
 
-def test_a_read_only_first_call_through_a_proxy_adds_no_variables(
-    caller: str, world: Any
-) -> None:
+def test_a_read_only_first_call_through_a_proxy_adds_no_variables(caller: str, world: Any) -> None:
     proxy, _ = parts(world, caller)
     res = world.call(proxy, "getX", {}, TxEnv(sender=caller), read_only=True)
     assert res.values == ["0"]
@@ -413,7 +409,11 @@ contract Logic {
     address public inner;
     uint public depth;
     function outer() external returns (address) { return Logic(address(this)).mid(); }
-    function mid() external returns (address) { depth = depth + 1; inner = msg.sender; return msg.sender; }
+    function mid() external returns (address) {
+        depth = depth + 1;
+        inner = msg.sender;
+        return msg.sender;
+    }
 }
 contract User {
     Logic public p;

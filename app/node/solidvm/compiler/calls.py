@@ -441,9 +441,7 @@ class CallsMixin(CompilerBase):
         nargs = len(args)
         sig = fn.signature if fn is not None else None
         # what the caller expects back, should a fallback (a proxy) answer the call
-        want = (
-            tuple(make_coercer(t, self.vm) for _, t in fn.returns) if fn is not None else None
-        )
+        want = tuple(make_coercer(t, self.vm) for _, t in fn.returns) if fn is not None else None
 
         def call_external(fr: Frame) -> Any:
             target = base(fr)
