@@ -6,6 +6,9 @@ Scenarios (issue 2):
   b) one call that sums a 10,000-element storage array in a loop
   c) deployment of the car asset (resources/contracts/CarAsset.sol)
   d) external calls in a loop: plain, wrapped in try/catch, and caught failures (revert E(...))
+  e) the same calls made through a Proxy (fallback + delegatecall), beside the direct calls
+  f) a Mercata-sized deployment: one transaction creating 43 contracts, 21 of them proxies
+     initialized through their fallback (tests/corpus/proxy_deploy)
 plus the parse+compile time of a ~10 KB source.
 
 Each figure is the best of several rounds (the least disturbed by the rest of the machine).
@@ -28,10 +31,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.client.bundler import bundle  # noqa: E402
 from app.node.solidvm import TxEnv, World, compile_source  # noqa: E402
 from app.node.solidvm.parser import parse  # noqa: E402
 
 CONTRACTS = ROOT / "resources" / "contracts"
+PROXY_DEPLOY = ROOT / "tests" / "corpus" / "proxy_deploy" / "Deployment.sol"
 RESULTS = ROOT / "benchmarks" / "results"
 
 ALICE = "a1" * 20
@@ -75,6 +80,37 @@ contract Trier {
 }
 """
 CALLS_PER_TX = 1_000
+
+
+PROXIED = """
+contract Proxy {
+    address logicContract;
+    constructor(address logic) { logicContract = logic; }
+    fallback(variadic args) external returns (variadic) {
+        return logicContract.delegatecall(msg.sig, args);
+    }
+}
+contract Work {
+    uint public n;
+    function work(uint i) public returns (uint) { n = i; return i; }
+}
+contract Looper {
+    Work direct;
+    Work proxied;
+    uint public total;
+    constructor() {
+        Work logic = new Work();
+        direct = logic;
+        proxied = Work(address(new Proxy(address(logic))));
+    }
+    function viaDirect(uint n) public {
+        for (uint i = 0; i < n; i++) { total += direct.work(i); }
+    }
+    function viaProxy(uint n) public {
+        for (uint i = 0; i < n; i++) { total += proxied.work(i); }
+    }
+}
+"""
 
 
 SAFE_TOKEN = """
@@ -209,6 +245,34 @@ def bench_calls(rounds: int, n: int, method: str, fail: bool) -> float:
     return best_rate(rounds, n, lambda k: w.call(trier, method, args, env)) * CALLS_PER_TX
 
 
+def bench_proxy_calls(rounds: int, n: int) -> tuple[float, float]:
+    """External calls per second in one run: straight to a contract, and through a Proxy
+    (typed call -> fallback -> delegatecall -> the logic's code on the proxy's storage)."""
+    unit = compile_source(PROXIED)
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    looper = w.deploy(unit.contracts["Looper"], {}, env).address
+    assert looper is not None
+    args = {"n": CALLS_PER_TX}
+    w.call(looper, "viaProxy", args, env)
+    total = sum(range(CALLS_PER_TX))
+    assert w.state(looper)["total"] == str(total)
+    direct = best_rate(rounds, n, lambda k: w.call(looper, "viaDirect", args, env))
+    proxied = best_rate(rounds, n, lambda k: w.call(looper, "viaProxy", args, env))
+    return direct * CALLS_PER_TX, proxied * CALLS_PER_TX
+
+
+def bench_proxy_deploy(rounds: int, n: int) -> float:
+    """Deployments per second of the 43-contract, Mercata-shaped fixture (one transaction)."""
+    cdef = compile_source(bundle(PROXY_DEPLOY).source).contracts["Deployment"]
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    res = w.deploy(cdef, {}, env)
+    assert len(res.created) == 43 and res.address is not None, res.created
+    assert w.state(res.address)["quotedValue"] == "6000"
+    return best_rate(rounds, n, lambda k: w.deploy(cdef, {}, env))
+
+
 def ten_kb_source() -> str:
     """About 10 KB of realistic contract text: the sample contracts, repeated under new names."""
     parts: list[str] = []
@@ -255,6 +319,8 @@ def main() -> None:
     plain_calls = bench_calls(rounds, 5 * scale, "plain", False)
     try_ok = bench_calls(rounds, 5 * scale, "tried", False)
     try_caught = bench_calls(rounds, 5 * scale, "tried", True)
+    direct_calls, proxy_calls = bench_proxy_calls(rounds, 5 * scale)
+    proxy_deploys = bench_proxy_deploy(rounds, 20 * scale)
     size, parse_ms, compile_ms = bench_parse(rounds * 2)
 
     rows = [
@@ -269,6 +335,17 @@ def main() -> None:
         ("external call in a loop", f"{plain_calls:,.0f} calls/s", ""),
         ("same call inside try/catch", f"{try_ok:,.0f} calls/s", ""),
         ("try/catch, failure caught", f"{try_caught:,.0f} calls/s", "revert E(i) undone"),
+        ("direct call (beside the next)", f"{direct_calls:,.0f} calls/s", ""),
+        (
+            "same call through a Proxy",
+            f"{proxy_calls:,.0f} calls/s",
+            f"{direct_calls / proxy_calls:.1f}x the direct call's time",
+        ),
+        (
+            "43-contract proxy deployment",
+            f"{proxy_deploys:,.1f} deploys/s",
+            f"{1000 / proxy_deploys:.1f} ms per transaction",
+        ),
         (f"parse {size / 1000:.1f} KB of source", f"{parse_ms:.1f} ms", "< 50 ms"),
         (f"parse + compile {size / 1000:.1f} KB", f"{parse_ms + compile_ms:.1f} ms", ""),
     ]
@@ -291,6 +368,9 @@ def main() -> None:
         "external_calls_per_s": round(plain_calls, 1),
         "try_catch_calls_per_s": round(try_ok, 1),
         "try_catch_caught_failures_per_s": round(try_caught, 1),
+        "direct_calls_beside_proxy_per_s": round(direct_calls, 1),
+        "proxy_calls_per_s": round(proxy_calls, 1),
+        "proxy_deployments_43_contracts_per_s": round(proxy_deploys, 2),
         "parse_10kb_ms": round(parse_ms, 2),
         "parse_compile_10kb_ms": round(parse_ms + compile_ms, 2),
         "source_bytes": size,

@@ -103,6 +103,7 @@ class LowLevelCalls:
         cdef = code_acct.cdef
         assert cdef is not None
         if mode == "delegatecall":
+            fr.ctx.delegated = True
             run_acct = self._delegate_view(fr, cdef)
             sender, value, ro = fr.sender, fr.value, fr.ro
         elif code_acct is fr.acct and mode == "typed":

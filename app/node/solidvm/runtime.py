@@ -51,6 +51,7 @@ class ExecContext:
     __slots__ = (
         "block_number",
         "created",
+        "delegated",
         "depth",
         "dirty",
         "events",
@@ -89,6 +90,7 @@ class ExecContext:
         self.mem = 0
         self.max_mem = max_mem
         self.depth = 0
+        self.delegated = False  # a delegatecall ran (ctx.dirty may list views of an account)
         # True when the call that finished last ended without `return <values>`: the platform
         # then answers only its named return values
         self.implicit = False

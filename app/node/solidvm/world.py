@@ -18,7 +18,14 @@ from .errors import ArgumentError, ExecutionError, SolidVMError, located
 from .history import History, Journal
 from .lowlevel import LowLevelCalls, calls_itself, unpack
 from .ops import Coercer, chain_key, copy_in, keccak256, make_coercer, type_error
-from .proxies import bind_fallback, delegated_vars, fallback_of, proxied_method, shape_result
+from .proxies import (
+    PROXY_NAMES,
+    bind_fallback,
+    delegated_vars,
+    fallback_of,
+    proxied_method,
+    shape_result,
+)
 from .runtime import (
     DEFAULT_MAX_MEMORY,
     DEFAULT_MAX_STEPS,
@@ -251,10 +258,15 @@ class World(LowLevelCalls):
                 "unknown contract",
             )
         cdef = acct.cdef
-        typed = self.api_function(acct, method, args)
+        if cdef.name in PROXY_NAMES:  # a proxy takes its logic contract's functions
+            typed = self.api_function(acct, method, args)
+            via_fallback = method not in cdef.functions
+        else:
+            typed = self.pick_function(cdef, method, args)
+            via_fallback = False
         vals = decode_args(typed.params, args, cdef.vm, f"function {method}")
         fn = typed
-        if method not in cdef.functions:
+        if via_fallback:
             fallback = fallback_of(cdef)
             assert fallback is not None  # api_function found the function elsewhere
             fn, vals = bind_fallback(cdef, fallback, method, vals)
@@ -268,18 +280,26 @@ class World(LowLevelCalls):
         def run() -> list[Any]:
             if value:
                 self._move_value(ctx, chain_id, sender.value, acct.address, value)
-            r = invoke(ctx, fn, acct, vals, sender, value, read_only)
-            if fn is not typed:  # a proxy's fallback answered: as the logic's function would
-                want = tuple(make_coercer(t, cdef.vm) for _, t in typed.returns)
-                v = shape_result(r, want, method, cdef)
-                r = [] if not want else [v] if len(want) == 1 else list(v)
-                ctx.implicit = False
-            return r
+            return invoke(ctx, fn, acct, vals, sender, value, read_only)
 
-        raw = self._run(ctx, run)
+        if via_fallback:
+            raw = self._run(ctx, lambda: self._answer_as(ctx, run(), typed, method, cdef))
+        else:
+            raw = self._run(ctx, run)
         if read_only:
             ctx.rollback()
         return self._result(ctx, acct.hex, chain_id, raw, typed)
+
+    @staticmethod
+    def _answer_as(
+        ctx: ExecContext, r: list[Any], typed: CompiledFunction, method: str, cdef: ContractDef
+    ) -> list[Any]:
+        """What a proxy's fallback returned (``r``), as the logic's function ``typed``
+        declares its results."""
+        want = tuple(make_coercer(t, cdef.vm) for _, t in typed.returns)
+        v = shape_result(r, want, method, cdef)
+        ctx.implicit = False
+        return [] if not want else [v] if len(want) == 1 else list(v)
 
     def api_function(self, acct: AccountState, method: str, args: Any) -> CompiledFunction:
         """The function whose parameters type an API call of ``method`` (JSON ``args``) on
@@ -411,8 +431,10 @@ class World(LowLevelCalls):
                 )
             )
         res.created = [(a.chain, a.hex) for a in ctx.created]
-        # (delegatecalls write through views of an account: one entry per account)
-        res.touched = list(dict.fromkeys((a.chain, a.hex) for a in ctx.dirty.values()))
+        touched = [(a.chain, a.hex) for a in ctx.dirty.values()]
+        if ctx.delegated:  # delegatecalls write through views of an account: one entry each
+            touched = list(dict.fromkeys(touched))
+        res.touched = touched
         return res
 
     # ------------------------------------------------------------ state
@@ -583,7 +605,11 @@ class World(LowLevelCalls):
         ``want`` converts the values the caller's declaration of the function returns (one
         coercer per value): a fallback's result is shaped with it.
         """
-        if calls_itself(fr, target):
+        if (
+            isinstance(target, Address)
+            and target.value == fr.acct.address
+            and calls_itself(fr, target)
+        ):
             # SolidVM: a contract calling its own address runs the code now running (a proxy's
             # logic, in a delegatecall) with msg.sender unchanged
             acct, ro, sender = fr.acct, fr.ro, fr.sender
