@@ -6,8 +6,9 @@ Scenarios (issue 2):
   b) one call that sums a 10,000-element storage array in a loop
   c) deployment of the car asset (resources/contracts/CarAsset.sol)
   d) external calls in a loop: plain, wrapped in try/catch, and caught failures (revert E(...))
-  e) the same calls made through a Proxy (fallback + delegatecall), beside the direct calls
-  f) a Mercata-sized deployment: one transaction creating 43 contracts, 21 of them proxies
+  e) a Groth16 proof verification (2 public inputs: 2 ecMul, 2 ecAdd, a 4-pair ecPairing)
+  f) the calls of d) made through a Proxy (fallback + delegatecall), beside the direct calls
+  g) a Mercata-sized deployment: one transaction creating 43 contracts, 21 of them proxies
      initialized through their fallback (tests/corpus/proxy_deploy)
 plus the parse+compile time of a ~10 KB source.
 
@@ -80,6 +81,32 @@ contract Trier {
 }
 """
 CALLS_PER_TX = 1_000
+
+GROTH16 = """
+contract Groth16 {
+    // vk: alpha (2), beta, gamma, delta (4 each, x and y as (imaginary, real)), IC_0, IC_1, ...;
+    // proof: A (2), B (4), C (2)
+    uint constant Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583;
+    function verify(uint[] vk, uint[] proof, uint[] inputs) public view returns (bool) {
+        (uint x, uint y) = (vk[14], vk[15]);
+        for (uint i = 0; i < inputs.length; i++) {
+            (uint mx, uint my) = ecMul(vk[16 + 2 * i], vk[17 + 2 * i], inputs[i]);
+            (x, y) = ecAdd(x, y, mx, my);
+        }
+        uint[] memory p = new uint[](24);
+        p[0] = proof[0];
+        p[1] = (Q - proof[1] % Q) % Q;
+        for (uint j = 0; j < 4; j++) {
+            p[2 + j] = proof[2 + j];
+            p[8 + j] = vk[2 + j];
+            p[14 + j] = vk[6 + j];
+            p[20 + j] = vk[10 + j];
+        }
+        (p[6], p[7], p[12], p[13], p[18], p[19]) = (vk[0], vk[1], x, y, proof[6], proof[7]);
+        return ecPairing(p);
+    }
+}
+"""
 
 
 PROXIED = """
@@ -273,6 +300,38 @@ def bench_proxy_deploy(rounds: int, n: int) -> float:
     return best_rate(rounds, n, lambda k: w.deploy(cdef, {}, env))
 
 
+def groth16_case() -> dict[str, list[str]]:
+    """Verifying key, proof and inputs made from known scalars so that the equation holds."""
+    from py_ecc.optimized_bn128.optimized_curve import G1, G2, curve_order, multiply, normalize
+
+    def g1(k: int) -> list[int]:
+        x, y = normalize(multiply(G1, k))
+        return [int(x), int(y)]
+
+    def g2(k: int) -> list[int]:
+        x, y = normalize(multiply(G2, k))
+        return [int(x.coeffs[1]), int(x.coeffs[0]), int(y.coeffs[1]), int(y.coeffs[0])]
+
+    alpha, beta, gamma, delta, ic, inputs, a, b = 5, 7, 11, 13, [17, 19, 23], [3, 4], 29, 31
+    vk_x = ic[0] + inputs[0] * ic[1] + inputs[1] * ic[2]
+    c = (a * b - alpha * beta - vk_x * gamma) * pow(delta, -1, curve_order) % curve_order
+    vk = g1(alpha) + g2(beta) + g2(gamma) + g2(delta) + g1(ic[0]) + g1(ic[1]) + g1(ic[2])
+    proof = g1(a) + g2(b) + g1(c)
+    return {"vk": [str(v) for v in vk], "proof": [str(v) for v in proof], "inputs": ["3", "4"]}
+
+
+def bench_groth16(rounds: int) -> float:
+    """Milliseconds per Groth16 verification (one call), best of ``rounds``."""
+    unit = compile_source(GROTH16)
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    addr = w.deploy(unit.contracts["Groth16"], {}, env).address
+    assert addr is not None
+    args = groth16_case()
+    assert w.call(addr, "verify", args, env).values == ["true"]
+    return 1000 / best_rate(rounds, 1, lambda k: w.call(addr, "verify", args, env))
+
+
 def ten_kb_source() -> str:
     """About 10 KB of realistic contract text: the sample contracts, repeated under new names."""
     parts: list[str] = []
@@ -322,6 +381,7 @@ def main() -> None:
     direct_calls, proxy_calls = bench_proxy_calls(rounds, 5 * scale)
     proxy_deploys = bench_proxy_deploy(rounds, 20 * scale)
     size, parse_ms, compile_ms = bench_parse(rounds * 2)
+    groth16_ms = bench_groth16(rounds)
 
     rows = [
         ("token transfer, 10k-holder mapping", f"{token:,.0f} calls/s", ">= 5,000 calls/s"),
@@ -346,6 +406,7 @@ def main() -> None:
             f"{proxy_deploys:,.1f} deploys/s",
             f"{1000 / proxy_deploys:.1f} ms per transaction",
         ),
+        ("Groth16 verification (2 inputs)", f"{groth16_ms:,.0f} ms", "4 pairings (py_ecc)"),
         (f"parse {size / 1000:.1f} KB of source", f"{parse_ms:.1f} ms", "< 50 ms"),
         (f"parse + compile {size / 1000:.1f} KB", f"{parse_ms + compile_ms:.1f} ms", ""),
     ]
@@ -371,6 +432,7 @@ def main() -> None:
         "direct_calls_beside_proxy_per_s": round(direct_calls, 1),
         "proxy_calls_per_s": round(proxy_calls, 1),
         "proxy_deployments_43_contracts_per_s": round(proxy_deploys, 2),
+        "groth16_verify_ms": round(groth16_ms, 1),
         "parse_10kb_ms": round(parse_ms, 2),
         "parse_compile_10kb_ms": round(parse_ms + compile_ms, 2),
         "source_bytes": size,

@@ -10,7 +10,9 @@ their normalised first error, most common first. A report, not a test: it always
 
 The spec files are Haskell (hspec); cases are recognised by the harness helpers they call
 (``runBS``, ``runArgs``, ``runCall``, ``call2``, ``getFields``, ``getAll``, ``shouldThrow`` ...).
-Whatever cannot be mapped onto our public API is reported as NOT-EXPRESSIBLE, not as a failure.
+Whatever cannot be mapped onto our public API is reported as NOT-EXPRESSIBLE, not as a failure;
+a case whose expectation the platform's own code has since dropped (``STALE``, each with the
+commit that dropped it) is reported apart too.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ DEFAULT_MIRROR = "/work/.mirror/strato-net+strato-platform/repo"
 MERCATA = "mercata/contracts"
 MERCATA_DIRS = ("abstract", "concrete", "libraries", "tests")
 
-# The harness's transaction context: sender 0xdeadbeef, block 8033 at time 0x4000.
+# The harness's transaction context: sender 0xdeadbeef, block 8033 at time 0x4000, whose header
+# has gas limit 1000000 and difficulty 900.
 SENDER = f"{0xDEADBEEF:040x}"
 SENDER_CERT = {
     "commonName": "Benjamin Prevor",
@@ -47,16 +50,60 @@ SENDER_CERT = {
 }
 BLOCK_NUMBER = 8033
 TIMESTAMP = 0x4000
+GAS_LIMIT = 1_000_000
+DIFFICULTY = 900
 
 # Outcome classes, in report order; FAILING ones are listed in the failure groups.
 CLASSES: tuple[str, ...] = ("PASS", "PASS-ran", "PASS-error", "FAIL-parse", "FAIL-compile")
 CLASSES += ("FAIL-run", "FAIL-wrong-value", "WRONG-ERROR", "UNEXPECTED-SUCCESS", "CRASH")
-CLASSES += ("NOT-EXPRESSIBLE", "PENDING", "SKIPPED")
+CLASSES += ("STALE", "NOT-EXPRESSIBLE", "PENDING", "SKIPPED")
 FAILING = CLASSES[3:10]
+
+# Spec cases whose expectation predates a change of the platform's own code (the commit is named;
+# the spec file was not updated with it), so that today's platform fails them too. Each comes
+# with what today's platform does instead, as a pattern over our ``stage: message``: a case is
+# STALE only when we fail it that way, otherwise it stays a failure. Not counted as expressible.
+STALE: dict[str, tuple[str, str]] = {}
+_APOSTROPHE = (
+    r"^parse: .*unterminated string literal",
+    "names a variable with an apostrophe (contract', salt'); since 4aa8db0810 (Oct 2025) an "
+    "identifier is letters, digits, $ and _ (Parsec's javaStyle had allowed '), so the "
+    "platform's parser fails on it as ours does",
+)
+STALE["can use the selfdestruct function"] = _APOSTROPHE
+STALE["can deterministically create multiple salted contracts with no args"] = _APOSTROPHE
+STALE["can deterministically create multiple salted contract with args"] = _APOSTROPHE
+STALE["can deterministically derive salted contract addresses with no args"] = (
+    r"derive",
+    "calls derive(salt) alone; since 912d7940c9 (Oct 2025) derive takes the salt and the "
+    "contract name first, and the platform fails with 'derive: first two arguments must be "
+    "contract name and salt'",
+)
+STALE["can deterministically derive salted contract addresses with multiple args"] = (
+    r"^run: solidity require failed: These salted addresses are not the same$",
+    "calls derive(salt, constructor args...); since 912d7940c9 (Oct 2025) the second argument "
+    "is the contract name, so the derived address differs and the case's own require fails",
+)
+_OVERLOADS_TODAY = (
+    "function addToNum (uint x, uint y) public {\n    myNum = myNum + x + y;\n    }\n"
+    "function addToNum (uint x, bool y) public {\n    myNum += x;\n    myStatus = y;\n    }\n"
+    "function addToNum (uint x, string z) public {\n    myNum += x;\n    myString = z;\n    }\n\n"
+)
+STALE["can get overloaded function using the .code parameter"] = (
+    "^value: codeTest is " + re.escape(repr(_OVERLOADS_TODAY)) + ", want",
+    "expects 'myNum += x + y;' in the first addToNum; since dfd95c29bc (Oct 2025) the optimiser "
+    "rewrites `x += y` as `x = x + y` in every function it keeps (the first of an overloaded "
+    "name; the others are left as written), and .code prints the optimised contract",
+)
+STALE["can use msg.data"] = (
+    r"^run: type error: .*variadic",
+    "expects msg.data to be the text '(10, hey, False)'; since fc57c37c45 (Sep 2025) it is a "
+    "variadic of the arguments, which the platform cannot store in a string (a TypeError)",
+)
 
 # Errors the source must be rejected with before it runs (our parse or compile stage); those our
 # parser may raise (the platform's parser accepts the syntax of every other expected error).
-STATIC_ERRORS = {"ParseError", "ReservedWordError", "MissingType", "Typechecker"}
+STATIC_ERRORS = {"ParseError", "ReservedWordError", "Typechecker"}
 PARSE_STAGE_OK = {"ParseError", "ReservedWordError", "MissingType", "any"}
 # Errors raised while running, with a pattern our ``kind: message`` must match.
 RUN_ERRORS = {
@@ -75,11 +122,58 @@ RUN_ERRORS = {
 }
 # Errors allowed at either stage; when raised while running, the pattern must match.
 EITHER_KINDS = {
+    "MissingType": r"missing type",  # the platform's create of an unknown contract name, too
     "TypeError": r"type",
     "InvalidWrite": r"invalid write|constant|immutable|read-only|view|pure",
     "UnknownFunction": r"unknown function|no method",
     "MissingField": r"missing field|no member|has no",
     "InvalidArguments": r"argument",
+    # a reserved word used as a name (parse), or a contract missing when `create` runs
+    "MissingType": r"missing type",
+}
+# Cases the platform's own code (STRATO 16.10) no longer passes: what the spec expects is a check
+# the platform has since removed, so the sandbox (which follows the code) cannot pass them either.
+# (suite, case name, expected error) -> why, with the platform commit that removed the check.
+# Like STALE, applied only when the sandbox fails the case (it behaves as today's platform).
+STALE_CHECKS: dict[tuple[str, str, str], str] = {
+    (
+        "TypecheckerSpec",
+        "cannot incrument an immutable already assigned within the constructor",
+        "Typechecker",
+    ): (
+        "immutables are not checked when compiling: d0cf69b1f7 types every state variable "
+        "read in a body as mutable (its runtime refuses the second write)"
+    ),
+    (
+        "TypecheckerSpec",
+        "cannot assign an immutable a value after already assinged on contract level",
+        "Typechecker",
+    ): (
+        "immutables are not checked when compiling: d0cf69b1f7 types every state variable "
+        "read in a body as mutable (its runtime refuses the second write)"
+    ),
+    (
+        "TypecheckerSpec",
+        "cannot assign an immutable after already assinged within a function",
+        "Typechecker",
+    ): (
+        "immutables are not checked when compiling: d0cf69b1f7 types every state variable "
+        "read in a body as mutable (its runtime refuses the second write)"
+    ),
+    (
+        "TypecheckerSpec",
+        "can throw exception when fallback() function has arguments",
+        "Typechecker",
+    ): ("fallback() may take arguments: 952f226902 (proxies) removed the typechecker's check"),
+    (
+        "TypecheckerSpec",
+        "can throw exception when fallback() function has return values",
+        "Typechecker",
+    ): ("fallback() may return values: 952f226902 (proxies) removed the typechecker's check"),
+    ("SolidVMSpec", "can declare a custom modifier and use it in a contract", "TypeError"): (
+        "`return` in a modifier is allowed: fc57c37c45 removed the runtime's ModifierError and "
+        "the typechecker has no such check"
+    ),
 }
 # Our messages for features the engine lacks (an expected error raised for this reason is no pass).
 UNSUPPORTED = re.compile(r"not supported|unsupported", re.I)
@@ -173,7 +267,13 @@ class CaseRunner:
         self.sv = sv
         self.world = sv.World()
         self.world.register_identity(SENDER, SENDER_CERT)
-        self.env = sv.TxEnv(sender=SENDER, block_number=BLOCK_NUMBER, timestamp=TIMESTAMP)
+        self.env = sv.TxEnv(
+            sender=SENDER,
+            block_number=BLOCK_NUMBER,
+            timestamp=TIMESTAMP,
+            gas_limit=GAS_LIMIT,
+            difficulty=DIFFICULTY,
+        )
         self.deployed: list[str] = []
         self.vars: dict[str, str] = {}
         self.checked = 0
@@ -211,10 +311,11 @@ class CaseRunner:
 
     def step_deploy(self, step: Step) -> None:
         unit = self.compile(step.src)
-        names = [n for n, c in unit.contracts.items() if c.kind == "contract"]
-        if not names:
-            raise Failure("compile", "no contract", "the source declares no deployable contract")
-        cdef = unit.contracts["qq"] if "qq" in names else unit.contracts[names[-1]]
+        if "qq" not in unit.contracts:
+            # every runBS/runArgs... of the harness creates the contract named qq; the
+            # platform's create then fails this way
+            raise Failure("run", "missing type", "missing type: create'/contract: qq")
+        cdef = unit.contracts["qq"]
         params = cdef.constructor.params if cdef.constructor else []
         args = self.args(step.args, params)
         res = self.execute(self.world.deploy, cdef, args)
@@ -227,7 +328,16 @@ class CaseRunner:
             raise Failure("args", "argument", str(e)) from None
         if len(vals) != len(params):
             return vals  # let the engine say what it thinks of the count
-        return [json_arg(v, t) for v, (_, t) in zip(vals, params, strict=True)]
+        out = [json_arg(v, t) for v, (_, t) in zip(vals, params, strict=True)]
+        for i, (_, t) in enumerate(params):
+            size = getattr(t, "size", None) if type(t).__name__ == "BytesType" else None
+            if size and isinstance(out[i], str) and len(out[i]) < 2 * size:
+                # The harness passes Solidity literal text, which may be shorter than a bytesN;
+                # the JSON API (ours, and the platform's) takes exactly N bytes of hex, so the
+                # value goes right-padded with zeros, as Solidity pads a short bytesN literal.
+                out[i] = out[i].ljust(2 * size, "0")
+                self.notes.append(f"argument {i + 1} right-padded to {size} bytes")
+        return out
 
     def address(self, target: Any) -> str:
         if isinstance(target, int):
@@ -375,12 +485,21 @@ def matches(want: Any, got: Any, deployed: list[str]) -> bool:
         return isinstance(got, str) and got[:40] == f"{addr:040x}"
     if kind == "bytes":
         return isinstance(got, str) and got.lower().rstrip("0") == want[1].rstrip("0")
+    if kind == "str-qq":
+        # The platform stripped trailing blanks from every line of its spec files (commit
+        # 0985d31d18, Nov 2025), inside the quasi-quotes that hold expected texts too: compare
+        # such texts line by line without trailing blanks.
+        return isinstance(got, str) and _unpadded(got) == _unpadded(want[1])
     if kind == "str":
         raw = hs_bytes(want[1])
         if not isinstance(got, str):
             return False
         return got.encode() == raw or got.lower().rstrip("0") == raw.hex().rstrip("0")
     return False
+
+
+def _unpadded(text: str) -> list[str]:
+    return [line.rstrip(" \t") for line in text.split("\n")]
 
 
 def show_expected(want: Any) -> str:
@@ -398,6 +517,7 @@ def run_case(sv: Any, case: Case) -> None:
     if case.inexpressible:
         case.outcome, case.message = "NOT-EXPRESSIBLE", case.inexpressible
         return
+    stale_check = STALE_CHECKS.get((case.suite, case.name, case.error or ""))
     if case.error == "StaticAnalysis":
         case.outcome = "NOT-EXPRESSIBLE"
         case.message = f"static-analysis warning expected ({case.steps[0].fn})"
@@ -417,6 +537,14 @@ def run_case(sv: Any, case: Case) -> None:
     case.checked = runner.checked
     case.unchecked += runner.notes
     case.outcome = classify(case, fail)
+    if case.outcome in FAILING and stale_check is not None:
+        case.message = f"{stale_check} (the sandbox: {case.outcome})"
+        case.outcome = "STALE"
+        return
+    stale = STALE.get(case.name)
+    if case.outcome in FAILING and stale and re.search(stale[0], f"{case.stage}: {case.message}"):
+        case.outcome = "STALE"
+        case.message = f"{stale[1]} (ours: {case.message})"
 
 
 def classify(case: Case, fail: Failure | None) -> str:
@@ -435,7 +563,8 @@ def classify(case: Case, fail: Failure | None) -> str:
     static = stage in ("parse", "compile")
     if stage == "value":
         return "FAIL-wrong-value"
-    if (stage == "parse" and err not in PARSE_STAGE_OK) or (static and err in RUN_ERRORS):
+    parse_ok = err in PARSE_STAGE_OK or (err == "Typechecker" and one_annotation(case))
+    if (stage == "parse" and not parse_ok) or (static and err in RUN_ERRORS):
         return "FAIL-parse" if stage == "parse" else "FAIL-compile"
     text = f"{fail.kind}: {fail.message}"
     if err in RUN_ERRORS:
@@ -452,6 +581,13 @@ def classify(case: Case, fail: Failure | None) -> str:
         case.message = f"expected {err}, got: {fail.message}"
         return "WRONG-ERROR"
     return "PASS-error"
+
+
+def one_annotation(case: Case) -> bool:
+    """True when the platform's single annotation for a parse error is what the case expects
+    (runTypechecker and forContract report a source that does not parse as one annotation)."""
+    first = case.steps[0] if case.steps else None
+    return first is not None and first.anns == 1 and first.op == "compile"
 
 
 def strip_position(msg: str) -> str:
@@ -596,6 +732,7 @@ def report(cases: list[Case], lib: list[dict[str, Any]] | None, top: int) -> Non
     print(f"{len(cases):>8}")
     print("PASS = ran and every extracted value matched; PASS-ran = ran without error, but some")
     print("expected values could not be extracted; PASS-error = the expected error, right stage.")
+    print("STALE = the platform's own code no longer does what the case expects (not counted).")
 
     groups: dict[str, list[Case]] = defaultdict(list)
     for c in cases:
@@ -607,6 +744,11 @@ def report(cases: list[Case], lib: list[dict[str, Any]] | None, top: int) -> Non
         examples = "; ".join(f"{m.name!r} ({m.suite}:{m.line})" for m in members[:2])
         print(f"{len(members):>4}  {key}{names_in(m.message for m in members)}")
         print(f"        e.g. {examples}")
+    stale = [c for c in cases if c.outcome == "STALE"]
+    if stale:
+        print("\n== STALE: the platform's own code no longer passes these (not counted)")
+        for c in stale:
+            print(f"   {c.name!r} ({c.suite}:{c.line})\n        {c.message[:300]}")
     inexpr = Counter(c.message for c in cases if c.outcome == "NOT-EXPRESSIBLE")
     print("\n== NOT-EXPRESSIBLE reasons")
     for why, n in inexpr.most_common():

@@ -190,6 +190,7 @@ class Step:
     checks: list[tuple[list[Any], Any]] = field(default_factory=list)  # (path, expected)
     names: list[str] = field(default_factory=list)
     anns: int | None = None
+    at_least: bool = False  # `length anns `shouldSatisfy` (>= N)`
 
 
 @dataclass
@@ -224,6 +225,9 @@ RUNNERS = {  # helper -> number of address arguments before the args list (None:
     "runArgsWithOrigin": 2,
     "runArgsWithCertificateRegistry": None,
 }
+# Detectors the platform's compiler runs with its typechecker (compileSource'): an annotation of
+# theirs is a compile error there (and here).
+COMPILE_DETECTORS = {"ConstantFunctions.detector", "MultipleDeclarations.detector"}
 # identifiers meaning the case drives the node below the contract API
 HARNESS = {
     "insert": "writes raw storage",
@@ -343,9 +347,20 @@ class BodyReader:
             elif kind == "id" and text == "runTypechecker":
                 src, p = self.source(p + 1)
                 c.steps.append(Step("compile", src or "", anns=self.anns(p)))
+                c.steps[-1].at_least = self.at_least(p)
             elif kind == "bt" and text in ("`forSource`", "`forContract`"):
+                detector = self.tok(p - 1)[1]
                 src, p = self.source(p + 1)
-                c.steps.append(Step("lint", src or "", fn=self.tok(p - 3)[1], anns=self.anns(p)))
+                # forContract compiles (typechecker and the compiler's own detectors) first and
+                # counts a failure's annotations; a detector the compiler runs has nothing left to
+                # add when it succeeds, so the case is a compile expectation like runTypechecker's
+                op = (
+                    "compile"
+                    if text == "`forContract`" and detector in COMPILE_DETECTORS
+                    else "lint"
+                )
+                c.steps.append(Step(op, src or "", fn=detector, anns=self.anns(p)))
+                c.steps[-1].at_least = self.at_least(p)
             elif kind == "id" and text == "pendingWith":
                 c.pending = hs_string(self.tok(p + 1)[1]) if self.tok(p + 1)[0] == "str" else "?"
                 p += 1
@@ -372,18 +387,35 @@ class BodyReader:
             else:
                 p += 1
         if c.steps and c.steps[0].op in ("compile", "lint") and c.steps[0].anns:
-            c.error = "Typechecker" if c.steps[0].op == "compile" else "StaticAnalysis"
-            c.error_msg = f"{c.steps[0].anns} annotation(s)"
+            first = c.steps[0]
+            c.error = "Typechecker" if first.op == "compile" else "StaticAnalysis"
+            c.error_msg = f"{'at least ' if first.at_least else ''}{first.anns} annotation(s)"
+            if first.fn:
+                c.error_msg += f" from {first.fn}"
         if not c.steps and not c.pending and not c.inexpressible:
             self.give_up("no recognised harness step")
 
     # -- pieces
 
-    def anns(self, p: int) -> int | None:
+    def count(self, p: int) -> tuple[int | None, bool]:
+        """The annotation count a compile/lint step is compared with, and whether it is a
+        minimum: ``shouldBe N`` or ``shouldSatisfy (>= N)``."""
         for q in range(p, min(p + 12, len(self.t))):
             if self.t[q] == ("bt", "`shouldBe`") and self.tok(q + 1)[0] == "num":
-                return hs_int(self.tok(q + 1)[1])
-        return None
+                return hs_int(self.tok(q + 1)[1]), False
+            if self.t[q] == ("bt", "`shouldSatisfy`"):
+                form = [self.tok(q + k) for k in range(1, 5)]
+                texts = [f[1] for f in form]
+                if texts[:2] == ["(", ">="] and form[2][0] == "num" and texts[3] == ")":
+                    return hs_int(form[2][1]), True
+                return None, False
+        return None, False
+
+    def anns(self, p: int) -> int | None:
+        return self.count(p)[0]
+
+    def at_least(self, p: int) -> bool:
+        return self.count(p)[1]
 
     def source(self, p: int) -> tuple[str | None, int]:
         while self.tok(p) in (("sym", "$"), ("sym", "(")):
@@ -669,7 +701,7 @@ def parse_value(toks: list[Tok], bindings: dict[str, str]) -> Any:
     if head == "BString" and len(rest) == 1 and strs:
         return ("str", strs[0])
     if head == "BString" and len(rest) == 1 and rest[0][1] in bindings:
-        return ("str", bindings[rest[0][1]])
+        return ("str-qq", bindings[rest[0][1]])  # text of a quasi-quote
     words = [t[1] for t in rest]
     for fn, width in (("word256ToBytes", 64), ("word160ToBytes", 40)):
         if head == "BString" and fn in words and nums:

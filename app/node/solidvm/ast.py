@@ -74,6 +74,7 @@ class StringLit(Expr):
 @dataclass(slots=True)
 class HexLit(Expr):
     value: bytes
+    digits: str = ""  # as written (case kept), for printing the source back
 
 
 @dataclass(slots=True)
@@ -251,6 +252,16 @@ class Throw(Stmt):
     """SolidVM's ``throw MyError(args);`` (any expression parses; only an error call runs)."""
 
     value: Expr
+
+
+@dataclass(slots=True)
+class Assembly(Stmt):
+    """The one inline assembly SolidVM knows, ``assembly { dst := mload(add(src, 32)) }``:
+    it copies variable ``src`` into variable ``dst``."""
+
+    dst: str
+    src: str
+    src_pos: Pos
 
 
 @dataclass(slots=True)

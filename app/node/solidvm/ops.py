@@ -354,7 +354,7 @@ def make_coercer(t: Type | None, vm: str) -> Coercer | None:
             if type(v) is str:
                 return v
             if isinstance(v, bytes):
-                return v.decode("utf-8", "replace")
+                return bytes_text(v)  # UTF-8 when it is, else a character per byte
             raise type_error(f"expected string, got {describe(v)}")
 
         return c_str
@@ -419,6 +419,9 @@ def convert(v: Any, t: Type, vm: str) -> Any:
             r = dec_to_int(v)
         elif isinstance(v, Address):
             r = v.value
+        elif type(v) is TextBytes and vm != "EVM":
+            # text kept in a bytes slot is SolidVM's string: read as hex like `uint("ab")`
+            r = parse_int_text(bytes_text(v), 16, t.name)
         elif isinstance(v, bytes):
             r = int.from_bytes(v, "big") if v else 0
         elif type(v) is bool:
@@ -452,7 +455,8 @@ def convert(v: Any, t: Type, vm: str) -> Any:
         if isinstance(v, bytes):
             return Address(int.from_bytes(v[-20:], "big") if v else 0)
         if type(v) is str:
-            return Address(parse_hex_address(v))
+            # account text "addr:chain" is read as the account, then the chain dropped
+            return Address(parse_account_text(v).value)
         raise type_error(f"cannot convert {describe(v)} to address")
     if isinstance(t, AccountType):
         if isinstance(v, Address):

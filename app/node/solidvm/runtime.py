@@ -53,8 +53,10 @@ class ExecContext:
         "created",
         "delegated",
         "depth",
+        "difficulty",
         "dirty",
         "events",
+        "gas_limit",
         "implicit",
         "journal",
         "logs",
@@ -89,6 +91,10 @@ class ExecContext:
         self.max_steps = max_steps
         self.mem = 0
         self.max_mem = max_mem
+        # the block header's fields the code can read (block.gaslimit: the step budget unless
+        # the block says otherwise)
+        self.gas_limit: int | None = None
+        self.difficulty = 0
         self.depth = 0
         self.delegated = False  # a delegatecall ran (ctx.dirty may list views of an account)
         # True when the call that finished last ended without `return <values>`: the platform

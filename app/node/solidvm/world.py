@@ -82,6 +82,8 @@ class TxEnv:
     origin: str | None = None
     max_steps: int = DEFAULT_MAX_STEPS
     max_memory: int = DEFAULT_MAX_MEMORY
+    gas_limit: int | None = None  # the block's gas limit (block.gaslimit); None: max_steps
+    difficulty: int = 0  # the block's difficulty (block.difficulty)
 
 
 @dataclass
@@ -368,6 +370,7 @@ class World(LowLevelCalls):
         steps = env.max_steps if max_steps is None else max_steps
         ts = env.timestamp + self.clock["offset"]
         ctx = ExecContext(self, origin, env.block_number, ts, steps, env.max_memory)
+        ctx.gas_limit, ctx.difficulty = env.gas_limit, env.difficulty
         if self.history is not None:
             ctx.journal = Journal(self.history, ctx.events, ctx.created, ctx.dirty)
         self.current = ctx

@@ -241,6 +241,23 @@ def test_block_values_follow_the_environment(deploy: DeployFn, call: CallFn) -> 
     assert values(call(res.address, "number", block_number=99)) == ["99"]
 
 
+def test_block_gas_limit_and_difficulty_come_from_the_block() -> None:
+    from app.node.solidvm import TxEnv, World
+
+    src = c(
+        "    function header() public view returns (uint, uint) {\n"
+        "        return (block.gaslimit, block.difficulty);\n    }"
+    )
+    world = World()
+    addr = world.deploy(compile_src(src).contracts["C"], {}, TxEnv(sender=ALICE)).address
+    assert addr is not None
+    told = TxEnv(sender=ALICE, gas_limit=750_000, difficulty=12)
+    assert world.call(addr, "header", {}, told).values == ["750000", "12"]
+    # a block that says nothing: the transaction's step budget and difficulty 0, as before
+    plain = TxEnv(sender=ALICE, max_steps=123_456)
+    assert world.call(addr, "header", {}, plain).values == ["123456", "0"]
+
+
 def test_this_is_the_contract_address(deploy: DeployFn, call: CallFn) -> None:
     res = deploy(CONTEXT, "C")
     assert values(call(res.address, "me")) == [res.address]

@@ -57,6 +57,9 @@ def test_negative_shift_amount_is_a_type_error(run: RunFn) -> None:
         pytest.param("bytes32 b = bytes32(uint(7)); return uint(b);", 7, id="uint(bytes32)"),
         pytest.param('bytes4 b = bytes4(hex"00000100"); return uint(b);', 256, id="uint(bytes4)"),
         pytest.param("bytes memory b; return uint(b);", 0, id="empty-bytes"),
+        # text kept in a bytes variable is SolidVM's string, read as hex like uint("7f")
+        pytest.param('bytes memory b = "7f"; return uint(b);', 127, id="text-in-bytes"),
+        pytest.param('bytes32 b = "0x10"; return uint(b);', 16, id="text-in-bytes32"),
     ],
 )
 def test_integers_from_bytes(body: str, expected: int, run: RunFn) -> None:
@@ -155,6 +158,13 @@ def test_hex_literals_assigned_to_strings(deploy: DeployFn, call: CallFn, world:
     assert state["greeting"] == "hello"
     assert state["abc"] == "ABC"
     assert state["raw"] == "00ff"
+
+
+def test_hex_literal_that_is_not_utf8_becomes_one_character_per_byte(run: RunFn) -> None:
+    # The platform reads such bytes as UTF-8 when they are, else as one character per byte
+    # (its getString fallback), so hex"e9" is "é" (U+00E9) and keeps both bytes when stored.
+    src = fn("string, uint", 'string s = hex"e941"; return (s, bytes(s).length);')
+    assert run(src, "f") == ["\u00e9A", "3"]
 
 
 def test_odd_hex_literal_is_a_parse_error() -> None:

@@ -323,6 +323,37 @@ contract C is A {
 }""",
         "Type mismatch: blockhash takes an integer, not string",
     ),
+    # ---- low-level calls need an address; the platform types type(C) as a label
+    (
+        "delegatecall-of-type",
+        """contract A {
+    int ok = address(0xdeadbeef).delegatecall("garbage()");
+    int bad = /*@*/type(A).delegatecall("garbage()");
+}""",
+        "Type mismatch: address and label type do not match.",
+    ),
+    (
+        "call-of-type-in-a-body",
+        """contract A {
+    function f() public { /*@*/type(A).call("f"); }
+}""",
+        "Type mismatch: address and label type do not match.",
+    ),
+    # ---- account(a, chain): a third argument only counts after "ancestor"
+    (
+        "account-with-three-arguments",
+        """contract C {
+    function f() public { account b = account(0x1234, 0x5678, /*@*/3); }
+}""",
+        'account(): only account(a, "ancestor", n) takes a third argument',
+    ),
+    (
+        "account-with-a-chain-name-then-more",
+        """contract C {
+    function f() public { account b = account(0x1234, "parent", /*@*/"self"); }
+}""",
+        'account(): only account(a, "ancestor", n) takes a third argument',
+    ),
 ]
 
 
@@ -397,6 +428,12 @@ contract C is A {
     function add(uint a) public returns (uint) { return a; }
     function add(uint a, uint b) public returns (uint) { return a + b; }
     modifier m() { _; }
+}""",
+    ),
+    (
+        "account-of-an-ancestor-chain",
+        """contract C {
+    function f() public returns (account) { return account(0x1234, "ancestor", 2); }
 }""",
     ),
     (

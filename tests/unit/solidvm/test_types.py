@@ -239,6 +239,22 @@ def test_account_argument_roundtrip(given: str, deploy: DeployFn, call: CallFn) 
     assert values(call(res.address, "echo", {"x": given})) == [given]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("c0ffee", "c0ffee"), ("c0ffee:main", "c0ffee"), ("0xc0ffee:abc123", "c0ffee")],
+)
+def test_address_of_account_text_drops_the_chain(text: str, expected: str, run: RunFn) -> None:
+    # address("addr:chain") reads the text as an account and keeps only the address part,
+    # as the platform's address cast of a string did while accounts carried chains
+    src = c(
+        "    function f(string s) public pure returns (address, account) {\n"
+        "        return (address(s), account(s));\n    }"
+    )
+    got = run(src, "f", {"s": text})
+    assert got[0] == expected.rjust(40, "0")
+    assert got[1].startswith(expected.rjust(40, "0"))
+
+
 def test_account_state_and_comparison(deploy: DeployFn, call: CallFn, world: Any) -> None:
     res = deploy(ACCOUNT_SRC, "C")
     call(res.address, "store", {"a": CAROL})

@@ -569,6 +569,10 @@ class CallsMixin(CompilerBase):
     def account_ctor(self, args: list[A.Expr], e: A.Call) -> CExpr:
         if not 1 <= len(args) <= 3:
             self.error("account() takes an address and an optional chain", e)
+        if len(args) == 3 and not (
+            isinstance(args[1], A.StringLit) and args[1].value == "ancestor"
+        ):
+            self.error('account(): only account(a, "ancestor", n) takes a third argument', args[2])
         af, _ = self.expr(args[0])
         if len(args) == 1:
             return (lambda fr: convert(af(fr), ACCOUNT, "SolidVM")), ACCOUNT

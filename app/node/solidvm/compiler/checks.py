@@ -415,6 +415,10 @@ class BodyChecker:
         elif isinstance(s, (A.Emit, A.RevertError)):
             for a in s.args:
                 self.expr(a)
+        elif isinstance(s, A.Assembly):
+            if self.mut in ("pure", "view"):
+                # the platform prints the Maybe it holds the mutability in: "Just Pure"
+                fail(f"Just {self.mut.capitalize()} function using assembly code.", s)
         elif not isinstance(s, (A.Break, A.Continue, A.Placeholder)):
             self.other(s)
 

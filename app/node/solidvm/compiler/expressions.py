@@ -283,9 +283,14 @@ class ExpressionsMixin(CompilerBase):
             if name == "coinbase":
                 return const(Address(0)), ADDRESS
             if name == "difficulty":
-                return const(0), UINT
+                return (lambda fr: fr.ctx.difficulty), UINT
             if name == "gaslimit":
-                return (lambda fr: fr.ctx.max_steps), UINT
+
+                def gas_limit(fr: Frame) -> Any:
+                    limit = fr.ctx.gas_limit
+                    return fr.ctx.max_steps if limit is None else limit
+
+                return gas_limit, UINT
             self.error(f"'block' has no member '{name}'", e)
         if oname in self.uc.contracts:
             owner = self.uc.contracts[oname]

@@ -63,6 +63,9 @@ class LowLevelMixin(CompilerBase):
         """``x.call(...)`` and friends, or None when ``x.name`` is an ordinary function."""
         name = func.name
         obj = func.obj
+        if isinstance(obj, A.Call) and isinstance(obj.func, A.Ident) and obj.func.name == "type":
+            # the platform types type(C) as a label, which is no address
+            self.error("Type mismatch: address and label type do not match.", obj)
         is_this = (
             isinstance(obj, A.Ident)
             and obj.name == "this"

@@ -203,7 +203,33 @@ class StatementsMixin(CompilerBase):
             return self.try_stmt(s)
         if isinstance(s, A.Throw):
             return self.throw_stmt(s)
+        if isinstance(s, A.Assembly):
+            return self.assembly_stmt(s)
         self.error(f"unsupported statement {type(s).__name__}", s)
+
+    def assembly_stmt(self, s: A.Assembly) -> Fn:
+        """``assembly { dst := mload(add(src, 32)) }`` copies ``src`` into ``dst``, as SolidVM
+        runs it. The platform resolves the two names only when the block runs, so a name that
+        is neither a local nor a state variable fails then, not when compiling."""
+        unknown = [
+            name
+            for name, assigned in ((s.dst, True), (s.src, False))
+            if self.lookup_local(name) is None
+            and not (name in self.c.svars and not (assigned and self.c.svars[name].constant))
+        ]
+        if unknown:
+            msg = f"unknown variable: assembly: {unknown[0]}"
+
+            def run_unknown(fr: Frame) -> Any:
+                raise ExecutionError(msg, "unknown variable")
+
+            return run_unknown
+        f, _ = self.expr(A.Assign(s.pos, "=", A.Ident(s.pos, s.dst), A.Ident(s.src_pos, s.src)))
+
+        def run_assembly(fr: Frame) -> Any:
+            f(fr)
+
+        return run_assembly
 
     def var_decl(self, s: A.VarDecl) -> Fn:
         if s.tuple_form and len(s.slots) == 1:
@@ -431,8 +457,9 @@ class StatementsMixin(CompilerBase):
                 if r is not None:
                     if r == BREAK:
                         break
-                    if r != CONTINUE:
-                        return r
+                    if r == CONTINUE:
+                        continue  # as the platform: `continue` re-runs the body unchecked
+                    return r
                 if not cond(fr):
                     break
             return None

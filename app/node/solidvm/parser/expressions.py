@@ -221,7 +221,7 @@ class ExpressionsMixin(ParserBase):
             self.i += 1
             b = t.value
             assert isinstance(b, bytes)
-            return A.HexLit(start, b)
+            return A.HexLit(start, b, t.text[4:-1].replace("_", ""))
         if k is T.OP:
             if t.text == "(":
                 self.i += 1

@@ -102,7 +102,14 @@ class StatementsMixin(ParserBase):
                 self.expect(";")
                 return A.RevertError(start, err, args, names)
             if w == "assembly":
-                self.error("inline assembly is not supported by SolidVM")
+                # the platform takes a statement opening with this word for an assembly block
+                # unless it declares a variable (`assembly = 1;` does not parse there)
+                if self.peek().text == "{":
+                    return self.parse_assembly()
+                save = self.i
+                if self.try_parse_declaration() is None:
+                    self.error(f"expected '{{' after 'assembly' but found {self.peek().describe()}")
+                self.i = save
             if w == "try":
                 return self.parse_try()
             if w == "throw":
@@ -114,6 +121,34 @@ class StatementsMixin(ParserBase):
                 return A.Throw(start, value)
         stmt = self.parse_simple_statement()
         return stmt
+
+    def parse_assembly(self) -> A.Assembly:
+        """``assembly { dst := mload(add(src, 32)) }``, the only inline assembly SolidVM parses
+        (any other block is a parse error there too)."""
+        start = self.pos()
+        self.i += 2
+        why = "SolidVM's only inline assembly is `assembly { x := mload(add(y, 32)) }`"
+        dst = self.ident("the variable assigned in the assembly block")
+        colon = self.tok
+        eq = self.peek()
+        if not (
+            colon.text == ":"
+            and eq.text == "="
+            and (eq.line, eq.col) == (colon.line, colon.col + 1)
+        ):
+            self.error(f"expected ':=' in the assembly block: {why}")
+        self.i += 2
+        for word in ("mload", "(", "add", "("):
+            if self.tok.text != word or self.tok.kind not in (T.IDENT, T.OP):
+                self.error(f"expected '{word}' but found {self.tok.describe()}: {why}")
+            self.i += 1
+        src_pos = self.pos()
+        src = self.ident("the variable read in the assembly block")
+        for word in (",", "32", ")", ")", "}"):
+            if self.tok.text != word:
+                self.error(f"expected '{word}' but found {self.tok.describe()}: {why}")
+            self.i += 1
+        return A.Assembly(start, dst, src, src_pos)
 
     def parse_simple_statement(self) -> A.Stmt:
         """A variable declaration or an expression statement, up to and including the ';'."""

@@ -11,6 +11,7 @@ from .strings import StringBuiltins
 from .testing import TestingBuiltins
 from .utility import UtilityBuiltins
 from .x509 import X509Builtins
+from .zk import ZkBuiltins
 
 
 class BuiltinsMixin(
@@ -23,5 +24,6 @@ class BuiltinsMixin(
     TestingBuiltins,
     UtilityBuiltins,
     X509Builtins,
+    ZkBuiltins,
 ):
     """Every built-in function family."""

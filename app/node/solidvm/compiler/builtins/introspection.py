@@ -1,95 +1,26 @@
 """The chain and the code: block hashes, code collections, account introspection.
 
 ``a.code`` is the source of the code collection the contract at ``a`` runs, ``a.code(name)`` the
-declarations of its contract named ``name`` (``a.code()``: the whole contract), ``a.codehash``
-the collection's hash (hex), ``a.nonce`` its nonce, ``a.creator`` / ``a.root`` the common name and
-address of the user at the root of its creation tree.
+declarations of its contract named ``name`` printed back as the platform does (``codeview``;
+``a.code()``: the whole contract), ``a.codehash`` the collection's hash (hex), ``a.nonce`` its
+nonce, ``a.creator`` / ``a.root`` the common name and address of the user at the root of its
+creation tree.
 """
 
 from __future__ import annotations
 
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from ... import ast as A
+from ...codeview import code_of as code_lookup
 from ...defs import ContractDef
 from ...errors import ExecutionError
-from ...lexer import T, tokenize
 from ...ops import check_int, describe, keccak256, type_error
 from ...runtime import Fn, Frame
 from ...salted import code_hash, source_of
 from ...types import ADDRESS, BYTES32, STRING, UINT, IntType, StringType, VariadicType
 from ...values import Address
 from ..base import CExpr, CompilerBase, const
-
-_SNIPPETS: WeakKeyDictionary[ContractDef, dict[str, list[str]]] = WeakKeyDictionary()
-
-
-def _offsets(src: str) -> list[int]:
-    starts = [0]
-    for i, ch in enumerate(src):
-        if ch == "\n":
-            starts.append(i + 1)
-    return starts
-
-
-def declaration_texts(cdef: ContractDef) -> dict[str, list[str]]:
-    """Source text of the contract and of each of its named parts, by name (cached)."""
-    cached = _SNIPPETS.get(cdef)
-    if cached is not None:
-        return cached
-    out: dict[str, list[str]] = {}
-    decl = cdef.decl
-    src = source_of(cdef)
-    if decl is not None:
-        toks = tokenize(src)
-        starts = _offsets(src)
-        index = {(t.line, t.col): i for i, t in enumerate(toks)}
-
-        def text_at(pos: A.Pos) -> str | None:
-            i = index.get(pos)
-            if i is None:
-                return None
-            depth = 0
-            j = i
-            while j < len(toks) and toks[j].kind is not T.EOF:
-                t = toks[j]
-                if t.kind is T.OP and t.text in ("(", "["):
-                    depth += 1
-                elif t.kind is T.OP and t.text in (")", "]"):
-                    depth -= 1
-                elif t.kind is T.OP and t.text == "{" and depth == 0:
-                    level = 0
-                    while j < len(toks) and toks[j].kind is not T.EOF:
-                        u = toks[j]
-                        if u.kind is T.OP and u.text == "{":
-                            level += 1
-                        elif u.kind is T.OP and u.text == "}":
-                            level -= 1
-                            if level == 0:
-                                break
-                        j += 1
-                    break
-                elif t.kind is T.OP and t.text == ";" and depth == 0:
-                    break
-                j += 1
-            end_tok = toks[min(j, len(toks) - 1)]
-            a = starts[pos[0] - 1] + pos[1] - 1
-            b = starts[end_tok.line - 1] + end_tok.col - 1 + len(end_tok.text)
-            return src[a:b]
-
-        whole = text_at(decl.pos)
-        if whole is not None:
-            out.setdefault(cdef.name, []).append(whole)
-        for part in decl.parts:
-            name = getattr(part, "name", None)
-            if not name:
-                continue
-            text = text_at(part.pos)
-            if text is not None:
-                out.setdefault(str(name), []).append(text)
-    _SNIPPETS[cdef] = out
-    return out
 
 
 class IntrospectionBuiltins(CompilerBase):
@@ -169,14 +100,10 @@ class IntrospectionBuiltins(CompilerBase):
             word = term(fr) if term is not None else ""
             if type(word) is not str:
                 raise type_error(f"code(...) takes a string, got {describe(word)}")
-            texts = declaration_texts(cdef)
-            found = texts.get(word or cdef.name, [])
-            if not word:
-                found = found[:1]
             fr.ctx.steps += 1000  # as the platform charges: discourage code lookups in loops
             if fr.ctx.steps > fr.ctx.max_steps:
                 raise fr.ctx.out_of_gas()
-            return "".join(t + "\n" for t in found)
+            return code_lookup(cdef, word)
 
         return code_of, STRING
 
