@@ -7,6 +7,9 @@ Scenarios (issue 2):
   c) deployment of the car asset (resources/contracts/CarAsset.sol)
   d) external calls in a loop: plain, wrapped in try/catch, and caught failures (revert E(...))
   e) a Groth16 proof verification (2 public inputs: 2 ecMul, 2 ecAdd, a 4-pair ecPairing)
+  f) the calls of d) made through a Proxy (fallback + delegatecall), beside the direct calls
+  g) a Mercata-sized deployment: one transaction creating 43 contracts, 21 of them proxies
+     initialized through their fallback (tests/corpus/proxy_deploy)
 plus the parse+compile time of a ~10 KB source.
 
 Each figure is the best of several rounds (the least disturbed by the rest of the machine).
@@ -29,10 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.client.bundler import bundle  # noqa: E402
 from app.node.solidvm import TxEnv, World, compile_source  # noqa: E402
 from app.node.solidvm.parser import parse  # noqa: E402
 
 CONTRACTS = ROOT / "resources" / "contracts"
+PROXY_DEPLOY = ROOT / "tests" / "corpus" / "proxy_deploy" / "Deployment.sol"
 RESULTS = ROOT / "benchmarks" / "results"
 
 ALICE = "a1" * 20
@@ -99,6 +104,37 @@ contract Groth16 {
         }
         (p[6], p[7], p[12], p[13], p[18], p[19]) = (vk[0], vk[1], x, y, proof[6], proof[7]);
         return ecPairing(p);
+    }
+}
+"""
+
+
+PROXIED = """
+contract Proxy {
+    address logicContract;
+    constructor(address logic) { logicContract = logic; }
+    fallback(variadic args) external returns (variadic) {
+        return logicContract.delegatecall(msg.sig, args);
+    }
+}
+contract Work {
+    uint public n;
+    function work(uint i) public returns (uint) { n = i; return i; }
+}
+contract Looper {
+    Work direct;
+    Work proxied;
+    uint public total;
+    constructor() {
+        Work logic = new Work();
+        direct = logic;
+        proxied = Work(address(new Proxy(address(logic))));
+    }
+    function viaDirect(uint n) public {
+        for (uint i = 0; i < n; i++) { total += direct.work(i); }
+    }
+    function viaProxy(uint n) public {
+        for (uint i = 0; i < n; i++) { total += proxied.work(i); }
     }
 }
 """
@@ -236,6 +272,34 @@ def bench_calls(rounds: int, n: int, method: str, fail: bool) -> float:
     return best_rate(rounds, n, lambda k: w.call(trier, method, args, env)) * CALLS_PER_TX
 
 
+def bench_proxy_calls(rounds: int, n: int) -> tuple[float, float]:
+    """External calls per second in one run: straight to a contract, and through a Proxy
+    (typed call -> fallback -> delegatecall -> the logic's code on the proxy's storage)."""
+    unit = compile_source(PROXIED)
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    looper = w.deploy(unit.contracts["Looper"], {}, env).address
+    assert looper is not None
+    args = {"n": CALLS_PER_TX}
+    w.call(looper, "viaProxy", args, env)
+    total = sum(range(CALLS_PER_TX))
+    assert w.state(looper)["total"] == str(total)
+    direct = best_rate(rounds, n, lambda k: w.call(looper, "viaDirect", args, env))
+    proxied = best_rate(rounds, n, lambda k: w.call(looper, "viaProxy", args, env))
+    return direct * CALLS_PER_TX, proxied * CALLS_PER_TX
+
+
+def bench_proxy_deploy(rounds: int, n: int) -> float:
+    """Deployments per second of the 43-contract, Mercata-shaped fixture (one transaction)."""
+    cdef = compile_source(bundle(PROXY_DEPLOY).source).contracts["Deployment"]
+    w = make_world()
+    env = TxEnv(sender=ALICE)
+    res = w.deploy(cdef, {}, env)
+    assert len(res.created) == 43 and res.address is not None, res.created
+    assert w.state(res.address)["quotedValue"] == "6000"
+    return best_rate(rounds, n, lambda k: w.deploy(cdef, {}, env))
+
+
 def groth16_case() -> dict[str, list[str]]:
     """Verifying key, proof and inputs made from known scalars so that the equation holds."""
     from py_ecc.optimized_bn128.optimized_curve import G1, G2, curve_order, multiply, normalize
@@ -314,6 +378,8 @@ def main() -> None:
     plain_calls = bench_calls(rounds, 5 * scale, "plain", False)
     try_ok = bench_calls(rounds, 5 * scale, "tried", False)
     try_caught = bench_calls(rounds, 5 * scale, "tried", True)
+    direct_calls, proxy_calls = bench_proxy_calls(rounds, 5 * scale)
+    proxy_deploys = bench_proxy_deploy(rounds, 20 * scale)
     size, parse_ms, compile_ms = bench_parse(rounds * 2)
     groth16_ms = bench_groth16(rounds)
 
@@ -329,6 +395,17 @@ def main() -> None:
         ("external call in a loop", f"{plain_calls:,.0f} calls/s", ""),
         ("same call inside try/catch", f"{try_ok:,.0f} calls/s", ""),
         ("try/catch, failure caught", f"{try_caught:,.0f} calls/s", "revert E(i) undone"),
+        ("direct call (beside the next)", f"{direct_calls:,.0f} calls/s", ""),
+        (
+            "same call through a Proxy",
+            f"{proxy_calls:,.0f} calls/s",
+            f"{direct_calls / proxy_calls:.1f}x the direct call's time",
+        ),
+        (
+            "43-contract proxy deployment",
+            f"{proxy_deploys:,.1f} deploys/s",
+            f"{1000 / proxy_deploys:.1f} ms per transaction",
+        ),
         ("Groth16 verification (2 inputs)", f"{groth16_ms:,.0f} ms", "4 pairings (py_ecc)"),
         (f"parse {size / 1000:.1f} KB of source", f"{parse_ms:.1f} ms", "< 50 ms"),
         (f"parse + compile {size / 1000:.1f} KB", f"{parse_ms + compile_ms:.1f} ms", ""),
@@ -352,6 +429,9 @@ def main() -> None:
         "external_calls_per_s": round(plain_calls, 1),
         "try_catch_calls_per_s": round(try_ok, 1),
         "try_catch_caught_failures_per_s": round(try_caught, 1),
+        "direct_calls_beside_proxy_per_s": round(direct_calls, 1),
+        "proxy_calls_per_s": round(proxy_calls, 1),
+        "proxy_deployments_43_contracts_per_s": round(proxy_deploys, 2),
         "groth16_verify_ms": round(groth16_ms, 1),
         "parse_10kb_ms": round(parse_ms, 2),
         "parse_compile_10kb_ms": round(parse_ms + compile_ms, 2),

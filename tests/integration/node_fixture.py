@@ -343,7 +343,7 @@ def wait_for(probe: Callable[[], T | None], timeout: float, what: str, poll: flo
 
 def upload_tx(
     contract: str,
-    src: str,
+    src: str | dict[str, str],
     args: dict[str, Any] | None = None,
     vm: str | None = "SolidVM",
     **extra: Any,

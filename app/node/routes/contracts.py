@@ -13,7 +13,19 @@ from ..errors import ApiError, bad_request
 from ..ledger import norm_address, norm_chain
 from ..solidvm import ParseError, SolidVMError, compile_source
 from ..solidvm.abi import encode_value
+from ..solidvm.proxies import PROXY_NAMES, delegated_vars
+from ..solidvm.values import Address
 from .base import ApiBase, JsonBody, flag, int_param
+
+
+def merged_xabi(own: dict[str, Any], logic: dict[str, Any]) -> dict[str, Any]:
+    """A proxy's xabi with its logic contract's functions, variables and types added (the
+    proxy's own win a clash), as the platform's API merges the two contracts."""
+    out = dict(own)
+    for k in ("funcs", "vars", "types", "events", "modifiers"):
+        if isinstance(own.get(k), dict) or isinstance(logic.get(k), dict):
+            out[k] = {**(logic.get(k) or {}), **(own.get(k) or {})}
+    return out
 
 
 class ContractRoutes(ApiBase):
@@ -47,8 +59,14 @@ class ContractRoutes(ApiBase):
             addr = norm_address(address, "contract address")
         except ApiError:
             raise bad_request(f"Couldn't find contract {name} at address {address}") from None
-        acct = self.ledger.committed().account(int(addr, 16), chain)
-        if acct is None or acct.cdef is None or acct.cdef.name != name:
+        view = self.ledger.committed()
+        acct = view.account(int(addr, 16), chain)
+        if acct is None or acct.cdef is None:
+            raise bad_request(f"Couldn't find contract {name} at address {addr}")
+        # a proxy's address also answers to the names of the contracts whose code keeps its
+        # variables there (its logic contract, through delegatecall)
+        layouts = view.elements(acct.layouts) if acct.layouts else []
+        if acct.cdef.name != name and all(c.name != name for c in layouts):
             raise bad_request(f"Couldn't find contract {name} at address {addr}")
         return acct, addr, chain
 
@@ -56,6 +74,13 @@ class ContractRoutes(ApiBase):
         acct, addr, chain = self._contract(request)
         meta = self.ledger.committed().meta.get((chain, int(addr, 16)))
         cdef = acct.cdef
+        xabi = cdef.xabi
+        if cdef.name in PROXY_NAMES:  # as the platform shows a proxy: with its logic's xabi
+            view = self.ledger.committed()
+            v = view.get(acct.storage, "logicContract")
+            logic = view.account(v.value, chain) if isinstance(v, Address) and v.value else None
+            if logic is not None and logic.cdef is not None:
+                xabi = merged_xabi(xabi, logic.cdef.xabi)
         return JsonBody(
             {
                 "bin": cdef.source,
@@ -69,7 +94,7 @@ class ContractRoutes(ApiBase):
                 },
                 "name": cdef.name,
                 "src": cdef.source,
-                "xabi": cdef.xabi,
+                "xabi": xabi,
             }
         )
 
@@ -99,6 +124,9 @@ class ContractRoutes(ApiBase):
         var = request.path_params["mapping"]
         key = request.path_params["key"]
         sv = acct.cdef.svars.get(var)
+        if sv is None and acct.layouts:
+            layouts = self.ledger.committed().elements(acct.layouts)
+            sv = next((d for d in delegated_vars(acct, layouts) if d.name == var), None)
         if sv is None or sv.constant:
             raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")
         from ..solidvm.abi import decode_value

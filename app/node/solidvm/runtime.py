@@ -51,6 +51,7 @@ class ExecContext:
     __slots__ = (
         "block_number",
         "created",
+        "delegated",
         "depth",
         "difficulty",
         "dirty",
@@ -95,6 +96,7 @@ class ExecContext:
         self.gas_limit: int | None = None
         self.difficulty = 0
         self.depth = 0
+        self.delegated = False  # a delegatecall ran (ctx.dirty may list views of an account)
         # True when the call that finished last ended without `return <values>`: the platform
         # then answers only its named return values
         self.implicit = False
