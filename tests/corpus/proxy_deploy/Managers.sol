@@ -6,6 +6,9 @@ import "./Ownable.sol";
 abstract contract Managed is Ownable {
     bool public initialized;
 
+    // a constructor modifier names a direct base only (the platform's rule)
+    constructor(address o) Ownable(o) {}
+
     modifier initializer() {
         require(!initialized, "already initialized");
         initialized = true;
@@ -17,7 +20,7 @@ contract Council is Managed {
     address[] public members;
     mapping(address => bool) public isMember;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address[] _members) external initializer {
         for (uint i = 0; i < _members.length; i++) {
@@ -35,7 +38,7 @@ contract FeeVault is Managed {
     uint public feeBps;
     uint public collected;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(uint _feeBps) external initializer {
         feeBps = _feeBps;
@@ -53,7 +56,7 @@ contract TokenFactory is Managed {
     uint public tokenCount;
     mapping(uint => string) public tokenNames;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _council) external initializer {
         council = _council;
@@ -71,7 +74,7 @@ contract PoolFactory is Managed {
     FeeVault public fees;
     uint public pools;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _tokens, address _fees) external initializer {
         tokens = TokenFactory(_tokens);
@@ -96,7 +99,7 @@ contract LendingRegistry is Managed {
     address public rateStrategy;
     address public priceOracle;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function setComponents(
         address _lendingPool,
@@ -117,7 +120,7 @@ contract CollateralVault is Managed {
     address public registry;
     mapping(address => uint) public collateral;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _registry) external initializer {
         registry = _registry;
@@ -128,7 +131,7 @@ contract LiquidityPool is Managed {
     address public registry;
     uint public liquidity;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _registry) external initializer {
         registry = _registry;
@@ -138,7 +141,7 @@ contract LiquidityPool is Managed {
 contract RateStrategy is Managed {
     uint public baseRateBps;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(uint _baseRateBps) external initializer {
         baseRateBps = _baseRateBps;
@@ -148,7 +151,7 @@ contract RateStrategy is Managed {
 contract PriceOracle is Managed {
     mapping(string => uint) public prices;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize() external initializer {}
 
@@ -165,7 +168,7 @@ contract PoolConfigurator is Managed {
     LendingRegistry public registry;
     uint public configured;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _registry) external initializer {
         registry = LendingRegistry(_registry);
@@ -189,7 +192,7 @@ contract SafetyModule is Managed {
     address public registry;
     address public tokenFactory;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _registry, address _tokenFactory) external initializer {
         registry = _registry;
@@ -202,7 +205,7 @@ contract LendingPool is Managed {
     address public configurator;
     FeeVault public fees;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _registry, address _configurator, address _fees)
         external
@@ -224,7 +227,7 @@ contract LendingPool is Managed {
 contract Bridge is Managed {
     uint public remoteChain;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(uint _remoteChain) external initializer {
         remoteChain = _remoteChain;
@@ -234,7 +237,7 @@ contract Bridge is Managed {
 contract Rewards is Managed {
     address public rewardToken;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _rewardToken) external initializer {
         rewardToken = _rewardToken;
@@ -246,7 +249,7 @@ contract SavingsVault is Managed {
     string public name;
     string public symbol;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _asset, string _name, string _symbol) external initializer {
         asset = _asset;
@@ -261,7 +264,7 @@ contract CDPRegistry is Managed {
     address public reserve;
     address public oracle;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function setAllComponents(address _vault, address _engine, address _reserve, address _oracle)
         external
@@ -277,7 +280,7 @@ contract CDPRegistry is Managed {
 contract CDPVault is Managed {
     address public registry;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _registry) external initializer {
         registry = _registry;
@@ -287,7 +290,7 @@ contract CDPVault is Managed {
 contract CDPEngine is Managed {
     address public registry;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _registry) external initializer {
         registry = _registry;
@@ -297,7 +300,7 @@ contract CDPEngine is Managed {
 contract CDPReserve is Managed {
     address public registry;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _registry) external initializer {
         registry = _registry;
@@ -307,7 +310,7 @@ contract CDPReserve is Managed {
 contract Escrow is Managed {
     address public council;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _council) external initializer {
         council = _council;
@@ -318,7 +321,7 @@ contract MetalForge is Managed {
     address public tokenFactory;
     address public oracle;
 
-    constructor(address o) Ownable(o) {}
+    constructor(address o) Managed(o) {}
 
     function initialize(address _tokenFactory, address _oracle) external initializer {
         tokenFactory = _tokenFactory;
