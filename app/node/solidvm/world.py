@@ -367,7 +367,9 @@ class World(LowLevelCalls):
                 )
             )
         res.created = [(a.chain, a.hex) for a in ctx.created]
-        res.touched = [(a.chain, a.hex) for a in ctx.dirty.values()]
+        # once per account: each delegatecall writes through a fresh view of the caller's
+        # account (lowlevel._delegate_view), which the dirty set keys apart
+        res.touched = list(dict.fromkeys((a.chain, a.hex) for a in ctx.dirty.values()))
         return res
 
     # ------------------------------------------------------------ state
