@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from .cirrus.collections import entry_value, key_value
+from .solidvm.defs import StateVar
+from .solidvm.proxies import delegated_vars
 from .solidvm.runtime import MISSING
 from .solidvm.types import ArrayType, MappingType, StructType, Type
 from .solidvm.values import default_value, is_default
@@ -51,6 +53,7 @@ def tx_state_diff(
     changes: list[dict[str, Any]] = []
     # containers of the touched accounts -> (account, variable name or None for the storage)
     where: dict[int, tuple[AccountState, str | None]] = {}
+    svars: dict[int, dict[str, StateVar]] = {}  # id(account) -> its variables
     for acct in accts:
         cdef = acct.cdef
         if cdef is None:
@@ -60,7 +63,8 @@ def tx_state_diff(
             changes += _created(acct)
             continue
         where[id(st)] = (acct, None)
-        for sv in cdef.state_vars:
+        own = svars[id(acct)] = _vars(acct)
+        for sv in own.values():
             if not sv.constant and flat_mapping(sv.type) and sv.name in st:
                 where[id(st[sv.name])] = (acct, sv.name)
     first: dict[tuple[int, Any], tuple[AccountState, str | None, Any, Any]] = {}
@@ -72,10 +76,9 @@ def tx_state_diff(
         if slot not in first:
             first[slot] = (hit[0], hit[1], k, old)
     for acct, var, k, old in first.values():
-        cdef = acct.cdef
-        assert cdef is not None
+        vs = svars[id(acct)]
         if var is None:  # a whole state variable assigned
-            whole = cdef.svars.get(k) if isinstance(k, str) else None
+            whole = vs.get(k) if isinstance(k, str) else None
             if whole is None or whole.constant or not simple(whole.type):
                 continue
             t0 = whole.type
@@ -83,7 +86,7 @@ def tx_state_diff(
             if before != after:
                 changes.append(_change(acct, k, None, before, after))
             continue
-        t = cdef.svars[var].type
+        t = vs[var].type
         assert isinstance(t, MappingType)
         m = acct.storage.get(var)
         now = m.get(k, MISSING) if isinstance(m, dict) else MISSING
@@ -96,12 +99,25 @@ def tx_state_diff(
     return json.dumps(out)
 
 
+def _vars(acct: AccountState) -> dict[str, StateVar]:
+    """The account's state variables: its contract's, and those of the code that ran on it
+    through delegatecall (a proxy's logic contract)."""
+    cdef = acct.cdef
+    assert cdef is not None
+    if not acct.layouts:
+        return cdef.svars
+    out = dict(cdef.svars)
+    for sv in delegated_vars(acct):
+        out[sv.name] = sv
+    return out
+
+
 def _created(acct: AccountState) -> list[dict[str, Any]]:
     """A new contract: every compared value its constructor left non-zero."""
     cdef = acct.cdef
     assert cdef is not None
     out = []
-    for sv in cdef.state_vars:
+    for sv in _vars(acct).values():
         v = acct.storage.get(sv.name, MISSING)
         if sv.constant or v is MISSING:
             continue

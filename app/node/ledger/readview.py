@@ -15,6 +15,7 @@ from typing import Any
 from ..solidvm.abi import encode_value
 from ..solidvm.errors import ExecutionError
 from ..solidvm.history import LENGTH, NO_RECORD, History
+from ..solidvm.proxies import delegated_vars
 from ..solidvm.runtime import MISSING
 from ..solidvm.values import ArrayValue, MappingValue, StructValue, default_value
 from ..solidvm.world import AccountState, World
@@ -114,10 +115,13 @@ class CommittedView:
         if acct is None or acct.cdef is None:
             raise ExecutionError(f"no contract at address {address}", "unknown contract")
         st = self.items(acct.storage)
+        svs = [sv for sv in acct.cdef.state_vars if not sv.constant]
+        if acct.layouts:  # a proxy keeps its logic contract's variables
+            svs += delegated_vars(acct, self.elements(acct.layouts))
         return {
             sv.name: encode_value(self.copy(st.get(sv.name, default_value(sv.type))), sv.type)
-            for sv in acct.cdef.state_vars
-            if not sv.constant and (only is None or sv.name == only)
+            for sv in svs
+            if only is None or sv.name == only
         }
 
     def entry(self, acct: AccountState, var: str, key: Any, default: Any) -> Any:

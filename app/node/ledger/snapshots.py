@@ -7,7 +7,9 @@ import time
 from typing import Any
 
 from ..chains import Chain
+from ..solidvm.errors import SolidVMError
 from ..solidvm.persist import dump_value, load_value
+from ..solidvm.proxies import delegated_vars
 from ..solidvm.values import default_value
 from ..solidvm.world import AccountState
 from ..store import dumps
@@ -18,6 +20,10 @@ from .common import (
     log,
 )
 from .executor import LedgerExecutor
+
+LAYOUTS_KEY = "@layouts"
+"""Key of a contract's saved storage listing the code (code hash, contract name) of the contracts
+that keep variables there through delegatecall; no variable name can clash with it."""
 
 
 class LedgerSnapshots(LedgerExecutor):
@@ -42,6 +48,7 @@ class LedgerSnapshots(LedgerExecutor):
                 for sv in cdef.state_vars
                 if not sv.constant
             }
+            self._load_layouts(acct, data)
             self.world.accounts[(row["chain"], addr)] = acct
             self.meta[(row["chain"], addr)] = ContractMeta(
                 row["name"],
@@ -67,6 +74,23 @@ class LedgerSnapshots(LedgerExecutor):
         head = self.store.one("SELECT * FROM blocks WHERE number=?", snap)
         if head is not None:
             self.head = Head(head["number"], head["hash"], head["timestamp"])
+
+    def _load_layouts(self, acct: AccountState, data: dict[str, Any]) -> None:
+        """The variables code of other contracts keeps in this account (a proxy's logic
+        contract, through delegatecall): saved as the contracts' code under ``LAYOUTS_KEY``."""
+        for code_hash, name in data.get(LAYOUTS_KEY, ()):
+            try:
+                cdef = self._cdef(code_hash, name)
+            except (KeyError, SolidVMError):
+                log.warning("contract %s: delegate code %s/%s is gone", acct.hex, code_hash, name)
+                continue
+            if acct.layouts is None:
+                acct.layouts = []
+            acct.layouts.append(cdef)
+        for sv in delegated_vars(acct):
+            acct.storage[sv.name] = (
+                load_value(data[sv.name], sv.type) if sv.name in data else default_value(sv.type)
+            )
 
     def _link_creators(self) -> None:
         """Restore who created each loaded contract (``this.creator``, ``this.root`` need it)."""
@@ -150,6 +174,10 @@ class LedgerSnapshots(LedgerExecutor):
                     for sv in acct.cdef.state_vars
                     if not sv.constant
                 }
+                if acct.layouts:
+                    for sv in delegated_vars(acct):
+                        storage[sv.name] = dump_value(acct.storage[sv.name], sv.type)
+                    storage[LAYOUTS_KEY] = [[self._code_of(c), c.name] for c in acct.layouts]
                 db.execute(
                     "INSERT OR REPLACE INTO contracts (chain, address, name, code_hash, storage, "
                     "creator, created_block, created_tx, updated_block, updated_tx, history, "

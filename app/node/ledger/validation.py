@@ -11,6 +11,7 @@ from ..chains import parse_member
 from ..errors import bad_request
 from ..solidvm import (
     ArgumentError,
+    ExecutionError,
     ParseError,
     SolidVMError,
 )
@@ -138,15 +139,19 @@ class LedgerValidation(LedgerIdentities):
                 "postUsersContractMethod': Couldn't find contract details for contract at "
                 f"address {address}" + (f" on chain {chain}" if chain else "")
             )
-        fns = [f for f in acct.cdef.functions.get(method, []) if f.external]
-        if not fns:
+        try:  # a proxy takes its logic contract's functions (see solidvm/proxies.py)
+            typing = self.world.api_contract(acct, method)
+        except ExecutionError:
+            typing = None
+        fns = [f for f in typing.functions.get(method, []) if f.external] if typing else []
+        if typing is None or not fns:
             raise bad_request(f"Contract doesn't have a method named '{method}'")
         args = p.get("args")
         if args is None:
             if any(f.params for f in fns) and not any(not f.params for f in fns):
                 raise bad_request("no arguments provided to function.")
             args = {}
-        fn = self.world.pick_function(acct.cdef, method, args)
+        fn = self.world.pick_function(typing, method, args)
         try:
             decode_args(fn.params, args, acct.cdef.vm, f"function {method}")
         except ArgumentError as exc:

@@ -150,6 +150,8 @@ class ContractDef:
         self.xabi: dict[str, Any] = {}  # filled by compile_source (abi.contract_xabi)
         self.pragma_solidvm: str | None = None  # `pragma solidvm X.Y` of its source, if any
         self.usings: list[UsingDef] = []  # its own `using L for T;` (not inherited)
+        # its fallback as run for calls of other names (proxies.named_fallback)
+        self.named_fallbacks: dict[str, CompiledFunction] = {}
 
     def bases(self) -> list[ContractDef]:
         return self.linearization[1:]

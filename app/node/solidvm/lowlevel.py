@@ -6,7 +6,6 @@ introspection. A mixin of :class:`~app.node.solidvm.world.World`.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,7 @@ from .binding import spread_last, try_bind
 from .defs import CompiledFunction, ContractDef
 from .errors import ExecutionError, SolidVMError
 from .ops import chain_key, copy_in, describe, type_error
+from .proxies import fallback_of, named_fallback, record_layout
 from .runtime import MISSING, ExecContext, Frame, invoke, jset_dict
 from .salted import code_hash, salt_text, salted_address, source_of
 from .values import Address, default_value
@@ -109,13 +109,11 @@ class LowLevelCalls:
                 bound = try_bind(f, args)
                 if bound is not None:
                     return f, bound
-        fallback = next((f for f in cdef.functions.get("fallback", []) if f.external), None)
+        fallback = fallback_of(cdef)
         if fallback is not None:
             bound = try_bind(fallback, args)
-            if bound is not None:
-                named = copy.copy(fallback)  # msg.sig in the fallback is the name asked for
-                named.name = fname
-                return named, bound
+            if bound is not None:  # msg.sig in the fallback is the name asked for
+                return named_fallback(cdef, fallback, fname), bound
         if fns:
             raise ExecutionError(
                 f"type error: argument type mismatch in '{fname}': no overload of {cdef.name}."
@@ -130,21 +128,37 @@ class LowLevelCalls:
     def _delegate_view(self, fr: Frame, cdef: ContractDef) -> AccountState:
         """The calling contract's account with ``cdef``'s code: what delegatecall runs against.
 
-        State variables the code uses but the caller lacks start at their zero values; they live
-        in the caller's storage for the rest of the transaction (but are not part of its state).
+        State variables the code uses but the caller lacks start at their zero values and stay
+        in the caller's storage: the account records ``cdef`` among its layouts, so they are
+        part of its state (a proxy keeps its logic contract's variables; see proxies.py).
         """
         acct = fr.acct
-        view = type(acct)(acct.address, acct.chain, cdef)
-        view.creator, view.origin = acct.creator, acct.origin
-        missing = [sv for sv in cdef.state_vars if not sv.constant and sv.name not in acct.storage]
-        if fr.ro:
-            view.storage = dict(acct.storage)
-            for sv in missing:
-                view.storage[sv.name] = default_value(sv.type)
-        else:
+        # the account itself, also when the caller is a delegatecall's view of it
+        acct = self.accounts.get((acct.chain, acct.address), acct)
+        if acct.layouts is None or cdef not in acct.layouts:
+            missing = [
+                sv for sv in cdef.state_vars if not sv.constant and sv.name not in acct.storage
+            ]
+            if fr.ro:
+                view = type(acct)(acct.address, acct.chain, cdef)
+                view.creator, view.origin = acct.creator, acct.origin
+                view.storage = dict(acct.storage)
+                for sv in missing:
+                    view.storage[sv.name] = default_value(sv.type)
+                return view
             for sv in missing:
                 jset_dict(fr, acct.storage, sv.name, default_value(sv.type))
+            if cdef is not acct.cdef:
+                record_layout(fr, acct, cdef)
+        views = acct.views
+        if views is None:
+            views = acct.views = {}
+        view = views.get(id(cdef))
+        if view is None or view.storage is not acct.storage:
+            view = type(acct)(acct.address, acct.chain, cdef)
             view.storage = acct.storage
+            views[id(cdef)] = view
+        view.creator, view.origin = acct.creator, acct.origin
         return view
 
     # ------------------------------------------------------------ creation

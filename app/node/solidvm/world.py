@@ -16,8 +16,9 @@ from .abi import decode_args, encode_value, event_text
 from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError, located
 from .history import History, Journal
-from .lowlevel import LowLevelCalls
-from .ops import chain_key, copy_in, keccak256, type_error
+from .lowlevel import LowLevelCalls, unpack
+from .ops import Coercer, chain_key, copy_in, keccak256, make_coercer, type_error
+from .proxies import bind_fallback, delegated_vars, fallback_of, proxied_method, shape_result
 from .runtime import (
     DEFAULT_MAX_MEMORY,
     DEFAULT_MAX_STEPS,
@@ -40,7 +41,7 @@ if sys.getrecursionlimit() < 20000:
 class AccountState:
     """A contract account: its code (a compiled contract) and storage."""
 
-    __slots__ = ("address", "cdef", "chain", "creator", "origin", "storage")
+    __slots__ = ("address", "cdef", "chain", "creator", "layouts", "origin", "storage", "views")
 
     def __init__(self, address: int, chain: str, cdef: ContractDef | None) -> None:
         self.address = address
@@ -49,6 +50,11 @@ class AccountState:
         self.storage: dict[str, Any] = {}
         self.creator: int | None = None  # the creating contract; None when a user uploaded it
         self.origin: int | None = None  # the user at the root of its creation tree, if known
+        # contracts whose code ran on this storage through delegatecall, in order (journaled):
+        # their variables are part of this account's state (see proxies.py)
+        self.layouts: list[ContractDef] | None = None
+        # this account as other contracts' code sees it in a delegatecall, by id of that code
+        self.views: dict[int, AccountState] | None = None
 
     @property
     def hex(self) -> str:
@@ -245,9 +251,14 @@ class World(LowLevelCalls):
                 "unknown contract",
             )
         cdef = acct.cdef
-        fn = self.pick_function(cdef, method, args)
-        vals = decode_args(fn.params, args, cdef.vm, f"function {method}")
-        if value and not fn.payable:
+        typed = self.api_function(acct, method, args)
+        vals = decode_args(typed.params, args, cdef.vm, f"function {method}")
+        fn = typed
+        if method not in cdef.functions:
+            fallback = fallback_of(cdef)
+            assert fallback is not None  # api_function found the function elsewhere
+            fn, vals = bind_fallback(cdef, fallback, method, vals)
+        if value and not (typed.payable or fn.payable):
             raise ExecutionError(
                 f"function '{method}' is not payable but a value was sent", "not payable"
             )
@@ -257,12 +268,45 @@ class World(LowLevelCalls):
         def run() -> list[Any]:
             if value:
                 self._move_value(ctx, chain_id, sender.value, acct.address, value)
-            return invoke(ctx, fn, acct, vals, sender, value, read_only)
+            r = invoke(ctx, fn, acct, vals, sender, value, read_only)
+            if fn is not typed:  # a proxy's fallback answered: as the logic's function would
+                want = tuple(make_coercer(t, cdef.vm) for _, t in typed.returns)
+                v = shape_result(r, want, method, cdef)
+                r = [] if not want else [v] if len(want) == 1 else list(v)
+                ctx.implicit = False
+            return r
 
         raw = self._run(ctx, run)
         if read_only:
             ctx.rollback()
-        return self._result(ctx, acct.hex, chain_id, raw, fn)
+        return self._result(ctx, acct.hex, chain_id, raw, typed)
+
+    def api_function(self, acct: AccountState, method: str, args: Any) -> CompiledFunction:
+        """The function whose parameters type an API call of ``method`` (JSON ``args``) on
+        ``acct`` and whose results type its answer (see :meth:`api_contract`)."""
+        return self.pick_function(self.api_contract(acct, method), method, args)
+
+    def api_contract(self, acct: AccountState, method: str) -> ContractDef:
+        """The contract whose function ``method`` types an API call on ``acct``.
+
+        A proxy (see proxies.PROXY_NAMES) takes calls of its logic contract's functions, as the
+        platform's API does: a function the proxy lacks is typed by the logic's and runs the
+        proxy's fallback; a name the logic lacks is refused, as there.
+        """
+        cdef = acct.cdef
+        assert cdef is not None
+        logic = proxied_method(self.accounts, acct, method)
+        if logic is None:
+            return cdef
+        if method not in logic.functions:
+            raise ExecutionError(
+                f"unknown function: contract {cdef.name} is a proxy of {logic.name}, which "
+                f"has no method named '{method}'",
+                "unknown function",
+            )
+        if method in cdef.functions or fallback_of(cdef) is None:
+            return cdef
+        return logic
 
     def pick_function(self, cdef: ContractDef, method: str, args: Any) -> CompiledFunction:
         fns = cdef.functions.get(method)
@@ -367,8 +411,7 @@ class World(LowLevelCalls):
                 )
             )
         res.created = [(a.chain, a.hex) for a in ctx.created]
-        # once per account: each delegatecall writes through a fresh view of the caller's
-        # account (lowlevel._delegate_view), which the dirty set keys apart
+        # (delegatecalls write through views of an account: one entry per account)
         res.touched = list(dict.fromkeys((a.chain, a.hex) for a in ctx.dirty.values()))
         return res
 
@@ -380,11 +423,14 @@ class World(LowLevelCalls):
         if acct is None or acct.cdef is None:
             raise ExecutionError(f"no contract at address {address}", "unknown contract")
         st = acct.storage
-        return {
+        out = {
             sv.name: encode_value(st[sv.name], sv.type)
             for sv in acct.cdef.state_vars
             if not sv.constant
         }
+        for sv in delegated_vars(acct):  # a proxy keeps its logic contract's variables
+            out[sv.name] = encode_value(st[sv.name], sv.type)
+        return out
 
     def get(self, address: str | int, name: str, chain_id: str = "") -> Any:
         """One state variable, as a runtime value (no encoding)."""
@@ -398,6 +444,8 @@ class World(LowLevelCalls):
         if acct is None or acct.cdef is None:
             return None
         sv = acct.cdef.svars.get(name)
+        if sv is None:
+            sv = next((d for d in delegated_vars(acct) if d.name == name), None)
         return sv.type if sv else None
 
     # ------------------------------------------------------------ used by compiled code
@@ -527,24 +575,47 @@ class World(LowLevelCalls):
         vals: list[Any],
         nargs: int,
         sig: str | None = None,
+        want: tuple[Coercer | None, ...] | None = None,
     ) -> Any:
         """An external call made by contract code: ``other.f(args)`` or ``this.f(args)``.
 
         ``sig`` (the signature chosen at compile time) tells same-arity overloads apart.
+        ``want`` converts the values the caller's declaration of the function returns (one
+        coercer per value): a fallback's result is shaped with it.
         """
-        acct, ro = self.target_account(fr, target, name)
-        assert acct.cdef is not None
-        fn = acct.cdef.sigtable.get(sig) if sig is not None else None
+        here = fr.acct
+        if (
+            isinstance(target, Address)
+            and target.value == here.address
+            and chain_key(fr, target) == here.chain
+        ):
+            # SolidVM: a contract calling its own address runs the code now running (a proxy's
+            # logic, in a delegatecall) with msg.sender unchanged
+            acct, ro, sender = here, fr.ro, fr.sender
+        else:
+            acct, ro = self.target_account(fr, target, name)
+            sender = Address(here.address)
+        cdef = acct.cdef
+        assert cdef is not None
+        fn = cdef.sigtable.get(sig) if sig is not None else None
         if fn is None:
-            fn = acct.cdef.vtable.get((name, nargs))
+            fn = cdef.vtable.get((name, nargs))
         if fn is None or not fn.external:
-            raise ExecutionError(
-                f"unknown function: contract {acct.cdef.name} has no public function '{name}' "
-                f"taking {nargs} arguments",
-                "unknown function",
-            )
+            fallback = fallback_of(cdef) if name not in cdef.functions else None
+            if fallback is None:
+                raise ExecutionError(
+                    f"unknown function: contract {cdef.name} has no public function '{name}' "
+                    f"taking {nargs} arguments",
+                    "unknown function",
+                )
+            # SolidVM: a name the contract lacks runs its fallback (a proxy's delegatecall)
+            fn, vals = bind_fallback(cdef, fallback, name, vals)
+            r = invoke(fr.ctx, fn, acct, vals, sender, 0, ro)
+            r = [copy_in(fr, x) for x in r]
+            if want is None:
+                return unpack(r, len(fn.returns))
+            return shape_result(r, want, name, cdef)
         vals = [co(v) if co else v for co, v in zip(fn.param_coercers, vals, strict=True)]
-        sender = Address(fr.acct.address)
         r = invoke(fr.ctx, fn, acct, vals, sender, 0, ro)
         r = [copy_in(fr, x) for x in r]
         n = len(fn.returns)

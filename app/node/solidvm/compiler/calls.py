@@ -440,11 +440,15 @@ class CallsMixin(CompilerBase):
             rt = None
         nargs = len(args)
         sig = fn.signature if fn is not None else None
+        # what the caller expects back, should a fallback (a proxy) answer the call
+        want = (
+            tuple(make_coercer(t, self.vm) for _, t in fn.returns) if fn is not None else None
+        )
 
         def call_external(fr: Frame) -> Any:
             target = base(fr)
             vals = [copy_in(fr, a(fr)) for a in argfns]
-            r = fr.ctx.world.call_from(fr, target, name, vals, nargs, sig)
+            r = fr.ctx.world.call_from(fr, target, name, vals, nargs, sig, want)
             return r
 
         return call_external, rt

@@ -16,6 +16,7 @@ from ..binding import bind, spread_last, takes_variadic
 from ..defs import CompiledFunction
 from ..errors import ExecutionError
 from ..ops import copy_in, dyn_index, make_coercer
+from ..proxies import is_renamed_fallback
 from ..runtime import Fn, Frame, invoke
 from ..types import (
     LITERAL,
@@ -136,11 +137,19 @@ class VariadicMixin(CompilerBase):
 
             def modifier_data(fr: Frame) -> Any:
                 up = fr.up
-                return VariadicValue(up.l[: len(up.fn.params)] if up.fn is not None else ())
+                if up.fn is None or is_renamed_fallback(up.fn):
+                    return VariadicValue()
+                return VariadicValue(up.l[: len(up.fn.params)])
 
             return modifier_data, VARIADIC
         assert self.fn is not None
         n = len(self.fn.params)
+        if self.fn.decl is not None and self.fn.decl.kind == "fallback":
+            # reached for a call of another name (a proxy): SolidVM reads msg.data from the
+            # contract's function of that name, which it lacks, so the value is empty
+            return (
+                lambda fr: VariadicValue() if fr.fn.name != "fallback" else VariadicValue(fr.l[:n])
+            ), VARIADIC
         return (lambda fr: VariadicValue(fr.l[:n])), VARIADIC
 
     # ------------------------------------------------------------ overloads
