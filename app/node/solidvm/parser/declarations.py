@@ -298,11 +298,13 @@ class DeclarationsMixin(ParserBase):
             if t.kind is not T.IDENT:
                 break
             w = t.text
+            # the platform's parser keeps the first visibility and the first mutability
+            # written (`public internal` is public) and ignores the others
             if w in _VISIBILITY:
-                visibility = w
+                visibility = visibility or w
                 self.i += 1
             elif w in _MUTABILITY:
-                mutability = "view" if w == "constant" else w
+                mutability = mutability or ("view" if w == "constant" else w)
                 self.i += 1
             elif w == "virtual":
                 virtual = True
@@ -377,6 +379,11 @@ class DeclarationsMixin(ParserBase):
         while self.tok.kind is T.IDENT:
             w = self.tok.text
             if w in _VISIBILITY:
+                if visibility is not None and visibility != w:
+                    # the platform's words: its keyword constructors, in the order written
+                    self.error(
+                        f"multiple visibilities declared: {_KEYWORD[visibility]} vs {_KEYWORD[w]}"
+                    )
                 visibility = w
             elif w == "constant":
                 constant = True
@@ -430,6 +437,15 @@ class DeclarationsMixin(ParserBase):
             self.expect("]")
             ty = A.ArrayTypeName(bpos, ty, length)
         return ty
+
+
+_KEYWORD = {
+    "public": "KPublic",
+    "private": "KPrivate",
+    "internal": "KInternal",
+    "external": "KExternal",
+}
+"""The platform's names of the state variable keywords, as its parse error shows them."""
 
 
 def is_variadic_type(tn: A.TypeName) -> bool:
