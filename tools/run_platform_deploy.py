@@ -2,6 +2,7 @@
 
     python tools/run_platform_deploy.py CONTRACTS_DIR [--user alice] [--timeout 600]
                                         [--log FILE] [--serve-arg=--gas ...] [--keep-data]
+                                        [--sandbox-dir DIR]
 
 CONTRACTS_DIR is a checkout of the platform's ``mercata/contracts`` with its ``node_modules``
 installed (``npm ci``; blockapps-rest 8.4.0 built from source, see the README's "Deploying the
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -224,6 +226,22 @@ class Sandbox:
             raise RunError(f"the sandbox node did not start:\n{tail}")
         self.url = found[0]
         return self.url
+
+    def attach(self) -> str:
+        """Use the node already running on ``data_dir`` (the desktop app's embedded sandbox, as
+        ``make run`` starts it): its URL from the ``node.json`` it wrote, checked with /health."""
+        try:
+            url = str(json.loads((self.data_dir / "node.json").read_text())["url"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise RunError(f"no running sandbox node on {self.data_dir} ({exc})") from exc
+        try:
+            ok = httpx.get(f"{url}/health", timeout=10).status_code == 200
+        except httpx.HTTPError:
+            ok = False
+        if not ok:
+            raise RunError(f"the sandbox node of {self.data_dir} does not answer at {url}")
+        self.url = url
+        return url
 
     def cli(self, *args: str) -> str:
         """``python -m app.node <command> --data-dir DIR <args>``: its standard output."""
@@ -423,20 +441,25 @@ def main(argv: list[str] | None = None) -> int:
         help="one more option for the node's serve command (repeatable), e.g. --serve-arg=--gas",
     )
     ap.add_argument("--keep-data", action="store_true", help="keep the node's data dir")
+    ap.add_argument(
+        "--sandbox-dir",
+        type=Path,
+        help="deploy on the node already running on this data dir instead of a fresh one "
+        "(the app's embedded sandbox: ~/.local/share/stratoscope/sandbox on Linux)",
+    )
     ap.add_argument("--quiet", action="store_true", help="do not echo deploy.js's output")
     opts = ap.parse_args(argv)
     contracts = opts.contracts.resolve()
     tmp = Path(tempfile.mkdtemp(prefix="stratoscope-deploy-"))
-    node = Sandbox(tmp / "node", opts.serve_arg)
+    running = opts.sandbox_dir is not None
+    node = Sandbox(opts.sandbox_dir.resolve() if running else tmp / "node", opts.serve_arg)
     try:
         preflight(contracts)
         t_start = time.monotonic()
-        url = node.start()
+        url = node.attach() if running else node.start()
         client_id, _, secret = node.cli("oauth-client").partition(" ")
-        print(
-            f"sandbox node {url} (data dir {node.data_dir}), started in "
-            f"{time.monotonic() - t_start:.1f} s"
-        )
+        how = "running" if running else f"started in {time.monotonic() - t_start:.1f} s"
+        print(f"sandbox node {url} (data dir {node.data_dir}), {how}")
         dotenv = env_text(url, client_id, secret, opts.user, opts.user)
         with env_file(contracts, dotenv):
             timed = run_deploy(contracts, opts.timeout, None if opts.quiet else sys.stdout)
@@ -470,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         node.stop()
-        if opts.keep_data:
+        if opts.keep_data and not running:
             print(f"node data kept in {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
