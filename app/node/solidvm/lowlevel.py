@@ -36,6 +36,20 @@ def function_name(text: str) -> str:
     return m.group(1) or "fallback"
 
 
+def calls_itself(fr: Frame, target: Any) -> bool:
+    """Whether ``target`` is the address of the contract whose code runs in ``fr``.
+
+    SolidVM runs such a typed call (``this.f()``, ``C(address(this)).f()``) as an internal one:
+    with the code now running (a proxy's logic, in a delegatecall) and ``msg.sender`` unchanged.
+    """
+    here = fr.acct
+    return (
+        isinstance(target, Address)
+        and target.value == here.address
+        and chain_key(fr, target) == here.chain
+    )
+
+
 def unpack(r: list[Any], n: int) -> Any:
     if n == 1:
         return r[0]
@@ -69,7 +83,8 @@ class LowLevelCalls:
     # ------------------------------------------------------------ low-level calls
 
     def low_level_call(self, fr: Frame, target: Any, mode: str, vals: list[Any]) -> Any:
-        """``target.call(name, args...)`` and its ``delegatecall``/``staticcall`` forms.
+        """``target.call(name, args...)`` and its ``delegatecall``/``staticcall`` forms; mode
+        ``typed`` is a typed call bound at run time (``c.f(v)`` spreading a variadic ``v``).
 
         Returns what the function returns (one value, a tuple, or None); a missing function or a
         failure inside raises, exactly like a normal call (SolidVM has no success flag).
@@ -80,12 +95,19 @@ class LowLevelCalls:
             raise type_error(f"{mode} needs the function name (a string) first, got {got}")
         fname = function_name(vals[0])
         args = vals[1:]
-        code_acct, ro = self.target_account(fr, target, fname)
+        if mode == "typed" and calls_itself(fr, target):
+            # a typed call of one's own address (SolidVM's rule, see World.call_from)
+            code_acct, ro = fr.acct, fr.ro
+        else:
+            code_acct, ro = self.target_account(fr, target, fname)
         cdef = code_acct.cdef
         assert cdef is not None
         if mode == "delegatecall":
             run_acct = self._delegate_view(fr, cdef)
             sender, value, ro = fr.sender, fr.value, fr.ro
+        elif code_acct is fr.acct and mode == "typed":
+            run_acct = code_acct
+            sender, value = fr.sender, 0
         else:
             run_acct = code_acct
             sender, value = Address(fr.acct.address), 0

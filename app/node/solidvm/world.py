@@ -16,7 +16,7 @@ from .abi import decode_args, encode_value, event_text
 from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError, located
 from .history import History, Journal
-from .lowlevel import LowLevelCalls, unpack
+from .lowlevel import LowLevelCalls, calls_itself, unpack
 from .ops import Coercer, chain_key, copy_in, keccak256, make_coercer, type_error
 from .proxies import bind_fallback, delegated_vars, fallback_of, proxied_method, shape_result
 from .runtime import (
@@ -583,18 +583,13 @@ class World(LowLevelCalls):
         ``want`` converts the values the caller's declaration of the function returns (one
         coercer per value): a fallback's result is shaped with it.
         """
-        here = fr.acct
-        if (
-            isinstance(target, Address)
-            and target.value == here.address
-            and chain_key(fr, target) == here.chain
-        ):
+        if calls_itself(fr, target):
             # SolidVM: a contract calling its own address runs the code now running (a proxy's
             # logic, in a delegatecall) with msg.sender unchanged
-            acct, ro, sender = here, fr.ro, fr.sender
+            acct, ro, sender = fr.acct, fr.ro, fr.sender
         else:
             acct, ro = self.target_account(fr, target, name)
-            sender = Address(here.address)
+            sender = Address(fr.acct.address)
         cdef = acct.cdef
         assert cdef is not None
         fn = cdef.sigtable.get(sig) if sig is not None else None

@@ -426,7 +426,7 @@ class CallsMixin(CompilerBase):
 
             def call_external_bound(fr: Frame) -> Any:
                 vals = [name] + [copy_in(fr, a(fr)) for a in rawfns]
-                return fr.ctx.world.low_level_call(fr, base(fr), "call", vals)
+                return fr.ctx.world.low_level_call(fr, base(fr), "typed", vals)
 
             return call_external_bound, rt0
         if fn is not None:
