@@ -92,3 +92,36 @@ def test_a_long_diff_gives_the_number_past_the_cap(monkeypatch: pytest.MonkeyPat
     res = world.call(address, "transfer", {"to": to, "n": 30}, TxEnv(sender=SENDER))
     d = diff(world, res)
     assert changes(d) == [("balances", SENDER, 100, 70)] and d["omitted"] == 1
+
+
+def test_a_new_proxy_set_up_through_delegatecalls_lists_each_variable_once() -> None:
+    """The platform's deployment creates proxies and initializes them through delegatecalls in
+    the same transaction: every variable of every new contract appears once."""
+    src = """
+contract Logic {
+    uint public v;
+    function set(uint x) public { v = x; }
+}
+contract Proxy {
+    address public logic;
+    uint public v;
+    constructor(address l) { logic = l; }
+    fallback(variadic args) external returns (variadic) {
+        return logic.delegatecall(msg.sig, args);
+    }
+}
+contract Main {
+    address public proxy;
+    constructor() {
+        proxy = address(new Proxy(address(new Logic())));
+        proxy.call("set", 1);
+        proxy.call("set", 2);
+    }
+}
+"""
+    world = World()
+    res = world.deploy(compile_source(src).contracts["Main"], {}, TxEnv(sender=SENDER))
+    found = [(c["address"], c["variable"]) for c in diff(world, res)["changes"]]
+    assert len(found) == len(set(found))
+    proxy = world.state(res.address or "")["proxy"]
+    assert (proxy, "v") in found and (proxy, "logic") in found

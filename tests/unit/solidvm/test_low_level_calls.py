@@ -181,6 +181,30 @@ def test_delegatecall_runs_the_code_on_the_callers_storage(
     assert call(user, "whoIsProxy", {"p": proxy}).values == [[proxy]]
 
 
+def test_an_account_reached_by_several_delegatecalls_is_touched_once(
+    deploy: DeployFn, call: CallFn
+) -> None:
+    """Each delegatecall runs on a fresh view of the caller's account; the result still names
+    the account once (the node indexes, diffs and saves what it names)."""
+    src = (
+        PROXY
+        + """
+contract Twice {
+    function both(address p) public {
+        address(p).call("set", 1);
+        address(p).call("set", 2);
+        address(p).call("set", 3);
+    }
+}
+"""
+    )
+    logic = deploy(src, "Logic").address
+    proxy = deploy(src, "Proxy", {"l": logic}).address
+    twice = deploy(src, "Twice").address
+    res = call(twice, "both", {"p": proxy})
+    assert [a for _, a in res.touched] == [twice, proxy]
+
+
 def test_a_low_level_call_of_an_unknown_name_reaches_the_fallback(
     deploy: DeployFn, call: CallFn
 ) -> None:
