@@ -7,6 +7,8 @@ cycle through the package.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +20,7 @@ from .imports import check_imports
 from .parser import parse
 
 VMS = ("SolidVM", "EVM")
+_JSON_START = re.compile(r"\s*[\[{]")
 
 
 @dataclass
@@ -35,6 +38,29 @@ class CompiledUnit:
 
     def xabis(self) -> dict[str, dict[str, Any]]:
         return {n: c.xabi for n, c in self.contracts.items()}
+
+
+def code_collection(text: str) -> str | dict[str, str] | list[Any]:
+    """A source text as the platform reads one (an upload's, or a ``create``/``create2``
+    argument): JSON ``[[file, text], ...]`` or ``{file: text}`` is a code collection of several
+    files (in name order, as its map keeps them); anything else is one source text."""
+    if _JSON_START.match(text) is None:
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(data, dict) and data and all(isinstance(v, str) for v in data.values()):
+        return {str(k): data[k] for k in sorted(data, key=str)}
+    if (
+        isinstance(data, list)
+        and data
+        and all(
+            isinstance(i, list) and len(i) == 2 and all(isinstance(x, str) for x in i) for i in data
+        )
+    ):
+        return {i[0]: i[1] for i in sorted(data)}
+    return text
 
 
 def join_sources(src: str | dict[str, str] | list[Any]) -> str:
@@ -68,6 +94,8 @@ def compile_source(
     """
     if vm not in VMS:
         raise SolidVMError(f"Invalid value for VM choice: {vm!r}; valid values are SolidVM, EVM")
+    if isinstance(src, str):
+        src = code_collection(src)  # a JSON collection of files, as the platform reads one
     text = join_sources(src)
     try:
         if checks and vm == "SolidVM" and not isinstance(src, str):
