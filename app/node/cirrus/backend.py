@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import embedding, grouping
+from . import fields as fx
 from .encoding import encode_int, json_get, parse_json_path
-from .query import Filter, Group, Query, QueryError
+from .query import Field, Filter, Group, Query, QueryError, split_alias
+from .relations import ROWID, RelationSource, Relationship, choose, seed_relationships
 from .values import (
     DECIMAL_COLLATION,
     Column,
@@ -30,7 +33,8 @@ from .values import (
 )
 
 PREFIX = "cirrus:"
-MAX_ROWS = 100_000
+# PostgREST's `max-rows` as STRATO 16 configures it (the seed shows no cap; no default limit)
+MAX_ROWS = 1_000_000
 INDEXED = ("address", "record_id")
 SMALL_TABLE = 20_000
 REVERSE_MIN = 10_000  # offsets from which the total of an unfiltered table is always counted
@@ -90,6 +94,7 @@ class Ref:
     name: str  # the key in the result rows
     sql: str
     col: Column
+    cast: str | None = None  # PostgreSQL type the value is cast to (`col::text`)
 
 
 @dataclass
@@ -166,6 +171,9 @@ class CirrusBackend:
         # other names of tables, served as the tables themselves but not listed (the seed's
         # `<Org>-<App>-<asset name>` beside the asset contract's own table: apps.py)
         self.aliases: dict[str, str] = {}
+        # where embeds find their relationships (relations.py): the seed family's first
+        self.relation_sources: list[RelationSource] = [seed_relationships]
+        self.max_rows = MAX_ROWS  # PostgREST's `max-rows`
         self._local = threading.local()
         self.reload()
 
@@ -185,6 +193,7 @@ class CirrusBackend:
         conn.create_function("casefold", 1, _casefold, deterministic=True)
         conn.create_function("cirrus_json", 3, json_get, deterministic=True)
         conn.create_collation(DECIMAL_COLLATION, compare_decimals)
+        fx.register(conn)
         return conn
 
     def reload(self) -> None:
@@ -193,6 +202,7 @@ class CirrusBackend:
         db.create_function("casefold", 1, _casefold, deterministic=True)
         db.create_function("cirrus_json", 3, json_get, deterministic=True)
         db.create_collation(DECIMAL_COLLATION, compare_decimals)
+        fx.register(db)
         self.tables = {}
         self.plans: dict[Any, Any] = {}  # statements of collection tables (entries.py)
         self._writes: dict[
@@ -454,7 +464,13 @@ class CirrusBackend:
                 params.extend(sorted(visible))
             else:
                 where.append(f"{chain_col} = ''")
+        where.extend(embedding.inner_clauses(self, t, q, visible, params, t.sql_name, 0))
         where_sql = f" WHERE {' AND '.join(where)}" if where else ""
+        aggregates = [f for f in q.fields if f.aggregate]
+        if aggregates and not (
+            q.count and aggregates == [Field("", aggregate="count")] and not q.columns
+        ):
+            return grouping.aggregate_rows(self, t, q, where_sql, params, db)
         if q.count:
             if q.order or q.columns:
                 col = q.order[0].column if q.order else (q.columns or ["record_id"])[0]
@@ -469,27 +485,14 @@ class CirrusBackend:
                     },
                 )
             return [{"count": self._count(t, where_sql, params, db)}]
-        visible_cols = [Ref(c.name, quote(c.name), c) for c in t.columns.values()]
-        if q.columns is not None:
-            visible_cols = [self.selected(t, c) for c in q.columns]
-            if not q.columns and q.embeds:
-                visible_cols = []
-        # embeds need their join columns (and the chain) even when not selected
-        shown = {r.sql for r in visible_cols}
-        hidden = (
-            [
-                Ref(c, quote(c), t.columns[c])
-                for c in [*(self.join_column(t, e.table, e.via).name for e in q.embeds), "chainId"]
-                if c in t.columns and quote(c) not in shown
-            ]
-            if q.embeds
-            else []
-        )
-        visible_cols = visible_cols + [
-            c for i, c in enumerate(hidden) if c.name not in {h.name for h in hidden[:i]}
-        ]
+        visible_cols = self.select_refs(t, q)
+        # embeds find their rows from the parents' rowids (relations.py)
+        hidden = [Ref(ROWID, "rowid", Column(ROWID, "serial"))] if q.embeds else []
+        for e in q.embeds:
+            self.relationship(t, e.table, e.via)  # refused before any row is read
+        visible_cols = visible_cols + hidden
         order_sql = self.render_order(t, q)
-        limit = MAX_ROWS if q.limit is None else min(q.limit, MAX_ROWS)
+        limit = self.max_rows if q.limit is None else min(q.limit, self.max_rows)
         offset = q.offset
         total = None
         if not q.where.items and offset:
@@ -539,12 +542,31 @@ class CirrusBackend:
             {c.name: _from_sql(v, c.col) for c, v in zip(plan.cols, r, strict=True)}
             for r in fetched
         ]
+        fx.cast_rows(plan.cols, rows)
         if plan.q.embeds:
-            self.embed(plan.table, plan.q, rows, visible, db)
+            embedding.embed(self, plan.table, plan.q, rows, visible, db, 1)
             for row in rows:
                 for extra in plan.hidden:
                     row.pop(extra.name, None)
         return rows
+
+    def select_refs(self, t: Table, q: Query) -> list[Ref]:
+        """What a query's ``select`` reads of ``t`` (every column for ``*`` or no select)."""
+        if q.columns is None:
+            return [Ref(c.name, quote(c.name), c) for c in t.columns.values()]
+        if any(f.aggregate for f in q.fields):
+            raise grouping.unsupported("aggregates inside an embedded resource")
+        # a Query built in code may name its columns only
+        fields = q.fields or [Field(e, a) for a, e in map(split_alias, q.columns)]
+        return [self.selected(t, f) for f in fields]
+
+    def relationship(self, t: Table, name: str, via: str | None) -> Relationship:
+        """The relationship an embed of ``name`` (with ``!via``) follows from ``t``."""
+        schema = self.schema
+        candidates: list[Relationship] = []
+        for source in self.relation_sources:
+            candidates.extend(source(schema, t, name))
+        return choose(candidates, t.name, name, via)
 
     def count_rows(self, plan: Plan, db: sqlite3.Connection) -> int:
         """How many rows the plan yields (without reading them)."""
@@ -606,15 +628,18 @@ class CirrusBackend:
         sql = f"cirrus_json({quote(column)}, '{'.'.join(keys)}', {int(as_text)})"
         return Ref(keys[-1], sql, Column(keys[-1], "text" if as_text else "json"))
 
-    def selected(self, t: Table, item: str) -> Ref:
-        """A ``select`` item: a column or JSON path, renamed by ``alias:`` when given."""
-        alias, sep, rest = item.partition(":")
-        if not sep:
-            return self.ref(t, item)
-        r = self.ref(t, rest)
-        return Ref(alias, r.sql, r.col)
+    def selected(self, t: Table, item: Field) -> Ref:
+        """A ``select`` item: a column or JSON path, renamed by ``alias:`` and cast by
+        ``::type`` when given."""
+        r = self.ref(t, item.expr)
+        cast = fx.cast_type(item.cast) if item.cast else None
+        if item.alias is None and cast is None:
+            return r
+        return Ref(item.alias or r.name, r.sql, r.col, cast)
 
-    def render_order(self, t: Table, q: Query, reverse: bool = False) -> str:
+    def render_order(
+        self, t: Table, q: Query, reverse: bool = False, tiebreak: bool = True
+    ) -> str:
         """``ORDER BY`` of the query, a total order (rowid breaks ties); ``reverse``: the exact
         opposite order (each term's direction and nulls placement flipped)."""
         parts = []
@@ -627,8 +652,9 @@ class CirrusBackend:
                 f"{r.sql}{collate} {'DESC' if desc else 'ASC'} "
                 f"NULLS {'FIRST' if nulls_first != reverse else 'LAST'}"
             )
-        parts.append("rowid DESC" if reverse else "rowid ASC")  # insertion order breaks ties
-        return " ORDER BY " + ", ".join(parts)
+        if tiebreak:
+            parts.append("rowid DESC" if reverse else "rowid ASC")  # insertion order breaks ties
+        return " ORDER BY " + ", ".join(parts) if parts else ""
 
     def hides_rows(self, t: Table, visible: set[str], db: sqlite3.Connection) -> bool:
         """True when the table may hold rows of private chains outside ``visible`` (the main
@@ -729,96 +755,3 @@ class CirrusBackend:
             params.append(convert(f.value, col))
         return f"NOT ({sql})" if f.negate else f"({sql})"
 
-    def join_column(self, t: Table, foreign_name: str, via: str | None = None) -> Column:
-        """The contract-typed column of ``t`` that references table ``foreign_name``."""
-        base_name = foreign_name.rsplit("-", maxsplit=1)[-1]
-        candidates = [
-            c
-            for c in t.columns.values()
-            if c.ref and c.ref in (foreign_name, base_name) and (via is None or c.name == via)
-        ]
-        if len(candidates) > 1:
-            raise QueryError(
-                300,
-                {
-                    "hint": f"Try changing '{foreign_name}' to one of the following: "
-                    + ", ".join(f"'{foreign_name}!{c.name}'" for c in candidates)
-                    + ". Find the desired relationship in the 'details' key.",
-                    "details": [
-                        {
-                            "cardinality": "many-to-one",
-                            "relationship": c.name,
-                            "embedding": f"{t.name} with {foreign_name}",
-                        }
-                        for c in candidates
-                    ],
-                    "code": "PGRST201",
-                    "message": f"Could not embed because more than one relationship was found "
-                    f"for '{t.name}' and '{foreign_name}'",
-                },
-            )
-        join = candidates[0] if candidates else None
-        if join is None or foreign_name not in self.schema:
-            raise QueryError(
-                400,
-                {
-                    "hint": "If a new foreign key between these entities was created in "
-                    "the database, try reloading the schema cache.",
-                    "details": None,
-                    "code": "PGRST200",
-                    "message": f"Could not find a relationship between {t.name} and "
-                    f"{foreign_name} in the schema cache",
-                },
-            )
-        return join
-
-    def embed(
-        self,
-        t: Table,
-        q: Query,
-        rows: list[dict[str, Any]],
-        visible: set[str] | None,
-        db: sqlite3.Connection,
-    ) -> None:
-        for e in q.embeds:
-            join = self.join_column(t, e.table, e.via)
-            foreign = self.schema[e.table]
-            cols = list(foreign.columns.values())
-            if e.columns != ["*"]:
-                for name in e.columns:
-                    if name not in foreign.columns:
-                        raise undefined_column(e.table, name)
-                cols = [foreign.columns[n] for n in e.columns]
-            keys: dict[str, str] = {}
-            for r in rows:
-                v = r.get(join.name) if join.name in r else None
-                if v is None:
-                    continue
-                chain = r.get("chainId") or ""
-                if v.endswith(":main"):
-                    keys[v] = v[:-5]  # main-chain rows are keyed by the bare address
-                else:
-                    keys[v] = v if ":" in v or not chain else f"{v}:{chain}"
-            found: dict[str, dict[str, Any]] = {}
-            wanted = sorted(set(keys.values()))
-            for i in range(0, len(wanted), 500):
-                chunk = wanted[i : i + 500]
-                sel = ", ".join(quote(c.name) for c in cols)
-                sql = (
-                    f'SELECT "record_id", {sel} FROM {foreign.sql_name} '
-                    f'WHERE "record_id" IN ({", ".join("?" for _ in chunk)})'
-                )
-                params: list[Any] = list(chunk)
-                if visible is not None:
-                    marks = ", ".join("?" for _ in visible)
-                    sql += " AND (+\"chainId\" = ''" + (
-                        f' OR +"chainId" IN ({marks}))' if visible else ")"
-                    )
-                    params.extend(sorted(visible))
-                for rec in db.execute(sql, params):
-                    found[rec[0]] = {
-                        c.name: _from_sql(v, c) for c, v in zip(cols, rec[1:], strict=True)
-                    }
-            for r in rows:
-                v = r.get(join.name)
-                r[e.table] = found.get(keys.get(v, "")) if isinstance(v, str) else None

@@ -1,7 +1,9 @@
-"""PostgREST query strings -> a backend-independent query tree (filters: PostgREST 12 syntax).
+"""PostgREST query strings -> a backend-independent query tree (PostgREST 12 syntax).
 
-Only syntax is handled here (no SQL, no schema): ``select`` with embeds, column filters with
-``not.`` negation, nested ``or``/``and`` groups, ``order``, ``limit`` and ``offset``. Errors are
+Only syntax is handled here (no SQL, no schema): ``select`` with aliases, casts, JSON paths,
+aggregates and embeds (``alias:table!hint!inner(...)``), column filters with ``not.`` negation,
+nested ``or``/``and`` groups, ``order``, ``limit`` and ``offset``, each also addressed to an
+embedded resource (``balances.key=eq.U``, ``balances.order=key.desc``). Errors are
 :class:`QueryError` carrying the PostgREST-shaped JSON body.
 """
 
@@ -57,11 +59,37 @@ class Group:
     negate: bool = False
 
 
+AGGREGATES = ("count", "sum", "avg", "min", "max")
+_AGGREGATE = re.compile(r"(?:(.*)\.)?(count|sum|avg|min|max)\(\)(?:::([A-Za-z_][A-Za-z0-9_ ]*))?\Z")
+_ALIAS = re.compile(r"([^:()!]+):(?!:)")
+
+
+@dataclass
+class Field:
+    """One ``select`` item other than an embed: a column or JSON path (``expr``; empty for a bare
+    ``count()``), its ``alias``, a ``cast`` of the value (``col::text``), an ``aggregate`` of it
+    (``col.sum()``) and a cast of the aggregate's result (``col.sum()::text``)."""
+
+    expr: str
+    alias: str | None = None
+    cast: str | None = None
+    aggregate: str | None = None
+    result_cast: str | None = None
+
+
 @dataclass
 class Embed:
     table: str
     columns: list[str]
     via: str | None = None  # `Foreign!column(...)`: which relationship to use
+    alias: str | None = field(default=None, compare=False)
+    inner: bool = field(default=False, compare=False)  # `!inner`: parents without a match go
+    sub: Query | None = field(default=None, compare=False, repr=False)  # its own select/filters
+
+    @property
+    def key(self) -> str:
+        """The member of the parent rows that holds it (and that filters address)."""
+        return self.alias or self.table
 
 
 @dataclass
@@ -80,16 +108,22 @@ class Query:
     order: list[Order] = field(default_factory=list)
     limit: int | None = None
     offset: int = 0
+    # every non-embed select item in order, with aliases, casts and aggregates (``columns``
+    # keeps the names only, as the seed's dialect reads them)
+    fields: list[Field] = field(default_factory=list)
 
 
 def parse_query(params: list[tuple[str, str]]) -> Query:
     """Build a :class:`Query` from the query-string pairs, in order."""
     q = Query()
+    nested: list[tuple[str, str]] = []
     for key, value in params:
         if len(value) > MAX_VALUE:
             raise parse_error("filter", value[:40] + "...", 1, "a shorter value")
         if key == "select":
             parse_select(value, q)
+        elif "." in key and key not in RESERVED and not key.startswith("not."):
+            nested.append((key, value))  # addressed to an embedded resource
         elif key == "order":
             q.order = parse_order(value)
         elif key == "limit":
@@ -104,9 +138,55 @@ def parse_query(params: list[tuple[str, str]]) -> Query:
             continue
         else:
             q.where.items.append(parse_filter(key, value))
+    for key, value in nested:
+        apply_nested(q, key, value)
     if q.offset < 0:
         clip_negative_offset(q)
     return q
+
+
+def not_embedded(name: str) -> QueryError:
+    return QueryError(
+        400,
+        {
+            "code": "PGRST108",
+            "details": None,
+            "hint": f"Verify that '{name}' is included in the 'select' query parameter.",
+            "message": f"'{name}' is not an embedded resource in this request",
+        },
+    )
+
+
+def apply_nested(q: Query, key: str, value: str) -> None:
+    """``a.b.col=op.v``, ``a.order=...``, ``a.limit=n``, ``a.or=(...)``: the parameter of the
+    embedded resource at path ``a.b`` (embed names may hold dots themselves, as the seed's
+    ``Contract.Event`` tables do: the longest one that matches is taken)."""
+    target = q
+    rest = key
+    while True:
+        best: Embed | None = None
+        for e in target.embeds:
+            k = e.key
+            if rest.startswith(k + ".") and (best is None or len(k) > len(best.key)):
+                best = e
+        if best is None or best.sub is None:
+            if target is q:
+                raise not_embedded(rest.partition(".")[0])
+            break
+        target = best.sub
+        rest = rest[len(best.key) + 1 :]
+        if "." not in rest or rest in RESERVED:
+            break
+    if "." in rest and rest not in RESERVED and not rest.startswith("not."):
+        raise not_embedded(rest.partition(".")[0])
+    sub = parse_query([(rest, value)])
+    target.where.items.extend(sub.where.items)
+    if rest == "order":
+        target.order = sub.order
+    elif rest == "limit":
+        target.limit = sub.limit
+    elif rest == "offset":
+        target.offset = max(sub.offset, 0)
 
 
 def parse_nonneg(key: str, value: str) -> int:
@@ -149,26 +229,64 @@ def parse_select(value: str, q: Query) -> None:
         item = raw.strip()
         if not item:
             raise parse_error("select", value, 1, "a column name")
-        if item in ("count", "count()"):
-            q.count = True
+        agg = _AGGREGATE.match(item)
+        if item == "count":
+            q.count = True  # the seed's (PostgREST 9) spelling
+        elif agg and (agg.group(1) is None or "(" not in agg.group(1)):
+            alias, expr = split_alias(agg.group(1) or "")
+            if agg.group(2) == "count" and not expr:
+                q.count = True
+            elif not expr:
+                raise parse_error("select", value, 1, "a column before ." + agg.group(2) + "()")
+            path, _, cast = expr.partition("::")
+            q.fields.append(Field(path, alias, cast or None, agg.group(2), agg.group(3)))
         elif "(" in item:
-            name, _, rest = item.partition("(")
-            if not rest.endswith(")") or not name:
-                raise parse_error("select", value, len(name) + 1, "'(' columns ')'")
-            inner = [c.strip() for c in split_top(rest[:-1], "select")]
-            if not inner or any(not c for c in inner):
-                raise parse_error("select", value, len(name) + 2, "a column name or *")
-            name = name.split(":")[-1]
-            name, _, via = name.partition("!")
-            q.embeds.append(Embed(name, inner, via or None))
+            q.embeds.append(parse_embed(item, value))
         elif item == "*":
             star = True
         else:
+            alias, expr = split_alias(item)
+            path, _, cast = expr.partition("::")
+            if not path or (cast and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_ ]*", cast)):
+                raise parse_error("select", value, 1, "a column name")
+            q.fields.append(Field(path, alias, cast or None))
             cols.append(item.split("::")[0])
-    if star or (not cols and not q.count and not q.embeds):
+    if star or (not cols and not q.count and not q.embeds and not q.fields):
         q.columns = None
     else:
         q.columns = cols
+
+
+def split_alias(item: str) -> tuple[str | None, str]:
+    """``alias:rest`` as (alias, rest); a ``::`` cast is not an alias."""
+    m = _ALIAS.match(item)
+    if m is None:
+        return None, item
+    return m.group(1).strip(), item[m.end() :].strip()
+
+
+def parse_embed(item: str, value: str) -> Embed:
+    """``[alias:]table[!hint...](items)``: ``!inner`` drops the parents without a match,
+    ``!left`` is the default, any other hint names the relationship (a column)."""
+    name, _, rest = item.partition("(")
+    if not rest.endswith(")") or not name:
+        raise parse_error("select", value, len(name) + 1, "'(' columns ')'")
+    inner_text = rest[:-1]
+    inner = [c.strip() for c in split_top(inner_text, "select")]
+    if not inner or any(not c for c in inner):
+        raise parse_error("select", value, len(name) + 2, "a column name or *")
+    alias, name = split_alias(name)
+    table, *hints = name.split("!")
+    via = None
+    is_inner = False
+    for h in hints:
+        if h == "inner":
+            is_inner = True
+        elif h:
+            via = h  # `!left` (the default join) unless a relationship follows a column `left`
+    sub = Query()
+    parse_select(inner_text, sub)
+    return Embed(table.strip(), inner, via, alias, is_inner, sub)
 
 
 def parse_order(value: str) -> list[Order]:
