@@ -229,11 +229,12 @@ def parse_select(value: str, q: Query) -> None:
         item = raw.strip()
         if not item:
             raise parse_error("select", value, 1, "a column name")
-        agg = _AGGREGATE.match(item)
+        alias, body = split_alias(item)
+        agg = _AGGREGATE.match(body)
         if item == "count":
             q.count = True  # the seed's (PostgREST 9) spelling
         elif agg and (agg.group(1) is None or "(" not in agg.group(1)):
-            alias, expr = split_alias(agg.group(1) or "")
+            expr = (agg.group(1) or "").strip()
             if agg.group(2) == "count" and not expr:
                 q.count = True
             elif not expr:
