@@ -20,7 +20,7 @@ from . import embedding, grouping
 from . import fields as fx
 from .encoding import encode_int, json_get, parse_json_path
 from .query import Field, Filter, Group, Query, QueryError, split_alias
-from .relations import ROWID, RelationSource, Relationship, choose, seed_relationships
+from .relations import ROWID, Relationship, RelationSource, choose, seed_relationships
 from .values import (
     DECIMAL_COLLATION,
     Column,
@@ -637,9 +637,7 @@ class CirrusBackend:
             return r
         return Ref(item.alias or r.name, r.sql, r.col, cast)
 
-    def render_order(
-        self, t: Table, q: Query, reverse: bool = False, tiebreak: bool = True
-    ) -> str:
+    def render_order(self, t: Table, q: Query, reverse: bool = False, tiebreak: bool = True) -> str:
         """``ORDER BY`` of the query, a total order (rowid breaks ties); ``reverse``: the exact
         opposite order (each term's direction and nulls placement flipped)."""
         parts = []
@@ -754,4 +752,3 @@ class CirrusBackend:
             sql = f"{c} {sym} ?"
             params.append(convert(f.value, col))
         return f"NOT ({sql})" if f.negate else f"({sql})"
-

@@ -131,7 +131,7 @@ def embed(
             )
             for child in children.values():
                 child.pop(ROWID, None)
-        empty = None if rel.to_one else []
+        empty: list[Any] | None = None if rel.to_one else []
         key = e.key
         for r in rows:
             r[key] = found.get(r[ROWID], empty)

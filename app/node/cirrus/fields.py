@@ -92,7 +92,15 @@ def cast_value(v: Any, source: str, target: str) -> Any:
         elif isinstance(v, int | decimal.Decimal):
             kind = "number"
         else:
-            kind = {str: "string", list: "array", dict: "object"}.get(type(v), "null")
+            kind = (
+                "string"
+                if isinstance(v, str)
+                else "array"
+                if isinstance(v, list)
+                else "object"
+                if isinstance(v, dict)
+                else "null"
+            )
         ok = {"numeric": "number", "boolean": "boolean"}.get(target, "number")
         if kind != ok:
             raise pg_error(400, "22023", f"cannot cast jsonb {kind} to type {target}")

@@ -76,7 +76,7 @@ def by_record_id(src: Table, column: str) -> Callable[[str, str], str]:
     def on(p: str, c: str) -> str:
         v = f"{p}.{quote(column)}"
         return (
-            f'{c}."record_id" = CASE WHEN {v} LIKE \'%:main\' THEN substr({v}, 1, length({v}) - 5) '
+            f"{c}.\"record_id\" = CASE WHEN {v} LIKE '%:main' THEN substr({v}, 1, length({v}) - 5) "
             f"WHEN instr({v}, ':') > 0 OR {chain_sql(src, p)} = '' THEN {v} "
             f"ELSE {v} || ':' || {chain_sql(src, p)} END"
         )
@@ -97,12 +97,18 @@ def seed_relationships(schema: dict[str, Table], t: Table, name: str) -> list[Re
     if out:
         return out
     owner_of = {"collection": "-", "event": "."}
-    if t.kind == "contract" and target.kind in owner_of:
-        if name.rpartition(owner_of[target.kind])[0] == t.name:
-            return [Relationship(t.name, name, name, False, same_owner(t, target), "address")]
-    if target.kind == "contract" and t.kind in owner_of:
-        if t.name.rpartition(owner_of[t.kind])[0] == name:
-            return [Relationship(t.name, name, name, True, same_owner(t, target), "address")]
+    if (
+        t.kind == "contract"
+        and target.kind in owner_of
+        and name.rpartition(owner_of[target.kind])[0] == t.name
+    ):
+        return [Relationship(t.name, name, name, False, same_owner(t, target), "address")]
+    if (
+        target.kind == "contract"
+        and t.kind in owner_of
+        and t.name.rpartition(owner_of[t.kind])[0] == name
+    ):
+        return [Relationship(t.name, name, name, True, same_owner(t, target), "address")]
     return []
 
 
@@ -162,8 +168,9 @@ def group_rows(
     for parent, row in fetched:
         by_parent.setdefault(parent, []).append(row)
     out: dict[Any, Any] = {}
-    for parent, rows in by_parent.items():
+    for parent, all_rows in by_parent.items():
+        rows = all_rows
         if offset or limit is not None:
-            rows = rows[offset : None if limit is None else offset + limit]
+            rows = all_rows[offset : None if limit is None else offset + limit]
         out[parent] = (rows[0] if rows else None) if to_one else rows
     return out
