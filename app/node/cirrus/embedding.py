@@ -29,9 +29,10 @@ def child_where(
     visible: set[str] | None,
     params: list[Any],
     depth: int,
+    qualifier: str,
 ) -> list[str]:
-    """The conditions on an embedded table's rows: the embed's filters, the chains the user may
-    see, and its own ``!inner`` embeds."""
+    """The conditions on an embedded table's rows (named ``qualifier`` in the statement): the
+    embed's filters, the chains the user may see, and its own ``!inner`` embeds."""
     where = [backend.render_group(target, sub.where, params)] if sub.where.items else []
     chain = target.chain_column
     if visible is not None and (chain in target.columns or target.kind == "event"):
@@ -41,7 +42,7 @@ def child_where(
             params.extend(sorted(visible))
         else:
             where.append(f"+{quote(chain)} = ''")
-    where.extend(inner_clauses(backend, target, sub, visible, params, target.sql_name, depth))
+    where.extend(inner_clauses(backend, target, sub, visible, params, qualifier, depth))
     return where
 
 
@@ -64,16 +65,13 @@ def inner_clauses(
         target = backend.schema[rel.target]
         alias = f"e{depth}"
         sub = e.sub or Query()
-        inner: list[Any] = []
-        where = child_where(backend, target, sub, visible, inner, depth + 1)
-        cond = rel.on(qualifier, alias)
-        if where:
-            cond += (
-                f" AND {alias}.rowid IN (SELECT rowid FROM {target.sql_name} "
-                f"WHERE {' AND '.join(where)})"
-            )
-        out.append(f"EXISTS (SELECT 1 FROM {target.sql_name} AS {alias} WHERE {cond})")
-        params.extend(inner)
+        # the relationship finds the target rows through their index, the embed's filters
+        # (unqualified: they name the innermost table, the target) test each
+        where = [rel.on(qualifier, alias)]
+        where += child_where(backend, target, sub, visible, params, depth + 1, alias)
+        out.append(
+            f"EXISTS (SELECT 1 FROM {target.sql_name} AS {alias} WHERE {' AND '.join(where)})"
+        )
     return out
 
 
@@ -102,7 +100,7 @@ def embed(
         if pairs:
             refs = backend.select_refs(target, sub)
             params: list[Any] = [json.dumps(sorted({c for _, c in pairs}))]
-            where = child_where(backend, target, sub, visible, params, depth)
+            where = child_where(backend, target, sub, visible, params, depth, target.sql_name)
             cols = ", ".join(["rowid", *(r.sql for r in refs)])
             sql = (
                 f"SELECT {cols} FROM {target.sql_name} WHERE rowid IN "
