@@ -1,7 +1,8 @@
 """32 concurrent unbounded Cirrus queries against one node: its memory, and /health meanwhile.
 
-A fresh node gets an ``Item`` table of ``--rows`` rows (default 100,000; the cap of one query was
-then, it is 1,000,000 now), made by a factory contract through the node's API (2,000 per transaction). After one
+A fresh node gets an ``Item`` table of ``--rows`` rows (default 100,000, one query's cap when
+this was written; it is 1,000,000 now), made by a factory contract through the node's API (2,000
+per transaction). After one
 unbounded ``GET /cirrus/search/Item`` (a warm-up: the baseline includes one such query), 32
 clients, one thread each, send the same unbounded query at once and read the answers to the end
 (hashing them, keeping nothing); every answer must be the warm-up's bytes. Meanwhile the node's
