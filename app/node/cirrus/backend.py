@@ -468,8 +468,13 @@ class CirrusBackend:
         where_sql = f" WHERE {' AND '.join(where)}" if where else ""
         aggregates = [f for f in q.fields if f.aggregate]
         if aggregates and not (
-            q.count and aggregates == [Field("", aggregate="count")] and not q.columns
+            q.count
+            and aggregates == [Field("", aggregate="count")]
+            and not q.columns
+            and not q.embeds
         ):
+            if q.embeds:
+                return grouping.aggregate_embedded(self, t, q, visible, db)
             return grouping.aggregate_rows(self, t, q, where_sql, params, db)
         if q.count:
             if q.order or q.columns:

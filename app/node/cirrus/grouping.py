@@ -9,11 +9,13 @@ do). An ``order`` may name grouped columns only (PostgreSQL's 42803 otherwise).
 
 from __future__ import annotations
 
+import decimal
+import json
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from . import fields as fx
-from .query import Query, QueryError
+from .query import Field, Query, QueryError
 from .values import DECIMAL_COLLATION, Column, _from_sql
 
 if TYPE_CHECKING:
@@ -54,8 +56,6 @@ def aggregate_rows(
     db: sqlite3.Connection,
 ) -> list[dict[str, Any]]:
     """The rows of an aggregating query: one per group (one in all without grouped columns)."""
-    if q.embeds:
-        raise unsupported("aggregates together with embedded resources")
     if q.columns is None:
         raise not_grouped(t.name, next(iter(t.columns)))
     exprs: list[str] = []
@@ -128,3 +128,95 @@ def read(how: str, arg: Any, v: Any) -> Any:
     col, out_cast, typ = arg
     value = _from_sql(v, Column("", col.kind))  # not block_number's text form
     return fx.cast_value(value, typ, out_cast) if out_cast else value
+
+
+def aggregate_embedded(
+    backend: CirrusBackend,
+    t: Table,
+    q: Query,
+    visible: set[str] | None,
+    db: sqlite3.Connection,
+) -> list[dict[str, Any]]:
+    """Aggregates beside embeds (``select=event_name,event_name.count(),storage!inner(...)``):
+    the embeds are part of the grouping, as PostgREST groups by their JSON. The rows are read
+    with their embeds and grouped here (no single statement holds the embeds)."""
+    if q.columns is None:
+        raise not_grouped(t.name, next(iter(t.columns)))
+    groups = [f for f in q.fields if not f.aggregate]
+    grouped = {backend.ref(t, f.expr).sql for f in groups}
+    for o in q.order:
+        if backend.ref(t, o.column).sql not in grouped:
+            raise not_grouped(t.name, o.column)
+    inputs: list[Field] = []
+    kinds: list[tuple[Field, str, str | None]] = []  # (aggregate, its result type, result cast)
+    for i, f in enumerate(q.fields):
+        if not f.aggregate:
+            continue
+        out_cast = fx.cast_type(f.result_cast) if f.result_cast else None
+        if not f.expr:
+            kinds.append((f, "bigint", out_cast))
+            continue
+        r = backend.ref(t, f.expr)
+        cast = fx.cast_type(f.cast) if f.cast else ""
+        kinds.append(
+            (f, fx.aggregate_type(f.aggregate, cast or fx.PG_TYPES.get(r.col.kind, "")), out_cast)
+        )
+        inputs.append(Field(f.expr, f"\x00agg{i}", f.cast))
+    plain = Query(
+        columns=[f.expr for f in groups + inputs],
+        embeds=q.embeds,
+        where=q.where,
+        order=q.order,
+        fields=groups + inputs,
+    )
+    rows, _ = backend.run(t.name, plain, visible, False, db)
+    names = [backend.selected(t, f).name for f in groups] + [e.key for e in q.embeds]
+    buckets: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        key = json.dumps([row[n] for n in names], sort_keys=True, default=str)
+        buckets.setdefault(key, []).append(row)
+    out = []
+    for members in buckets.values():
+        first = members[0] if members else {}
+        res: dict[str, Any] = {}
+        agg_at = 0
+        for i, f in enumerate(q.fields):
+            if not f.aggregate:
+                name = backend.selected(t, f).name
+                res[name] = first.get(name)
+                continue
+            _, typ, out_cast = kinds[agg_at]
+            agg_at += 1
+            values = (
+                [1] * len(members)
+                if not f.expr
+                else [m[f"\x00agg{i}"] for m in members if m[f"\x00agg{i}"] is not None]
+            )
+            value = combine(f.aggregate or "", values)
+            res[f.alias or f.aggregate or ""] = (
+                fx.cast_value(value, typ, out_cast) if out_cast else value
+            )
+        for e in q.embeds:
+            res[e.key] = first.get(e.key)
+        out.append(res)
+    end = None if q.limit is None else q.offset + min(q.limit, backend.max_rows)
+    return out[q.offset : end]
+
+
+def combine(func: str, values: list[Any]) -> Any:
+    """One aggregate over decoded values (NULLs left out)."""
+    if func == "count":
+        return len(values)
+    if not values:
+        return None
+    if func == "min":
+        return min(values)
+    if func == "max":
+        return max(values)
+    total = sum(values)
+    if func == "sum":
+        return total
+    scale = max(
+        (-int(v.as_tuple().exponent) for v in values if isinstance(v, decimal.Decimal)), default=0
+    )
+    return fx.pg_avg(total, len(values), scale)

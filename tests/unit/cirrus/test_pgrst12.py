@@ -320,6 +320,24 @@ def test_aggregate_errors(b: CirrusBackend) -> None:
     assert (status, body["code"]) == (400, "42703")
 
 
+def test_aggregates_beside_embeds_group_by_the_embed_too(b: CirrusBackend) -> None:
+    # the events feed's shape: event_name,event_name.count(),storage!inner(contract!inner(...))
+    rows = run(
+        b,
+        "Token.Transfer",
+        ("select", "to,to.count(),amount.sum(),t:Token!inner(_symbol)"),
+        ("t._symbol", "neq.PRV"),
+        ("order", "to.asc"),
+    )
+    assert rows == [
+        {"to": "alice", "count": 1, "sum": 3, "t": {"_symbol": "AAA"}},
+        {"to": "alice", "count": 1, "sum": 5, "t": {"_symbol": "BBB"}},
+        {"to": "bob", "count": 1, "sum": 4, "t": {"_symbol": "AAA"}},
+    ]
+    rows = run(b, "Token.Transfer", ("select", "count(),t:Token!inner(status)"))
+    assert rows == [{"count": 3, "t": {"status": "1"}}, {"count": 1, "t": {"status": "2"}}]
+
+
 def test_seed_spelling_of_count_is_unchanged(b: CirrusBackend) -> None:
     assert run(b, "Token", ("select", "count")) == [{"count": 4}]
     status, body = refusal(b, "Token", ("select", "count,status"))
