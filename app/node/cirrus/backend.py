@@ -20,10 +20,11 @@ from . import embedding, grouping
 from . import fields as fx
 from .encoding import encode_int, json_get, parse_json_path
 from .query import Field, Filter, Group, Query, QueryError, split_alias
-from .relations import ROWID, Relationship, RelationSource, choose, seed_relationships
+from .relations import Relationship, RelationSource, choose, seed_relationships
 from .values import (
     DECIMAL_COLLATION,
     Column,
+    Ref,
     _casefold,
     _from_sql,
     _to_sql,
@@ -84,17 +85,6 @@ class Table:
     @property
     def chain_column(self) -> str:
         return "_chain" if self.kind == "event" else "chainId"
-
-
-@dataclass
-class Ref:
-    """What a query names: a column, or a JSON path into one (then ``col`` is a stand-in of the
-    path's kind, text for ``->>``, json for ``->``)."""
-
-    name: str  # the key in the result rows
-    sql: str
-    col: Column
-    cast: str | None = None  # PostgreSQL type the value is cast to (`col::text`)
 
 
 @dataclass
@@ -491,10 +481,8 @@ class CirrusBackend:
                 )
             return [{"count": self._count(t, where_sql, params, db)}]
         visible_cols = self.select_refs(t, q)
-        # embeds find their rows from the parents' rowids (relations.py)
-        hidden = [Ref(ROWID, "rowid", Column(ROWID, "serial"))] if q.embeds else []
-        for e in q.embeds:
-            self.relationship(t, e.table, e.via)  # refused before any row is read
+        # embeds find their rows by the key values of their relationships (embedding.py)
+        hidden = embedding.hidden_keys(self, t, q) if q.embeds else []
         visible_cols = visible_cols + hidden
         order_sql = self.render_order(t, q)
         limit = self.max_rows if q.limit is None else min(q.limit, self.max_rows)

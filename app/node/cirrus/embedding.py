@@ -1,10 +1,11 @@
 """Embedded resources (``select=...,alias:Target!inner(cols)``) read for a page of parent rows.
 
-Two statements per embed and page, each over one table so that the backend's column, filter and
-order rendering applies unchanged: the pairs (parent rowid, target rowid) that the relationship
-joins, then the target rows that pass the embed's own filters, in its order. ``!inner`` embeds
-also become an ``EXISTS`` clause of the parent's query, so that limits and counts see only the
-parents that have a match.
+The parent rows carry the key values of each embed's relationship (hidden members, computed by
+the parent's own statement). One statement per embed and page reads the target rows whose key
+columns hold those values and that pass the embed's own filters, in its order; they are matched
+to their parents here. Everything is keyed by values, never by rowid, so views (which have
+none) embed and are embedded alike. ``!inner`` embeds also become an ``EXISTS`` clause of the
+parent's statement, so that limits and counts see only the parents that have a match.
 """
 
 from __future__ import annotations
@@ -15,11 +16,28 @@ from typing import TYPE_CHECKING, Any
 
 from .fields import cast_rows
 from .query import Query
-from .relations import ROWID, group_rows, quote
-from .values import _from_sql
+from .relations import Relationship, quote
+from .values import Column, Ref, _from_sql
 
 if TYPE_CHECKING:
     from .backend import CirrusBackend, Table
+
+KEY = "\x00key"  # prefix of the hidden members holding embeds' keys
+
+
+def key_names(i: int, rel: Relationship) -> list[str]:
+    return [f"{KEY}{i}.{j}" for j in range(len(rel.target_keys))]
+
+
+def hidden_keys(backend: CirrusBackend, t: Table, q: Query) -> list[Ref]:
+    """The hidden members rows of ``t`` need for the embeds of ``q``: each relationship's key
+    values, read raw (``text`` columns pass values through undecoded)."""
+    refs: list[Ref] = []
+    for i, e in enumerate(q.embeds):
+        rel = backend.relationship(t, e.table, e.via)
+        for name, sql in zip(key_names(i, rel), rel.parent_keys(""), strict=True):
+            refs.append(Ref(name, sql, Column(name, "text")))
+    return refs
 
 
 def child_where(
@@ -65,9 +83,12 @@ def inner_clauses(
         target = backend.schema[rel.target]
         alias = f"e{depth}"
         sub = e.sub or Query()
-        # the relationship finds the target rows through their index, the embed's filters
+        # the relationship finds the target rows through their index; the embed's filters
         # (unqualified: they name the innermost table, the target) test each
-        where = [rel.on(qualifier, alias)]
+        where = [
+            f"{alias}.{quote(col)} = {key}"
+            for col, key in zip(rel.target_keys, rel.parent_keys(qualifier), strict=True)
+        ]
         where += child_where(backend, target, sub, visible, params, depth + 1, alias)
         out.append(
             f"EXISTS (SELECT 1 FROM {target.sql_name} AS {alias} WHERE {' AND '.join(where)})"
@@ -84,54 +105,58 @@ def embed(
     db: sqlite3.Connection,
     depth: int,
 ) -> None:
-    """Add each embed of ``q`` to ``rows`` (which carry their rowid under ROWID); rows of an
-    ``!inner`` embed without a match are removed."""
-    ids = json.dumps([r[ROWID] for r in rows])
-    for e in q.embeds:
+    """Add each embed of ``q`` to ``rows`` (which carry the hidden keys of hidden_keys); rows
+    of an ``!inner`` embed without a match are removed. The hidden keys stay (the caller drops
+    them)."""
+    for i, e in enumerate(q.embeds):
         rel = backend.relationship(t, e.table, e.via)
         target = backend.schema[rel.target]
         sub = e.sub or Query()
-        pairs = db.execute(
-            f"SELECT p.rowid, c.rowid FROM {t.sql_name} AS p JOIN {target.sql_name} AS c "
-            f"ON {rel.on('p', 'c')} WHERE p.rowid IN (SELECT value FROM json_each(?))",
-            (ids,),
-        ).fetchall()
-        found: dict[Any, Any] = {}
-        if pairs:
+        names = key_names(i, rel)
+        wanted = {tuple(r[n] for n in names) for r in rows}
+        wanted = {k for k in wanted if None not in k}
+        found: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        if wanted:
             refs = backend.select_refs(target, sub)
-            params: list[Any] = [json.dumps(sorted({c for _, c in pairs}))]
-            where = child_where(backend, target, sub, visible, params, depth, target.sql_name)
-            cols = ", ".join(["rowid", *(r.sql for r in refs)])
+            inner_keys = hidden_keys(backend, target, sub)
+            params: list[Any] = []
+            where = []
+            for j, col in enumerate(rel.target_keys):
+                where.append(f"{quote(col)} IN (SELECT value FROM json_each(?))")
+                params.append(json.dumps(sorted({k[j] for k in wanted}, key=str)))
+            where += child_where(backend, target, sub, visible, params, depth, target.sql_name)
+            cols = [quote(c) for c in rel.target_keys] + [r.sql for r in [*refs, *inner_keys]]
             sql = (
-                f"SELECT {cols} FROM {target.sql_name} WHERE rowid IN "
-                f"(SELECT value FROM json_each(?))"
-                + "".join(f" AND {w}" for w in where)
-                + backend.render_order(target, sub)
+                f"SELECT {', '.join(cols)} FROM {target.sql_name} WHERE {' AND '.join(where)}"
+                + backend.render_order(target, sub, tiebreak=target.kind != "view")
             )
-            children: dict[Any, dict[str, Any]] = {}
+            n = len(rel.target_keys)
+            children: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
             for rec in db.execute(sql, params):
-                children[rec[0]] = {
-                    r.name: _from_sql(v, r.col) for r, v in zip(refs, rec[1:], strict=True)
-                }
-                children[rec[0]][ROWID] = rec[0]
-            cast_rows(refs, list(children.values()))
+                key = tuple(rec[:n])
+                if key in wanted:
+                    row = {
+                        r.name: _from_sql(v, r.col)
+                        for r, v in zip([*refs, *inner_keys], rec[n:], strict=True)
+                    }
+                    children.append((key, row))
+            kids = [row for _, row in children]
+            cast_rows(refs, kids)
             if sub.embeds:
-                kids = list(children.values())
                 embed(backend, target, sub, kids, visible, db, depth + 1)
                 kept = {id(k) for k in kids}
-                children = {k: v for k, v in children.items() if id(v) in kept}
-            rank = {c: i for i, c in enumerate(children)}
-            ordered = sorted(
-                ((p, c) for p, c in pairs if c in children), key=lambda pc: (pc[0], rank[pc[1]])
-            )
-            found = group_rows(
-                [(p, children[c]) for p, c in ordered], rel.to_one, sub.limit, sub.offset
-            )
-            for child in children.values():
-                child.pop(ROWID, None)
-        empty: list[Any] | None = None if rel.to_one else []
-        key = e.key
-        for r in rows:
-            r[key] = found.get(r[ROWID], empty)
+                children = [(k, row) for k, row in children if id(row) in kept]
+                for row in kids:
+                    for hidden in inner_keys:
+                        row.pop(hidden.name, None)
+            for key, row in children:
+                found.setdefault(key, []).append(row)
+        member = e.key
+        for parent in rows:
+            matches = found.get(tuple(parent[n] for n in names), [])
+            if sub.offset or sub.limit is not None:
+                end = None if sub.limit is None else sub.offset + sub.limit
+                matches = matches[sub.offset : end]
+            parent[member] = (matches[0] if matches else None) if rel.to_one else matches
         if e.inner:
-            rows[:] = [r for r in rows if r[key]]
+            rows[:] = [p for p in rows if p[member]]

@@ -15,7 +15,7 @@ from typing import Any
 
 from .encoding import decode_int, decode_json
 from .query import QueryError
-from .values import DECIMAL_TEXT
+from .values import DECIMAL_TEXT, Ref
 
 # the type names a cast may use -> the PostgreSQL type it names
 CAST_TYPES = {
@@ -157,7 +157,7 @@ def cast_value(v: Any, source: str, target: str) -> Any:
         raise pg_error(400, "22P02", "invalid input syntax for type json") from None
 
 
-def cast_rows(cols: list[Any], rows: list[dict[str, Any]]) -> None:
+def cast_rows(cols: list[Ref], rows: list[dict[str, Any]]) -> None:
     """Apply the ``::type`` casts of the selected columns (``Ref``s) to decoded rows."""
     for r in cols:
         if r.cast:

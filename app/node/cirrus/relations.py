@@ -1,22 +1,21 @@
-"""Relationships between Cirrus tables, and embedding along them (PostgREST's resource
-embedding).
+"""Relationships between Cirrus tables, for PostgREST's resource embedding (embedding.py).
 
-A :class:`Relationship` says how rows of a source table find rows of a target: an SQL condition
-between a parent row and a target row, and whether the embed is one object (to-one) or an
+A :class:`Relationship` says how rows of a source table find rows of a target: the target's key
+columns equal SQL expressions over the parent row, and the embed is one object (to-one) or an
 array (to-many). Relationships come from *sources* registered on the backend
 (``CirrusBackend.relation_sources``): each is a function ``(schema, source table, name) ->
-candidates`` for the name a ``select`` embeds. :func:`seed_relationships` gives the seed
-family's: a contract-typed column to its contract's table (to-one, by ``record_id``), a
-contract table to its collection tables and event tables (to-many, by address and chain) and
-back (to-one). A STRATO 16 family adds its own source (views through ``address``, and the
-``<col>_fkey`` computed relationships, whose name is not a table's).
+candidates`` for the name a ``select`` embeds, which need not be a table's (STRATO 16's
+``<col>_fkey``). :func:`seed_relationships` gives the seed family's: a contract-typed column to
+its contract's table (to-one, by ``record_id``), a contract table to its collection tables and
+event tables (to-many, by address and chain) and back (to-one). Matching is by values, never
+by rowid, so SQL views embed and are embedded like tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .query import QueryError
 
@@ -24,18 +23,18 @@ if TYPE_CHECKING:  # the backend imports this module
     from .backend import Table
 
 
-ROWID = "\x00rowid"  # the hidden member of parent rows that embeds are matched on
-
-
 @dataclass(frozen=True)
 class Relationship:
-    """How rows of ``source`` embed rows of ``target`` under the name ``name``."""
+    """How rows of ``source`` embed rows of ``target`` under the name ``name``: a target row
+    belongs to a parent row when its columns ``target_keys`` equal the parent's
+    ``parent_keys`` (SQL expressions over the parent row, so that a key may be computed)."""
 
     source: str
     target: str  # the table whose rows are embedded
     name: str  # what a select calls it: the target's name, or a computed one (`x_fkey`)
     to_one: bool  # one object (or null) rather than an array
-    on: Callable[[str, str], str]  # SQL: (parent qualifier, target alias) -> join condition
+    parent_keys: Callable[[str], list[str]]  # qualifier ("" for none) -> SQL of each key
+    target_keys: tuple[str, ...]  # the target's columns they equal
     column: str | None = None  # the source column it follows (what `!hint` may name)
 
     @property
@@ -50,38 +49,72 @@ def quote(ident: str) -> str:
     return '"' + ident.replace('"', '""') + '"'
 
 
-def chain_sql(t: Table, p: str) -> str:
-    """The parent row's chain (``''``: the main chain) as SQL."""
+def qualified(qualifier: str, column: str) -> str:
+    return f"{qualifier}.{quote(column)}" if qualifier else quote(column)
+
+
+def follows(
+    source: str,
+    target: str,
+    name: str,
+    to_one: bool,
+    columns: list[tuple[str, str]],
+    column: str | None = None,
+) -> Relationship:
+    """A relationship of plain column equality: ``columns`` are (source column, target column)
+    pairs. STRATO 16's ``<col>_fkey(...)`` is ``follows(view, "<creator>-<Target>",
+    "<col>_fkey", True, [("<col>", "address")], "<col>")``."""
+    return Relationship(
+        source,
+        target,
+        name,
+        to_one,
+        lambda q: [qualified(q, s) for s, _ in columns],
+        tuple(t for _, t in columns),
+        column,
+    )
+
+
+def chain_sql(t: Table, q: str) -> str:
+    """A row's chain (``''``: the main chain) as SQL."""
     if "chainId" in t.columns:
-        return f"coalesce({p}.\"chainId\", '')"
+        return f"coalesce({qualified(q, 'chainId')}, '')"
     if t.kind == "event":
-        return f'{p}."_chain"'
+        return qualified(q, "_chain")
     return "''"
 
 
-def same_owner(src: Table, dst: Table) -> Callable[[str, str], str]:
+def chain_column(t: Table) -> str | None:
+    if "chainId" in t.columns:
+        return "chainId"
+    return "_chain" if t.kind == "event" else None
+
+
+def same_owner(src: Table, dst: Table, to_one: bool) -> Relationship:
     """Rows of the same contract: equal address and chain."""
+    dst_chain = chain_column(dst)
 
-    def on(p: str, c: str) -> str:
-        return f'{c}."address" = {p}."address" AND {chain_sql(dst, c)} = {chain_sql(src, p)}'
+    def keys(q: str) -> list[str]:
+        return [qualified(q, "address")] + ([chain_sql(src, q)] if dst_chain else [])
 
-    return on
+    targets = ("address", dst_chain) if dst_chain else ("address",)
+    return Relationship(src.name, dst.name, dst.name, to_one, keys, targets, "address")
 
 
-def by_record_id(src: Table, column: str) -> Callable[[str, str], str]:
+def by_record_id(src: Table, target: str, column: str) -> Relationship:
     """A contract-typed column to the referenced row's ``record_id``: the bare address on the
     parent row's own chain, ``<address>:<chain>`` as written, ``<address>:main`` the main
     chain's row."""
 
-    def on(p: str, c: str) -> str:
-        v = f"{p}.{quote(column)}"
-        return (
-            f"{c}.\"record_id\" = CASE WHEN {v} LIKE '%:main' THEN substr({v}, 1, length({v}) - 5) "
-            f"WHEN instr({v}, ':') > 0 OR {chain_sql(src, p)} = '' THEN {v} "
-            f"ELSE {v} || ':' || {chain_sql(src, p)} END"
-        )
+    def keys(q: str) -> list[str]:
+        v = qualified(q, column)
+        chain = chain_sql(src, q)
+        return [
+            f"CASE WHEN {v} LIKE '%:main' THEN substr({v}, 1, length({v}) - 5) "
+            f"WHEN instr({v}, ':') > 0 OR {chain} = '' THEN {v} ELSE {v} || ':' || {chain} END"
+        ]
 
-    return on
+    return Relationship(src.name, target, target, True, keys, ("record_id",), column)
 
 
 def seed_relationships(schema: dict[str, Table], t: Table, name: str) -> list[Relationship]:
@@ -89,11 +122,12 @@ def seed_relationships(schema: dict[str, Table], t: Table, name: str) -> list[Re
     target = schema.get(name)
     if target is None:
         return []
-    out: list[Relationship] = []
     base_name = name.rsplit("-", maxsplit=1)[-1]
-    for c in t.columns.values():
-        if c.ref and c.ref in (name, base_name):
-            out.append(Relationship(t.name, name, name, True, by_record_id(t, c.name), c.name))
+    out = [
+        by_record_id(t, name, c.name)
+        for c in t.columns.values()
+        if c.ref and c.ref in (name, base_name)
+    ]
     if out:
         return out
     owner_of = {"collection": "-", "event": "."}
@@ -102,13 +136,13 @@ def seed_relationships(schema: dict[str, Table], t: Table, name: str) -> list[Re
         and target.kind in owner_of
         and name.rpartition(owner_of[target.kind])[0] == t.name
     ):
-        return [Relationship(t.name, name, name, False, same_owner(t, target), "address")]
+        return [same_owner(t, target, False)]
     if (
         target.kind == "contract"
         and t.kind in owner_of
         and t.name.rpartition(owner_of[t.kind])[0] == name
     ):
-        return [Relationship(t.name, name, name, True, same_owner(t, target), "address")]
+        return [same_owner(t, target, True)]
     return []
 
 
@@ -157,20 +191,3 @@ def choose(
     if not candidates:
         raise no_relationship(source, target)
     return candidates[0]
-
-
-def group_rows(
-    fetched: list[tuple[Any, dict[str, Any]]], to_one: bool, limit: int | None, offset: int
-) -> dict[Any, Any]:
-    """Embedded rows by their parent's rowid: one object (to-one) or a list, paged per parent as
-    PostgREST pages an embed (``emb.limit``/``emb.offset``)."""
-    by_parent: dict[Any, list[dict[str, Any]]] = {}
-    for parent, row in fetched:
-        by_parent.setdefault(parent, []).append(row)
-    out: dict[Any, Any] = {}
-    for parent, all_rows in by_parent.items():
-        rows = all_rows
-        if offset or limit is not None:
-            rows = all_rows[offset : None if limit is None else offset + limit]
-        out[parent] = (rows[0] if rows else None) if to_one else rows
-    return out

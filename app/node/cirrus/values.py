@@ -22,6 +22,17 @@ class Column:
     ref: str | None = None  # contract type name of a contract-typed variable (join target)
 
 
+@dataclass
+class Ref:
+    """What a query names: a column, or a JSON path into one (then ``col`` is a stand-in of the
+    path's kind, text for ``->>``, json for ``->``)."""
+
+    name: str  # the key in the result rows
+    sql: str
+    col: Column
+    cast: str | None = None  # PostgreSQL type the value is cast to (`col::text`)
+
+
 def bad_value(kind: str, value: str) -> QueryError:
     if kind == "json":
         return QueryError(

@@ -21,7 +21,7 @@ from app.node.cirrus.backend import MAX_ROWS, STANDARD_COLUMNS, CirrusBackend
 from app.node.cirrus.encoding import encode_json
 from app.node.cirrus.entries import COLLECTION_COLUMNS
 from app.node.cirrus.query import Embed, Field, QueryError, parse_query
-from app.node.cirrus.relations import Relationship
+from app.node.cirrus.relations import Relationship, follows
 from app.node.cirrus.values import Column
 
 C1 = "c1" * 32
@@ -545,21 +545,20 @@ def test_a_relationship_source_plugs_in_computed_relationships(b: CirrusBackend)
     # what a STRATO 16 family registers: `<col>_fkey` names no table, it follows a column
     def fkeys(schema: Any, t: Any, name: str) -> list[Relationship]:
         if t.name == "Pool" and name == "tokenA_fkey":
-            return [
-                Relationship(
-                    "Pool",
-                    "Token",
-                    name,
-                    True,
-                    lambda p, c: f'{c}."address" = {p}."tokenA"',
-                    "tokenA",
-                )
-            ]
+            return [follows("Pool", "Token", name, True, [("tokenA", "address")], "tokenA")]
         return []
 
     b.relation_sources.append(fkeys)
     rows = run(b, "Pool", ("select", "fee,tokenA:tokenA_fkey(_symbol)"), ("fee", "eq.3"))
     assert rows == [{"fee": 3, "tokenA": {"_symbol": "AAA"}}]
+    rows = run(
+        b,
+        "Pool",
+        ("select", "fee,t:tokenA_fkey!inner(_symbol,b:Token-balances(key))"),
+        ("t.b.key", "eq.alice"),
+        ("t._symbol", "eq.BBB"),
+    )
+    assert rows == [{"fee": 5, "t": {"_symbol": "BBB", "b": [{"key": "alice"}]}}]
 
 
 # ---------------------------------------------------------------------------- max-rows
