@@ -109,8 +109,8 @@ class Query:
     limit: int | None = None
     offset: int = 0
     # every non-embed select item in order, with aliases, casts and aggregates (``columns``
-    # keeps the names only, as the seed's dialect reads them)
-    fields: list[Field] = field(default_factory=list)
+    # keeps the names only, as the seed's dialect reads them; trees compare in those terms)
+    fields: list[Field] = field(default_factory=list, compare=False)
 
 
 def parse_query(params: list[tuple[str, str]]) -> Query:
