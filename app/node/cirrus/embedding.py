@@ -11,6 +11,7 @@ parent's statement, so that limits and counts see only the parents that have a m
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
@@ -112,10 +113,15 @@ def embed(
         rel = backend.relationship(t, e.table, e.via)
         target = backend.schema[rel.target]
         sub = e.sub or Query()
-        names = key_names(i, rel)
-        wanted = {tuple(r[n] for n in names) for r in rows}
-        wanted = {k for k in wanted if None not in k}
-        found: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        n = len(rel.target_keys)
+        # one key column: the value itself; several: a tuple of them
+        getkey = operator.itemgetter(*key_names(i, rel))
+        keys = [getkey(r) for r in rows]
+        wanted = set(keys)
+        wanted = (
+            {k for k in wanted if k is not None} if n == 1 else {k for k in wanted if None not in k}
+        )
+        found: dict[Any, list[dict[str, Any]]] = {}
         if wanted:
             refs = backend.select_refs(target, sub)
             inner_keys = hidden_keys(backend, target, sub)
@@ -123,21 +129,21 @@ def embed(
             where = []
             for j, col in enumerate(rel.target_keys):
                 where.append(f"{quote(col)} IN (SELECT value FROM json_each(?))")
-                params.append(json.dumps(sorted({k[j] for k in wanted}, key=str)))
+                column = wanted if n == 1 else {k[j] for k in wanted}
+                params.append(json.dumps(sorted(column, key=str)))
             where += child_where(backend, target, sub, visible, params, depth, target.sql_name)
             cols = [quote(c) for c in rel.target_keys] + [r.sql for r in [*refs, *inner_keys]]
             sql = (
                 f"SELECT {', '.join(cols)} FROM {target.sql_name} WHERE {' AND '.join(where)}"
                 + backend.render_order(target, sub, tiebreak=target.kind != "view")
             )
-            n = len(rel.target_keys)
-            children: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+            children: list[tuple[Any, dict[str, Any]]] = []
+            decoded = [*refs, *inner_keys]
             for rec in db.execute(sql, params):
-                key = tuple(rec[:n])
+                key = rec[0] if n == 1 else rec[:n]
                 if key in wanted:
                     row = {
-                        r.name: _from_sql(v, r.col)
-                        for r, v in zip([*refs, *inner_keys], rec[n:], strict=True)
+                        r.name: _from_sql(v, r.col) for r, v in zip(decoded, rec[n:], strict=True)
                     }
                     children.append((key, row))
             kids = [row for _, row in children]
@@ -152,11 +158,17 @@ def embed(
             for key, row in children:
                 found.setdefault(key, []).append(row)
         member = e.key
-        for parent in rows:
-            matches = found.get(tuple(parent[n] for n in names), [])
-            if sub.offset or sub.limit is not None:
-                end = None if sub.limit is None else sub.offset + sub.limit
-                matches = matches[sub.offset : end]
-            parent[member] = (matches[0] if matches else None) if rel.to_one else matches
+        paged = bool(sub.offset) or sub.limit is not None
+        if rel.to_one and not paged:
+            first = {k: v[0] for k, v in found.items()}
+            for parent, key in zip(rows, keys, strict=True):
+                parent[member] = first.get(key)
+        else:
+            end = None if sub.limit is None else sub.offset + sub.limit
+            for parent, key in zip(rows, keys, strict=True):
+                matches = found.get(key, [])
+                if paged:
+                    matches = matches[sub.offset : end]
+                parent[member] = (matches[0] if matches else None) if rel.to_one else matches
         if e.inner:
             rows[:] = [p for p in rows if p[member]]
