@@ -325,6 +325,8 @@ class CirrusBackend:
         t = self.lookup(name)
         if t is None:
             return True
+        if q.embeds or any(f.aggregate for f in q.fields):
+            return False  # they read other tables, or every matching row
         if (
             any(
                 isinstance(f, Filter) and f.op == "eq" and not f.negate and f.column in INDEXED

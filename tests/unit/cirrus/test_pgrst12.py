@@ -569,3 +569,10 @@ def test_max_rows_is_strato16s_and_there_is_no_default_limit(b: CirrusBackend) -
     b.max_rows = 2
     assert len(run(b, "Token")) == 2
     assert len(run(b, "Token", ("limit", "3"))) == 2
+
+
+def test_embeds_and_aggregates_run_off_the_event_loop(b: CirrusBackend) -> None:
+    # a small parent table can embed a huge collection, and aggregates read every row
+    assert b.is_cheap("Token", parse_query([("select", "_symbol")]))
+    assert not b.is_cheap("Token", parse_query([("select", "_symbol,b:Token-balances(*)")]))
+    assert not b.is_cheap("Token", parse_query([("select", "status,count()")]))
