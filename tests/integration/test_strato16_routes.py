@@ -70,6 +70,7 @@ contract Shop is Base {
     }
 
     function fail() public { require(false, "nope"); }
+    function spin(uint n) public { uint x; for (uint i = 0; i < n; i++) { x += i; } total = x; }
 
     function quote(uint a, string memory b) external view returns (uint, string) {
         return (a, b);
@@ -412,13 +413,18 @@ def test_parallel_failure_is_422_in_a_group_of_one_else_a_failure_entry(
 def test_parallel_keeps_the_senders_pending_transactions(
     node: RunningNode, alice: httpx.Client, shop: str
 ) -> None:
-    pending = submit(
+    """A resolve=true request to /transaction discards the sender's queued resolve=false
+    ones (seed rule 3); /transaction/parallel hands out consecutive nonces and keeps them."""
+    # a long call keeps the producer busy while the next two requests arrive
+    slow = submit(alice, call_tx(shop, "spin", {"n": 300000}), resolve=False, route=PARALLEL[1])
+    pending = slow + submit(
         alice, call_tx(shop, "sell", {"who": "p", "price": 1}), resolve=False, route=PARALLEL[1]
     )
     done = submit(alice, call_tx(shop, "sell", {"who": "q", "price": 1}), route=PARALLEL[1])
     assert done[0]["status"] == "Success"
-    r = alice.get(f"/bloc/v2.2/transactions/{pending[0]['hash']}/result", params={"resolve": "1"})
-    assert r.json()["status"] == "Success"  # /transaction would have discarded it
+    hashes = [p["hash"] for p in pending]
+    r = alice.post("/bloc/v2.2/transactions/results", params={"resolve": "1"}, json=hashes)
+    assert {x["status"] for x in r.json()} == {"Success"}
 
 
 def test_concurrent_parallel_requests_get_consecutive_nonces(
