@@ -102,7 +102,7 @@ def alice(node: RunningNode) -> httpx.Client:
 
 @pytest.fixture(scope="module")
 def shop(node: RunningNode, alice: httpx.Client) -> str:
-    address = deploy(alice, "Shop", SHOP, {"_name": "Corner's \"best\""})
+    address = deploy(alice, "Shop", SHOP, {"_name": 'Corner\'s "best"'})
     res = submit(alice, call_tx(address, "sell", {"who": "bob", "price": 7}))
     assert res[0]["status"] == "Success", res
     return address
@@ -136,7 +136,13 @@ def test_metadata_answers_what_the_platform_backend_reads_at_start_up(
     assert m["validators"] == [m["nodeAddress"]]
     assert m["isSynced"] is True and m["isVaultPasswordSet"] is True
     assert isinstance(m["networkID"], str) and m["networkID"].isdigit()
-    assert set(m["urls"]) == {"vault", "oauthDiscovery", "notificationServer", "fileServer", "monitor"}
+    assert set(m["urls"]) == {
+        "vault",
+        "oauthDiscovery",
+        "notificationServer",
+        "fileServer",
+        "monitor",
+    }
     # the sandbox's own issuer: the discovery document is really there
     discovery = httpx.get(m["urls"]["oauthDiscovery"], timeout=10)
     assert discovery.status_code == 200
@@ -280,9 +286,7 @@ def details(client: httpx.Client, address: str) -> httpx.Response:
     return client.get(f"/bloc/v2.2/contracts/contract/{address}/details")
 
 
-def test_details_is_the_contract_in_the_platforms_encoding(
-    alice: httpx.Client, shop: str
-) -> None:
+def test_details_is_the_contract_in_the_platforms_encoding(alice: httpx.Client, shop: str) -> None:
     r = details(alice, "0x" + shop.upper())
     assert r.status_code == 200, r.text
     c = r.json()
@@ -427,9 +431,7 @@ def test_parallel_keeps_the_senders_pending_transactions(
     assert {x["status"] for x in r.json()} == {"Success"}
 
 
-def test_concurrent_parallel_requests_get_consecutive_nonces(
-    node: RunningNode, shop: str
-) -> None:
+def test_concurrent_parallel_requests_get_consecutive_nonces(node: RunningNode, shop: str) -> None:
     client = node.new_client("carol")
     before = accounts(client, address=node.address("carol"))
     start = before[0]["nonce"] if before else 0
