@@ -17,6 +17,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from .openapi import OptionsMiddleware, allow_header, allowed_methods
+from .routes.accounts import AccountRoutes
 from .routes.base import (
     BLOC,
     REAL_ETH,
@@ -35,6 +36,7 @@ from .routes.contracts import ContractRoutes
 from .routes.explorer import ExplorerRoutes
 from .routes.identity import IdentityRoutes
 from .routes.service import ServiceRoutes
+from .routes.strato16 import Strato16Routes
 from .routes.tx import TxRoutes
 
 # JsonBody and the parameter helpers are imported from here by the asset-app and file routes
@@ -45,7 +47,9 @@ class NodeApi(
     ServiceRoutes,
     IdentityRoutes,
     TxRoutes,
+    AccountRoutes,
     ExplorerRoutes,
+    Strato16Routes,
     ContractRoutes,
     ChainRoutes,
     CirrusRoutes,
@@ -79,11 +83,17 @@ class NodeApi(
                 False,
             ),
             (
-                [f"{p}/transaction" for p in (SEED_SVC, REAL_SVC, BLOC)]
-                + [f"{p}/transaction/parallel" for p in (SEED_SVC, REAL_SVC, BLOC)],
+                [f"{p}/transaction" for p in (SEED_SVC, REAL_SVC, BLOC)],
                 ["POST"],
                 self.transaction,
-                "Submit transactions (?resolve, chainid)",
+                "Submit transactions (?resolve, chainid); results in request order",
+                False,
+            ),
+            (
+                [f"{p}/transaction/parallel" for p in (SEED_SVC, REAL_SVC, BLOC)],
+                ["POST"],
+                self.transaction_parallel,
+                "Submit transactions as STRATO 16 does: grouped TRANSFER, CONTRACT, FUNCTION",
                 False,
             ),
             (
@@ -142,7 +152,28 @@ class NodeApi(
                 "Account state: balance, nonce, contract name",
                 False,
             ),
+            (
+                [f"{p}/metadata" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.metadata,
+                "The node's key, validators, network id and service URLs (STRATO 16)",
+                False,
+            ),
+            (
+                [f"{p}/storage" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.storage,
+                "Stored contract values by path (key, value, search, address ...; STRATO 16)",
+                False,
+            ),
             ([f"{BLOC}/contracts"], ["GET"], self.contracts, "Deployed contracts by name", False),
+            (
+                [f"{BLOC}/contracts/contract/{{address}}/details"],
+                ["GET"],
+                self.contract_definition,
+                "A contract's SolidVM definition, the platform's encoding (STRATO 16)",
+                False,
+            ),
             ([f"{BLOC}/contracts/xabi"], ["POST"], self.xabi, "xabi of source code", False),
             ([f"{BLOC}/contracts/compile"], ["POST"], self.compile, "Compile source code", False),
             (

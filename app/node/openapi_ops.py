@@ -38,6 +38,7 @@ from .openapi_shapes import (
     ref,
     text_of,
 )
+from .openapi_strato16 import STRATO16_OPERATIONS
 
 
 def ok(schema: S, description: str = "success") -> S:
@@ -661,3 +662,6 @@ OPERATIONS: dict[str, S] = {
         },
     },
 }
+
+# the routes STRATO 16 serves beyond the seeds (their entries win: accounts gains its search)
+OPERATIONS.update(STRATO16_OPERATIONS)

@@ -4,10 +4,12 @@ transactions: what every other part of the ledger builds on."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 from ..chains import Chain
@@ -158,6 +160,19 @@ class LedgerBase:
             )
         loop.call_soon(self._release_loop_view)
         return v
+
+    @contextlib.contextmanager
+    def pinned_view(self) -> Iterator[CommittedView]:
+        """The state as of the last committed block, for a worker thread: pinned (the
+        history it reads is kept) until the ``with`` block ends."""
+        with self.view_lock:
+            self._readers += 1
+            v = CommittedView(self.world, self.meta, self.world.history, self.head.number)
+        try:
+            yield v
+        finally:
+            with self.view_lock:
+                self._readers -= 1
 
     def _release_loop_view(self) -> None:
         with self.view_lock:

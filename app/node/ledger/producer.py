@@ -110,8 +110,14 @@ class Ledger(LedgerBlocks):
         tx_params: Any,
         query_chain: str,
         resolve: bool,
+        keep_pending: bool = False,
     ) -> list[dict[str, Any]]:
-        """Validate, record and queue a request's transactions; wait for them if ``resolve``."""
+        """Validate, record and queue a request's transactions; wait for them if ``resolve``.
+
+        ``keep_pending``: the sender's unfinished ``resolve=false`` transactions stay queued (the
+        platform's ``/transaction/parallel`` hands out consecutive nonces, so nothing collides);
+        otherwise a ``resolve=true`` request discards them (seed rule 3).
+        """
         if self.halted:
             raise ApiError(503, self.halted)
         if tx_params is not None and not isinstance(tx_params, dict):
@@ -122,7 +128,7 @@ class Ledger(LedgerBlocks):
             subs = await asyncio.to_thread(self._prepare, *args)
         else:
             subs = self._prepare(*args)
-        if resolve:
+        if resolve and not keep_pending:
             self._discard_pending_of(username)
         loop = asyncio.get_running_loop()
         if resolve:

@@ -12,7 +12,6 @@ from ..errors import ApiError, bad_request
 from ..ledger import norm_address, norm_chain
 from ..numbers import is_ascii_digits
 from .base import (
-    ACCOUNT_FILTERS,
     BLOCK_FILTERS,
     LIST_CAP,
     TX_FILTERS,
@@ -224,50 +223,6 @@ class ExplorerRoutes(ApiBase):
         )
         seen = self._visible_rows(request, rows)
         return JsonBody([self._tx_json(r, r["block_ts"]) for r in seen])
-
-    async def accounts(self, request: Request) -> Response:
-        q = request.query_params
-        if not q.get("address") and not q.get("contractName"):
-            raise ApiError(400, f"Need one of: {ACCOUNT_FILTERS}")
-        chain = norm_chain(q.get("chainid"))
-        if chain:
-            self.ledger.require_member(request.state.user, chain)
-        world = self.ledger.committed()  # as of the last committed block
-        out = []
-        if q.get("address"):
-            addrs = [norm_address(q["address"], "address")]
-        else:
-            name = q["contractName"]
-            addrs = [
-                format(a, "040x")
-                for (c, a), m in world.meta.items()
-                if c == chain and m.name == name
-            ][:LIST_CAP]
-        for a in addrs:
-            key = (chain, int(a, 16))
-            acct = world.accounts.get(key)
-            has_key = self.ledger.name_of_address(a) is not None
-            if acct is None and not has_key and key not in world.balances:
-                continue
-            meta = world.meta.get(key)
-            item: dict[str, Any] = {
-                "next": "",
-                "kind": "AddressStateRef",
-                "address": a,
-                "nonce": world.nonces.get(key, 0),
-                "balance": str(world.balances.get(key, 0)),
-                "contractRoot": "",
-                "code": "",
-                "codeHash": meta.code_hash if meta else "",
-                "contractName": meta.name if meta else None,
-                "codePtrAddress": None,
-                "codePtrChainId": None,
-                "latestBlockNum": self.ledger.head.number,
-            }
-            if chain:
-                item["chainId"] = chain
-            out.append(item)
-        return JsonBody(out)
 
 
 def _sort_desc(request: Request) -> bool:

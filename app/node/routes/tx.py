@@ -33,6 +33,34 @@ class TxRoutes(ApiBase):
             raise ApiError(422, f"Error running the transaction: {message}")
         return await json_answer(results)
 
+    async def transaction_parallel(self, request: Request) -> Response:
+        """``/transaction/parallel`` as STRATO 16's bloc runs it: the request's transactions go
+        out grouped by type (TRANSFER, then CONTRACT, then FUNCTION, request order within a
+        group), one group after the other, so the results come back grouped too. A group of one
+        transaction that fails with ``resolve`` answers 422 and the later groups are not sent;
+        in a larger group a failure is a ``Failure`` entry. Nonces are consecutive whatever the
+        concurrency (the sandbox assigns them as it executes), so the sender's pending
+        ``resolve=false`` transactions are never discarded here."""
+        name = request.state.user
+        sender = self.sender_of(name)
+        body = await self.json_body(request)
+        if not isinstance(body, dict):
+            raise bad_request("request body must be an object with txs and txParams")
+        chain = norm_chain(request.query_params.get("chainid"))
+        resolve = flag(request, "resolve")
+        txs = body.get("txs")
+        groups = _by_type(txs)
+        results: list[dict[str, Any]] = []
+        for group in groups:
+            got = await self.ledger.submit(
+                name, sender, group, body.get("txParams"), chain, resolve, keep_pending=True
+            )
+            if resolve and len(got) == 1 and got[0]["status"] == "Failure":
+                message = got[0]["txResult"]["message"]
+                raise ApiError(422, f"Error running the transaction: {message}")
+            results += got
+        return await json_answer(results)
+
     async def tx_result(self, request: Request) -> Response:
         h = request.path_params["hash"].lower().removeprefix("0x")
         if len(h) != 64 or not set(h) <= HEX:
@@ -77,3 +105,19 @@ class TxRoutes(ApiBase):
         return JsonBody(
             await self.ledger.faucet(request.state.user, address, flag(request, "resolve"))
         )
+
+
+PARALLEL_ORDER = ("TRANSFER", "CONTRACT", "FUNCTION")
+
+
+def _by_type(txs: Any) -> list[Any]:
+    """The request's transactions as the groups ``/transaction/parallel`` sends, in order.
+
+    A malformed request (not a list, an element without a known type) is one group, so that
+    validation names the element by its index in the request."""
+    if not isinstance(txs, list) or not all(
+        isinstance(t, dict) and t.get("type") in PARALLEL_ORDER for t in txs
+    ):
+        return [txs]
+    groups = [[t for t in txs if t["type"] == kind] for kind in PARALLEL_ORDER]
+    return [g for g in groups if g] or [txs]
