@@ -543,6 +543,7 @@ class CirrusBackend:
             for row in rows:
                 for extra in plan.hidden:
                     row.pop(extra.name, None)
+            embedding.in_select_order(plan.cols, plan.q, rows)
         return rows
 
     def select_refs(self, t: Table, q: Query) -> list[Ref]:

@@ -41,6 +41,24 @@ def hidden_keys(backend: CirrusBackend, t: Table, q: Query) -> list[Ref]:
     return refs
 
 
+def in_select_order(refs: list[Ref], q: Query, rows: list[dict[str, Any]]) -> None:
+    """Put each row's members in the order of the select (embeds where they were written),
+    when an embed comes before a column; ``refs`` are the selected columns' refs."""
+    seen_embed = False
+    for kind, _ in q.layout:
+        if kind == "embed":
+            seen_embed = True
+        elif seen_embed:
+            break
+    else:
+        return  # columns first, embeds after: the order the rows have
+    names = [refs[i].name if kind == "field" else q.embeds[i].key for kind, i in q.layout]
+    for row in rows:
+        ordered = {n: row[n] for n in names if n in row}
+        row.clear()
+        row.update(ordered)
+
+
 def child_where(
     backend: CirrusBackend,
     target: Table,
@@ -150,11 +168,12 @@ def embed(
             cast_rows(refs, kids)
             if sub.embeds:
                 embed(backend, target, sub, kids, visible, db, depth + 1)
-                kept = {id(k) for k in kids}
-                children = [(k, row) for k, row in children if id(row) in kept]
                 for row in kids:
                     for hidden in inner_keys:
                         row.pop(hidden.name, None)
+                kept = {id(k) for k in kids}
+                children = [(k, row) for k, row in children if id(row) in kept]
+                in_select_order(refs, sub, kids)
             for key, row in children:
                 found.setdefault(key, []).append(row)
         member = e.key

@@ -111,6 +111,8 @@ class Query:
     # every non-embed select item in order, with aliases, casts and aggregates (``columns``
     # keeps the names only, as the seed's dialect reads them; trees compare in those terms)
     fields: list[Field] = field(default_factory=list, compare=False)
+    # the select's items in order ("field", i) / ("embed", i): PostgREST keeps that order
+    layout: list[tuple[str, int]] = field(default_factory=list, compare=False)
 
 
 def parse_query(params: list[tuple[str, str]]) -> Query:
@@ -240,8 +242,10 @@ def parse_select(value: str, q: Query) -> None:
             elif not expr:
                 raise parse_error("select", value, 1, "a column before ." + agg.group(2) + "()")
             path, _, cast = expr.partition("::")
+            q.layout.append(("field", len(q.fields)))
             q.fields.append(Field(path, alias, cast or None, agg.group(2), agg.group(3)))
         elif "(" in item:
+            q.layout.append(("embed", len(q.embeds)))
             q.embeds.append(parse_embed(item, value))
         elif item == "*":
             star = True
@@ -250,10 +254,12 @@ def parse_select(value: str, q: Query) -> None:
             path, _, cast = expr.partition("::")
             if not path or (cast and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_ ]*", cast)):
                 raise parse_error("select", value, 1, "a column name")
+            q.layout.append(("field", len(q.fields)))
             q.fields.append(Field(path, alias, cast or None))
             cols.append(item.split("::")[0])
     if star or (not cols and not q.count and not q.embeds and not q.fields):
         q.columns = None
+        q.layout = []
     else:
         q.columns = cols
 

@@ -576,3 +576,15 @@ def test_embeds_and_aggregates_run_off_the_event_loop(b: CirrusBackend) -> None:
     assert b.is_cheap("Token", parse_query([("select", "_symbol")]))
     assert not b.is_cheap("Token", parse_query([("select", "_symbol,b:Token-balances(*)")]))
     assert not b.is_cheap("Token", parse_query([("select", "status,count()")]))
+
+
+def test_members_keep_the_order_of_the_select(b: CirrusBackend) -> None:
+    rows = run(
+        b,
+        "Pool",
+        ("select", "t:Token(b:Token-balances(key),_symbol),fee"),
+        ("fee", "eq.3"),
+    )
+    assert rows == [{"t": {"b": [{"key": "alice"}, {"key": "bob"}], "_symbol": "AAA"}, "fee": 3}]
+    assert list(rows[0]) == ["t", "fee"]
+    assert list(rows[0]["t"]) == ["b", "_symbol"]
