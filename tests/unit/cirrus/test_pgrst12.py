@@ -588,3 +588,17 @@ def test_members_keep_the_order_of_the_select(b: CirrusBackend) -> None:
     assert rows == [{"t": {"b": [{"key": "alice"}, {"key": "bob"}], "_symbol": "AAA"}, "fee": 3}]
     assert list(rows[0]) == ["t", "fee"]
     assert list(rows[0]["t"]) == ["b", "_symbol"]
+
+
+def test_grouping_by_a_json_path(b: CirrusBackend) -> None:
+    rows = run(
+        b,
+        "Token-info",
+        ("select", "s:value->>bridgeStatus,count(),amt:value->>amount::numeric.sum()"),
+        ("order", "value->>bridgeStatus.desc"),
+    )
+    assert rows == [
+        {"s": "3", "count": 1, "amt": 30},
+        {"s": "2", "count": 1, "amt": 20},
+        {"s": "1", "count": 1, "amt": 10},
+    ]
