@@ -140,6 +140,17 @@ def mapping_value(v: Any, t: Type) -> Any:
     return str(v)
 
 
+def attribute_text(text: str, t: Type | None) -> str:
+    """An event argument as STRATO 16 renders it: booleans ``true``/``false`` and enums as
+    their index (the seed's event tables keep ``True`` and ``Kind.Gold``)."""
+    if isinstance(t, BoolType):
+        return text.lower()
+    if isinstance(t, EnumType):
+        member = text.rpartition(".")[2]
+        return str(t.values.index(member)) if member in t.values else text
+    return text
+
+
 def zero_value(t: Type) -> Any:
     if isinstance(t, IntType | EnumType):
         return 0
@@ -308,9 +319,12 @@ class Indexer16:
         for i, (tx_hash, chain, address, _contract, name, args_json) in enumerate(events, 1):
             attrs: dict[str, str] = {}
             first_array: list[Any] | None = None
+            types = self._event_types(chain, address, name)
             for j, (arg, text) in enumerate(json.loads(args_json), 1):
                 arg_name = str(arg) or f"val_{j}"
-                attrs[arg_name] = str(text)
+                attrs[arg_name] = attribute_text(
+                    str(text), types[j - 1] if j <= len(types) else None
+                )
                 if first_array is None and str(text).startswith("["):
                     try:
                         parsed = json.loads(str(text))
@@ -331,6 +345,18 @@ class Indexer16:
         self.db.executemany(INSERT_EVENT, rows)
         if arrays:
             self.db.executemany(INSERT_EVENT_ARRAY, arrays)
+
+    def _event_types(self, chain: str, address: str, name: str) -> list[Type]:
+        """The argument types of event ``name`` as the code at ``address`` declares it (its
+        own contract's, else that of the code that ran on it through delegatecall)."""
+        acct = self.world.accounts.get((chain, int(address, 16)))
+        if acct is None or acct.cdef is None:
+            return []
+        for cdef in [acct.cdef, *(acct.layouts or ())]:
+            ev = cdef.events.get(name)
+            if ev is not None:
+                return [t for _, t, _ in ev.params]
+        return []
 
     # ------------------------------------------------------------ mapping rows
 
