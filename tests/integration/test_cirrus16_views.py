@@ -260,3 +260,11 @@ def test_event_views(alice: httpx.Client, coin: str, me: str) -> None:
     assert b["ids"] == "[1, 2]" or b["ids"] == "[1,2]"
     arr = search(alice, "BlockApps-Coin-Batch-ids", {"address": f"eq.{coin}", "order": "key.asc"})
     assert [(a["key"], a["value"]) for a in arr] == [("0", 1), ("1", 2)]
+
+
+def test_the_default_serves_both_families(alice: httpx.Client, coin: str) -> None:
+    for name in ("Coin", "Coin.Sent", "Coin-balances", "BlockApps-Coin"):
+        assert search(alice, name, {"address": f"eq.{coin}", "select": "address"})
+    names = set(alice.get(f"{SEARCH}/").json()["definitions"])
+    assert {"Coin", "Coin.Sent", "BlockApps-Coin", "BlockApps-Coin-Sent"} <= names
+    assert {"storage", "contract", "mapping", "event", "history@storage"} <= names
