@@ -240,6 +240,15 @@ class Indexer16:
                 defs += [c for c in unit.contracts.values() if c not in defs]
             self.created.append((key, creator, defs))
 
+    def adopt(self, key: AcctKey, acct: AccountState) -> None:
+        """An existing contract indexed as if created now (a data dir from before these
+        tables): its collection's creator is BlockApps, or its creating contract's."""
+        if acct.cdef is None:
+            return
+        creator = BLOCKAPPS if acct.creator is None else self.creator_of((key[0], acct.creator))
+        self.creators[key] = creator
+        self.created.append((key, creator, list(acct.cdef.linearization)))
+
     def flush(
         self,
         block: tuple[int, str, int],
