@@ -198,7 +198,10 @@ class LedgerSnapshots(LedgerExecutor):
                 b = self.store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
                 block = (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
                 senders = {str(e[1]): str(e[7] or "") for e in evs}
-                ix.flush(block, [], [tuple(str(x) for x in e[1:7]) for e in evs], senders)
+                rows = [
+                    (str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]), str(e[6])) for e in evs
+                ]
+                ix.flush(block, [], rows, senders)
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus16', '1')")
 
     def _collection_table(self, k: tuple[str, int]) -> str | None:
