@@ -130,10 +130,8 @@ CREATE TABLE IF NOT EXISTS {physical("mapping")} (address TEXT NOT NULL, block_h
   key TEXT, path TEXT NOT NULL, value TEXT, _chain TEXT NOT NULL DEFAULT '', _k1,
   PRIMARY KEY (address, path, _chain));
 CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "mapping:key")}
-  ON {physical("mapping")} (collection_name, _k1);
-CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "mapping:address")}
-  ON {physical("mapping")} (collection_name, address, _k1, _chain, value);
-CREATE TABLE IF NOT EXISTS {physical("event")} (id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ON {physical("mapping")} (collection_name, _k1, address);
+CREATE TABLE IF NOT EXISTS {physical("event")} (id INTEGER PRIMARY KEY,
   address TEXT, block_hash TEXT, block_timestamp TEXT, block_number TEXT,
   transaction_sender TEXT, event_index INTEGER, event_name TEXT, attributes TEXT,
   _chain TEXT NOT NULL DEFAULT '');
@@ -352,7 +350,10 @@ def collection_views(creator: str, cdef: ContractDef) -> list[View]:
                 exprs,
                 "m",
                 "mapping",
-                [f"m.collection_name = {lit(sv.name)}", f"m.value NOT IN {HIDDEN_VALUES}"],
+                [
+                    f"m.collection_name = {lit(sv.name)}",
+                    f"m.value NOT IN {HIDDEN_VALUES}",
+                ],
                 creator,
                 cdef.name,
             )
