@@ -217,7 +217,7 @@ class Indexer16:
         self.created: list[tuple[AcctKey, str, list[ContractDef]]] = []  # this block
         self.layouts: set[tuple[AcctKey, str]] = set()  # delegate code stamped on accounts
         # the variables storage.data holds, by id of the account (with its code and layouts)
-        self._svars: dict[int, tuple[ContractDef | None, int, list[StateVar]]] = {}
+        self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
 
     def clear(self) -> None:
         """Forget the block's pending work (its transactions were rolled back)."""
@@ -307,9 +307,9 @@ class Indexer16:
     def _data(self, acct: AccountState) -> str:
         n = len(acct.layouts) if acct.layouts else 0
         hit = self._svars.get(id(acct))
-        if hit is None or hit[0] is not acct.cdef or hit[1] != n:
-            hit = self._svars[id(acct)] = (acct.cdef, n, indexed_vars(acct))
-        return data_json(acct, hit[2])
+        if hit is None or hit[0] is not acct or hit[1] is not acct.cdef or hit[2] != n:
+            hit = self._svars[id(acct)] = (acct, acct.cdef, n, indexed_vars(acct))
+        return data_json(acct, hit[3])
 
     def _layout_stamps(self, key: AcctKey, acct: AccountState) -> list[tuple[str, str, str, str]]:
         """A proxy gets the stamps of the code that ran on it through delegatecall."""
