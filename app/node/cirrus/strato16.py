@@ -137,8 +137,6 @@ CREATE TABLE IF NOT EXISTS {physical("event")} (id INTEGER PRIMARY KEY,
   _chain TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "event:name")}
   ON {physical("event")} (event_name, address);
-CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "event:address")}
-  ON {physical("event")} (address);
 CREATE TABLE IF NOT EXISTS {physical("event_array")} (address TEXT, block_hash TEXT,
   block_timestamp TEXT, block_number TEXT, transaction_sender TEXT, event_name TEXT,
   event_index INTEGER, collection_name TEXT, collection_type TEXT, key TEXT, value TEXT,
@@ -413,6 +411,7 @@ class Strato16:
         self.db.executescript(SCHEMA + trigger_sql())
         self.tables: dict[str, Table16] = {}
         self.published: dict[str, Table16] | None = None
+        self._changed = True  # tables differ from the published ones
         self._registered: dict[tuple[str, str], ContractDef] = {}  # (creator, name) -> def
         self.reload()
         backend.extension = self
@@ -429,6 +428,7 @@ class Strato16:
             tables[name] = self._table(name, [tuple(c) for c in json.loads(cols)], source)
         self.tables = tables
         self._registered.clear()
+        self._changed = True
 
     @staticmethod
     def _table(name: str, cols: list[Any], source: str) -> Table16:
@@ -438,7 +438,9 @@ class Strato16:
         return t
 
     def publish(self) -> None:
-        self.published = dict(self.tables)
+        if self._changed or self.published is None:
+            self.published = dict(self.tables)
+            self._changed = False
 
     def listed(self) -> dict[str, Table]:
         return dict(self.tables if self.published is None else self.published)
@@ -477,3 +479,4 @@ class Strato16:
                 (name, json.dumps(cols), source),
             )
             self.tables[name] = self._table(name, cols, source)
+            self._changed = True
