@@ -183,8 +183,13 @@ def trigger_sql() -> str:
         hist = physical(f"history@{table}")
         for when in ("INSERT", "UPDATE"):
             name = quote(f"{PHYSICAL}{table}:history:{when.lower()}")
+            # a block that wrote only an address's collections leaves its data as it was: the
+            # platform adds a history row holding the same data, the sandbox none (cheaper)
+            cond = (
+                " WHEN NEW.data IS NOT OLD.data" if (table, when) == ("storage", "UPDATE") else ""
+            )
             out.append(
-                f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {when} ON {physical(table)} BEGIN "
+                f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {when} ON {physical(table)}{cond} BEGIN "
                 f"UPDATE {hist} SET valid_to = {_VALID} WHERE {match} "
                 "AND valid_to = 'infinity'; "
                 f"INSERT INTO {hist} ({cols}, valid_from, valid_to, _chain) "
