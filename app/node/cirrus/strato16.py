@@ -189,7 +189,8 @@ def trigger_sql() -> str:
                 " WHEN NEW.data IS NOT OLD.data" if (table, when) == ("storage", "UPDATE") else ""
             )
             out.append(
-                f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {when} ON {physical(table)}{cond} BEGIN "
+                f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {when} ON {physical(table)}{cond} "
+                "BEGIN "
                 f"UPDATE {hist} SET valid_to = {_VALID} WHERE {match} "
                 "AND valid_to = 'infinity'; "
                 f"INSERT INTO {hist} ({cols}, valid_from, valid_to, _chain) "
