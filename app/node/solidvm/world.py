@@ -282,6 +282,11 @@ class World(LowLevelCalls):
             )
         ctx = self._context(env, max_steps)
         sender = Address(_addr_int(env.sender))
+        if not (value or via_fallback or self.test_clock):  # the common case, without closures
+            raw = self._run(ctx, invoke, ctx, fn, acct, vals, sender, 0, read_only)
+            if read_only:
+                ctx.rollback()
+            return self._result(ctx, acct.hex, chain_id, raw, typed)
 
         def run() -> list[Any]:
             if value:
@@ -383,19 +388,27 @@ class World(LowLevelCalls):
         origin = Address(_addr_int(env.origin or env.sender))
         steps = env.max_steps if max_steps is None else max_steps
         if self.test_clock:  # the test runner's default block header: all zeros but the clock
-            ctx = ExecContext(self, origin, 0, 0, steps, env.max_memory)
-            ctx.gas_limit, ctx.difficulty = 0, 0
+            ctx = ExecContext(self, origin, 0, 0, steps, env.max_memory, 0, 0)
         else:
-            ctx = ExecContext(self, origin, env.block_number, env.timestamp, steps, env.max_memory)
-            ctx.gas_limit, ctx.difficulty = env.gas_limit, env.difficulty
+            ctx = ExecContext(
+                self,
+                origin,
+                env.block_number,
+                env.timestamp,
+                steps,
+                env.max_memory,
+                env.gas_limit,
+                env.difficulty,
+            )
         if self.history is not None:
             ctx.journal = Journal(self.history, ctx.events, ctx.created, ctx.dirty)
         self.current = ctx
         return ctx
 
-    def _run(self, ctx: ExecContext, body: Callable[[], Any]) -> Any:
+    def _run(self, ctx: ExecContext, body: Callable[..., Any], *args: Any) -> Any:
+        """``body(*args)``, its failures rolled back and reported as execution errors."""
         try:
-            return body()
+            return body(*args)
         except SolidVMError:
             ctx.rollback()
             raise

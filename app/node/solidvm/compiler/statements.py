@@ -311,8 +311,10 @@ class StatementsMixin(CompilerBase):
         self.check_assignable(it, t, s.init)
         co = make_coercer(t, self.vm)
         copy = t.complex and location == "memory"
+        # `uint x = e;` fails below zero (bounds.py); decided before `x` hides an outer name
+        check = visible and self.uint_declared(t, s.init)
         slot = self.declare(vs.name, t, vs, location, visible)
-        if visible and self.uint_declared(t):  # `uint x = e;` fails below zero (bounds.py)
+        if check:
             conv = co
 
             def run_uint(fr: Frame) -> Any:
