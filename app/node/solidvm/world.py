@@ -628,15 +628,19 @@ class World(LowLevelCalls):
             if want is None:
                 return unpack(r, len(fn.returns))
             return shape_result(r, want, name, cdef)
-        vals = [co(v) if co else v for co, v in zip(fn.param_coercers, vals, strict=True)]
+        cos = fn.param_coercers
+        if len(cos) != len(vals):
+            raise type_error(f"'{name}' takes {len(cos)} arguments, {len(vals)} given")
+        for i, co in enumerate(cos):  # `vals` is the caller's fresh list
+            if co is not None:
+                vals[i] = co(vals[i])
         r = invoke(fr.ctx, fn, acct, vals, sender, 0, ro)
-        r = [copy_in(fr, x) for x in r]
         n = len(fn.returns)
         if n == 1:
-            return r[0]
+            return copy_in(fr, r[0])
         if n == 0:
             return None
-        return tuple(r)
+        return tuple([copy_in(fr, x) for x in r])
 
     def target_account(self, fr: Frame, target: Any, name: str) -> tuple[AccountState, bool]:
         """The contract ``target`` names as seen from frame ``fr``, and whether it is read-only

@@ -47,6 +47,10 @@ def nonnegative(f: Fn) -> Fn:
     return checked
 
 
+def local_reader(slot: int) -> Fn:
+    return lambda fr: fr.l[slot]
+
+
 def read_local(slot: int) -> Fn:
     def read_uint(fr: Frame) -> Any:
         v = fr.l[slot]

@@ -45,6 +45,7 @@ from ..values import (
 )
 from .base import CompilerBase, const
 from .bounds import underflow
+from .fused import return_local
 
 
 class StatementsMixin(CompilerBase):
@@ -570,6 +571,9 @@ class StatementsMixin(CompilerBase):
                     return RETURN
 
                 return run_ret1
+            read = self.reads.get(f)
+            if read is not None:  # `return x;` of a local: its slot read in place
+                return return_local(read, co)
 
             def run_ret1c(fr: Frame) -> Any:
                 fr.ret = [co(f(fr))]
