@@ -48,10 +48,21 @@ if sys.getrecursionlimit() < 20000:
 class AccountState:
     """A contract account: its code (a compiled contract) and storage."""
 
-    __slots__ = ("address", "cdef", "chain", "creator", "layouts", "origin", "storage", "views")
+    __slots__ = (
+        "address",
+        "cdef",
+        "chain",
+        "creator",
+        "hex",
+        "layouts",
+        "origin",
+        "storage",
+        "views",
+    )
 
     def __init__(self, address: int, chain: str, cdef: ContractDef | None) -> None:
         self.address = address
+        self.hex = format(address, "040x")  # the address as results show it (made once)
         self.chain = chain
         self.cdef = cdef
         self.storage: dict[str, Any] = {}
@@ -62,10 +73,6 @@ class AccountState:
         self.layouts: list[ContractDef] | None = None
         # this account as other contracts' code sees it in a delegatecall, by id of that code
         self.views: dict[int, AccountState] | None = None
-
-    @property
-    def hex(self) -> str:
-        return format(self.address, "040x")
 
     def __repr__(self) -> str:
         name = self.cdef.name if self.cdef else "EOA"
@@ -444,6 +451,8 @@ class World(LowLevelCalls):
             logs=ctx.logs,
             journal=ctx.journal,
         )
+        # (loops rather than comprehensions: each of those costs a call in Python 3.11, and this
+        # runs once per transaction)
         if fn is not None:
             rets = fn.returns
             if ctx.implicit and not all(n for n, _ in rets):
@@ -451,23 +460,28 @@ class World(LowLevelCalls):
                 raw = [v for v, (n, _) in zip(raw, rets, strict=True) if n]
                 rets = [(n, t) for n, t in rets if n]
                 res.raw = raw
-            res.values = [encode_value(v, t) for v, (_, t) in zip(raw, rets, strict=True)]
+            if len(raw) != len(rets):
+                raise ExecutionError(f"expected {len(rets)} results, got {len(raw)}", "type error")
+            values = res.values
+            for v, (_, t) in zip(raw, rets):
+                values.append(encode_value(v, t))
         for acct, ev, vals in ctx.events:
             assert acct.cdef is not None
-            res.events.append(
-                EventLog(
-                    acct.cdef.name,
-                    ev.name,
-                    acct.hex,
-                    acct.chain,
-                    [(n, event_text(v, t)) for (n, t, _), v in zip(ev.params, vals, strict=True)],
-                )
-            )
-        res.created = [(a.chain, a.hex) for a in ctx.created]
-        touched = [(a.chain, a.hex) for a in ctx.dirty.values()]
+            params = ev.params
+            if len(params) != len(vals):
+                raise ExecutionError(f"event {ev.name}: {len(vals)} values", "type error")
+            args: list[tuple[str, str]] = []
+            for (n, t, _), v in zip(params, vals):
+                args.append((n, event_text(v, t)))
+            res.events.append(EventLog(acct.cdef.name, ev.name, acct.hex, acct.chain, args))
+        created = res.created
+        for a in ctx.created:
+            created.append((a.chain, a.hex))
+        touched = res.touched
+        for a in ctx.dirty.values():
+            touched.append((a.chain, a.hex))
         if ctx.delegated:  # delegatecalls write through views of an account: one entry each
-            touched = list(dict.fromkeys(touched))
-        res.touched = touched
+            res.touched = list(dict.fromkeys(touched))
         return res
 
     # ------------------------------------------------------------ state
