@@ -460,18 +460,13 @@ class World(LowLevelCalls):
                 raw = [v for v, (n, _) in zip(raw, rets, strict=True) if n]
                 rets = [(n, t) for n, t in rets if n]
                 res.raw = raw
-            if len(raw) != len(rets):
-                raise ExecutionError(f"expected {len(rets)} results, got {len(raw)}", "type error")
             values = res.values
-            for v, (_, t) in zip(raw, rets):
+            for v, (_, t) in zip(raw, rets, strict=True):
                 values.append(encode_value(v, t))
         for acct, ev, vals in ctx.events:
             assert acct.cdef is not None
-            params = ev.params
-            if len(params) != len(vals):
-                raise ExecutionError(f"event {ev.name}: {len(vals)} values", "type error")
             args: list[tuple[str, str]] = []
-            for (n, t, _), v in zip(params, vals):
+            for (n, t, _), v in zip(ev.params, vals, strict=True):
                 args.append((n, event_text(v, t)))
             res.events.append(EventLog(acct.cdef.name, ev.name, acct.hex, acct.chain, args))
         created = res.created

@@ -347,9 +347,7 @@ class CallsMixin(CompilerBase):
                 break
         if found is None:
             self.error(f"no base contract implements '{name}' for super", e)
-        argvals = values_of(
-            [self._arg(a, t) for a, (_, t) in zip(args, found.params, strict=True)]
-        )
+        argvals = values_of([self._arg(a, t) for a, (_, t) in zip(args, found.params, strict=True)])
         nret = len(found.returns)
 
         def call_super(fr: Frame) -> Any:
