@@ -428,12 +428,12 @@ class CallsMixin(CompilerBase):
 
             return call_external_bound, rt0
         if fn is not None:
-            # a value coerced to a value type is no array, struct or mapping: nothing to copy
-            argfns = [
-                coerced(f, co) if co is not None and not t.complex else copied(f)
-                for (f, _), (_, t) in zip(compiled, fn.params, strict=True)
-                for co in [make_coercer(t, self.vm)]
-            ]
+            argfns = []
+            for (f, _), (_, t) in zip(compiled, fn.params, strict=True):
+                co = make_coercer(t, self.vm)
+                arg = coerced(f, co)
+                # a value coerced to a value type is no array, struct or mapping: nothing to copy
+                argfns.append(arg if co is not None and not t.complex else copied(arg))
             rt = ret_type(fn)
         else:
             argfns = [copied(f) for f, _ in compiled]
