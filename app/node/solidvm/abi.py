@@ -304,7 +304,12 @@ def decode_args(params: list[tuple[str, Type]], args: Any, vm: str, what: str) -
         args = {p: a for (p, _), a in zip(params, args, strict=True)}
     if not isinstance(args, dict):
         raise ArgumentError("invalid arguments: args must be a JSON object", "invalid arguments")
-    missing = [p for p, _ in params if p not in args]
+    # (loops rather than comprehensions: this runs once per transaction, where each of those
+    # would cost a call of its own in Python 3.11)
+    missing: list[str] = []
+    for p, _ in params:
+        if p not in args:
+            missing.append(p)
     if missing:
         expected = ", ".join(sorted(p for p, _ in params))
         received = ", ".join(sorted(str(k) for k in args))
@@ -313,7 +318,10 @@ def decode_args(params: list[tuple[str, Type]], args: Any, vm: str, what: str) -
             f"Received Arguments: ({received})",
             "invalid arguments",
         )
-    return [decode_value(args[p], t, p, vm) for p, t in params]
+    out: list[Any] = []
+    for p, t in params:
+        out.append(decode_value(args[p], t, p, vm))
+    return out
 
 
 # ======================================================================= encoding

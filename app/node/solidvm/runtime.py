@@ -79,6 +79,8 @@ class ExecContext:
         timestamp: int,
         max_steps: int = DEFAULT_MAX_STEPS,
         max_mem: int = DEFAULT_MAX_MEMORY,
+        gas_limit: int | None = None,
+        difficulty: int = 0,
     ) -> None:
         self.world = world
         self.origin = origin
@@ -94,8 +96,8 @@ class ExecContext:
         self.max_mem = max_mem
         # the block header's fields the code can read (block.gaslimit: the step budget unless
         # the block says otherwise)
-        self.gas_limit: int | None = None
-        self.difficulty = 0
+        self.gas_limit = gas_limit
+        self.difficulty = difficulty
         self.depth = 0
         self.delegated = False  # a delegatecall ran (ctx.dirty may list views of an account)
         # True when the call that finished last ended without `return <values>`: the platform

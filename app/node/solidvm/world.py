@@ -48,10 +48,21 @@ if sys.getrecursionlimit() < 20000:
 class AccountState:
     """A contract account: its code (a compiled contract) and storage."""
 
-    __slots__ = ("address", "cdef", "chain", "creator", "layouts", "origin", "storage", "views")
+    __slots__ = (
+        "address",
+        "cdef",
+        "chain",
+        "creator",
+        "hex",
+        "layouts",
+        "origin",
+        "storage",
+        "views",
+    )
 
     def __init__(self, address: int, chain: str, cdef: ContractDef | None) -> None:
         self.address = address
+        self.hex = format(address, "040x")  # the address as results show it (made once)
         self.chain = chain
         self.cdef = cdef
         self.storage: dict[str, Any] = {}
@@ -62,10 +73,6 @@ class AccountState:
         self.layouts: list[ContractDef] | None = None
         # this account as other contracts' code sees it in a delegatecall, by id of that code
         self.views: dict[int, AccountState] | None = None
-
-    @property
-    def hex(self) -> str:
-        return format(self.address, "040x")
 
     def __repr__(self) -> str:
         name = self.cdef.name if self.cdef else "EOA"
@@ -285,6 +292,11 @@ class World(LowLevelCalls):
             )
         ctx = self._context(env, max_steps)
         sender = Address(_addr_int(env.sender))
+        if not (value or via_fallback or self.test_clock):  # the common case, without closures
+            raw = self._run(ctx, invoke, ctx, fn, acct, vals, sender, 0, read_only)
+            if read_only:
+                ctx.rollback()
+            return self._result(ctx, acct.hex, chain_id, raw, typed)
 
         def run() -> list[Any]:
             if value:
@@ -386,19 +398,27 @@ class World(LowLevelCalls):
         origin = Address(_addr_int(env.origin or env.sender))
         steps = env.max_steps if max_steps is None else max_steps
         if self.test_clock:  # the test runner's default block header: all zeros but the clock
-            ctx = ExecContext(self, origin, 0, 0, steps, env.max_memory)
-            ctx.gas_limit, ctx.difficulty = 0, 0
+            ctx = ExecContext(self, origin, 0, 0, steps, env.max_memory, 0, 0)
         else:
-            ctx = ExecContext(self, origin, env.block_number, env.timestamp, steps, env.max_memory)
-            ctx.gas_limit, ctx.difficulty = env.gas_limit, env.difficulty
+            ctx = ExecContext(
+                self,
+                origin,
+                env.block_number,
+                env.timestamp,
+                steps,
+                env.max_memory,
+                env.gas_limit,
+                env.difficulty,
+            )
         if self.history is not None:
             ctx.journal = Journal(self.history, ctx.events, ctx.created, ctx.dirty)
         self.current = ctx
         return ctx
 
-    def _run(self, ctx: ExecContext, body: Callable[[], Any]) -> Any:
+    def _run(self, ctx: ExecContext, body: Callable[..., Any], *args: Any) -> Any:
+        """``body(*args)``, its failures rolled back and reported as execution errors."""
         try:
-            return body()
+            return body(*args)
         except SolidVMError:
             ctx.rollback()
             raise
@@ -434,6 +454,8 @@ class World(LowLevelCalls):
             logs=ctx.logs,
             journal=ctx.journal,
         )
+        # (loops rather than comprehensions: each of those costs a call in Python 3.11, and this
+        # runs once per transaction)
         if fn is not None:
             rets = fn.returns
             if ctx.implicit and not all(n for n, _ in rets):
@@ -441,26 +463,26 @@ class World(LowLevelCalls):
                 raw = [v for v, (n, _) in zip(raw, rets, strict=True) if n]
                 rets = [(n, t) for n, t in rets if n]
                 res.raw = raw
-            res.values = [encode_value(v, t) for v, (_, t) in zip(raw, rets, strict=True)]
+            values = res.values
+            for v, (_, t) in zip(raw, rets, strict=True):
+                values.append(encode_value(v, t))
         for acct, ev, vals in ctx.events:
             assert acct.cdef is not None
-            res.events.append(
-                EventLog(
-                    acct.cdef.name,
-                    ev.name,
-                    acct.hex,
-                    acct.chain,
-                    [(n, event_text(v, t)) for (n, t, _), v in zip(ev.params, vals, strict=True)],
-                )
-            )
-        res.created = [(a.chain, a.hex) for a in ctx.created]
+            args: list[tuple[str, str]] = []
+            for (n, t, _), v in zip(ev.params, vals, strict=True):
+                args.append((n, event_text(v, t)))
+            res.events.append(EventLog(acct.cdef.name, ev.name, acct.hex, acct.chain, args))
+        created = res.created
+        for a in ctx.created:
+            created.append((a.chain, a.hex))
         if ctx.registered:
             made = {id(a) for a in ctx.created}
             res.collections = {(a.chain, a.hex): u for a, u in ctx.registered if id(a) in made}
-        touched = [(a.chain, a.hex) for a in ctx.dirty.values()]
+        touched = res.touched
+        for a in ctx.dirty.values():
+            touched.append((a.chain, a.hex))
         if ctx.delegated:  # delegatecalls write through views of an account: one entry each
-            touched = list(dict.fromkeys(touched))
-        res.touched = touched
+            res.touched = list(dict.fromkeys(touched))
         return res
 
     # ------------------------------------------------------------ state
@@ -621,15 +643,19 @@ class World(LowLevelCalls):
             if want is None:
                 return unpack(r, len(fn.returns))
             return shape_result(r, want, name, cdef)
-        vals = [co(v) if co else v for co, v in zip(fn.param_coercers, vals, strict=True)]
+        cos = fn.param_coercers
+        if len(cos) != len(vals):
+            raise type_error(f"'{name}' takes {len(cos)} arguments, {len(vals)} given")
+        for i, co in enumerate(cos):  # `vals` is the caller's fresh list
+            if co is not None:
+                vals[i] = co(vals[i])
         r = invoke(fr.ctx, fn, acct, vals, sender, 0, ro)
-        r = [copy_in(fr, x) for x in r]
         n = len(fn.returns)
         if n == 1:
-            return r[0]
+            return copy_in(fr, r[0])
         if n == 0:
             return None
-        return tuple(r)
+        return tuple([copy_in(fr, x) for x in r])
 
     def target_account(self, fr: Frame, target: Any, name: str) -> tuple[AccountState, bool]:
         """The contract ``target`` names as seen from frame ``fr``, and whether it is read-only

@@ -69,7 +69,7 @@ class AssignmentMixin(CompilerBase):
         target = e.target
         if op == "=" and isinstance(target, A.Ident):
             lv = self.lookup_local(target.name)
-            checked = self.uint_checked(target.name)
+            checked = self.uint_checked(target.name) and not self.known_nonnegative(e.value)
             val, vt = self.expr(e.value)
             if checked:
                 val = nonnegative(val)

@@ -12,6 +12,7 @@ from ..ops import Coercer, make_coercer
 from ..runtime import Fn
 from ..types import STRING, DecimalType, EnumType, MappingType, StructType, Type, UserDefinedType
 from ..values import default_value
+from .closures import slot0, slot1
 
 if TYPE_CHECKING:
     from .unit import UnitCompiler
@@ -89,6 +90,9 @@ class CompilerBase:
         self.unchecked = False
         self.in_for_init = False
         self.unvisited: set[int] = set()
+        # closures that read a local slot, as (slot, checked): operators on them read the
+        # slots in place (fused.py); slot0/slot1 are the operands of `x op= e`
+        self.reads: dict[Fn, tuple[int, bool]] = {slot0: (0, False), slot1: (1, False)}
 
     if TYPE_CHECKING:
         # Implemented by the mixins that FunctionCompiler combines; declared here for the checker.
@@ -100,7 +104,8 @@ class CompilerBase:
         def unvisited_lvalue(self, target: A.Expr) -> Lvalue: ...
         def uint_checked(self, name: str) -> bool: ...
         def checked_get(self, target: A.Expr, get: Any) -> Any: ...
-        def uint_declared(self, t: Type) -> bool: ...
+        def uint_declared(self, t: Type, init: A.Expr | None = None) -> bool: ...
+        def known_nonnegative(self, e: A.Expr) -> bool: ...
         def check_assignable(self, src: Type | None, dst: Type, node: A.Node) -> None: ...
         def emit_code(
             self, ev: EventDef, args: list[A.Expr], names: list[str] | None, node: A.Node

@@ -47,6 +47,10 @@ def nonnegative(f: Fn) -> Fn:
     return checked
 
 
+def local_reader(slot: int) -> Fn:
+    return lambda fr: fr.l[slot]
+
+
 def read_local(slot: int) -> Fn:
     def read_uint(fr: Frame) -> Any:
         v = fr.l[slot]
@@ -98,13 +102,35 @@ class BoundsMixin(CompilerBase):
         t = self.optimizer_type(name)
         return isinstance(t, IntType) and not t.signed and t is not LITERAL
 
-    def uint_declared(self, t: Type) -> bool:
-        """Whether ``T x = e;`` (a single declaration with a type) checks its value."""
-        return (
+    def known_nonnegative(self, e: A.Expr) -> bool:
+        """Whether ``e``, compiled here, can never be below zero, so that checking its value
+        would be redundant: a literal, a checked unsigned name (its read fails first), sums and
+        products of those. Decided when compiling, it spares the check at each evaluation."""
+        if isinstance(e, A.NumberLit):
+            return e.value >= 0
+        if isinstance(e, A.Ident):
+            return self.uint_checked(e.name)
+        if isinstance(e, A.Binary) and e.op in ("+", "*"):
+            return self.known_nonnegative(e.left) and self.known_nonnegative(e.right)
+        return False
+
+    def uint_declared(self, t: Type, init: A.Expr | None = None) -> bool:
+        """Whether ``T x = e;`` (a single declaration with a type) checks its value: not when
+        ``init`` (``e``, compiled as a visited expression) is known to be nonnegative."""
+        if not (
             isinstance(t, IntType)
             and not t.signed
             and not (self.unchecked or self.in_modifier or self.in_for_init or self.vm == "EVM")
-        )
+        ):
+            return False
+        if init is None:
+            return True
+        before = self.bchk
+        self.bchk = True  # as visited() compiles the value
+        try:
+            return not self.known_nonnegative(init)
+        finally:
+            self.bchk = before
 
     def optimizer_type(self, name: str) -> Type | None:
         for scope in reversed(self.scopes):

@@ -56,7 +56,7 @@ from ..values import (
     default_value,
 )
 from .base import CExpr, CompilerBase, coerced
-from .closures import ret_type, unpack_returns
+from .closures import copied, ret_type, unpack_returns, values_of
 from .lowlevel import LOW_LEVEL
 
 
@@ -186,29 +186,26 @@ class CallsMixin(CompilerBase):
     def internal_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr:
         if self.static_internal(fn):
             return self.static_call(fn, args, e)
-        argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
+        argvals = values_of([self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)])
         key = (fn.name, len(fn.params))
         rt = ret_type(fn)
         nret = len(fn.returns)
-        n = len(argfns)
 
         def call_internal(fr: Frame) -> Any:
             target = fr.cdef.vtable.get(key, fn) if fr.cdef is not None else fn
-            vals = [a(fr) for a in argfns] if n else []
-            r = invoke(fr.ctx, target, fr.acct, vals, fr.sender, fr.value, fr.ro)
-            return unpack_returns(r, nret)
+            r = invoke(fr.ctx, target, fr.acct, argvals(fr), fr.sender, fr.value, fr.ro)
+            return r[0] if nret == 1 else unpack_returns(r, nret)
 
         return call_internal, rt
 
     def static_call(self, fn: CompiledFunction, args: list[A.Expr], e: A.Node) -> CExpr:
         """A call of one exact implementation (``Base.f()``, ``super.f()`` resolved)."""
-        argfns = [self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
+        argvals = values_of([self._arg(a, t) for a, (_, t) in zip(args, fn.params, strict=True)])
         nret = len(fn.returns)
 
         def call_static(fr: Frame) -> Any:
-            vals = [a(fr) for a in argfns]
-            r = invoke(fr.ctx, fn, fr.acct, vals, fr.sender, fr.value, fr.ro)
-            return unpack_returns(r, nret)
+            r = invoke(fr.ctx, fn, fr.acct, argvals(fr), fr.sender, fr.value, fr.ro)
+            return r[0] if nret == 1 else unpack_returns(r, nret)
 
         return call_static, ret_type(fn)
 
@@ -350,14 +347,13 @@ class CallsMixin(CompilerBase):
                 break
         if found is None:
             self.error(f"no base contract implements '{name}' for super", e)
-        argfns = [self._arg(a, t) for a, (_, t) in zip(args, found.params, strict=True)]
+        argvals = values_of([self._arg(a, t) for a, (_, t) in zip(args, found.params, strict=True)])
         nret = len(found.returns)
 
         def call_super(fr: Frame) -> Any:
             impl = fr.cdef.super_table.get(key, found)
-            vals = [a(fr) for a in argfns]
-            r = invoke(fr.ctx, impl, fr.acct, vals, fr.sender, fr.value, fr.ro)
-            return unpack_returns(r, nret)
+            r = invoke(fr.ctx, impl, fr.acct, argvals(fr), fr.sender, fr.value, fr.ro)
+            return r[0] if nret == 1 else unpack_returns(r, nret)
 
         return call_super, ret_type(found)
 
@@ -432,14 +428,17 @@ class CallsMixin(CompilerBase):
 
             return call_external_bound, rt0
         if fn is not None:
-            argfns = [
-                coerced(f, make_coercer(t, self.vm))
-                for (f, _), (_, t) in zip(compiled, fn.params, strict=True)
-            ]
+            argfns = []
+            for (f, _), (_, t) in zip(compiled, fn.params, strict=True):
+                co = make_coercer(t, self.vm)
+                arg = coerced(f, co)
+                # a value coerced to a value type is no array, struct or mapping: nothing to copy
+                argfns.append(arg if co is not None and not t.complex else copied(arg))
             rt = ret_type(fn)
         else:
-            argfns = [f for f, _ in compiled]
+            argfns = [copied(f) for f, _ in compiled]
             rt = None
+        argvals = values_of(argfns)
         nargs = len(args)
         sig = fn.signature if fn is not None else None
         # what the caller expects back, should a fallback (a proxy) answer the call
@@ -447,9 +446,7 @@ class CallsMixin(CompilerBase):
 
         def call_external(fr: Frame) -> Any:
             target = base(fr)
-            vals = [copy_in(fr, a(fr)) for a in argfns]
-            r = fr.ctx.world.call_from(fr, target, name, vals, nargs, sig, want)
-            return r
+            return fr.ctx.world.call_from(fr, target, name, argvals(fr), nargs, sig, want)
 
         return call_external, rt
 

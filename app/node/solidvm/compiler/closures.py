@@ -10,6 +10,7 @@ from ..defs import CompiledFunction
 from ..errors import ExecutionError
 from ..ops import (
     check_int,
+    copy_in,
     describe,
     op_add_any,
     op_div,
@@ -128,14 +129,17 @@ def key_ok(kt: Type | None, key: Type) -> bool:
     return True
 
 
-def make_compare(fa: Fn, fb: Fn, op: str) -> Fn:
-    def guard(a: Any, b: Any) -> None:
-        ta, tb = type(a), type(b)
-        if ta is bool or tb is bool:
-            raise type_error("cannot order bools")
-        if (ta is str) != (tb is str) and not (isinstance(a, Address) or isinstance(b, Address)):
-            raise type_error(f"cannot compare {describe(a)} with {describe(b)}")
+def order_guard(a: Any, b: Any) -> None:
+    """Refuse to order values of types that have no order between them (not two ints)."""
+    ta, tb = type(a), type(b)
+    if ta is bool or tb is bool:
+        raise type_error("cannot order bools")
+    if (ta is str) != (tb is str) and not (isinstance(a, Address) or isinstance(b, Address)):
+        raise type_error(f"cannot compare {describe(a)} with {describe(b)}")
 
+
+def make_compare(fa: Fn, fb: Fn, op: str) -> Fn:
+    guard = order_guard
     if op == "<":
 
         def lt(fr: Frame) -> Any:
@@ -211,6 +215,15 @@ def int_binop(fa: Fn, fb: Fn, op: Callable[[int, int], int], sym: str = "") -> F
     return run
 
 
+def sub_any(fr: Frame, a: Any, b: Any) -> Any:
+    """``a - b`` when the two are not both ints."""
+    if type(a) is DecimalValue or type(b) is DecimalValue:
+        return dec_sub(a, b)
+    check_int(a)
+    check_int(b)
+    return a - b
+
+
 def make_arith(op: str, fa: Fn, fb: Fn, vm: str = "EVM") -> Fn:
     if op == "+":
 
@@ -229,11 +242,7 @@ def make_arith(op: str, fa: Fn, fb: Fn, vm: str = "EVM") -> Fn:
             b = fb(fr)
             if type(a) is int and type(b) is int:
                 return a - b
-            if type(a) is DecimalValue or type(b) is DecimalValue:
-                return dec_sub(a, b)
-            check_int(a)
-            check_int(b)
-            return a - b
+            return sub_any(fr, a, b)
 
         return sub
     table: dict[str, Callable[[int, int], int]] = {
@@ -272,6 +281,31 @@ def ret_type(fn: CompiledFunction) -> Type | None:
     if not fn.returns:
         return None
     return TupleType([t for _, t in fn.returns])
+
+
+def copied(f: Fn) -> Fn:
+    """``f``'s value, copied if it is an array, struct or mapping (an external call's
+    argument)."""
+    return lambda fr: copy_in(fr, f(fr))
+
+
+def values_of(fns: list[Fn]) -> Callable[[Frame], list[Any]]:
+    """A closure that evaluates ``fns`` in order into a new list: a call's arguments. Written
+    out for the common counts, as a list comprehension costs a function object and a frame of
+    its own (Python 3.11) on every call."""
+    n = len(fns)
+    if n == 0:
+        return lambda fr: []
+    if n == 1:
+        (a0,) = fns
+        return lambda fr: [a0(fr)]
+    if n == 2:
+        a0, a1 = fns
+        return lambda fr: [a0(fr), a1(fr)]
+    if n == 3:
+        a0, a1, a2 = fns
+        return lambda fr: [a0(fr), a1(fr), a2(fr)]
+    return lambda fr: [a(fr) for a in fns]
 
 
 def unpack_returns(r: list[Any], n: int) -> Any:

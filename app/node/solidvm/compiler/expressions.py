@@ -67,9 +67,10 @@ from ..values import (
     default_value,
 )
 from .base import CExpr, CompilerBase, coerced, const
-from .bounds import nonnegative, read_local, read_state
+from .bounds import local_reader, nonnegative, read_local, read_state
 from .checks import index_problem
 from .closures import key_ok, make_arith, make_compare, make_dec_arith, result_type
+from .fused import fused_arith, fused_compare, incdec_local
 
 EMPTY_ARRAY = ArrayType(UINT, None)  # the type of `[]` until it is converted
 
@@ -150,9 +151,9 @@ class ExpressionsMixin(CompilerBase):
         checked = self.bchk and self.uint_checked(name)
         if lv is not None:
             slot = lv.slot
-            if checked:
-                return read_local(slot), lv.type
-            return (lambda fr: fr.l[slot]), lv.type
+            read = read_local(slot) if checked else local_reader(slot)
+            self.reads[read] = (slot, checked)
+            return read, lv.type
         sv = self.c.svars.get(name)
         if sv is not None:
             if sv.constant:
@@ -468,11 +469,16 @@ class ExpressionsMixin(CompilerBase):
 
     def incdec(self, e: A.Unary, statement: bool) -> CExpr:
         ref, get, put, t = self.lvalue(e.operand)
-        get = self.checked_get(e.operand, get)
         self.expect_int(t, e)
         delta = 1 if e.op == "++" else -1
         wrap = self.wrapper(t)
         prefix = e.prefix
+        target = e.operand
+        if isinstance(target, A.Ident) and (local := self.lookup_local(target.name)) is not None:
+            # `i++` on a local: no place to look up (its old value checked as checked_get says)
+            checked = self.uint_checked(target.name)
+            return incdec_local(local.slot, checked, delta, wrap, prefix), t
+        get = self.checked_get(e.operand, get)
 
         def run_incdec(fr: Frame) -> Any:
             c, k = ref(fr)
@@ -555,6 +561,9 @@ class ExpressionsMixin(CompilerBase):
                     t, (IntType, EnumType, AddressType, AccountType, StringType, BytesType)
                 ):
                     self.error(f"operator '{op}' cannot compare {t.name}", e)
+            ra, rb = self.reads.get(fa), self.reads.get(fb)
+            if ra is not None and rb is not None:
+                return fused_compare(op, ra, rb), BOOL
             return make_compare(fa, fb, op), BOOL
         rt = result_type(ta, tb)
         if op == "+" and (
@@ -576,7 +585,9 @@ class ExpressionsMixin(CompilerBase):
             if t is not None and not isinstance(t, (IntType, EnumType)):
                 self.error(f"operator '{op}' needs integer operands, not {t.name}", e)
         wrap = self.wrapper(rt)
-        f = make_arith(op, fa, fb, self.vm)
+        ra, rb = self.reads.get(fa), self.reads.get(fb)
+        fused = fused_arith(op, ra, rb) if ra is not None and rb is not None else None
+        f = fused if fused is not None else make_arith(op, fa, fb, self.vm)
         if wrap is not None:
             inner = f
             return (lambda fr: wrap(inner(fr))), rt

@@ -30,7 +30,7 @@ from ..types import (
 )
 from ..values import StructValue
 from .base import CExpr, CompilerBase, coerced
-from .closures import ret_type, unpack_returns
+from .closures import ret_type, unpack_returns, values_of
 
 _ADDRESSES = (AddressType, AccountType)
 
@@ -114,13 +114,14 @@ class LibrariesMixin(CompilerBase):
         _, fn = typed[0]
         self.check_udvt(bt, fn.params[0][1], e)
         recv = coerced(base, make_coercer(fn.params[0][1], self.vm))
-        argfns = [recv] + [self._arg(a, t) for a, (_, t) in zip(args, fn.params[1:], strict=True)]
+        argvals = values_of(
+            [recv] + [self._arg(a, t) for a, (_, t) in zip(args, fn.params[1:], strict=True)]
+        )
         nret = len(fn.returns)
 
         def call_bound(fr: Frame) -> Any:
-            vals = [a(fr) for a in argfns]
-            r = invoke(fr.ctx, fn, fr.acct, vals, fr.sender, fr.value, fr.ro)
-            return unpack_returns(r, nret)
+            r = invoke(fr.ctx, fn, fr.acct, argvals(fr), fr.sender, fr.value, fr.ro)
+            return r[0] if nret == 1 else unpack_returns(r, nret)
 
         return call_bound, ret_type(fn)
 

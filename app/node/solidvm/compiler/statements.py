@@ -45,6 +45,7 @@ from ..values import (
 )
 from .base import CompilerBase, const
 from .bounds import underflow
+from .fused import return_local
 
 
 class StatementsMixin(CompilerBase):
@@ -311,8 +312,10 @@ class StatementsMixin(CompilerBase):
         self.check_assignable(it, t, s.init)
         co = make_coercer(t, self.vm)
         copy = t.complex and location == "memory"
+        # `uint x = e;` fails below zero (bounds.py); decided before `x` hides an outer name
+        check = visible and self.uint_declared(t, s.init)
         slot = self.declare(vs.name, t, vs, location, visible)
-        if visible and self.uint_declared(t):  # `uint x = e;` fails below zero (bounds.py)
+        if check:
             conv = co
 
             def run_uint(fr: Frame) -> Any:
@@ -568,6 +571,9 @@ class StatementsMixin(CompilerBase):
                     return RETURN
 
                 return run_ret1
+            read = self.reads.get(f)
+            if read is not None:  # `return x;` of a local: its slot read in place
+                return return_local(read, co)
 
             def run_ret1c(fr: Frame) -> Any:
                 fr.ret = [co(f(fr))]
