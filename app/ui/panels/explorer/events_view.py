@@ -193,7 +193,9 @@ class EventsView(ReadsWhenShown):
         task = self._tables_read = self.tasks.start(
             "Reading event tables",
             # the whole feed's list afresh; an instance's may be a few seconds old
-            self.service.event_tables(fresh=not self.fixed_contract),
+            self.service.event_tables(
+                fresh=not self.fixed_contract, contract=self.fixed_contract or ""
+            ),
             while_alive(self, lambda tables: self._set_tables(tables) if newest() else None),
             while_alive(self, lambda text: self._failed(text) if newest() else None),
         )

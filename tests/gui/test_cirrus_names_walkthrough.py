@@ -1,0 +1,92 @@
+"""Issue 25's walk-through: a contract deployed by alice (org Acme) has its rows in
+``Acme-Nest`` and ``Acme-Nest.Summed``; the transaction inspector and the Explorer find them
+from what the node lists, not by the plain spelling ``Nest.Summed``."""
+
+from __future__ import annotations
+
+import qasync
+from pytestqt.qtbot import QtBot
+
+from app.services.controller import AppController
+from app.ui.panels.explorer.contracts_view import ContractsView
+from app.ui.panels.explorer.events_view import EventsView
+from app.ui.panels.explorer.instance_detail import InstanceDetail
+from app.ui.shell.main_window import MainWindow
+from tests.gui.conftest import connect, drive
+from tests.gui.test_composer import compile_source, confirm, panel_of
+from tests.gui.test_explorer_contracts import Links, click, links  # noqa: F401 (fixture)
+from tests.gui.test_tx_inspector import inspect
+from tests.integration.node_fixture import RunningNode
+
+NEST = (
+    "pragma solidvm 12.0; contract Nest { event Summed(uint total); "
+    "function f() public { emit Summed(1); } }"
+)
+
+
+def deploy_and_call(
+    loop: qasync.QEventLoop, window: MainWindow, source: str, function: str
+) -> tuple[str, str]:
+    """Compile, deploy and call ``function`` in the composer, as a user does: (address, call
+    hash)."""
+    panel = panel_of(window)
+    compile_source(loop, panel, source)
+    confirm(loop, panel, panel.deploy())
+    address = panel.call_address.text()
+    panel.function.setCurrentIndex(panel.function.findData(function))
+    confirm(loop, panel, panel.call())
+    return address, panel.last_results[0].hash
+
+
+def test_an_org_members_events_show_in_the_inspector_and_the_explorer(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    links: Links,  # noqa: F811
+    qtbot: QtBot,
+) -> None:
+    connect(loop, controller, node, "alice")
+    address, call = deploy_and_call(loop, window, NEST, "f")
+    client = controller.session.client
+    assert client is not None
+    tables = loop.run_until_complete(client.cirrus_schema())["definitions"]
+    assert "Acme-Nest.Summed" in tables and "Nest.Summed" not in tables  # the bug's setting
+
+    # the inspector: the event, with its argument
+    dialog = inspect(qtbot, loop, window, call)
+    assert dialog.details is not None
+    assert dialog.details.events == [("Summed", {"total": "1"})]
+    text = dialog.view.toPlainText()
+    assert "none emitted" not in text and "Summed" in text
+    dialog.close()
+
+    # Explorer -> Contracts -> Nest -> Events
+    view = ContractsView(controller, links)
+    links.host(view)
+    links.show()
+    model = view.model
+    drive(loop, lambda: "Nest" in model.names())
+    qtbot.keyClicks(view.filter, address[:12])
+    drive(loop, lambda: model.rowCount(model.name_index("Nest")) == 1)
+    click(qtbot, view.tree, model.index(0, 0, model.name_index("Nest")))
+    detail = links.detail
+    assert isinstance(detail, InstanceDetail)
+    drive(loop, lambda: detail.tables.table != "")
+    assert detail.tables.table == "Acme-Nest"
+    detail.tabs.setCurrentIndex(3)
+    ev = detail.events.model
+    drive(loop, lambda: len(ev.rows) == 1 and not ev.loading)
+    assert (ev.rows[0].contract, ev.rows[0].event) == ("Nest", "Summed")
+    assert ev.rows[0].args == {"total": "1"}
+    assert "no event tables" not in detail.events.status.text()
+
+    # the Events feed names the contract as the Contracts view does
+    feed = EventsView(controller, links)
+    links.host(feed)
+    feed.reload()
+    drive(loop, lambda: feed.contract_box.findData("Nest") >= 0)
+    assert feed.contract_box.findData("Acme-Nest") < 0
+    feed.set_filter("Nest", "Summed")
+    drive(loop, lambda: len(feed.model.rows) == 1 and not feed.model.loading)
+    assert feed.model.rows[0].address == address
