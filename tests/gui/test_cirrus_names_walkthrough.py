@@ -7,10 +7,12 @@ from __future__ import annotations
 import qasync
 from pytestqt.qtbot import QtBot
 
+from app.client.cirrus_names import CirrusNames
 from app.services.controller import AppController
 from app.ui.panels.explorer.contracts_view import ContractsView
 from app.ui.panels.explorer.events_view import EventsView
 from app.ui.panels.explorer.instance_detail import InstanceDetail
+from app.ui.panels.tables.panel import TablesPanel, contract_of, picker_order
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.gui.test_composer import compile_source, confirm, panel_of
@@ -90,3 +92,57 @@ def test_an_org_members_events_show_in_the_inspector_and_the_explorer(
     feed.set_filter("Nest", "Summed")
     drive(loop, lambda: len(feed.model.rows) == 1 and not feed.model.loading)
     assert feed.model.rows[0].address == address
+
+
+def test_the_tables_picker_groups_both_families_by_contract() -> None:
+    names = CirrusNames(
+        [
+            "event",
+            "contract",
+            "history@storage",
+            "Acme-Nest.Summed",
+            "BlockApps-Token-Transfer",
+            "BlockApps-Nest-Summed",
+            "Acme-Nest",
+            "BlockApps-Nest",
+            "history@Acme-Nest",
+            "BlockApps-Token",
+            "BlockApps-Token-_balances",
+            "Acme-Nest-values",
+        ],
+        interfaces={"Token": (["Transfer"], ["_balances"]), "Nest": (["Summed"], ["values"])},
+    )
+    assert picker_order(names) == [
+        "Acme-Nest",
+        "BlockApps-Nest",
+        "Acme-Nest-values",
+        "history@Acme-Nest",
+        "Acme-Nest.Summed",
+        "BlockApps-Nest-Summed",
+        "BlockApps-Token",
+        "BlockApps-Token-_balances",
+        "BlockApps-Token-Transfer",
+        "contract",
+        "event",
+        "history@storage",
+    ]
+    assert contract_of("BlockApps-Nest-Summed", names) == "Nest"
+    assert contract_of("history@Acme-Shop-Part") == "Part"
+
+
+def test_the_tables_picker_lists_an_org_members_tables_together(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+) -> None:
+    connect(loop, controller, node, "alice")
+    deploy_and_call(loop, window, NEST, "f")
+    panel = next(p for p in window.panels if isinstance(p, TablesPanel))
+    window.stack.setCurrentWidget(panel)
+    panel.reload_tables(refresh=True)
+    drive(loop, lambda: panel.table_name.findText("Acme-Nest.Summed") >= 0)
+    listed = [panel.table_name.itemText(i) for i in range(panel.table_name.count())]
+    at = listed.index("Acme-Nest")
+    assert listed[at + 1] == "Acme-Nest.Summed"
+    assert panel.names.contract_of("Acme-Nest.Summed") == "Nest"

@@ -42,6 +42,7 @@ from app.client.cirrus_query import (
     Group,
     Order,
 )
+from app.client.cirrus_names import CirrusNames
 from app.client.cirrus_schema import TableInfo
 from app.client.models import Transaction
 from app.services.cirrus import CirrusExporter
@@ -51,16 +52,27 @@ from app.ui.panels.tables.filter_builder import FilterBuilder
 from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, while_alive
 from app.ui.widgets.scroll import scroll_area
 
-KIND_ORDER = {"contract": 0, "history": 1, "event": 2}
+# a contract's tables in the picker: its own, its collections, its history, its events
+KIND_ORDER = {"contract": 0, "collection": 1, "member": 1, "history": 2, "event": 3, "global": 4}
 MIN_ROWS_HEIGHT = 150  # about four rows stay in view under the filter builder
 
 
-def contract_of(table: str) -> str:
-    """The contract name behind a table: ``history@Org-App-Car`` and ``Car.Sold`` -> ``Car``."""
-    name = table.removeprefix(HISTORY_PREFIX)
-    if "." in name:
-        name = name.split(".", 1)[0]
-    return name.rsplit("-", 1)[-1]
+def contract_of(table: str, names: CirrusNames | None = None) -> str:
+    """The contract name behind a table: ``history@Org-App-Car`` and ``Car.Sold`` -> ``Car``;
+    with the node's list, STRATO 16's ``BlockApps-Car-Sold`` -> ``Car`` too."""
+    return (names or CirrusNames([table])).contract_of(table)
+
+
+def picker_order(names: CirrusNames) -> list[str]:
+    """The picker's tables grouped by contract, whichever family names them (``Acme-Car``,
+    ``BlockApps-Car``, ``Acme-Car.Sold``, ``BlockApps-Car-Sold`` together), the contract's own
+    tables first; the node's global tables (STRATO 16) last."""
+
+    def key(n: str) -> tuple[bool, str, int, str]:
+        group = names.group(n)
+        return (not group, group.lower(), KIND_ORDER[names.kind(n)], n.lower())
+
+    return sorted(names.infos, key=key)
 
 
 def base_table(table: str, row: dict[str, Any]) -> str:
@@ -91,6 +103,7 @@ class TablesPanel(ReadsWhenShown):
         self.model = CirrusTableModel(controller.cirrus, controller.tasks, self)
         self.exporter = CirrusExporter(controller.cirrus, self)
         self.tables: dict[str, TableInfo] = {}
+        self.names = CirrusNames({})  # the same list, read: which tables hold which contract
         self.saved: dict[str, str] = {}
         self._export_task: Any = None
         self._detail_row: dict[str, Any] | None = None
@@ -277,8 +290,9 @@ class TablesPanel(ReadsWhenShown):
 
         def done(tables: dict[str, TableInfo]) -> None:
             self.tables = dict(tables)
+            self.names = CirrusNames(self.tables)
             current = self.table_name.currentText()
-            names = sorted(tables, key=lambda n: (KIND_ORDER[tables[n].kind], n.lower()))
+            names = picker_order(self.names)
             self.table_name.clear()
             self.table_name.addItems(names)
             self.table_name.setEditText(current)
@@ -496,16 +510,17 @@ class TablesPanel(ReadsWhenShown):
         elif scheme == "tx":
             self.transaction_requested.emit(rest)
         elif scheme == "contract":
-            self.contract_requested.emit(contract_of(table), address, chain)
+            self.contract_requested.emit(contract_of(table, self.names), address, chain)
         elif scheme == "history":
-            self.open_table(
-                HISTORY_PREFIX + table,
-                CirrusQuery(
-                    HISTORY_PREFIX + table,
-                    where=_where(address, chain),
-                    order=[Order("block_number", desc=True)],
-                ),
-            )
+            history = self.names.history_of(table)
+            if not history and "history@storage" in self.names:  # STRATO 16: one global table
+                history = "history@storage"
+                where = Group("and", [Condition("address", "eq", address)])
+                order = [Order("valid_from", desc=True)]
+            else:
+                history = history or HISTORY_PREFIX + table
+                where, order = _where(address, chain), [Order("block_number", desc=True)]
+            self.open_table(history, CirrusQuery(history, where=where, order=order))
         elif scheme == "transactions":
             self.controller.tasks.start(
                 "Reading the contract's transactions",
