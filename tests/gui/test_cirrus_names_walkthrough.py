@@ -8,7 +8,9 @@ import qasync
 from pytestqt.qtbot import QtBot
 
 from app.client.cirrus_names import CirrusNames
+from app.client.state_diff import NOT_KEPT
 from app.services.controller import AppController
+from app.services.tx_state import transaction_state
 from app.ui.panels.explorer.contracts_view import ContractsView
 from app.ui.panels.explorer.events_view import EventsView
 from app.ui.panels.explorer.instance_detail import InstanceDetail
@@ -17,7 +19,7 @@ from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.gui.test_composer import compile_source, confirm, panel_of
 from tests.gui.test_explorer_contracts import Links, click, links  # noqa: F401 (fixture)
-from tests.gui.test_tx_inspector import inspect
+from tests.gui.test_tx_inspector import RECEIVER, inspect
 from tests.integration.node_fixture import RunningNode
 
 NEST = (
@@ -146,3 +148,42 @@ def test_the_tables_picker_lists_an_org_members_tables_together(
     at = listed.index("Acme-Nest")
     assert listed[at + 1] == "Acme-Nest.Summed"
     assert panel.names.contract_of("Acme-Nest.Summed") == "Nest"
+
+
+PURSE = """pragma solidvm 12.0;
+contract Purse {
+    uint public supply;
+    mapping(address => uint) public balances;
+    constructor() public { supply = 5; balances[msg.sender] = 5; }
+    function give(address to) public { supply += 1; balances[to] += 1; }
+}
+"""
+
+
+def test_the_state_diff_on_a_strato_node_reads_an_org_members_tables(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+) -> None:
+    """Without the sandbox's stateDiff (as on STRATO), the inspector's diff comes from
+    ``history@Acme-Purse`` and ``Acme-Purse-balances``, not ``history@Purse``."""
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, PURSE)
+    panel.history.setChecked(True)
+    confirm(loop, panel, panel.deploy())
+    address = panel.call_address.text()
+    panel.function.setCurrentIndex(panel.function.findData("give"))
+    panel.call_args.editors["to"].set_value(RECEIVER)
+    confirm(loop, panel, panel.call())
+    call = panel.last_results[0].hash
+    client = controller.session.client
+    assert client is not None
+    report = loop.run_until_complete(
+        transaction_state(client, "Purse", address, None, call, {"stateDiff": ""})
+    )
+    assert report.changes is not None
+    assert ("supply", 5, 6) in report.changes
+    assert (f"balances[{RECEIVER}]", NOT_KEPT, 1) in report.changes
+    assert "from history@Acme-Purse" in report.scope
