@@ -36,6 +36,8 @@ __all__ = [
     "NameBook",
     "TableName",
     "names_of",
+    "read_names",
+    "table_of",
 ]
 
 Kind = Literal["contract", "event", "history", "collection", "member", "global"]
@@ -106,9 +108,7 @@ class CirrusNames:
         return {c.name for c in info.columns} if info is not None else set()
 
     def _classify(self) -> None:
-        plain = [
-            n for n in self.infos if n not in GLOBAL_TABLES and "." not in n and "@" not in n
-        ]
+        plain = [n for n in self.infos if n not in GLOBAL_TABLES and "." not in n and "@" not in n]
         # contract tables first: plain names that neither their columns nor a shorter listed
         # name make a sub-view
         bases: set[str] = set()
@@ -195,7 +195,9 @@ class CirrusNames:
     def contract_tables(self, contract: str) -> list[str]:
         """The contract's own tables, the likeliest first: named exactly so, then
         ``<Org>-<C>`` / ``<creator>-<C>``, then ``<Org>-<App>-<C>``."""
-        own = [n.table for n in self.names.values() if n.kind == "contract" and n.contract == contract]
+        own = [
+            n.table for n in self.names.values() if n.kind == "contract" and n.contract == contract
+        ]
         return sorted(own, key=lambda t: (t.count("-"), t))
 
     def _members(self, contract: str, member: str, kinds: tuple[Kind, ...]) -> list[str]:
@@ -267,28 +269,40 @@ MISS_REFRESH = 1.0  # a lookup that misses re-reads the list at most this often
 
 
 class NameBook:
-    """The table list of one node, read when first asked, reused for :data:`SCHEMA_TTL`
-    seconds, and read again at once when a lookup misses (a contract deployed since)."""
+    """The table list of one node, read when first asked and reused for :data:`SCHEMA_TTL`
+    seconds; read again sooner when a caller knows the list may predate what it looks for: a
+    block (``after``: tables made in a block appear with it, so a list read before the caller
+    learnt of that block may lack them), or a contract with no table in it (``want``: deployed
+    since; at most every :data:`MISS_REFRESH` seconds)."""
 
     def __init__(self, ttl: float = SCHEMA_TTL) -> None:
         self.ttl = ttl
         self._names: CirrusNames | None = None
         self._at = 0.0
+        self._blocks: set[str] = set()  # blocks the current list was read after
         self.reads = 0
 
     def invalidate(self) -> None:
         self._names = None
 
-    async def names(self, client: Any, *, fresh: bool = False, want: str = "") -> CirrusNames:
-        """The node's names; ``want``: a contract that should have a table (re-read the list
-        when it has none and the list is more than :data:`MISS_REFRESH` s old)."""
+    async def names(
+        self, client: Any, *, fresh: bool = False, want: str = "", after: str = ""
+    ) -> CirrusNames:
+        """The node's names, re-read when ``fresh``, older than the TTL, read before block
+        ``after`` was known (any token of a moment: a block hash, a set of transactions), or
+        without a table of contract ``want``."""
         now = time.monotonic()
         got = self._names
-        if got is not None and not fresh and now - self._at < self.ttl:
-            if not want or got.contract_tables(want) or now - self._at < MISS_REFRESH:
-                return got
+        young = not fresh and now - self._at < self.ttl and (not after or after in self._blocks)
+        knows = not want or now - self._at < MISS_REFRESH
+        if got is not None and young and (knows or got.contract_tables(want)):
+            return got
         got = await read_names(client)
         self._names, self._at = got, time.monotonic()
+        if len(self._blocks) > 1000:
+            self._blocks.clear()
+        if after:
+            self._blocks.add(after)
         self.reads += 1
         return got
 
@@ -339,3 +353,11 @@ async def read_names(client: Any) -> CirrusNames:
             view = f"{creator}-{name}" if creator else name
             guessed[view] = TableInfo(view, inferred=True)
     return CirrusNames(guessed, listed=False)
+
+
+async def table_of(client: Any, contract: str) -> str:
+    """The likeliest table of a contract on this node (the plain name when none is listed:
+    the request then says what is missing)."""
+    names = await names_of(client).names(client, want=contract)
+    found = names.contract_tables(contract)
+    return found[0] if found else contract

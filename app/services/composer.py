@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec, FunctionSpec
-from app.client.cirrus_names import names_of
+from app.client.cirrus_names import names_of, table_of
 from app.client.errors import AuthError, RequestError, StratoError, TransactionFailed
 from app.client.models import Transaction, TxRequest, TxResult
 from app.client.scenario import Player, Recorder, ReplayStep, Scenario, ScenarioError
@@ -109,8 +109,10 @@ class ComposerService(QObject):
 
     async def users(self) -> list[tuple[str, str]]:
         """(common name, address) of the users with a certificate, by name."""
-        rows, _ = await self._client().cirrus(
-            "Certificate", [("select", "commonName,userAddress"), ("limit", "500")]
+        client = self._client()
+        rows, _ = await client.cirrus(
+            await table_of(client, "Certificate"),
+            [("select", "commonName,userAddress"), ("limit", "500")],
         )
         out = {
             str(r["commonName"]): str(r["userAddress"])
@@ -279,7 +281,7 @@ async def emitted_events(
     transaction, by the contract's address in the transaction's block; and STRATO 16's global
     ``event`` table when no view names the event."""
     client = composer._client()
-    names = await names_of(client).names(client, want=spec.name)
+    names = await names_of(client).names(client, want=spec.name, after=block_hash)
     found: list[tuple[int, str, dict[str, Any]]] = []
     for ev in spec.events:
         declared = [f for f, _ in ev.type.fields]

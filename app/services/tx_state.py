@@ -74,7 +74,7 @@ async def _history_diff(
         f"Scalar state variables: not compared, this {contract} keeps no history (deploy it "
         "with history enabled to see them)."
     )
-    names = await names_of(client).names(client, want=contract)
+    names = await names_of(client).names(client, want=contract, after=block_hash)
     tables = names.history_tables(contract)
     if not tables and not names.listed:
         tables = [f"history@{contract}"]
@@ -153,7 +153,7 @@ async def _collection_diff(
     variables = collection_vars(xabi)
     if not variables:
         return None, "It has no mappings or arrays."
-    names = await names_of(client).names(client, want=contract)
+    names = await names_of(client).names(client, want=contract, after=block_hash)
     found: list[Change] = []
     missing: list[str] = []
     for name in variables:
@@ -166,7 +166,11 @@ async def _collection_diff(
             by_block = bool(columns) and not any(c.name == "transaction_hash" for c in columns)
             if by_block and not block_hash:
                 continue
-            where = ("block_hash", f"eq.{block_hash}") if by_block else ("transaction_hash", f"eq.{tx_hash}")
+            where = (
+                ("block_hash", f"eq.{block_hash}")
+                if by_block
+                else ("transaction_hash", f"eq.{tx_hash}")
+            )
             try:
                 rows, _ = await client.cirrus(table, [("address", f"eq.{address}"), where])
             except RequestError as exc:

@@ -160,10 +160,14 @@ class FakeClient:
 
 
 def test_a_node_that_describes_nothing_gets_creator_views_from_the_contract_table() -> None:
-    client = FakeClient({}, {"Nest": [], "Token": []}, [
-        {"creator": "BlockApps", "contract_name": "Nest"},
-        {"creator": "BlockApps", "contract_name": "Token"},
-    ])
+    client = FakeClient(
+        {},
+        {"Nest": [], "Token": []},
+        [
+            {"creator": "BlockApps", "contract_name": "Nest"},
+            {"creator": "BlockApps", "contract_name": "Token"},
+        ],
+    )
     n = asyncio.run(read_names(client))
     assert not n.listed
     assert n.contract_tables("Nest") == ["Nest", "BlockApps-Nest"]
@@ -173,7 +177,7 @@ def test_a_node_that_describes_nothing_gets_creator_views_from_the_contract_tabl
 
 
 def test_the_book_rereads_when_a_new_contract_is_asked_for() -> None:
-    doc = {"definitions": {"Acme-Nest": {"properties": {}}}}
+    doc: dict[str, Any] = {"definitions": {"Acme-Nest": {"properties": {}}}}
     client = FakeClient(doc, {}, [])
     book = NameBook()
     book_names = asyncio.run(book.names(client))
@@ -184,3 +188,21 @@ def test_the_book_rereads_when_a_new_contract_is_asked_for() -> None:
     book._at -= 2  # older than the miss threshold
     later = asyncio.run(book.names(client, want="Later"))
     assert later.contract_tables("Later") == ["Acme-Later"] and client.asked == 2
+
+
+def test_the_book_rereads_a_list_older_than_a_block_asked_after() -> None:
+    doc: dict[str, Any] = {"definitions": {"Acme-Nest": {"properties": {}}}}
+    client = FakeClient(doc, {}, [])
+    book = NameBook()
+
+    async def walk() -> None:
+        await book.names(client)
+        doc["definitions"]["Acme-Nest.Summed"] = {"properties": {}}  # emitted in block b1
+        stale = await book.names(client, want="Nest")
+        assert stale.event_tables("Nest", "Summed") == [] and client.asked == 1
+        got = await book.names(client, want="Nest", after="b1")
+        assert got.event_tables("Nest", "Summed") == ["Acme-Nest.Summed"]
+        await book.names(client, after="b1")  # read after b1 already
+        assert client.asked == 2
+
+    asyncio.run(walk())

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.client.cirrus_names import CirrusNames
 from app.client.cirrus_query import (
     HISTORY_PREFIX,
     CirrusQuery,
@@ -42,7 +43,6 @@ from app.client.cirrus_query import (
     Group,
     Order,
 )
-from app.client.cirrus_names import CirrusNames
 from app.client.cirrus_schema import TableInfo
 from app.client.models import Transaction
 from app.services.cirrus import CirrusExporter
