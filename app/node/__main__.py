@@ -132,6 +132,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         port=opts.port,
         gas=opts.gas,
         index_evm=opts.index_evm,
+        cirrus_names=opts.cirrus_names,
         resolve_timeout=opts.resolve_timeout,
         tx_time_limit=opts.tx_time_limit,
         block_time=opts.block_time,
@@ -339,6 +340,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=data_dir)
     serve.add_argument("--gas", action="store_true", help="charge gas; the faucet funds accounts")
     serve.add_argument("--index-evm", action="store_true", help="index EVM contracts in Cirrus")
+    serve.add_argument(
+        "--cirrus-names",
+        choices=("both", "strato16"),
+        default="both",
+        help="Cirrus table names served: 'both' (default) serves the seed's (<Contract>, "
+        "<Org>-<App>-<Contract>, <Contract>.<Event>, history@<Contract>) and STRATO 16's "
+        "(storage, contract, mapping, event, event_array, history@storage, history@mapping, "
+        "<creator>-<Contract>[-<var>|-<Event>[-<arg>]]); 'strato16' serves only STRATO 16's, "
+        "as a STRATO 16 node does",
+    )
     serve.add_argument("--resolve-timeout", type=float, default=60.0, metavar="SECONDS")
     serve.add_argument(
         "--tx-time-limit",

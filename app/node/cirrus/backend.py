@@ -14,9 +14,9 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from .encoding import encode_int, json_get, parse_json_path
+from .encoding import encode_int, encode_int_text, json_get, parse_json_path
 from .query import Filter, Group, Query, QueryError
 from .values import (
     DECIMAL_COLLATION,
@@ -55,6 +55,7 @@ _OPENAPI_TYPES = {
     "bool": ("boolean", "boolean"),
     "serial": ("integer", "integer"),
 }
+EXTENSION_KEY = "\x1f16:"  # names of the extension's tables that no registry table shadows
 KEY_COLUMN = re.compile(r"key[0-9]*\Z")  # key, key2, key3 ... of collection tables
 
 
@@ -153,6 +154,27 @@ def undefined_column(table: str, column: str) -> QueryError:
     )
 
 
+class Extension(Protocol):
+    """Tables served beside the registry's own (STRATO 16's names: strato16.py)."""
+
+    only: bool  # serve these names only (the registry's tables stay for internal readers)
+
+    def lookup(self, name: str) -> Table | None: ...
+
+    def listed(self) -> dict[str, Table]: ...
+
+    def reload(self) -> None: ...
+
+    def publish(self) -> None: ...
+
+
+def _functions(conn: sqlite3.Connection) -> None:
+    conn.create_function("casefold", 1, _casefold, deterministic=True)
+    conn.create_function("cirrus_json", 3, json_get, deterministic=True)
+    conn.create_function("cirrus_int", 1, encode_int_text, deterministic=True)
+    conn.create_collation(DECIMAL_COLLATION, compare_decimals)
+
+
 class CirrusBackend:
     """Owns the ``cirrus:*`` tables of the node database."""
 
@@ -166,6 +188,7 @@ class CirrusBackend:
         # other names of tables, served as the tables themselves but not listed (the seed's
         # `<Org>-<App>-<asset name>` beside the asset contract's own table: apps.py)
         self.aliases: dict[str, str] = {}
+        self.extension: Extension | None = None
         self._local = threading.local()
         self.reload()
 
@@ -182,17 +205,13 @@ class CirrusBackend:
         """A new read-only connection to the database file (``path`` must be set)."""
         conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
         conn.execute("PRAGMA query_only=ON")
-        conn.create_function("casefold", 1, _casefold, deterministic=True)
-        conn.create_function("cirrus_json", 3, json_get, deterministic=True)
-        conn.create_collation(DECIMAL_COLLATION, compare_decimals)
+        _functions(conn)
         return conn
 
     def reload(self) -> None:
         """(Re)read the schema registry, e.g. after a rolled-back write."""
         db = self.db
-        db.create_function("casefold", 1, _casefold, deterministic=True)
-        db.create_function("cirrus_json", 3, json_get, deterministic=True)
-        db.create_collation(DECIMAL_COLLATION, compare_decimals)
+        _functions(db)
         self.tables = {}
         self.plans: dict[Any, Any] = {}  # statements of collection tables (entries.py)
         self._writes: dict[
@@ -209,6 +228,8 @@ class CirrusBackend:
             for c in json.loads(cols):
                 t.columns[c[0]] = Column(c[0], c[1], c[2])
             self.tables[name] = t
+        if self.extension is not None:
+            self.extension.reload()
 
     # ------------------------------------------------------------ schema
 
@@ -257,6 +278,8 @@ class CirrusBackend:
     def publish(self) -> None:
         """The writer's schema is committed: readers see it from now on."""
         self.published = dict(self.tables)
+        if self.extension is not None:
+            self.extension.publish()
 
     @property
     def schema(self) -> dict[str, Table]:
@@ -346,7 +369,7 @@ class CirrusBackend:
         and join targets from it; rows stay private, table shapes are not."""
         definitions: dict[str, Any] = {}
         paths: dict[str, Any] = {"/": {"get": {"summary": "OpenAPI description (this document)"}}}
-        schema = self.schema
+        schema = self.listed()
         for name in sorted(schema):
             t = schema[name]
             props: dict[str, Any] = {}
@@ -379,18 +402,36 @@ class CirrusBackend:
             "definitions": definitions,
         }
 
+    def listed(self) -> dict[str, Table]:
+        """The tables the schema document lists, by name (the extension's after the
+        registry's, which win a name both have)."""
+        ext = self.extension
+        if ext is None:
+            return self.schema
+        if ext.only:
+            return ext.listed()
+        return {**ext.listed(), **self.schema}
+
     def lookup(self, name: str) -> Table | None:
-        """The table of that name, or the one it is an alias of (a real table comes first)."""
+        """The table of that name, or the one it is an alias of (a real table comes first),
+        or the extension's."""
         schema = self.schema
         t = schema.get(name)
         if t is None and name in self.aliases:
             t = schema.get(self.aliases[name])
+        if t is None and self.extension is not None:
+            t = self.extension.lookup(name)
         return t
+
+    def served(self, name: str) -> str:
+        """The name a client's request for table ``name`` is looked up by (see strato16.py)."""
+        ext = self.extension
+        return name if ext is None or not ext.only else EXTENSION_KEY + name
 
     def table(self, name: str) -> Table:
         t = self.lookup(name)
         if t is None:
-            raise undefined_table(name)
+            raise undefined_table(name.removeprefix(EXTENSION_KEY))
         return t
 
     def run(
@@ -638,7 +679,7 @@ class CirrusBackend:
             # its rows belong to contracts of the contract table it is named after
             base = self.schema.get(t.name.rpartition("-")[0])
             return base is None or base.kind != "contract" or self.hides_rows(base, visible, db)
-        if t.kind == "event" or len(visible) > MAX_WALKED_CHAINS:
+        if t.kind in ("event", "strato16") or len(visible) > MAX_WALKED_CHAINS:
             return True  # no chain index to walk (event tables), or too many chains to walk
         col = quote(t.chain_column)
         if db.execute(f"SELECT 1 FROM {t.sql_name} WHERE {col} IS NULL LIMIT 1").fetchone():

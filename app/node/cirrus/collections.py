@@ -276,6 +276,11 @@ class CollectionIndexer:
         self._tops: dict[int, tuple[AccountState, dict[int, Any]]] = {}  # see _tops_of
         self._refused: set[str] = set()  # tables not written (name taken, other key types)
         self._tables: dict[str, tuple[CollectionVar, Table]] = {}  # checked and complete
+        # also told of every flushed change: (account, variable, top-level keys or None for
+        # every entry, (block hash, Cirrus timestamp, number)) -- STRATO 16's mapping rows
+        self.sinks: list[
+            Callable[[AccountState, CollectionVar, list[Any] | None, tuple[str, str, int]], None]
+        ] = []
 
     def vars_of(self, cdef: ContractDef | None) -> list[CollectionVar]:
         return list(self.named_vars(cdef).values())
@@ -664,6 +669,8 @@ class CollectionIndexer:
         """``block``: (hash, Cirrus timestamp, number)."""
         owner = (acct.hex, acct.chain)
         what = (cv.name, cv.kind)
+        for sink in self.sinks:
+            sink(acct, cv, None if ch.whole is not None else ch.tops(), block)
         if ch.whole is not None:
             tops = [k for k, _ in items_of(acct.storage.get(cv.name))]
             found = self.entries(acct, cv, tops, ch)

@@ -17,6 +17,7 @@ __all__ = [
     "decode_int",
     "decode_json",
     "encode_int",
+    "encode_int_text",
     "encode_json",
     "json_get",
     "jsonb_key_order",
@@ -42,6 +43,16 @@ def encode_int(n: int) -> str:
 
 
 _COMPLEMENT = str.maketrans("0123456789", "9876543210")
+
+
+def encode_int_text(v: Any) -> str:
+    """:func:`encode_int` of an integer held as decimal text (the SQL function ``cirrus_int``:
+    STRATO 16 views read numbers from text), 0 when it is none."""
+    if isinstance(v, str) and 0 < len(v) < 4000:
+        t = v[1:] if v[:1] in "+-" else v
+        if t.isascii() and t.isdigit():
+            return encode_int(int(v))
+    return "="
 
 
 def decode_int(s: str) -> int:

@@ -6,7 +6,7 @@ import re
 import sqlite3
 from typing import Any
 
-from .backend import CirrusBackend, undefined_table
+from .backend import EXTENSION_KEY, CirrusBackend, undefined_table
 from .query import QueryError, parse_query
 from .stream import open_rows
 
@@ -68,7 +68,7 @@ def search(
     except sqlite3.OperationalError as exc:
         # a table or column created by the block being committed right now
         if "no such table" in str(exc):
-            return 404, undefined_table(table).body, {}
+            return 404, undefined_table(table.removeprefix(EXTENSION_KEY)).body, {}
         return (
             503,
             {

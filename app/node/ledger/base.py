@@ -14,6 +14,8 @@ from ..chains import Chain
 from ..cirrus.backend import CirrusBackend
 from ..cirrus.collections import CollectionIndexer
 from ..cirrus.indexer import Indexer
+from ..cirrus.indexer16 import Indexer16
+from ..cirrus.strato16 import Strato16
 from ..config import NodeConfig
 from ..genesis import (
     ROOT_USER,
@@ -97,6 +99,10 @@ class LedgerBase:
         backend = CirrusBackend(store.db, store.path)
         self.indexer = Indexer(backend, self.world, config.index_evm)
         self.collections = CollectionIndexer(backend, self.world)
+        # STRATO 16's names beside the seed's (cirrus/strato16.py)
+        schema16 = Strato16(backend, only=config.cirrus_names == "strato16")
+        self.indexer16 = Indexer16(schema16, self.world)
+        self.collections.sinks.append(self.indexer16.write_entries)
 
     def _sub_from_row(self, row: Any) -> Sub:
         req = json.loads(row["request"])

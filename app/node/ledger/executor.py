@@ -339,6 +339,13 @@ class LedgerExecutor(LedgerValidation):
         if res.journal:
             created = {(chain, int(addr, 16)) for chain, addr in res.created}
             self.collections.note_tx(res.journal, written, created, (sub.hash, sub.sender))
+        if res.created:
+            unit = None
+            if sub.type == "CONTRACT":
+                unit = self.unit(sub.payload["metadata"].get("VM", "SolidVM"), sub.payload["src"])[
+                    1
+                ]
+            self.indexer16.note(res, unit)
         if registry_touched:
             self._sync_identities()
 

@@ -128,6 +128,7 @@ class LedgerSnapshots(LedgerExecutor):
         self._pending_events.clear()
         self._event_senders.clear()
         self._block_touched.clear()
+        self.indexer16.clear()
         self._pending_history.clear()
         self.collections.pending.clear()
 

@@ -54,8 +54,8 @@ class CirrusRoutes(ApiBase):
     async def cirrus(self, request: Request) -> Response:
         if request.method != "GET":
             raise ApiError(403, {"message": "Cirrus is read-only: only GET is allowed"})
-        table = request.path_params["table"]
         backend = self.ledger.indexer.backend
+        table = backend.served(request.path_params["table"])
         params = request.query_params.multi_items()
         args = (
             backend,

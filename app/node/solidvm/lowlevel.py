@@ -221,6 +221,13 @@ class LowLevelCalls:
             )
         bound = self.bind_constructor(cdef, args)
         acct = self.create_from(fr, cdef, bound, None if salt is None else (salt, args))
+        # the platform names the new collection after the first `username` string up the
+        # call stack (else BlockApps); the creating frame's storage is the one looked at here
+        user = fr.st.get("username")
+        reg = fr.ctx.registered
+        if reg is None:
+            reg = fr.ctx.registered = []
+        reg.append((acct, user if isinstance(user, str) and user else "BlockApps"))
         return Address(acct.address)
 
     def bind_constructor(self, cdef: ContractDef, args: list[Any]) -> list[Any]:

@@ -65,6 +65,7 @@ class ExecContext:
         "mem",
         "origin",
         "overtime",
+        "registered",
         "steps",
         "timestamp",
         "world",
@@ -101,6 +102,9 @@ class ExecContext:
         # then answers only its named return values
         self.implicit = False
         self.logs: list[str] = []  # what log(...) printed, in order
+        # contracts made by the create/create2 builtins, each with the creator of the code
+        # collection it registered (Cirrus names its STRATO 16 views after it)
+        self.registered: list[tuple[AccountState, str]] | None = None
         # Set (with max_steps = -1) by a watchdog when the transaction outlives its wall-clock
         # budget: the next step check then stops it with the time limit's message.
         self.overtime = 0.0

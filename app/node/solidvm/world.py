@@ -113,6 +113,9 @@ class ExecResult:
     # the undo journal of the transaction, (container, key, old value) per write: tells the
     # Cirrus collection indexer which mapping and array entries changed
     journal: list[tuple[Any, Any, Any]] = field(default_factory=list)
+    # (chain, address) -> creator of the code collection, for contracts the create/create2
+    # builtins made (see ExecContext.registered)
+    collections: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def _addr_int(a: str | int) -> int:
@@ -451,6 +454,9 @@ class World(LowLevelCalls):
                 )
             )
         res.created = [(a.chain, a.hex) for a in ctx.created]
+        if ctx.registered:
+            made = {id(a) for a in ctx.created}
+            res.collections = {(a.chain, a.hex): u for a, u in ctx.registered if id(a) in made}
         touched = [(a.chain, a.hex) for a in ctx.dirty.values()]
         if ctx.delegated:  # delegatecalls write through views of an account: one entry each
             touched = list(dict.fromkeys(touched))

@@ -1,0 +1,434 @@
+"""Rows of STRATO 16's global Cirrus tables, written after every block inside its commit.
+
+Per block, as slipstream writes one action per block: the views of the code collections
+registered, the ``contract`` stamps of the contracts created (every constructor that ran, bases
+first) and of delegatecalls (a proxy gets the names of the code that ran on it), one ``storage``
+upsert per address written, ``mapping`` rows for the collection entries written (through
+:meth:`Indexer16.write_entries`, called by the seed's collection indexer, which already knows
+which entries changed), one ``event`` row per event. The history tables follow by trigger.
+Values are encoded as the platform encodes them (the README's Cirrus section lists them).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..solidvm.compile import CompiledUnit
+from ..solidvm.defs import ContractDef, StateVar
+from ..solidvm.proxies import delegated_vars
+from ..solidvm.runtime import MISSING
+from ..solidvm.types import (
+    ArrayType,
+    BoolType,
+    BytesType,
+    DecimalType,
+    EnumType,
+    IntType,
+    MappingType,
+    StructType,
+    Type,
+)
+from ..solidvm.values import Address
+from ..solidvm.world import AccountState, ExecResult, World
+from .collections import CollectionVar, item_at, items_of, leaves
+from .encoding import encode_int, encode_json
+from .indexer import bytes_text, cirrus_timestamp
+from .strato16 import BLOCKAPPS, Strato16, physical
+
+AcctKey = tuple[str, int]
+
+_MAPPING_COLS = (
+    "address, block_hash, block_timestamp, block_number, collection_name, collection_type, "
+    "key, path, value, _chain, _k1"
+)
+UPSERT_MAPPING = (
+    f"INSERT INTO {physical('mapping')} ({_MAPPING_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (address, path, _chain) DO UPDATE SET block_hash = excluded.block_hash, "
+    "block_timestamp = excluded.block_timestamp, block_number = excluded.block_number, "
+    "value = excluded.value WHERE value IS NOT excluded.value"
+)
+UPSERT_STORAGE = (
+    f"INSERT INTO {physical('storage')} (address, block_hash, block_timestamp, block_number, "
+    "data, _chain) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (address, _chain) DO UPDATE SET "
+    "block_hash = excluded.block_hash, block_timestamp = excluded.block_timestamp, "
+    "block_number = excluded.block_number, data = excluded.data"
+)
+STAMP = (
+    f"INSERT OR IGNORE INTO {physical('contract')} (address, creator, contract_name, _chain) "
+    "VALUES (?, ?, ?, ?)"
+)
+INSERT_EVENT = (
+    f"INSERT INTO {physical('event')} (address, block_hash, block_timestamp, block_number, "
+    "transaction_sender, event_index, event_name, attributes, _chain) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+INSERT_EVENT_ARRAY = (
+    f"INSERT INTO {physical('event_array')} (address, block_hash, block_timestamp, "
+    "block_number, transaction_sender, event_name, event_index, collection_name, "
+    "collection_type, key, value, _chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+# ------------------------------------------------------------ value encodings
+
+
+def _addr(v: Any, zero: str = "") -> str:
+    if isinstance(v, Address):
+        return zero if v.value == 0 else v.hex
+    return str(v)
+
+
+def storage_text(v: Any, t: Type) -> str:
+    """A state variable in ``storage.data``: always a string (apostrophes of strings dropped,
+    the zero address as ``""``, enums as their index, a struct as JSON text)."""
+    if isinstance(t, BoolType):
+        return "true" if v else "false"
+    if isinstance(t, StructType):
+        return json.dumps(struct_object(v, t), separators=(",", ":"))
+    if isinstance(v, Address):
+        return _addr(v)
+    if isinstance(v, bytes):
+        return bytes_text(v)
+    if isinstance(v, str):
+        return v.replace("'", "")
+    return str(v)
+
+
+def struct_field(v: Any, t: Type) -> Any:
+    """A member of a struct: numbers and enums as strings, booleans as booleans, addresses
+    as 40 hex digits (zeros included)."""
+    if v is None:
+        return None
+    if isinstance(t, StructType):
+        return struct_object(v, t)
+    if isinstance(t, ArrayType):
+        return [struct_field(x, t.elem) for x in v]
+    if isinstance(t, MappingType):
+        return {key_text(k): struct_field(x, t.value) for k, x in v.items()}
+    if isinstance(t, BoolType):
+        return bool(v)
+    if isinstance(v, Address):
+        return v.hex
+    if isinstance(v, bytes):
+        return bytes_text(v)
+    return str(v)
+
+
+def struct_object(v: Any, t: StructType) -> dict[str, Any]:
+    get = v.get if isinstance(v, dict) else (lambda _n: None)
+    return {n: struct_field(get(n), ft) for n, ft in t.fields}
+
+
+def mapping_value(v: Any, t: Type) -> Any:
+    """An entry in ``mapping.value``: integers and enums as numbers, booleans, addresses as
+    hex (zero: ``""``), a struct as an object (see :func:`struct_field`)."""
+    if isinstance(t, StructType):
+        return struct_object(v, t) if v is not None else None
+    if isinstance(t, IntType | EnumType):
+        return int(v)
+    if isinstance(t, BoolType):
+        return bool(v)
+    if isinstance(t, DecimalType):
+        return str(v)
+    if isinstance(v, Address):
+        return _addr(v)
+    if isinstance(v, bytes) or isinstance(t, BytesType):
+        return bytes_text(v)
+    if isinstance(t, ArrayType | MappingType):
+        return struct_field(v, t)
+    return str(v)
+
+
+def attribute_text(text: str, t: Type | None) -> str:
+    """An event argument as STRATO 16 renders it: booleans ``true``/``false`` and enums as
+    their index (the seed's event tables keep ``True`` and ``Kind.Gold``)."""
+    if isinstance(t, BoolType):
+        return text.lower()
+    if isinstance(t, EnumType):
+        member = text.rpartition(".")[2]
+        return str(t.values.index(member)) if member in t.values else text
+    return text
+
+
+def zero_value(t: Type) -> Any:
+    if isinstance(t, IntType | EnumType):
+        return 0
+    if isinstance(t, BoolType):
+        return False
+    if isinstance(t, StructType):
+        return None
+    return ""
+
+
+def key_text(k: Any) -> str:
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    if isinstance(k, Address):
+        return k.hex
+    if isinstance(k, bytes):
+        return bytes_text(k)
+    return str(k)
+
+
+def first_key(k: Any, t: Type) -> Any:
+    """The first key as the collection view's ``key`` column stores it (by its type)."""
+    if isinstance(t, IntType):
+        return encode_int(int(k))
+    if isinstance(t, BoolType):
+        return 1 if k else 0
+    return key_text(k)
+
+
+def indexed_vars(acct: AccountState) -> list[StateVar]:
+    """The variables ``storage.data`` holds: the account's own and those of the code that ran
+    on it through delegatecall (a proxy's logic), arrays and mappings left out."""
+    cdef = acct.cdef
+    assert cdef is not None
+    out = [sv for sv in cdef.state_vars if not sv.constant]
+    out += delegated_vars(acct)
+    return [sv for sv in out if not isinstance(sv.type, ArrayType | MappingType)]
+
+
+# ------------------------------------------------------------ the writer
+
+
+class Indexer16:
+    def __init__(self, schema: Strato16, world: World) -> None:
+        self.schema = schema
+        self.world = world
+        self.db = schema.db
+        self.creators: dict[AcctKey, str] = {}  # the code collection creator of an account
+        self.code_creators: dict[int, tuple[ContractDef, str]] = {}  # by id of the code
+        self.created: list[tuple[AcctKey, str, list[ContractDef]]] = []  # this block
+        self.layouts: set[tuple[AcctKey, str]] = set()  # delegate code stamped on accounts
+
+    def clear(self) -> None:
+        """Forget the block's pending work (its transactions were rolled back)."""
+        self.created.clear()
+
+    def creator_of(self, key: AcctKey) -> str:
+        c = self.creators.get(key)
+        if c is None:
+            row = self.db.execute(
+                f"SELECT creator FROM {physical('contract')} WHERE address = ? AND _chain = ? "
+                "ORDER BY rowid LIMIT 1",
+                (format(key[1], "040x"), key[0]),
+            ).fetchone()
+            c = self.creators[key] = row[0] if row else BLOCKAPPS
+        return c
+
+    def note(self, res: ExecResult, unit: CompiledUnit | None) -> None:
+        """A successful transaction's created contracts, each with the creator of its code
+        collection: BlockApps for a transaction's upload, the ``username`` up the call stack
+        for the create builtins, the creating contract's for ``new``."""
+        world = self.world
+        for chain, addr in res.created:
+            key = (chain, int(addr, 16))
+            acct = world.accounts.get(key)
+            if acct is None or acct.cdef is None:
+                continue
+            creator = res.collections.get((chain, addr))
+            fresh = creator is not None or acct.creator is None
+            if creator is None:
+                creator = (
+                    BLOCKAPPS if acct.creator is None else self.creator_of((chain, acct.creator))
+                )
+            self.creators[key] = creator
+            defs = list(acct.cdef.linearization)
+            if fresh and unit is not None and acct.creator is None:
+                defs += [c for c in unit.contracts.values() if c not in defs]
+            self.created.append((key, creator, defs))
+
+    def flush(
+        self,
+        block: tuple[int, str, int],
+        touched: list[AcctKey],
+        events: list[tuple[str, str, str, str, str, str]],
+        senders: dict[str, str],
+    ) -> None:
+        """The block's rows (inside its commit). ``events``: (tx hash, chain, address,
+        contract, name, args JSON) in order; ``senders``: tx hash -> origin."""
+        number, block_hash, ts = block
+        stamp = cirrus_timestamp(ts)
+        db = self.db
+        world = self.world
+        created, self.created = self.created, []
+        stamps = []
+        for key, creator, defs in created:
+            acct = world.accounts.get(key)
+            if acct is None or acct.cdef is None:
+                continue
+            for d in defs:
+                self.schema.register(creator, d)
+                self.code_creators[id(d)] = (d, creator)
+            addr = format(key[1], "040x")
+            stamps += [(addr, creator, c.name, key[0]) for c in reversed(acct.cdef.linearization)]
+        rows = []
+        for key in dict.fromkeys([*(k for k, _, _ in created), *touched]):
+            acct = world.accounts.get(key)
+            if acct is None or acct.cdef is None:
+                continue
+            if acct.layouts:
+                stamps += self._layout_stamps(key, acct)
+            st = acct.storage
+            data = {
+                sv.name: storage_text(st[sv.name], sv.type)
+                for sv in indexed_vars(acct)
+                if st.get(sv.name, MISSING) is not MISSING
+            }
+            rows.append((acct.hex, block_hash, stamp, number, encode_json(data), key[0]))
+        if rows:
+            db.executemany(UPSERT_STORAGE, rows)
+        if stamps:
+            db.executemany(STAMP, stamps)
+        if events:
+            self._events(events, senders, (number, block_hash, stamp))
+
+    def _layout_stamps(self, key: AcctKey, acct: AccountState) -> list[tuple[str, str, str, str]]:
+        """A proxy gets the stamps of the code that ran on it through delegatecall."""
+        out: list[tuple[str, str, str, str]] = []
+        for cdef in acct.layouts or ():
+            mark = (key, cdef.name)
+            if mark in self.layouts:
+                continue
+            self.layouts.add(mark)
+            known = self.code_creators.get(id(cdef))
+            if known is not None and known[0] is cdef:
+                creator = known[1]
+            else:
+                row = self.db.execute(
+                    f"SELECT creator FROM {physical('contract')} WHERE contract_name = ? "
+                    "ORDER BY rowid LIMIT 1",
+                    (cdef.name,),
+                ).fetchone()
+                creator = row[0] if row else BLOCKAPPS
+            self.schema.register(creator, cdef)
+            out += [(acct.hex, creator, c.name, key[0]) for c in reversed(cdef.linearization)]
+        return out
+
+    def _events(
+        self,
+        events: list[tuple[str, str, str, str, str, str]],
+        senders: dict[str, str],
+        block: tuple[int, str, str],
+    ) -> None:
+        number, block_hash, stamp = block
+        rows = []
+        arrays = []
+        for i, (tx_hash, chain, address, _contract, name, args_json) in enumerate(events, 1):
+            attrs: dict[str, str] = {}
+            first_array: list[Any] | None = None
+            types = self._event_types(chain, address, name)
+            for j, (arg, text) in enumerate(json.loads(args_json), 1):
+                arg_name = str(arg) or f"val_{j}"
+                attrs[arg_name] = attribute_text(
+                    str(text), types[j - 1] if j <= len(types) else None
+                )
+                if first_array is None and str(text).startswith("["):
+                    try:
+                        parsed = json.loads(str(text))
+                    except ValueError:
+                        parsed = None
+                    if isinstance(parsed, list):
+                        first_array = [arg_name, *parsed]
+            sender = senders.get(tx_hash, "")
+            head = (address, block_hash, stamp, str(number))
+            rows.append((*head, sender, i, name, encode_json(attrs), chain))
+            if first_array is not None:
+                arg_name, *items = first_array
+                kind = "Event Array"
+                arrays += [
+                    (*head, "", name, i, arg_name, kind, encode_json(str(n)), encode_json(x), chain)
+                    for n, x in enumerate(items)
+                ]
+        self.db.executemany(INSERT_EVENT, rows)
+        if arrays:
+            self.db.executemany(INSERT_EVENT_ARRAY, arrays)
+
+    def _event_types(self, chain: str, address: str, name: str) -> list[Type]:
+        """The argument types of event ``name`` as the code at ``address`` declares it (its
+        own contract's, else that of the code that ran on it through delegatecall)."""
+        acct = self.world.accounts.get((chain, int(address, 16)))
+        if acct is None or acct.cdef is None:
+            return []
+        for cdef in [acct.cdef, *(acct.layouts or ())]:
+            ev = cdef.events.get(name)
+            if ev is not None:
+                return [t for _, t, _ in ev.params]
+        return []
+
+    # ------------------------------------------------------------ mapping rows
+
+    def write_entries(
+        self,
+        acct: AccountState,
+        cv: CollectionVar,
+        tops: list[Any] | None,
+        block: tuple[str, str, int],
+    ) -> None:
+        """``mapping`` rows of the entries of ``cv`` under the top-level keys ``tops`` (every
+        entry when None) that this block wrote; ``block``: (hash, timestamp, number)."""
+        block_hash, stamp, number = block
+        root = acct.storage.get(cv.name)
+        kts = cv.key_types
+        depth = len(kts)
+        vt = cv.value_type
+        addr, chain = acct.hex, acct.chain
+        head = (addr, block_hash, stamp, str(number), cv.name, cv.kind)
+        db = self.db
+        if tops is None:
+            tops = [k for k, _ in items_of(root)]
+            # a variable replaced: entries it no longer has read as zero
+            db.execute(
+                f"UPDATE {physical('mapping')} SET value = '0', block_hash = ?, "
+                "block_timestamp = ?, block_number = ? WHERE address = ? AND _chain = ? AND "
+                "collection_name = ? AND value != '0'",
+                (block_hash, stamp, str(number), addr, chain, cv.name),
+            )
+        rows = []
+        for top in tops:
+            v = item_at(root, top)
+            if depth == 1:
+                val = zero_value(vt) if v is MISSING else mapping_value(v, vt)
+                rows.append(self._row(head, cv.name, (top,), kts, val, chain))
+                continue
+            found = [] if v is MISSING else list(leaves(v, depth - 1, (top,)))
+            mine = [self._row(head, cv.name, p, kts, mapping_value(x, vt), chain) for p, x in found]
+            paths = {r[7] for r in mine}
+            old = db.execute(
+                f"SELECT path FROM {physical('mapping')} WHERE collection_name = ? AND _k1 = ? "
+                "AND address = ? AND _chain = ?",
+                (cv.name, first_key(top, kts[0]), addr, chain),
+            ).fetchall()
+            gone = [(addr, chain, p) for (p,) in old if p not in paths]
+            if gone:
+                db.executemany(
+                    f"UPDATE {physical('mapping')} SET value = '0' WHERE address = ? AND "
+                    "_chain = ? AND path = ?",
+                    gone,
+                )
+            rows += mine
+        if rows:
+            db.executemany(UPSERT_MAPPING, rows)
+
+    @staticmethod
+    def _row(
+        head: tuple[Any, ...],
+        name: str,
+        path: tuple[Any, ...],
+        kts: tuple[Type, ...],
+        value: Any,
+        chain: str,
+    ) -> tuple[Any, ...]:
+        texts = [key_text(k) for k in path]
+        key = {("key" if i == 0 else f"key{i + 1}"): t for i, t in enumerate(texts)}
+        where = name + "".join(f"[{t}]" for t in texts)
+        return (
+            *head,
+            encode_json(key),
+            where,
+            encode_json(value),
+            chain,
+            first_key(path[0], kts[0]),
+        )

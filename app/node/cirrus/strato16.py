@@ -1,0 +1,475 @@
+"""STRATO 16's Cirrus names beside the seed's: the global tables and the typed views.
+
+STRATO 16 (slipstream) keeps every contract's data in global tables (``storage``, ``contract``,
+``mapping``, ``event``, ``event_array``, ``history@storage``, ``history@mapping``) and serves
+typed views over them, ``<creator>-<Contract>`` (index view), ``<creator>-<Contract>-<var>``
+(collection view), ``<creator>-<Contract>-<Event>`` and ``<creator>-<Contract>-<Event>-<arg>``
+(see ``docs/solidvm.md`` and the README's Cirrus section for the encodings).
+
+Here the global tables are SQLite tables (``cirrus16:<name>``) and a view is a parenthesised
+``SELECT`` the query engine uses as its table (:class:`Table16`): its ``rowid`` column is the
+source row's, so ordering, paging and counting work as on the seed's tables. Every table carries
+a ``_chain`` column (not listed) by which private-chain rows are filtered per user, as the seed's
+tables are. The registry of views is kept in ``cirrus16_views`` (what each view selects) and
+``cirrus16_lineage`` (which contract names a base view lists: its own and its descendants').
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from ..solidvm.defs import ContractDef
+from ..solidvm.types import (
+    ArrayType,
+    BoolType,
+    DecimalType,
+    IntType,
+    MappingType,
+    Type,
+    VariadicType,
+)
+from .backend import EXTENSION_KEY, CirrusBackend, Table, quote
+from .values import Column
+
+BLOCKAPPS = "BlockApps"
+PHYSICAL = "cirrus16:"
+INDEX_BASE = ["address", "block_hash", "block_timestamp", "block_number", "creator"]
+INDEX_BASE.append("contract_name")
+EVENT_BASE = ["id", "address", "block_hash", "block_timestamp", "block_number"]
+EVENT_BASE += ["transaction_sender", "event_index", "creator", "contract_name"]
+# stored forms (encoding.encode_json) of the values a collection view hides: null, "", 0, false
+HIDDEN_VALUES = "('0', '1', '2=', '30')"
+
+# name -> (columns as (name, kind), DDL after the columns)
+GLOBALS: dict[str, list[tuple[str, str]]] = {
+    "storage": [
+        ("address", "text"),
+        ("block_hash", "text"),
+        ("block_timestamp", "text"),
+        ("block_number", "serial"),
+        ("data", "json"),
+    ],
+    "contract": [("address", "text"), ("creator", "text"), ("contract_name", "text")],
+    "mapping": [
+        ("address", "text"),
+        ("block_hash", "text"),
+        ("block_timestamp", "text"),
+        ("block_number", "text"),
+        ("collection_name", "text"),
+        ("collection_type", "text"),
+        ("key", "json"),
+        ("path", "text"),
+        ("value", "json"),
+    ],
+    "event": [
+        ("id", "serial"),
+        ("address", "text"),
+        ("block_hash", "text"),
+        ("block_timestamp", "text"),
+        ("block_number", "text"),
+        ("transaction_sender", "text"),
+        ("event_index", "serial"),
+        ("event_name", "text"),
+        ("attributes", "json"),
+    ],
+    "event_array": [
+        ("address", "text"),
+        ("block_hash", "text"),
+        ("block_timestamp", "text"),
+        ("block_number", "text"),
+        ("transaction_sender", "text"),
+        ("event_name", "text"),
+        ("event_index", "serial"),
+        ("collection_name", "text"),
+        ("collection_type", "text"),
+        ("key", "json"),
+        ("value", "json"),
+    ],
+}
+GLOBALS["history@storage"] = [
+    *[(n, "text") for n, _ in GLOBALS["storage"][:4]],
+    ("data", "json"),
+    ("valid_from", "text"),
+    ("valid_to", "text"),
+]
+GLOBALS["history@mapping"] = [
+    *[(n, "text") for n, _ in GLOBALS["mapping"]],
+    ("valid_from", "text"),
+    ("valid_to", "text"),
+]
+GLOBALS["history@mapping"][6] = ("key", "json")
+GLOBALS["history@mapping"][8] = ("value", "json")
+
+
+def physical(name: str) -> str:
+    return quote(PHYSICAL + name)
+
+
+def lit(text: str) -> str:
+    """An SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+# valid_from/valid_to as PostgreSQL's `timestamp` prints: "2025-01-15T10:20:30"
+_VALID = "replace(substr(NEW.block_timestamp, 1, 19), ' ', 'T')"
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {physical("storage")} (address TEXT NOT NULL, block_hash TEXT,
+  block_timestamp TEXT, block_number INTEGER, data TEXT, _chain TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (address, _chain));
+CREATE TABLE IF NOT EXISTS {physical("contract")} (address TEXT NOT NULL, creator TEXT NOT NULL,
+  contract_name TEXT NOT NULL, _chain TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (address, creator, contract_name, _chain));
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "contract:name")}
+  ON {physical("contract")} (creator, contract_name);
+CREATE TABLE IF NOT EXISTS {physical("mapping")} (address TEXT NOT NULL, block_hash TEXT,
+  block_timestamp TEXT, block_number TEXT, collection_name TEXT, collection_type TEXT,
+  key TEXT, path TEXT NOT NULL, value TEXT, _chain TEXT NOT NULL DEFAULT '', _k1,
+  PRIMARY KEY (address, path, _chain));
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "mapping:key")}
+  ON {physical("mapping")} (collection_name, _k1);
+CREATE TABLE IF NOT EXISTS {physical("event")} (id INTEGER PRIMARY KEY AUTOINCREMENT,
+  address TEXT, block_hash TEXT, block_timestamp TEXT, block_number TEXT,
+  transaction_sender TEXT, event_index INTEGER, event_name TEXT, attributes TEXT,
+  _chain TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "event:name")}
+  ON {physical("event")} (event_name, address);
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "event:address")}
+  ON {physical("event")} (address);
+CREATE TABLE IF NOT EXISTS {physical("event_array")} (address TEXT, block_hash TEXT,
+  block_timestamp TEXT, block_number TEXT, transaction_sender TEXT, event_name TEXT,
+  event_index INTEGER, collection_name TEXT, collection_type TEXT, key TEXT, value TEXT,
+  _chain TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "event_array:name")}
+  ON {physical("event_array")} (event_name, collection_name);
+CREATE TABLE IF NOT EXISTS {physical("history@storage")} (address TEXT, block_hash TEXT,
+  block_timestamp TEXT, block_number TEXT, data TEXT, valid_from TEXT, valid_to TEXT,
+  _chain TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "history@storage:open")}
+  ON {physical("history@storage")} (address, valid_to);
+CREATE TABLE IF NOT EXISTS {physical("history@mapping")} (address TEXT, block_hash TEXT,
+  block_timestamp TEXT, block_number TEXT, collection_name TEXT, collection_type TEXT,
+  key TEXT, path TEXT, value TEXT, valid_from TEXT, valid_to TEXT,
+  _chain TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "history@mapping:open")}
+  ON {physical("history@mapping")} (address, path, valid_to);
+CREATE TABLE IF NOT EXISTS cirrus16_views (name TEXT PRIMARY KEY, columns TEXT NOT NULL,
+  source TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cirrus16_lineage (creator TEXT NOT NULL, contract TEXT NOT NULL,
+  base TEXT NOT NULL, PRIMARY KEY (creator, base, contract));
+"""
+
+# the history tables follow storage and mapping as the platform's triggers fill them
+TRIGGERS = [
+    (
+        "storage",
+        "address = NEW.address AND _chain = NEW._chain",
+        "address, block_hash, block_timestamp, block_number, data",
+    ),
+    (
+        "mapping",
+        "address = NEW.address AND path = NEW.path AND _chain = NEW._chain",
+        "address, block_hash, block_timestamp, block_number, collection_name, "
+        "collection_type, key, path, value",
+    ),
+]
+
+
+def trigger_sql() -> str:
+    out = []
+    for table, match, cols in TRIGGERS:
+        news = ", ".join(f"NEW.{c.strip()}" for c in cols.split(","))
+        hist = physical(f"history@{table}")
+        for when in ("INSERT", "UPDATE"):
+            name = quote(f"{PHYSICAL}{table}:history:{when.lower()}")
+            out.append(
+                f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {when} ON {physical(table)} BEGIN "
+                f"UPDATE {hist} SET valid_to = {_VALID} WHERE {match} "
+                "AND valid_to = 'infinity'; "
+                f"INSERT INTO {hist} ({cols}, valid_from, valid_to, _chain) "
+                f"VALUES ({news}, {_VALID}, 'infinity', NEW._chain); END;"
+            )
+    return "\n".join(out)
+
+
+@dataclass
+class Table16(Table):
+    """A STRATO 16 table or view: ``source`` is what the engine reads it from."""
+
+    source: str = ""
+
+    @property
+    def sql_name(self) -> str:
+        return self.source
+
+    @property
+    def chain_column(self) -> str:
+        return "_chain"
+
+
+# ------------------------------------------------------------ view definitions
+
+
+def sql_kind(t: Type, event: bool = False) -> str:
+    """The column kind of a declared type in a view (numeric, boolean, jsonb or text)."""
+    if isinstance(t, IntType | DecimalType):
+        return "decimal" if isinstance(t, DecimalType) else "int"
+    if isinstance(t, BoolType):
+        return "bool"
+    if isinstance(t, VariadicType) or (event and isinstance(t, ArrayType)):
+        return "json"
+    return "text"
+
+
+def extract(column: str, key: str, kind: str) -> str:
+    """A typed value read from a stored JSON object of strings (``storage.data``,
+    ``event.attributes``), with the view's default when it is missing."""
+    raw = f"json_extract(substr({column}, 2), {lit('$.' + json.dumps(key))})"
+    if kind == "int":
+        return f"cirrus_int({raw})"
+    if kind == "decimal":
+        return f"coalesce({raw}, '0')"
+    if kind == "bool":
+        return f"coalesce({raw} = 'true', 0)"
+    if kind == "json":
+        return f"'1' || coalesce({raw}, '')"
+    return f"coalesce({raw}, '')"
+
+
+def owned(alias: str, creator: str, contract: str) -> str:
+    """The rows of addresses stamped with ``contract`` or a descendant, under ``creator``
+    (one row per source row: the platform's join repeats a row per matching stamp)."""
+    return (
+        f"EXISTS (SELECT 1 FROM {physical('contract')} c WHERE c.address = {alias}.address "
+        f"AND c._chain = {alias}._chain AND c.creator = {lit(creator)} AND c.contract_name IN "
+        f"(SELECT contract FROM cirrus16_lineage WHERE creator = {lit(creator)} "
+        f"AND base = {lit(contract)}))"
+    )
+
+
+def stamped_name(alias: str, creator: str, contract: str) -> str:
+    """The row's ``contract_name``: the latest matching stamp (the most derived contract)."""
+    return (
+        f"(SELECT c.contract_name FROM {physical('contract')} c WHERE c.address = "
+        f"{alias}.address AND c._chain = {alias}._chain AND c.creator = {lit(creator)} AND "
+        f"c.contract_name IN (SELECT contract FROM cirrus16_lineage WHERE creator = "
+        f"{lit(creator)} AND base = {lit(contract)}) ORDER BY c.rowid DESC LIMIT 1)"
+    )
+
+
+def renamed(name: str, taken: list[str]) -> str:
+    return f"arg_{name}" if name in taken else name
+
+
+View = tuple[str, list[tuple[str, str]], str]  # name, columns (name, kind), source
+
+
+def index_view(creator: str, cdef: ContractDef) -> View:
+    cols: list[tuple[str, str]] = [
+        ("address", "text"),
+        ("block_hash", "text"),
+        ("block_timestamp", "text"),
+        ("block_number", "serial"),
+        ("creator", "text"),
+        ("contract_name", "text"),
+    ]
+    exprs = [
+        "s.address",
+        "s.block_hash",
+        "s.block_timestamp",
+        "s.block_number",
+        lit(creator),
+        stamped_name("s", creator, cdef.name),
+    ]
+    for sv in cdef.state_vars:
+        if sv.constant or isinstance(sv.type, ArrayType | MappingType):
+            continue
+        kind = sql_kind(sv.type)
+        cols.append((renamed(sv.name, INDEX_BASE), kind))
+        exprs.append(extract("s.data", sv.name, kind))
+    return _view(f"{creator}-{cdef.name}", cols, exprs, "s", "storage", [], creator, cdef.name)
+
+
+def _view(
+    name: str,
+    cols: list[tuple[str, str]],
+    exprs: list[str],
+    alias: str,
+    source: str,
+    where: list[str],
+    creator: str,
+    contract: str,
+    rowid: str = "rowid",
+) -> View:
+    picked = ", ".join(f"{e} AS {quote(c)}" for (c, _), e in zip(cols, exprs, strict=True))
+    cond = " AND ".join([*where, owned(alias, creator, contract)])
+    sql = (
+        f"(SELECT {alias}.{rowid} AS rowid, {alias}._chain AS _chain, {picked} "
+        f"FROM {physical(source)} {alias} WHERE {cond})"
+    )
+    return name, cols, sql
+
+
+def collection_views(creator: str, cdef: ContractDef) -> list[View]:
+    out = []
+    for sv in cdef.state_vars:
+        t = sv.type
+        if sv.constant or not isinstance(t, ArrayType | MappingType):
+            continue
+        keys: list[Type] = []
+        while isinstance(t, ArrayType | MappingType):
+            if isinstance(t, MappingType):
+                keys.append(t.key)
+                t = t.value
+            else:
+                keys.append(IntType(False))
+                t = t.elem
+        cols = [
+            ("address", "text"),
+            ("block_hash", "text"),
+            ("block_timestamp", "text"),
+            ("block_number", "text"),
+            ("collection_name", "text"),
+            ("collection_type", "text"),
+            ("value", "json"),
+        ]
+        exprs = [f"m.{c}" for c, _ in cols]
+        for i, kt in enumerate(keys):
+            kname = "key" if i == 0 else f"key{i + 1}"
+            kind = sql_kind(kt)
+            cols.append((kname, "decimal" if kind == "decimal" else kind))
+            exprs.append("m._k1" if i == 0 else extract("m.key", kname, kind))
+        out.append(
+            _view(
+                f"{creator}-{cdef.name}-{sv.name}",
+                cols,
+                exprs,
+                "m",
+                "mapping",
+                [f"m.collection_name = {lit(sv.name)}", f"m.value NOT IN {HIDDEN_VALUES}"],
+                creator,
+                cdef.name,
+            )
+        )
+    return out
+
+
+def event_views(creator: str, cdef: ContractDef) -> list[View]:
+    out = []
+    for ev in cdef.events.values():
+        cols: list[tuple[str, str]] = [
+            ("id", "serial"),
+            ("address", "text"),
+            ("block_hash", "text"),
+            ("block_timestamp", "text"),
+            ("block_number", "text"),
+            ("transaction_sender", "text"),
+            ("event_index", "serial"),
+            ("creator", "text"),
+            ("contract_name", "text"),
+        ]
+        exprs = [f"e.{c}" for c, _ in cols[:7]]
+        exprs += [lit(creator), stamped_name("e", creator, cdef.name)]
+        arrays = []
+        for i, (pname, pt, _) in enumerate(ev.params):
+            arg = pname or f"val_{i + 1}"
+            kind = sql_kind(pt, event=True)
+            cols.append((renamed(arg, EVENT_BASE), kind))
+            exprs.append(extract("e.attributes", arg, kind))
+            if isinstance(pt, ArrayType):
+                arrays.append(arg)
+        name = f"{creator}-{cdef.name}-{ev.name}"
+        where = [f"e.event_name = {lit(ev.name)}"]
+        out.append(_view(name, cols, exprs, "e", "event", where, creator, cdef.name, "id"))
+        for arg in arrays:
+            acols = [(c, k) for c, k in GLOBALS["event_array"]]
+            aexprs = [f"a.{c}" for c, _ in acols]
+            awhere = [f"a.event_name = {lit(ev.name)}", f"a.collection_name = {lit(arg)}"]
+            out.append(
+                _view(
+                    f"{name}-{arg}", acols, aexprs, "a", "event_array", awhere, creator, cdef.name
+                )
+            )
+    return out
+
+
+# ------------------------------------------------------------ the registry
+
+
+class Strato16:
+    """The STRATO 16 tables and views, as the backend's extension (see backend.Extension)."""
+
+    def __init__(self, backend: CirrusBackend, only: bool = False) -> None:
+        self.backend = backend
+        self.only = only
+        self.db = backend.db
+        self.db.executescript(SCHEMA + trigger_sql())
+        self.tables: dict[str, Table16] = {}
+        self.published: dict[str, Table16] | None = None
+        self._registered: dict[tuple[str, str], ContractDef] = {}  # (creator, name) -> def
+        self.reload()
+        backend.extension = self
+
+    def reload(self) -> None:
+        tables: dict[str, Table16] = {}
+        for name, cols in GLOBALS.items():
+            tables[name] = self._table(name, cols, physical(name))
+        try:
+            rows = self.db.execute("SELECT name, columns, source FROM cirrus16_views").fetchall()
+        except sqlite3.OperationalError:
+            rows = []
+        for name, cols, source in rows:
+            tables[name] = self._table(name, [tuple(c) for c in json.loads(cols)], source)
+        self.tables = tables
+        self._registered.clear()
+
+    @staticmethod
+    def _table(name: str, cols: list[Any], source: str) -> Table16:
+        t = Table16(name, "strato16", source=source)
+        for c, kind in cols:
+            t.columns[c] = Column(c, kind)
+        return t
+
+    def publish(self) -> None:
+        self.published = dict(self.tables)
+
+    def listed(self) -> dict[str, Table]:
+        return dict(self.tables if self.published is None else self.published)
+
+    def lookup(self, name: str) -> Table | None:
+        schema = self.tables if self.published is None else self.published
+        return schema.get(name.removeprefix(EXTENSION_KEY))
+
+    def register(self, creator: str, cdef: ContractDef) -> None:
+        """The views of contract ``cdef`` in a code collection registered by ``creator`` (and
+        its name among the names its bases' views list). A later registration of the same
+        name replaces the views, as the platform's DROP VIEW + CREATE VIEW does."""
+        key = (creator, cdef.name)
+        if self._registered.get(key) is cdef:
+            return
+        self._registered[key] = cdef
+        self.db.executemany(
+            "INSERT OR IGNORE INTO cirrus16_lineage (creator, contract, base) VALUES (?, ?, ?)",
+            [(creator, cdef.name, b.name) for b in cdef.linearization],
+        )
+        views = [index_view(creator, cdef)]
+        views += collection_views(creator, cdef)
+        views += event_views(creator, cdef)  # after the collections: an event wins a name
+        for name, cols, source in views:
+            old = self.tables.get(name)
+            if (
+                old is not None
+                and old.source == source
+                and [(c.name, c.kind) for c in old.columns.values()] == cols
+            ):
+                continue
+            if name in GLOBALS:
+                continue
+            self.db.execute(
+                "INSERT OR REPLACE INTO cirrus16_views (name, columns, source) VALUES (?, ?, ?)",
+                (name, json.dumps(cols), source),
+            )
+            self.tables[name] = self._table(name, cols, source)
