@@ -193,12 +193,11 @@ class CirrusNames:
         return _contract_of(table.rpartition(".")[0] if "." in table else table)
 
     def contract_tables(self, contract: str) -> list[str]:
-        """The contract's own tables, the likeliest first: named exactly so, then
-        ``<Org>-<C>`` / ``<creator>-<C>``, then ``<Org>-<App>-<C>``."""
-        own = [
-            n.table for n in self.names.values() if n.kind == "contract" and n.contract == contract
-        ]
-        return sorted(own, key=lambda t: (t.count("-"), t))
+        """The contract's own tables, the likeliest first: the seed's (named exactly so, then
+        ``<Org>-<C>``, then ``<Org>-<App>-<C>``), then STRATO 16's ``<creator>-<C>``."""
+        own = [n for n in self.names.values() if n.kind == "contract" and n.contract == contract]
+        own.sort(key=lambda n: (n.family == "strato16", n.table.count("-"), n.table))
+        return [n.table for n in own]
 
     def _members(self, contract: str, member: str, kinds: tuple[Kind, ...]) -> list[str]:
         out = []
@@ -230,8 +229,14 @@ class CirrusNames:
         return h if h in self.names else ""
 
     def all_event_tables(self) -> list[str]:
-        """Every per-event table of either family (views of unknown kind excluded)."""
-        return sorted(n.table for n in self.names.values() if n.kind == "event")
+        """Every per-event table of either family (views of unknown kind excluded). A node that
+        serves both families (the sandbox by default) holds the same rows under both names:
+        an event with a seed table is read there only."""
+        events = [n for n in self.names.values() if n.kind == "event"]
+        seed = {(n.contract, n.member) for n in events if n.family == "seed"}
+        return sorted(
+            n.table for n in events if n.family == "seed" or (n.contract, n.member) not in seed
+        )
 
     def event_name(self, table: str) -> tuple[str, str]:
         """(contract, event) of an event table, of either family."""

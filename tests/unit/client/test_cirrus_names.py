@@ -206,3 +206,20 @@ def test_the_book_rereads_a_list_older_than_a_block_asked_after() -> None:
         assert client.asked == 2
 
     asyncio.run(walk())
+
+
+def test_a_node_serving_both_families_reads_each_event_once() -> None:
+    t = described()
+    seed_cols = cols("record_id", "address", "chainId", "block_hash", "transaction_hash")
+    t["Acme-Nest"] = TableInfo("Acme-Nest", seed_cols)
+    t["Acme-Nest.Summed"] = TableInfo("Acme-Nest.Summed", cols("id", "address", "total"))
+    n = CirrusNames(t)
+    assert n.family("Acme-Nest") == "seed" and n.family("BlockApps-Nest") == "strato16"
+    assert n.contract_tables("Nest") == ["Acme-Nest", "BlockApps-Nest"]
+    assert n.event_tables("Nest", "Summed") == ["Acme-Nest.Summed", "BlockApps-Nest-Summed"]
+    # the feed: Nest's Summed from its seed table only; Token's and Pool's from their views
+    assert n.all_event_tables() == [
+        "Acme-Nest.Summed",
+        "BlockApps-Pool-Swap",
+        "BlockApps-Token-Transfer",
+    ]
