@@ -118,6 +118,8 @@ async def _storage_history_diff(
         if exc.status in (400, 404):
             return None, no_history
         raise
+    # newest first; rows of one second (valid_from) ordered by their block
+    rows.sort(key=lambda r: (str(r.get("valid_from") or ""), _number(r)), reverse=True)
     index = next((i for i, r in enumerate(rows) if r.get("block_hash") == block_hash), None)
     if index is None:
         return None, no_history
@@ -195,6 +197,11 @@ async def _collection_diff(
     if missing:
         scope += f" Not compared (no collection table): {', '.join(missing)}."
     return found, scope
+
+
+def _number(row: dict[str, Any]) -> int:
+    n = str(row.get("block_number") or "")
+    return int(n) if n.isdigit() else -1
 
 
 __all__ = ["NOT_KEPT", "StateReport", "transaction_state"]
