@@ -98,6 +98,10 @@ class CirrusNames:
         for c, (evs, vs) in (interfaces or {}).items():
             self._events[c] = set(evs)
             self._vars[c] = set(vs)
+        # contract tables that have a seed-style event or history table: the seed's
+        self._seed_marked = {n.rpartition(".")[0] for n in infos if "." in n} | {
+            n[len(HISTORY) :] for n in infos if n.startswith(HISTORY)
+        }
         self.names: dict[str, TableName] = {}
         self._classify()
 
@@ -171,6 +175,8 @@ class CirrusNames:
         cols = self._columns(base)
         if cols:
             return "strato16" if "contract_name" in cols and "record_id" not in cols else "seed"
+        if base in self._seed_marked:
+            return "seed"
         return "strato16" if "contract" in self.infos and "-" in base else "seed"
 
     # ------------------------------------------------------------ lookups

@@ -116,10 +116,10 @@ def test_the_tables_picker_groups_both_families_by_contract() -> None:
     )
     assert picker_order(names) == [
         "Acme-Nest",
-        "BlockApps-Nest",
         "Acme-Nest-values",
         "history@Acme-Nest",
         "Acme-Nest.Summed",
+        "BlockApps-Nest",
         "BlockApps-Nest-Summed",
         "BlockApps-Token",
         "BlockApps-Token-_balances",

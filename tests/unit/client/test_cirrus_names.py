@@ -223,3 +223,10 @@ def test_a_node_serving_both_families_reads_each_event_once() -> None:
         "BlockApps-Pool-Swap",
         "BlockApps-Token-Transfer",
     ]
+
+
+def test_without_columns_a_seed_table_is_known_by_its_event_or_history_tables() -> None:
+    n = CirrusNames(SEED + STRATO16)
+    assert n.family("Acme-Nest") == "seed" and n.family("Acme-Nest-values") == "seed"
+    assert n.family("BlockApps-Nest") == "strato16"
+    assert n.family("BlockApps-Nest-values") == "strato16"

@@ -66,11 +66,13 @@ def contract_of(table: str, names: CirrusNames | None = None) -> str:
 def picker_order(names: CirrusNames) -> list[str]:
     """The picker's tables grouped by contract, whichever family names them (``Acme-Car``,
     ``BlockApps-Car``, ``Acme-Car.Sold``, ``BlockApps-Car-Sold`` together), the contract's own
-    tables first; the node's global tables (STRATO 16) last."""
+    tables first, the seed's names (own table, collections, history, events) before STRATO
+    16's; the node's global tables last."""
 
-    def key(n: str) -> tuple[bool, str, int, str]:
+    def key(n: str) -> tuple[bool, str, bool, int, str]:
         group = names.group(n)
-        return (not group, group.lower(), KIND_ORDER[names.kind(n)], n.lower())
+        strato16 = names.family(n) == "strato16"
+        return (not group, group.lower(), strato16, KIND_ORDER[names.kind(n)], n.lower())
 
     return sorted(names.infos, key=key)
 
@@ -115,7 +117,7 @@ class TablesPanel(ReadsWhenShown):
         name_widget(self.table_name, "tablesTableName", "Table")
         line = self.table_name.lineEdit()
         assert line is not None  # an editable combo box has one
-        line.setPlaceholderText("Contract, history@Contract or Contract.Event")
+        line.setPlaceholderText("Contract, Org-Contract.Event, BlockApps-Contract-Event …")
         line.returnPressed.connect(self._table_entered)
         self.table_name.activated.connect(self._table_entered)
         self.refresh_tables = QToolButton(self)
@@ -513,7 +515,9 @@ class TablesPanel(ReadsWhenShown):
             self.contract_requested.emit(contract_of(table, self.names), address, chain)
         elif scheme == "history":
             history = self.names.history_of(table)
-            if not history and "history@storage" in self.names:  # STRATO 16: one global table
+            strato16 = self.names.family(table) == "strato16"
+            if not history and strato16 and "history@storage" in self.names:
+                # STRATO 16 keeps no history per contract: one global table, by address
                 history = "history@storage"
                 where = Group("and", [Condition("address", "eq", address)])
                 order = [Order("valid_from", desc=True)]
