@@ -235,13 +235,25 @@ class CirrusNames:
         return h if h in self.names else ""
 
     def all_event_tables(self) -> list[str]:
-        """Every per-event table of either family (views of unknown kind excluded). A node that
-        serves both families (the sandbox by default) holds the same rows under both names:
-        an event with a seed table is read there only."""
-        events = [n for n in self.names.values() if n.kind == "event"]
-        seed = {(n.contract, n.member) for n in events if n.family == "seed"}
+        """Every per-event table (views of unknown kind excluded). A node that serves the seed's
+        names (STRATO 8; the sandbox by default, beside STRATO 16's) has every event there:
+        its STRATO 16 views hold the same rows, plus an empty view of every declared event,
+        emitted or not, so they are left out."""
+        seed = self.serves_seed
         return sorted(
-            n.table for n in events if n.family == "seed" or (n.contract, n.member) not in seed
+            n.table
+            for n in self.names.values()
+            if n.kind == "event" and (n.family == "seed" or not seed)
+        )
+
+    @property
+    def serves_seed(self) -> bool:
+        """Whether the node serves the seed's family: its event or history tables, or contract
+        tables with the seed's ``record_id``."""
+        return any(
+            n.family == "seed"
+            and (n.kind in ("event", "history") or "record_id" in self._columns(n.table))
+            for n in self.names.values()
         )
 
     def event_name(self, table: str) -> tuple[str, str]:

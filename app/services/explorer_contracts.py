@@ -481,6 +481,9 @@ class ExplorerContractsService(QObject):
                     table = t
                     break
         history = names.history_of(table) if table else ""
+        if table and not history and names.family(table) == "strato16":
+            # STRATO 16 keeps every contract's history, in one global table (by address)
+            history = "history@storage" if "history@storage" in names else ""
         return InstanceTables(table, history, known=names.listed)
 
     async def _holds(self, table: str, inst: Instance) -> bool:

@@ -74,6 +74,9 @@ def test_events_show_in_the_inspector_and_the_explorer(
     assert isinstance(detail, InstanceDetail)
     drive(loop, lambda: detail.tables.table != "")
     assert detail.tables.table == "BlockApps-Nest"
+    # STRATO 16 keeps every contract's history, in history@storage
+    assert detail.tables.history == "history@storage" and detail.history_button.isEnabled()
+    assert "without history" not in detail.tables_note.text()
     detail.tabs.setCurrentIndex(3)
     ev = detail.events.model
     drive(loop, lambda: len(ev.rows) == 1 and not ev.loading)
