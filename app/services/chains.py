@@ -593,7 +593,9 @@ class ChainService(QObject):
         the contract (``Governance.OrgAdded``, ``Acme-CarDemo-Governance.OrgAdded`` ...)."""
         client = self._client()
         names = await names_of(client).names(client, want=contract, after=after)
-        tables = names.event_tables(contract, event)
+        # the seed's tables only: STRATO 16 has no private chains, and its event views record
+        # no transaction to match the chain's against
+        tables = [t for t in names.event_tables(contract, event) if names.family(t) == "seed"]
         if not tables and not names.listed:
             tables = [f"{contract}.{event}"]
         out: list[MembershipEvent] = []
