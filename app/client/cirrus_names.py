@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .cirrus_schema import TableInfo, parse_openapi
+from .errors import RequestError
 
 __all__ = [
     "GLOBAL_TABLES",
@@ -349,8 +350,6 @@ async def read_names(client: Any) -> CirrusNames:
     STRATO node behind nginx denies the bare ``/cirrus/search/``) the contract names it lists
     under ``/bloc/v2.2/contracts`` as plain tables, and STRATO 16's ``<creator>-<C>`` views
     from its global ``contract`` table, unchecked."""
-    from .errors import RequestError
-
     tables = parse_openapi(await client.cirrus_schema())
     if tables:
         return CirrusNames(tables)
