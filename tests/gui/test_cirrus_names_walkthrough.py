@@ -139,10 +139,15 @@ def test_the_tables_picker_lists_an_org_members_tables_together(
     loop: qasync.QEventLoop,
 ) -> None:
     connect(loop, controller, node, "alice")
-    deploy_and_call(loop, window, NEST, "f")
     panel = next(p for p in window.panels if isinstance(p, TablesPanel))
-    window.stack.setCurrentWidget(panel)
-    panel.reload_tables(refresh=True)
+    window.nav.setCurrentRow(window.panels.index(panel))  # read once, before the deploy
+    drive(loop, lambda: panel.table_name.count() > 0)
+    drive(loop, lambda: controller.session.last_block is not None)
+    before = controller.session.last_block or 0
+    deploy_and_call(loop, window, NEST, "f")
+    # the app saw the new blocks (the deploy's and the call's)
+    drive(loop, lambda: (controller.session.last_block or 0) >= before + 2)
+    window.nav.setCurrentRow(window.panels.index(panel))  # shown again: read afresh
     drive(loop, lambda: panel.table_name.findText("Acme-Nest.Summed") >= 0)
     listed = [panel.table_name.itemText(i) for i in range(panel.table_name.count())]
     nest = [i for i, t in enumerate(listed) if panel.names.group(t) == "Nest"]

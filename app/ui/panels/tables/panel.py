@@ -249,6 +249,8 @@ class TablesPanel(ReadsWhenShown):
         self._sized = False
         self.model.failed.connect(self._on_failed)
         controller.session.user_changed.connect(self._on_user)
+        controller.session.block_changed.connect(self._on_block)
+        self._tables_old = False  # blocks came since the list was read: read it afresh
         self._fill_saved()
         self._update_export()
 
@@ -284,11 +286,19 @@ class TablesPanel(ReadsWhenShown):
     def _on_user(self, _name: str) -> None:
         self.mark_stale()
 
+    def _on_block(self, _number: int) -> None:
+        """New blocks may bring new contracts and event tables: the list is read afresh when
+        the panel is next shown (not under the user's hands while it is on screen)."""
+        self._tables_old = True
+        if not self.isVisible():
+            self._stale = True
+
     def reload_tables(self, refresh: bool = False) -> None:
         """The node's tables (and this profile's saved queries and chains) into the pickers."""
         self._stale = False
         if self.controller.session.client is None:
             return
+        refresh, self._tables_old = refresh or self._tables_old, False
 
         def done(tables: dict[str, TableInfo]) -> None:
             self.tables = dict(tables)
