@@ -19,8 +19,10 @@ contract Named { string public title; }
 contract Logic is Named {
     event Set(uint v, address who);
     uint public level;
+    mapping(address => uint) public credits;
     function set(uint v) external {
         level = v;
+        credits[msg.sender] = v;
         title = "set";
         emit Set(v, msg.sender);
     }
@@ -107,3 +109,13 @@ def test_logic_events_carry_the_proxy_address(
     assert ev["transaction_sender"] == node.address("alice")
     (raw,) = search(alice, "event", {"address": f"eq.{proxy}", "event_name": "eq.Set"})
     assert raw["attributes"]["v"] == "42"
+
+
+def test_the_logic_collections_of_the_proxy(
+    alice: httpx.Client, deployed: tuple[str, str], node: RunningNode
+) -> None:
+    _, proxy = deployed
+    rows = search(alice, "BlockApps-Logic-credits", {"address": f"eq.{proxy}"})
+    assert [(r["key"], r["value"]) for r in rows] == [(node.address("alice"), 42)]
+    # the seed's tables are as before: the proxy's own contract has no such collection
+    search(alice, "Proxy-credits", {}, status=404)

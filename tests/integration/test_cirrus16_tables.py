@@ -5,11 +5,13 @@ platform's value encodings, written per block beside the seed's tables. One node
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import httpx
 import pytest
 
+from app.node.store import DB_FILE
 from tests.integration.node_fixture import HEX64, RunningNode, call_tx, submit, upload_tx
 
 SEARCH = "/cirrus/search"
@@ -229,3 +231,35 @@ def test_history_per_block(alice: httpx.Client, me: str) -> None:
         {"address": f"eq.{v}", "key->>key": f"eq.{me}", "valid_to": "eq.infinity"},
     )
     assert [h["value"] for h in current] == [997]
+
+
+def test_a_data_dir_from_before_gets_its_rows(node: RunningNode, alice: httpx.Client) -> None:
+    """Last in the module: restarts the node on its data dir with the STRATO 16 rows removed,
+    as a data dir made before them has none."""
+    res = submit(alice, upload_tx("Vault", SRC, {"_label": "old"}))
+    v = str(res[0]["data"]["contents"]["address"])
+    call(alice, v, "tag", t="before")
+    before = {
+        name: search(alice, name, {"address": f"eq.{v}", "select": "*"})
+        for name in ("storage", "contract", "BlockApps-Vault", "BlockApps-Vault-balances")
+    }
+    events = search(alice, "BlockApps-Vault-Moved", {"address": f"eq.{v}", "select": "from,to"})
+    node.stop()
+    db = sqlite3.connect(node.data_dir / DB_FILE)
+    for t in ("storage", "contract", "mapping", "event", "event_array"):
+        db.execute(f'DELETE FROM "cirrus16:{t}"')
+    db.execute("DELETE FROM cirrus16_views")
+    db.execute("DELETE FROM meta WHERE key = 'cirrus16'")
+    db.commit()
+    db.close()
+    node.restart()  # not running: starts again on its port
+    client = node.new_client("alice")
+    for name, rows in before.items():
+        got = search(client, name, {"address": f"eq.{v}", "select": "*"})
+        assert [r["address"] for r in got] == [r["address"] for r in rows], name
+    (s,) = search(client, "storage", {"address": f"eq.{v}"})
+    assert s["data"] == before["storage"][0]["data"]
+    assert (
+        search(client, "BlockApps-Vault-Moved", {"address": f"eq.{v}", "select": "from,to"})
+        == events
+    )

@@ -24,6 +24,7 @@ from functools import cached_property
 from typing import Any
 
 from ..solidvm.defs import ContractDef
+from ..solidvm.proxies import delegated_vars
 from ..solidvm.runtime import MISSING, POPPED, PUSHED, REPLACED
 from ..solidvm.types import (
     AccountType,
@@ -276,6 +277,7 @@ class CollectionIndexer:
         self._tops: dict[int, tuple[AccountState, dict[int, Any]]] = {}  # see _tops_of
         self._refused: set[str] = set()  # tables not written (name taken, other key types)
         self._tables: dict[str, tuple[CollectionVar, Table]] = {}  # checked and complete
+        self._delegated: dict[int, tuple[AccountState, int, dict[str, CollectionVar]]] = {}
         # also told of every flushed change: (account, variable, top-level keys or None for
         # every entry, (block hash, Cirrus timestamp, number)) -- STRATO 16's mapping rows
         self.sinks: list[
@@ -301,7 +303,27 @@ class CollectionIndexer:
         return out
 
     def var_named(self, acct: AccountState, name: str) -> CollectionVar | None:
-        return self.named_vars(acct.cdef).get(name)
+        return self.tracked_vars(acct).get(name)
+
+    def tracked_vars(self, acct: AccountState) -> dict[str, CollectionVar]:
+        """The collection variables whose changes are followed: the account's own contract's,
+        and those of the code that ran on it through delegatecall (a proxy keeps its logic's),
+        which only the sinks are told of."""
+        own = self.named_vars(acct.cdef)
+        layouts = acct.layouts
+        if not layouts:
+            return own
+        key = id(acct)
+        hit = self._delegated.get(key)
+        if hit is not None and hit[0] is acct and hit[1] == len(layouts):
+            return hit[2]
+        out = dict(own)
+        for sv in delegated_vars(acct):
+            cv = collection_var(sv.name, sv.type)
+            if cv is not None:
+                out.setdefault(cv.name, cv)
+        self._delegated[key] = (acct, len(layouts), out)
+        return out
 
     # ------------------------------------------------------------ tracking
 
@@ -347,7 +369,7 @@ class CollectionIndexer:
         tops: dict[int, tuple[AccountState, CollectionVar | None]] = {}
         named: dict[AcctKey, dict[str, CollectionVar]] = {}
         for acct in accts:
-            cvs = self.named_vars(acct.cdef)
+            cvs = self.tracked_vars(acct)
             if not cvs:
                 continue
             k = (acct.chain, acct.address)
@@ -650,9 +672,15 @@ class CollectionIndexer:
             base = table_of(akey)
             if acct is None or base is None:
                 continue
-            cvs = self.named_vars(acct.cdef)
+            own = self.named_vars(acct.cdef)
+            cvs = self.tracked_vars(acct)
             for name, ch in changes.items():
                 cv = cvs.get(name)
+                if cv is not None and name not in own:
+                    # a proxy's variable of its logic: no seed table, STRATO 16's rows only
+                    for sink in self.sinks:
+                        sink(acct, cv, None if ch.whole is not None else ch.tops(), stamped)
+                    continue
                 t = self.table(f"{base}-{name}", cv) if cv is not None else None
                 if cv is None or t is None:
                     continue

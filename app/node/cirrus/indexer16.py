@@ -182,12 +182,26 @@ def first_key(k: Any, t: Type) -> Any:
 
 def indexed_vars(acct: AccountState) -> list[StateVar]:
     """The variables ``storage.data`` holds: the account's own and those of the code that ran
-    on it through delegatecall (a proxy's logic), arrays and mappings left out."""
+    on it through delegatecall (a proxy's logic), arrays and mappings left out; in the order
+    jsonb keeps an object's members (shorter names first, then by bytes)."""
     cdef = acct.cdef
     assert cdef is not None
     out = [sv for sv in cdef.state_vars if not sv.constant]
     out += delegated_vars(acct)
-    return [sv for sv in out if not isinstance(sv.type, ArrayType | MappingType)]
+    kept = [sv for sv in out if not isinstance(sv.type, ArrayType | MappingType)]
+    return sorted(kept, key=lambda sv: (len(sv.name.encode()), sv.name.encode()))
+
+
+def data_json(acct: AccountState, svars: list[StateVar]) -> str:
+    """``storage.data`` as stored (encoding.encode_json of an object of strings, the members
+    already in jsonb's order)."""
+    st = acct.storage
+    data = {
+        sv.name: storage_text(st[sv.name], sv.type)
+        for sv in svars
+        if st.get(sv.name, MISSING) is not MISSING
+    }
+    return "5" + json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
 # ------------------------------------------------------------ the writer
@@ -202,6 +216,8 @@ class Indexer16:
         self.code_creators: dict[int, tuple[ContractDef, str]] = {}  # by id of the code
         self.created: list[tuple[AcctKey, str, list[ContractDef]]] = []  # this block
         self.layouts: set[tuple[AcctKey, str]] = set()  # delegate code stamped on accounts
+        # the variables storage.data holds, by id of the account (with its code and layouts)
+        self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
 
     def clear(self) -> None:
         """Forget the block's pending work (its transactions were rolled back)."""
@@ -240,6 +256,15 @@ class Indexer16:
                 defs += [c for c in unit.contracts.values() if c not in defs]
             self.created.append((key, creator, defs))
 
+    def adopt(self, key: AcctKey, acct: AccountState) -> None:
+        """An existing contract indexed as if created now (a data dir from before these
+        tables): its collection's creator is BlockApps, or its creating contract's."""
+        if acct.cdef is None:
+            return
+        creator = BLOCKAPPS if acct.creator is None else self.creator_of((key[0], acct.creator))
+        self.creators[key] = creator
+        self.created.append((key, creator, list(acct.cdef.linearization)))
+
     def flush(
         self,
         block: tuple[int, str, int],
@@ -271,19 +296,20 @@ class Indexer16:
                 continue
             if acct.layouts:
                 stamps += self._layout_stamps(key, acct)
-            st = acct.storage
-            data = {
-                sv.name: storage_text(st[sv.name], sv.type)
-                for sv in indexed_vars(acct)
-                if st.get(sv.name, MISSING) is not MISSING
-            }
-            rows.append((acct.hex, block_hash, stamp, number, encode_json(data), key[0]))
+            rows.append((acct.hex, block_hash, stamp, number, self._data(acct), key[0]))
         if rows:
             db.executemany(UPSERT_STORAGE, rows)
         if stamps:
             db.executemany(STAMP, stamps)
         if events:
             self._events(events, senders, (number, block_hash, stamp))
+
+    def _data(self, acct: AccountState) -> str:
+        n = len(acct.layouts) if acct.layouts else 0
+        hit = self._svars.get(id(acct))
+        if hit is None or hit[0] is not acct or hit[1] is not acct.cdef or hit[2] != n:
+            hit = self._svars[id(acct)] = (acct, acct.cdef, n, indexed_vars(acct))
+        return data_json(acct, hit[3])
 
     def _layout_stamps(self, key: AcctKey, acct: AccountState) -> list[tuple[str, str, str, str]]:
         """A proxy gets the stamps of the code that ran on it through delegatecall."""
@@ -422,13 +448,11 @@ class Indexer16:
         chain: str,
     ) -> tuple[Any, ...]:
         texts = [key_text(k) for k in path]
-        key = {("key" if i == 0 else f"key{i + 1}"): t for i, t in enumerate(texts)}
+        if len(texts) == 1:
+            key = '5{"key":' + json.dumps(texts[0], ensure_ascii=False) + "}"
+        else:
+            key = encode_json(
+                {("key" if i == 0 else f"key{i + 1}"): t for i, t in enumerate(texts)}
+            )
         where = name + "".join(f"[{t}]" for t in texts)
-        return (
-            *head,
-            encode_json(key),
-            where,
-            encode_json(value),
-            chain,
-            first_key(path[0], kts[0]),
-        )
+        return (*head, key, where, encode_json(value), chain, first_key(path[0], kts[0]))

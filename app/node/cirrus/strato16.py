@@ -130,8 +130,8 @@ CREATE TABLE IF NOT EXISTS {physical("mapping")} (address TEXT NOT NULL, block_h
   key TEXT, path TEXT NOT NULL, value TEXT, _chain TEXT NOT NULL DEFAULT '', _k1,
   PRIMARY KEY (address, path, _chain));
 CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "mapping:key")}
-  ON {physical("mapping")} (collection_name, _k1);
-CREATE TABLE IF NOT EXISTS {physical("event")} (id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ON {physical("mapping")} (collection_name, _k1, address);
+CREATE TABLE IF NOT EXISTS {physical("event")} (id INTEGER PRIMARY KEY,
   address TEXT, block_hash TEXT, block_timestamp TEXT, block_number TEXT,
   transaction_sender TEXT, event_index INTEGER, event_name TEXT, attributes TEXT,
   _chain TEXT NOT NULL DEFAULT '');
@@ -241,10 +241,11 @@ def extract(column: str, key: str, kind: str) -> str:
 
 def owned(alias: str, creator: str, contract: str) -> str:
     """The rows of addresses stamped with ``contract`` or a descendant, under ``creator``
-    (one row per source row: the platform's join repeats a row per matching stamp)."""
+    (one row per source row: the platform's join repeats a row per matching stamp). The stamps
+    are read once per query into a set that each row probes."""
     return (
-        f"EXISTS (SELECT 1 FROM {physical('contract')} c WHERE c.address = {alias}.address "
-        f"AND c._chain = {alias}._chain AND c.creator = {lit(creator)} AND c.contract_name IN "
+        f"({alias}.address, {alias}._chain) IN (SELECT c.address, c._chain FROM "
+        f"{physical('contract')} c WHERE c.creator = {lit(creator)} AND c.contract_name IN "
         f"(SELECT contract FROM cirrus16_lineage WHERE creator = {lit(creator)} "
         f"AND base = {lit(contract)}))"
     )
@@ -349,7 +350,10 @@ def collection_views(creator: str, cdef: ContractDef) -> list[View]:
                 exprs,
                 "m",
                 "mapping",
-                [f"m.collection_name = {lit(sv.name)}", f"m.value NOT IN {HIDDEN_VALUES}"],
+                [
+                    f"m.collection_name = {lit(sv.name)}",
+                    f"m.value NOT IN {HIDDEN_VALUES}",
+                ],
                 creator,
                 cdef.name,
             )

@@ -49,6 +49,7 @@ class Ledger(LedgerBlocks):
         self.root_address = root["address"] if root else ""
         self._replay()
         self._index_collections_once()
+        self._index_strato16_once()
         if fresh:
             self._genesis()
         for row in self.store.all(

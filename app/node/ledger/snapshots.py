@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from ..chains import Chain
+from ..cirrus.indexer import cirrus_timestamp
 from ..solidvm.errors import SolidVMError
 from ..solidvm.persist import dump_value, load_value
 from ..solidvm.proxies import delegated_vars
@@ -158,6 +159,50 @@ class LedgerSnapshots(LedgerExecutor):
             db.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus_collections', '1')"
             )
+
+    def _index_strato16_once(self) -> None:
+        """STRATO 16's Cirrus rows for a data dir made before they existed: every indexed
+        contract's views, stamps, storage and mapping rows (as of its last change) and every
+        recorded event, once (creators are BlockApps or the creating contract's)."""
+        if self.store.get_meta("cirrus16"):
+            return
+        ix = self.indexer16
+        cx = self.collections
+        with self.store.transaction() as db:
+            order = sorted(self.meta.items(), key=lambda kv: (kv[1].created_block, kv[0]))
+            for k, meta in order:
+                acct = self.world.accounts.get(k)
+                if acct is None or self._collection_table(k) is None:
+                    continue
+                b = self.store.one(
+                    "SELECT hash, timestamp FROM blocks WHERE number=?", meta.updated_block
+                )
+                block = (
+                    meta.updated_block,
+                    str(b["hash"]) if b else "",
+                    int(b["timestamp"]) if b else 0,
+                )
+                ix.adopt(k, acct)
+                ix.flush(block, [], [], {})
+                stamped = (block[1], cirrus_timestamp(block[2]), block[0])
+                for cv in cx.tracked_vars(acct).values():
+                    ix.write_entries(acct, cv, None, stamped)
+            by_block: dict[int, list[Any]] = {}
+            for e in self.store.all(
+                "SELECT e.block_number, e.tx_hash, e.chain, e.address, e.contract, e.name, "
+                "e.args, t.sender FROM events e LEFT JOIN txs t ON t.hash = e.tx_hash "
+                "ORDER BY e.rowid"
+            ):
+                by_block.setdefault(int(e[0]), []).append(tuple(e))
+            for number, evs in sorted(by_block.items()):
+                b = self.store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
+                block = (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
+                senders = {str(e[1]): str(e[7] or "") for e in evs}
+                rows = [
+                    (str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]), str(e[6])) for e in evs
+                ]
+                ix.flush(block, [], rows, senders)
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus16', '1')")
 
     def _collection_table(self, k: tuple[str, int]) -> str | None:
         """The Cirrus table of an indexed contract (its collections are ``<table>-<name>``)."""
