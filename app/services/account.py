@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.client.cirrus_names import table_of
 from app.client.errors import AuthError, RequestError, StratoError
 from app.client.models import Account, Transaction, TxResult
 
@@ -196,9 +197,8 @@ class AccountService(QObject):
         client = self.session.client
         assert client is not None
         try:
-            rows, _ = await client.cirrus(
-                "Certificate", [("userAddress", f"eq.{address}"), ("limit", "1")]
-            )
+            table = await table_of(client, "Certificate")
+            rows, _ = await client.cirrus(table, [("userAddress", f"eq.{address}"), ("limit", "1")])
         except RequestError as exc:
             return None, f"the certificate registry cannot be read: {exc.message}"
         if not rows:

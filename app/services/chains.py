@@ -9,6 +9,7 @@ or in ``accountInfo``), so ``ChainInfo.from_json`` accepts all of them. Membersh
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec
+from app.client.cirrus_names import names_of
 from app.client.cirrus_query import STANDARD_COLUMNS
 from app.client.errors import AuthError, RequestError, StratoError
 from app.client.models import Transaction, as_bool, as_int
@@ -547,11 +549,14 @@ class ChainService(QObject):
         if chain.governance:
             names.setdefault(chain.governance, GOVERNANCE_ADDRESS)
         found: list[MembershipEvent] = []
+        # event tables appear with the first emit: the list must be newer than these
+        # transactions (one re-read for the lot, not one per contract)
+        after = "txs:" + hashlib.sha1(",".join(hash_list).encode()).hexdigest()
         for name, address in list(names.items())[:MAX_CONTRACT_NAMES]:
             fields = await self._membership_fields(name, address, chain.id)
             for event, declared in fields.items():
                 try:
-                    found += await self._event_rows(name, event, declared, hash_list)
+                    found += await self._event_rows(name, event, declared, hash_list, after)
                 except RequestError as exc:
                     if exc.status == 400 and "transaction_hash" in exc.message:
                         return [], (
@@ -582,14 +587,31 @@ class ChainService(QObject):
         }
 
     async def _event_rows(
-        self, contract: str, event: str, declared: list[str], hashes: list[str]
+        self, contract: str, event: str, declared: list[str], hashes: list[str], after: str = ""
+    ) -> list[MembershipEvent]:
+        """The event's rows in these transactions, from every event table the node lists for
+        the contract (``Governance.OrgAdded``, ``Acme-CarDemo-Governance.OrgAdded`` ...)."""
+        client = self._client()
+        names = await names_of(client).names(client, want=contract, after=after)
+        # the seed's tables only: STRATO 16 has no private chains, and its event views record
+        # no transaction to match the chain's against
+        tables = [t for t in names.event_tables(contract, event) if names.family(t) == "seed"]
+        if not tables and not names.listed:
+            tables = [f"{contract}.{event}"]
+        out: list[MembershipEvent] = []
+        for table in tables:
+            out += await self._table_event_rows(table, contract, event, declared, hashes)
+        return out
+
+    async def _table_event_rows(
+        self, table: str, contract: str, event: str, declared: list[str], hashes: list[str]
     ) -> list[MembershipEvent]:
         out: list[MembershipEvent] = []
         for i in range(0, len(hashes), HASHES_PER_QUERY):
             chunk = hashes[i : i + HASHES_PER_QUERY]
             try:
                 rows, _ = await self._client().cirrus(
-                    f"{contract}.{event}",
+                    table,
                     [("transaction_hash", f"in.({','.join(chunk)})"), ("order", "id")],
                 )
             except RequestError as exc:

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec, FunctionSpec
+from app.client.cirrus_names import names_of, table_of
 from app.client.errors import AuthError, RequestError, StratoError, TransactionFailed
 from app.client.models import Transaction, TxRequest, TxResult
 from app.client.scenario import Player, Recorder, ReplayStep, Scenario, ScenarioError
@@ -108,8 +109,10 @@ class ComposerService(QObject):
 
     async def users(self) -> list[tuple[str, str]]:
         """(common name, address) of the users with a certificate, by name."""
-        rows, _ = await self._client().cirrus(
-            "Certificate", [("select", "commonName,userAddress"), ("limit", "500")]
+        client = self._client()
+        rows, _ = await client.cirrus(
+            await table_of(client, "Certificate"),
+            [("select", "commonName,userAddress"), ("limit", "500")],
         )
         out = {
             str(r["commonName"]): str(r["userAddress"])
@@ -258,34 +261,94 @@ async def inspect_transaction(composer: ComposerService, tx_hash: str) -> TxDeta
         details.state_scope = report.scope
     spec = details.created or details.called
     if spec is not None and result.ok:
-        details.events, details.events_note = await emitted_events(composer, spec, h)
+        where = _hex(target) if target else ""
+        details.events, details.events_note = await emitted_events(
+            composer, spec, h, where, result.block_hash
+        )
     return details
 
 
 async def emitted_events(
-    composer: ComposerService, spec: ContractSpec, tx_hash: str
+    composer: ComposerService,
+    spec: ContractSpec,
+    tx_hash: str,
+    address: str = "",
+    block_hash: str = "",
 ) -> tuple[list[tuple[str, dict[str, Any]]] | None, str]:
-    """The events the contract logged in this transaction, from its Cirrus event tables
-    (``<Contract>.<Event>``, found by ``transaction_hash`` as on STRATO 10 and the sandbox)."""
+    """The events the contract logged in this transaction, from the event tables the node
+    lists for it (:mod:`app.client.cirrus_names`): the seed's ``<table>.<Event>`` found by
+    ``transaction_hash``; STRATO 16's ``<creator>-<C>-<Event>`` views, which record no
+    transaction, by the contract's address in the transaction's block; and STRATO 16's global
+    ``event`` table when no view names the event."""
     client = composer._client()
+    names = await names_of(client).names(client, want=spec.name, after=block_hash)
     found: list[tuple[int, str, dict[str, Any]]] = []
     for ev in spec.events:
-        try:
-            rows, _ = await client.cirrus(
-                f"{spec.name}.{ev.name}", [("transaction_hash", f"eq.{tx_hash}"), ("order", "id")]
-            )
-        except RequestError as exc:
-            if exc.status == 404:
-                continue  # never emitted anywhere: no table
-            if exc.status == 400 and "transaction_hash" in exc.message:
-                return None, (
-                    "this node's event tables do not record transactions (STRATO before 10): "
-                    "the events cannot be matched to it"
+        declared = [f for f, _ in ev.type.fields]
+        tables = names.event_tables(spec.name, ev.name)
+        if not tables and not names.listed:  # the node lists nothing: the seed's spelling
+            tables = [f"{spec.name}.{ev.name}"]
+        if not tables and names.global_events and address and block_hash:
+            rows = await _global_event_rows(client, ev.name, address, block_hash)
+            for r in rows:
+                attrs = r.get("attributes") if isinstance(r.get("attributes"), dict) else {}
+                assert isinstance(attrs, dict)
+                found.append(
+                    (int(r.get("event_index") or 0), ev.name, {n: attrs.get(n) for n in declared})
                 )
-            raise
-        names = [f for f, _ in ev.type.fields]
-        for r in rows:
-            logged = {n: r.get(n, r.get(f"{n}_")) for n in names}
-            found.append((int(r.get("id") or 0), ev.name, logged))
+            continue
+        for table in tables:  # the likeliest first; one family's rows are enough
+            if names.family(table) == "seed":
+                params = [("transaction_hash", f"eq.{tx_hash}"), ("order", "id")]
+            elif address and block_hash:
+                params = [
+                    ("address", f"eq.{address}"),
+                    ("block_hash", f"eq.{block_hash}"),
+                    ("order", "event_index"),
+                ]
+            else:
+                continue
+            try:
+                rows, _ = await client.cirrus(table, params)
+            except RequestError as exc:
+                if exc.status == 404:
+                    continue  # never emitted anywhere: no table
+                if exc.status == 400 and "transaction_hash" in exc.message:
+                    return None, (
+                        "this node's event tables do not record transactions (STRATO before "
+                        "10): the events cannot be matched to it"
+                    )
+                raise
+            for r in rows:
+                logged = {n: r.get(n, r.get(f"{n}_", r.get(f"arg_{n}"))) for n in declared}
+                key = r.get("id") if names.family(table) == "seed" else r.get("event_index")
+                found.append((int(key or 0), ev.name, logged))
+            if rows:
+                break
     found.sort(key=lambda e: (e[1], e[0]))
     return [(name, logged) for _, name, logged in found], ""
+
+
+async def _global_event_rows(
+    client: Any, event: str, address: str, block_hash: str
+) -> list[dict[str, Any]]:
+    """STRATO 16's global ``event`` rows of one event of one contract in one block."""
+    try:
+        rows, _ = await client.cirrus(
+            "event",
+            [
+                ("address", f"eq.{address}"),
+                ("event_name", f"eq.{event}"),
+                ("block_hash", f"eq.{block_hash}"),
+                ("order", "event_index"),
+            ],
+        )
+    except RequestError as exc:
+        if exc.status in (400, 404):
+            return []
+        raise
+    return [r for r in rows if isinstance(r, dict)]
+
+
+def _hex(a: str) -> str:
+    return str(a or "").lower().removeprefix("0x")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
+from app.client.cirrus_names import table_of
 from app.client.errors import StratoError
 from app.client.models import Block
 
@@ -499,10 +500,12 @@ class DashboardService(QObject):
                     break
             return count
 
+        async def accounts() -> int:
+            count: int = await client.cirrus_count(await table_of(client, IDENTITY_TABLE))
+            return count
+
         names = ("accounts", "contracts", "chains")
-        answers = await asyncio.gather(
-            client.cirrus_count(IDENTITY_TABLE), contracts(), chains(), return_exceptions=True
-        )
+        answers = await asyncio.gather(accounts(), contracts(), chains(), return_exceptions=True)
         values: dict[str, int | None] = {}
         errors: dict[str, str] = {}
         for name, answer in zip(names, answers, strict=True):

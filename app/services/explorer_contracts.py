@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -20,8 +19,9 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from app.client.abi_types import AbiType, ContractSpec
+from app.client.cirrus_names import CirrusNames, names_of
 from app.client.cirrus_query import history_of
-from app.client.cirrus_schema import TableInfo, parse_openapi, table_kind
+from app.client.cirrus_schema import TableInfo
 from app.client.errors import AuthError, RequestError
 from app.client.models import Transaction, TxResult
 
@@ -31,7 +31,6 @@ STATE_PAGE = 50  # entries of a mapping or array read at a time
 EVENT_PAGE = 50  # rows read from one event table at a time
 EVENT_READERS = 4  # event tables read at once
 MAX_CHAINS = 100  # private chains whose contracts the Contracts view lists
-SCHEMA_TTL = 10.0  # seconds a node's Cirrus description is reused (every instance asks it)
 CREATION_CHUNK = 50  # transaction results asked at once when looking for a creation
 CREATION_MAX = 500  # transactions of the creation block looked at, at most
 
@@ -88,13 +87,20 @@ EVENT_META = {
     "transaction_hash",
     "transaction_sender",
     "event_index",
+    "creator",  # STRATO 16's event views
+    "contract_name",
 }
 
 
 def split_event_table(table: str) -> tuple[str, str]:
-    """``Contract.Event`` -> (contract, event); the contract part may hold dots of an app."""
-    contract, _, event = table.rpartition(".")
-    return contract, event
+    """(contract, event) of an event table of either family: the seed's ``<table>.<Event>``
+    (``Acme-Nest.Summed``) and STRATO 16's ``<creator>-<Contract>-<Event>``; the contract is
+    named without its org, application or creator prefix (``Nest``)."""
+    if "." in table:
+        base, _, event = table.rpartition(".")
+    else:
+        base, _, event = table.rpartition("-")
+    return base.rsplit("-", 1)[-1], event
 
 
 def _int(v: Any) -> int | None:
@@ -109,9 +115,12 @@ def _int(v: Any) -> int | None:
 
 def _arg_name(column: str) -> str:
     """The declared name of an argument column: the sandbox stores an argument named like a
-    row column (``id``, ``address`` ...) as ``<name>_``."""
+    row column (``id``, ``address`` ...) as ``<name>_``, STRATO 16 as ``arg_<name>``."""
     base = column[:-1]
-    return base if column.endswith("_") and base in EVENT_META | {"_chain"} else column
+    if column.endswith("_") and base in EVENT_META | {"_chain"}:
+        return base
+    plain = column.removeprefix("arg_")
+    return plain if column.startswith("arg_") and plain in EVENT_META else column
 
 
 def event_row(table: str, r: dict[str, Any]) -> EventRow:
@@ -247,14 +256,12 @@ def _hex(a: Any) -> str:
     return str(a or "").lower().removeprefix("0x")
 
 
-def candidate_tables(name: str, tables: Iterable[str]) -> list[str]:
+def candidate_tables(name: str, tables: Iterable[str] | CirrusNames) -> list[str]:
     """The contract tables that may hold ``name``'s rows, the likeliest first: the table named
-    exactly so, then those of asset applications, whose tables carry the application's prefix
-    (``<Org>-<App>-<Contract>``, seed 001)."""
-    own = [t for t in tables if table_kind(t) == "contract"]
-    exact = [t for t in own if t == name]
-    prefixed = sorted(t for t in own if t != name and t.endswith("-" + name))
-    return exact + prefixed
+    exactly so, then those with an org, application or creator prefix (``<Org>-<Contract>``,
+    ``<Org>-<App>-<Contract>``, seed 001; STRATO 16's ``<creator>-<Contract>``)."""
+    names = tables if isinstance(tables, CirrusNames) else CirrusNames(tables)
+    return names.contract_tables(name)
 
 
 def created_here(r: TxResult, inst: Instance) -> bool:
@@ -288,9 +295,8 @@ class ExplorerContractsService(QObject):
     def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        # the node's Cirrus description, read at most every SCHEMA_TTL seconds: each instance
-        # detail (its tables, its events) and the Events view ask for it: (client, when, tables)
-        self._schema: tuple[Any, float, dict[str, TableInfo]] | None = None
+        # the node's table list last read (names_of(client) keeps it per node)
+        self._names: CirrusNames | None = None
 
     def _client(self) -> Any:
         if self.session.client is None:
@@ -446,34 +452,39 @@ class ExplorerContractsService(QObject):
 
     # ------------------------------------------------------------ Cirrus tables
 
-    async def cirrus_tables(self, fresh: bool = False) -> dict[str, TableInfo]:
-        """The node's Cirrus tables (its description, reused for :data:`SCHEMA_TTL` s unless
-        ``fresh``)."""
+    async def cirrus_names(self, fresh: bool = False, want: str = "") -> CirrusNames:
+        """The node's Cirrus tables, read (the list reused for a few seconds unless ``fresh``
+        or a contract ``want`` has no table in it yet)."""
         client = self._client()
-        now = time.monotonic()
-        got = self._schema
-        if not fresh and got is not None and got[0] is client and now - got[1] < SCHEMA_TTL:
-            return got[2]
-        tables = parse_openapi(await client.cirrus_schema())
-        self._schema = (client, time.monotonic(), tables)
-        return tables
+        names = await names_of(client).names(client, fresh=fresh, want=want)
+        self._names = names
+        return names
+
+    async def cirrus_tables(self, fresh: bool = False) -> dict[str, TableInfo]:
+        """The tables the node describes ({} when it describes none)."""
+        names = await self.cirrus_names(fresh)
+        return names.infos if names.listed else {}
 
     async def instance_tables(self, inst: Instance) -> InstanceTables:
-        """The instance's Cirrus table and ``history@`` table. The table is the one named
-        after the contract, or one ending in ``-<contract>`` (an asset application's); when
-        several could be, the first holding the instance's row."""
-        names = await self.cirrus_tables()
-        if not names:  # the node does not describe its tables: the plain names, unchecked
+        """The instance's Cirrus table and ``history@`` table: of the contract's tables of
+        either family, the likeliest (:meth:`CirrusNames.contract_tables`); when several
+        could be, the first holding the instance's row."""
+        names = await self.cirrus_names(want=inst.name)
+        if not names.listed and not names.contract_tables(inst.name):
+            # the node does not describe its tables: the plain names, unchecked
             return InstanceTables(inst.name, history_of(inst.name), known=False)
-        found = candidate_tables(inst.name, names)
+        found = names.contract_tables(inst.name)
         table = found[0] if found else ""
         if len(found) > 1:
             for t in found[:8]:
                 if await self._holds(t, inst):
                     table = t
                     break
-        history = history_of(table) if table and history_of(table) in names else ""
-        return InstanceTables(table, history)
+        history = names.history_of(table) if table else ""
+        if table and not history and names.family(table) == "strato16":
+            # STRATO 16 keeps every contract's history, in one global table (by address)
+            history = "history@storage" if "history@storage" in names else ""
+        return InstanceTables(table, history, known=names.listed)
 
     async def _holds(self, table: str, inst: Instance) -> bool:
         params = [("address", f"eq.{inst.address}"), ("select", "address"), ("limit", "1")]
@@ -487,11 +498,15 @@ class ExplorerContractsService(QObject):
 
     # ------------------------------------------------------------ events
 
-    async def event_tables(self, fresh: bool = True) -> list[str]:
-        """The node's ``<Contract>.<Event>`` tables, from its Cirrus description (the one read
-        a few seconds ago unless ``fresh``)."""
-        tables = await self.cirrus_tables(fresh)
-        return sorted(n for n, t in tables.items() if t.kind == "event")
+    async def event_tables(self, fresh: bool = True, contract: str = "") -> list[str]:
+        """The node's event tables of either family (``<table>.<Event>``,
+        ``<creator>-<C>-<Event>``), from its list (the one read a few seconds ago unless
+        ``fresh``); only ``contract``'s when given."""
+        names = await self.cirrus_names(fresh, want=contract)
+        tables = names.all_event_tables()
+        if contract:
+            tables = [t for t in tables if names.event_name(t)[0] == contract]
+        return tables
 
     def feed(
         self,

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from PySide6.QtCore import QObject
 
+from app.client.cirrus_names import names_of, table_of
 from app.client.errors import AuthError, RequestError
 from app.client.models import AccountState, Block, Transaction
 
@@ -97,8 +98,10 @@ class SearchService(QObject):
         return SearchHit("account", address, name, detail={"state": state})
 
     async def _user_name(self, address: str) -> str:
-        rows, _ = await self._client().cirrus(
-            "Certificate", [("userAddress", f"eq.{address}"), ("select", "commonName")]
+        client = self._client()
+        rows, _ = await client.cirrus(
+            await table_of(client, "Certificate"),
+            [("userAddress", f"eq.{address}"), ("select", "commonName")],
         )
         return str(rows[0].get("commonName") or "") if rows else ""
 
@@ -121,13 +124,15 @@ class SearchService(QObject):
         raise NotFound(f"{h[:12]}… is no transaction, chain or block you can see on this node")
 
     async def _name(self, text: str) -> SearchHit:
-        schema = await self._client().cirrus_schema()
-        tables = list((schema.get("definitions") or {}).keys()) if schema else []
-        if not tables:
-            tables = list(await self._client().contracts())
+        client = self._client()
+        names = await names_of(client).names(client, want=text)
+        tables = list(names.infos)
         exact = [t for t in tables if t.lower() == text.lower()]
+        # a contract's own table whatever its prefix (Acme-Nest, BlockApps-Nest), then names
+        # that hold the text
+        own = names.contract_tables(text)
         close = [t for t in tables if text.lower() in t.lower()]
-        for t in exact or sorted(close, key=len):
+        for t in exact or own or sorted(close, key=len):
             return SearchHit("table", t, t)
         raise NotFound(f"no table or contract is named like {text!r} on this node")
 
@@ -140,7 +145,7 @@ class SearchService(QObject):
         client = self._client()
         state = await client.account(address)
         rows, _ = await client.cirrus(
-            "Certificate",
+            await table_of(client, "Certificate"),
             [
                 ("userAddress", f"eq.{address}"),
                 ("select", "commonName,organization,organizationalUnit"),

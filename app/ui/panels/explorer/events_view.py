@@ -113,6 +113,7 @@ class EventsView(ReadsWhenShown):
         self.model = EventsModel(self.service, self.tasks, self)
         self.tables: list[str] = []
         self._tables_read: asyncio.Task[Any] | None = None  # the newest read of the table list
+        self._new_blocks = False  # blocks came since the table list was last read
 
         self.contract_box = QComboBox(self)
         name_widget(self.contract_box, "eventsContract", "Contract")
@@ -162,7 +163,7 @@ class EventsView(ReadsWhenShown):
 
         self.contract_box.currentIndexChanged.connect(self._contract_chosen)
         self.event_box.currentIndexChanged.connect(self._apply)
-        self.refresh.clicked.connect(self.reload)
+        self.refresh.clicked.connect(self.read_afresh)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self.table.activated.connect(self._open)
         self.table.clicked.connect(self._open)
@@ -178,10 +179,19 @@ class EventsView(ReadsWhenShown):
     def _block_changed(self, _number: int) -> None:
         """New blocks may hold new events: read again when next shown (a visible feed keeps its
         place; F5 reads the newest)."""
+        self._new_blocks = True  # the node's list of event tables may have grown
         if not self.isVisible():
             self._stale = True
 
+    def read_afresh(self) -> None:
+        """The refresh button: the node's table list read again, whatever its age."""
+        self._new_blocks = True
+        self.reload()
+
     def reload(self) -> None:
+        # the whole feed's list afresh; an instance's may be a few seconds old unless blocks
+        # came since it was read
+        fresh, self._new_blocks = not self.fixed_contract or self._new_blocks, False
         self._stale = False
         self.status.setText("Reading the node's event tables…")
         if self._tables_read is not None:  # an older read (another user's, F5 twice) is void
@@ -192,8 +202,7 @@ class EventsView(ReadsWhenShown):
 
         task = self._tables_read = self.tasks.start(
             "Reading event tables",
-            # the whole feed's list afresh; an instance's may be a few seconds old
-            self.service.event_tables(fresh=not self.fixed_contract),
+            self.service.event_tables(fresh=fresh, contract=self.fixed_contract or ""),
             while_alive(self, lambda tables: self._set_tables(tables) if newest() else None),
             while_alive(self, lambda text: self._failed(text) if newest() else None),
         )

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.client.cirrus_names import CirrusNames
 from app.client.cirrus_query import (
     HISTORY_PREFIX,
     CirrusQuery,
@@ -51,16 +52,29 @@ from app.ui.panels.tables.filter_builder import FilterBuilder
 from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, while_alive
 from app.ui.widgets.scroll import scroll_area
 
-KIND_ORDER = {"contract": 0, "history": 1, "event": 2}
+# a contract's tables in the picker: its own, its collections, its history, its events
+KIND_ORDER = {"contract": 0, "collection": 1, "member": 1, "history": 2, "event": 3, "global": 4}
 MIN_ROWS_HEIGHT = 150  # about four rows stay in view under the filter builder
 
 
-def contract_of(table: str) -> str:
-    """The contract name behind a table: ``history@Org-App-Car`` and ``Car.Sold`` -> ``Car``."""
-    name = table.removeprefix(HISTORY_PREFIX)
-    if "." in name:
-        name = name.split(".", 1)[0]
-    return name.rsplit("-", 1)[-1]
+def contract_of(table: str, names: CirrusNames | None = None) -> str:
+    """The contract name behind a table: ``history@Org-App-Car`` and ``Car.Sold`` -> ``Car``;
+    with the node's list, STRATO 16's ``BlockApps-Car-Sold`` -> ``Car`` too."""
+    return (names or CirrusNames([table])).contract_of(table)
+
+
+def picker_order(names: CirrusNames) -> list[str]:
+    """The picker's tables grouped by contract, whichever family names them (``Acme-Car``,
+    ``BlockApps-Car``, ``Acme-Car.Sold``, ``BlockApps-Car-Sold`` together), the contract's own
+    tables first, the seed's names (own table, collections, history, events) before STRATO
+    16's; the node's global tables last."""
+
+    def key(n: str) -> tuple[bool, str, bool, int, str]:
+        group = names.group(n)
+        strato16 = names.family(n) == "strato16"
+        return (not group, group.lower(), strato16, KIND_ORDER[names.kind(n)], n.lower())
+
+    return sorted(names.infos, key=key)
 
 
 def base_table(table: str, row: dict[str, Any]) -> str:
@@ -91,6 +105,7 @@ class TablesPanel(ReadsWhenShown):
         self.model = CirrusTableModel(controller.cirrus, controller.tasks, self)
         self.exporter = CirrusExporter(controller.cirrus, self)
         self.tables: dict[str, TableInfo] = {}
+        self.names = CirrusNames({})  # the same list, read: which tables hold which contract
         self.saved: dict[str, str] = {}
         self._export_task: Any = None
         self._detail_row: dict[str, Any] | None = None
@@ -102,7 +117,7 @@ class TablesPanel(ReadsWhenShown):
         name_widget(self.table_name, "tablesTableName", "Table")
         line = self.table_name.lineEdit()
         assert line is not None  # an editable combo box has one
-        line.setPlaceholderText("Contract, history@Contract or Contract.Event")
+        line.setPlaceholderText("Contract, Org-Contract.Event, BlockApps-Contract-Event …")
         line.returnPressed.connect(self._table_entered)
         self.table_name.activated.connect(self._table_entered)
         self.refresh_tables = QToolButton(self)
@@ -234,6 +249,8 @@ class TablesPanel(ReadsWhenShown):
         self._sized = False
         self.model.failed.connect(self._on_failed)
         controller.session.user_changed.connect(self._on_user)
+        controller.session.block_changed.connect(self._on_block)
+        self._tables_old = False  # blocks came since the list was read: read it afresh
         self._fill_saved()
         self._update_export()
 
@@ -269,16 +286,25 @@ class TablesPanel(ReadsWhenShown):
     def _on_user(self, _name: str) -> None:
         self.mark_stale()
 
+    def _on_block(self, _number: int) -> None:
+        """New blocks may bring new contracts and event tables: the list is read afresh when
+        the panel is next shown (not under the user's hands while it is on screen)."""
+        self._tables_old = True
+        if not self.isVisible():
+            self._stale = True
+
     def reload_tables(self, refresh: bool = False) -> None:
         """The node's tables (and this profile's saved queries and chains) into the pickers."""
         self._stale = False
         if self.controller.session.client is None:
             return
+        refresh, self._tables_old = refresh or self._tables_old, False
 
         def done(tables: dict[str, TableInfo]) -> None:
             self.tables = dict(tables)
+            self.names = CirrusNames(self.tables)
             current = self.table_name.currentText()
-            names = sorted(tables, key=lambda n: (KIND_ORDER[tables[n].kind], n.lower()))
+            names = picker_order(self.names)
             self.table_name.clear()
             self.table_name.addItems(names)
             self.table_name.setEditText(current)
@@ -496,16 +522,19 @@ class TablesPanel(ReadsWhenShown):
         elif scheme == "tx":
             self.transaction_requested.emit(rest)
         elif scheme == "contract":
-            self.contract_requested.emit(contract_of(table), address, chain)
+            self.contract_requested.emit(contract_of(table, self.names), address, chain)
         elif scheme == "history":
-            self.open_table(
-                HISTORY_PREFIX + table,
-                CirrusQuery(
-                    HISTORY_PREFIX + table,
-                    where=_where(address, chain),
-                    order=[Order("block_number", desc=True)],
-                ),
-            )
+            history = self.names.history_of(table)
+            strato16 = self.names.family(table) == "strato16"
+            if not history and strato16 and "history@storage" in self.names:
+                # STRATO 16 keeps no history per contract: one global table, by address
+                history = "history@storage"
+                where = Group("and", [Condition("address", "eq", address)])
+                order = [Order("valid_from", desc=True)]
+            else:
+                history = history or HISTORY_PREFIX + table
+                where, order = _where(address, chain), [Order("block_number", desc=True)]
+            self.open_table(history, CirrusQuery(history, where=where, order=order))
         elif scheme == "transactions":
             self.controller.tasks.start(
                 "Reading the contract's transactions",
