@@ -9,6 +9,7 @@ One node for the module.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,6 +18,11 @@ import pytest
 from tests.integration.node_fixture import RunningNode, call_tx, deploy, submit
 
 SEARCH = "/cirrus/search"
+PROXY_DIR = Path(__file__).resolve().parents[1] / "corpus" / "proxy_deploy"
+# the corpus's Proxy (fallback delegatecalls the logic) with its Ownable, as one source
+PROXY_SRC = (PROXY_DIR / "Ownable.sol").read_text() + (PROXY_DIR / "Proxy.sol").read_text().replace(
+    'import "./Ownable.sol";', ""
+)
 
 SRC = """
 contract Token {
@@ -144,6 +150,7 @@ class World:
     registry: str
     bridge: str
     stamp: str  # a block_timestamp between the pool's deployment and its swaps (text form)
+    proxy: str  # a Proxy in front of the oracle's code
 
 
 def search(client: httpx.Client, table: str, params: dict[str, str], status: int = 200) -> Any:
@@ -189,9 +196,10 @@ def w(node: RunningNode, alice: httpx.Client) -> World:
     call(alice, bridge, "collateral", user=me, asset=tok_a, amount=11)
     call(alice, bridge, "save", h="0xabc")
     call(alice, bridge, "forge", h="0xdef")
-    return World(
-        me, other, tok_a, tok_b, lp, factory, pool, oracle, registry, bridge, row["block_timestamp"]
-    )
+    proxy = deploy(alice, "Proxy", PROXY_SRC, {"logic": oracle, "initialOwner": me})
+    call(alice, proxy, "claim", amount=4)
+    stamp = row["block_timestamp"]
+    return World(me, other, tok_a, tok_b, lp, factory, pool, oracle, registry, bridge, stamp, proxy)
 
 
 TOKEN_SELECT = (
@@ -379,12 +387,14 @@ def test_11_event_view_embeds_index_view(alice: httpx.Client, w: World) -> None:
             "block_timestamp": f"gte.{w.stamp}",
             "order": "amountIn.asc",
             "select": "address,id,block_timestamp,sender,tokenIn,tokenOut,amountIn::text,"
-            "amountOut::text,pool:BlockApps-Pool(tokenA:tokenA_fkey(address,symbol:_symbol),"
+            "amountOut::text,into:tokenOut_fkey(_symbol),"
+            "pool:BlockApps-Pool(tokenA:tokenA_fkey(address,symbol:_symbol),"
             "tokenB:tokenB_fkey(address,symbol:_symbol),isStable)",
         },
     )
     assert [(r["amountIn"], r["amountOut"]) for r in rows] == [("5", "10"), ("6", "12")]
     assert rows[0]["tokenIn"] == w.tok_a and isinstance(rows[0]["id"], int)
+    assert rows[0]["into"] == {"_symbol": "B"}  # an event's contract-typed argument
     assert rows[0]["pool"] == {
         "tokenA": {"address": w.tok_a, "symbol": "A"},
         "tokenB": {"address": w.tok_b, "symbol": "B"},
@@ -488,6 +498,26 @@ def test_17_event_name_count_grouped_with_embed(alice: httpx.Client, w: World) -
     )
     assert sorted((r["event_name"], r["count"]) for r in rows) == [("AddLiquidity", 1), ("Swap", 2)]
     assert all(r["storage"] == {"contract": [{"contract_name": "Pool"}]} for r in rows)
+    # the platform's activity feed: events of every contract but a Proxy's own rows; the
+    # oracle's event emitted through the proxy carries the proxy's address and its stamps
+    rows = search(
+        alice,
+        "event",
+        {
+            "select": f"event_name,event_name.count(),{EVENT_EMBED}",
+            "storage.contract.contract_name": "neq.Proxy",
+            "event_name": "eq.RewardsClaimed",
+        },
+    )
+    assert sum(r["count"] for r in rows) == 2
+    names = sorted(c["contract_name"] for r in rows for c in r["storage"]["contract"])
+    assert "Proxy" not in names and "Oracle" in names and "Ownable" in names
+    (row,) = search(
+        alice,
+        "BlockApps-Oracle-RewardsClaimed",
+        {"address": f"eq.{w.proxy}", "select": "amount,oracle:BlockApps-Oracle(address)"},
+    )
+    assert row == {"amount": 4, "oracle": {"address": w.proxy}}
 
 
 def test_18_events_in_order(alice: httpx.Client, w: World) -> None:
