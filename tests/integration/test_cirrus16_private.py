@@ -111,3 +111,31 @@ def test_typed_values_of_the_chain(alice: httpx.Client, safes: dict[str, str]) -
     assert row["secret"] == "hidden"
     rows = search(alice, "BlockApps-Safe-slots", {"address": f"eq.{safes['private']}"})
     assert sorted((r["key"], r["value"]) for r in rows) == [(1, 11), (2, 22)]
+
+
+def test_embeds_stay_on_the_row_chain(
+    alice: httpx.Client, bob: httpx.Client, safes: dict[str, str]
+) -> None:
+    # the governance contract's address is on main and on the private chain: each storage row
+    # embeds its own chain's mapping rows, and bob's never the private chain's
+    gov = "0" * 37 + "100"
+    where = {"address": f"eq.{gov}", "select": "data,mapping(collection_name,value)"}
+    rows = search(alice, "storage", where)
+    private = [r for r in rows if "governance" in str(r["data"])]
+    assert len(private) == 1 and len(rows) == 2
+    assert [m["value"] for m in private[0]["mapping"] if m["collection_name"] == "slots"] == [11]
+    others = [r for r in rows if r is not private[0]]
+    assert not [m for m in others[0]["mapping"] if m["collection_name"] == "slots"]
+    assert "slots" not in str(search(bob, "storage", where))
+    (row,) = search(
+        alice,
+        "BlockApps-Safe-slots",
+        {
+            "address": f"eq.{safes['private']}",
+            "key": "eq.2",
+            "select": "value,safe:BlockApps-Safe(secret)",
+        },
+    )
+    assert row == {"value": 22, "safe": {"secret": "hidden"}}
+    events = search(bob, "event", {"select": "event_name,storage(data)"})
+    assert "hidden" not in str(events) and "governance" not in str(events)

@@ -84,6 +84,15 @@ class Table:
         return quote(PREFIX + self.name)
 
     @property
+    def qualifier(self) -> str:
+        """What names the table's columns in a statement that reads ``FROM sql_name``."""
+        return self.sql_name
+
+    def aliased(self, alias: str) -> str:
+        """The table in a FROM clause under the name ``alias``."""
+        return f"{self.sql_name} AS {alias}"
+
+    @property
     def chain_column(self) -> str:
         return "_chain" if self.kind == "event" else "chainId"
 
@@ -498,7 +507,7 @@ class CirrusBackend:
                 params.extend(sorted(visible))
             else:
                 where.append(f"{chain_col} = ''")
-        where.extend(embedding.inner_clauses(self, t, q, visible, params, t.sql_name, 0))
+        where.extend(embedding.inner_clauses(self, t, q, visible, params, t.qualifier, 0))
         where_sql = f" WHERE {' AND '.join(where)}" if where else ""
         aggregates = [f for f in q.fields if f.aggregate]
         if aggregates and not (

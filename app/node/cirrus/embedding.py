@@ -72,7 +72,7 @@ def child_where(
     embed's filters, the chains the user may see, and its own ``!inner`` embeds."""
     where = [backend.render_group(target, sub.where, params)] if sub.where.items else []
     chain = target.chain_column
-    if visible is not None and (chain in target.columns or target.kind == "event"):
+    if visible is not None and (chain in target.columns or target.kind in ("event", "strato16")):
         if visible:
             marks = ", ".join("?" for _ in visible)
             where.append(f"(+{quote(chain)} = '' OR +{quote(chain)} IN ({marks}))")
@@ -99,7 +99,7 @@ def inner_clauses(
         if not e.inner:
             continue
         rel = backend.relationship(t, e.table, e.via)
-        target = backend.schema[rel.target]
+        target = backend.table(rel.target)
         alias = f"e{depth}"
         sub = e.sub or Query()
         # the relationship finds the target rows through their index; the embed's filters
@@ -109,9 +109,7 @@ def inner_clauses(
             for col, key in zip(rel.target_keys, rel.parent_keys(qualifier), strict=True)
         ]
         where += child_where(backend, target, sub, visible, params, depth + 1, alias)
-        out.append(
-            f"EXISTS (SELECT 1 FROM {target.sql_name} AS {alias} WHERE {' AND '.join(where)})"
-        )
+        out.append(f"EXISTS (SELECT 1 FROM {target.aliased(alias)} WHERE {' AND '.join(where)})")
     return out
 
 
@@ -129,7 +127,7 @@ def embed(
     them)."""
     for i, e in enumerate(q.embeds):
         rel = backend.relationship(t, e.table, e.via)
-        target = backend.schema[rel.target]
+        target = backend.table(rel.target)
         sub = e.sub or Query()
         n = len(rel.target_keys)
         # one key column: the value itself; several: a tuple of them
@@ -149,7 +147,7 @@ def embed(
                 where.append(f"{quote(col)} IN (SELECT value FROM json_each(?))")
                 column = wanted if n == 1 else {k[j] for k in wanted}
                 params.append(json.dumps(sorted(column, key=str)))
-            where += child_where(backend, target, sub, visible, params, depth, target.sql_name)
+            where += child_where(backend, target, sub, visible, params, depth, target.qualifier)
             cols = [quote(c) for c in rel.target_keys] + [r.sql for r in [*refs, *inner_keys]]
             sql = (
                 f"SELECT {', '.join(cols)} FROM {target.sql_name} WHERE {' AND '.join(where)}"

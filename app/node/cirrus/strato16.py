@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..solidvm.defs import ContractDef
 from ..solidvm.types import (
     ArrayType,
     BoolType,
+    ContractType,
     DecimalType,
     IntType,
     MappingType,
@@ -32,6 +33,7 @@ from ..solidvm.types import (
     VariadicType,
 )
 from .backend import EXTENSION_KEY, CirrusBackend, Table, quote
+from .relations import Relationship, follows, qualified
 from .values import Column
 
 BLOCKAPPS = "BlockApps"
@@ -204,10 +206,32 @@ class Table16(Table):
     """A STRATO 16 table or view: ``source`` is what the engine reads it from."""
 
     source: str = ""
+    # contract-typed columns -> the index view their `<col>_fkey` embeds (STRATO 16's computed
+    # relationships); the value of a collection view of contracts is `value`
+    fkeys: dict[str, str] = field(default_factory=dict)
 
     @property
     def sql_name(self) -> str:
-        return self.source
+        """A view is a parenthesised SELECT, named (by ``qualifier``) for correlated clauses."""
+        return f"{self.source} AS {self.qualifier}" if self.is_view else self.source
+
+    @property
+    def is_view(self) -> bool:
+        return self.source.startswith("(")
+
+    @property
+    def qualifier(self) -> str:
+        return quote(PHYSICAL + "view:" + self.name) if self.is_view else self.source
+
+    def aliased(self, alias: str) -> str:
+        return f"{self.source} AS {alias}"
+
+    @property
+    def base(self) -> str:
+        """The global table its rows come from (a global table's own name)."""
+        if self.source.startswith("(SELECT "):  # a view: "(SELECT <alias>.rowid ..."
+            return VIEW_SOURCES.get(self.source[len("(SELECT ")], self.name)
+        return self.name
 
     @property
     def chain_column(self) -> str:
@@ -269,11 +293,27 @@ def renamed(name: str, taken: list[str]) -> str:
     return f"arg_{name}" if name in taken else name
 
 
-View = tuple[str, list[tuple[str, str]], str]  # name, columns (name, kind), source
+# name, columns (name, kind[, index view a contract-typed column's `_fkey` embeds]), source
+View = tuple[str, list[tuple[str, ...]], str]
+
+
+# global table -> the global table its rows' address refers to (the platform's foreign keys)
+REFERS_TO = {"mapping": "storage", "event": "storage", "contract": "storage"}
+# the alias each kind of view gives its global table (see _view)
+VIEW_SOURCES = {"s": "storage", "m": "mapping", "e": "event", "a": "event_array"}
+
+
+def fkey_target16(t: Table16, column: str) -> tuple[str, ...]:
+    return (t.fkeys[column],) if column in t.fkeys else ()
+
+
+def fkey_target(creator: str, t: Type) -> tuple[str, ...]:
+    """The extra member of a contract-typed column: the view its ``_fkey`` embeds."""
+    return (f"{creator}-{t.name}",) if isinstance(t, ContractType) else ()
 
 
 def index_view(creator: str, cdef: ContractDef) -> View:
-    cols: list[tuple[str, str]] = [
+    cols: list[tuple[str, ...]] = [
         ("address", "text"),
         ("block_hash", "text"),
         ("block_timestamp", "text"),
@@ -293,14 +333,14 @@ def index_view(creator: str, cdef: ContractDef) -> View:
         if sv.constant or isinstance(sv.type, ArrayType | MappingType):
             continue
         kind = sql_kind(sv.type)
-        cols.append((renamed(sv.name, INDEX_BASE), kind))
+        cols.append((renamed(sv.name, INDEX_BASE), kind, *fkey_target(creator, sv.type)))
         exprs.append(extract("s.data", sv.name, kind))
     return _view(f"{creator}-{cdef.name}", cols, exprs, "s", "storage", [], creator, cdef.name)
 
 
 def _view(
     name: str,
-    cols: list[tuple[str, str]],
+    cols: list[tuple[str, ...]],
     exprs: list[str],
     alias: str,
     source: str,
@@ -309,7 +349,7 @@ def _view(
     contract: str,
     rowid: str = "rowid",
 ) -> View:
-    picked = ", ".join(f"{e} AS {quote(c)}" for (c, _), e in zip(cols, exprs, strict=True))
+    picked = ", ".join(f"{e} AS {quote(c[0])}" for c, e in zip(cols, exprs, strict=True))
     cond = " AND ".join([*where, owned(alias, creator, contract)])
     sql = (
         f"(SELECT {alias}.{rowid} AS rowid, {alias}._chain AS _chain, {picked} "
@@ -332,16 +372,16 @@ def collection_views(creator: str, cdef: ContractDef) -> list[View]:
             else:
                 keys.append(IntType(False))
                 t = t.elem
-        cols = [
+        cols: list[tuple[str, ...]] = [
             ("address", "text"),
             ("block_hash", "text"),
             ("block_timestamp", "text"),
             ("block_number", "text"),
             ("collection_name", "text"),
             ("collection_type", "text"),
-            ("value", "json"),
+            ("value", "json", *fkey_target(creator, t)),
         ]
-        exprs = [f"m.{c}" for c, _ in cols]
+        exprs = [f"m.{c[0]}" for c in cols]
         for i, kt in enumerate(keys):
             kname = "key" if i == 0 else f"key{i + 1}"
             kind = sql_kind(kt)
@@ -368,7 +408,7 @@ def collection_views(creator: str, cdef: ContractDef) -> list[View]:
 def event_views(creator: str, cdef: ContractDef) -> list[View]:
     out = []
     for ev in cdef.events.values():
-        cols: list[tuple[str, str]] = [
+        cols: list[tuple[str, ...]] = [
             ("id", "serial"),
             ("address", "text"),
             ("block_hash", "text"),
@@ -379,13 +419,13 @@ def event_views(creator: str, cdef: ContractDef) -> list[View]:
             ("creator", "text"),
             ("contract_name", "text"),
         ]
-        exprs = [f"e.{c}" for c, _ in cols[:7]]
+        exprs = [f"e.{c[0]}" for c in cols[:7]]
         exprs += [lit(creator), stamped_name("e", creator, cdef.name)]
         arrays = []
         for i, (pname, pt, _) in enumerate(ev.params):
             arg = pname or f"val_{i + 1}"
             kind = sql_kind(pt, event=True)
-            cols.append((renamed(arg, EVENT_BASE), kind))
+            cols.append((renamed(arg, EVENT_BASE), kind, *fkey_target(creator, pt)))
             exprs.append(extract("e.attributes", arg, kind))
             if isinstance(pt, ArrayType):
                 arrays.append(arg)
@@ -393,8 +433,8 @@ def event_views(creator: str, cdef: ContractDef) -> list[View]:
         where = [f"e.event_name = {lit(ev.name)}"]
         out.append(_view(name, cols, exprs, "e", "event", where, creator, cdef.name, "id"))
         for arg in arrays:
-            acols = [(c, k) for c, k in GLOBALS["event_array"]]
-            aexprs = [f"a.{c}" for c, _ in acols]
+            acols: list[tuple[str, ...]] = list(GLOBALS["event_array"])
+            aexprs = [f"a.{c[0]}" for c in acols]
             awhere = [f"a.event_name = {lit(ev.name)}", f"a.collection_name = {lit(arg)}"]
             out.append(
                 _view(
@@ -402,6 +442,19 @@ def event_views(creator: str, cdef: ContractDef) -> list[View]:
                 )
             )
     return out
+
+
+def fkey(t: Table16, column: str, target: str) -> Relationship:
+    """``<column>_fkey``: the target's row whose address the column holds (a JSON string in a
+    collection view's ``value``), on the same chain, as an object."""
+
+    def keys(q: str) -> list[str]:
+        v = qualified(q, column)
+        if t.columns[column].kind == "json":  # stored JSON: a string is "1" + its text
+            v = f"CASE WHEN substr({v}, 1, 1) = '1' THEN substr({v}, 2) END"
+        return [v, qualified(q, "_chain")]
+
+    return Relationship(t.name, target, f"{column}_fkey", True, keys, ("address", "_chain"), column)
 
 
 # ------------------------------------------------------------ the registry
@@ -421,6 +474,7 @@ class Strato16:
         self._registered: dict[tuple[str, str], ContractDef] = {}  # (creator, name) -> def
         self.reload()
         backend.extension = self
+        backend.relation_sources.append(lambda _schema, t, name: self.relationships(t, name))
 
     def reload(self) -> None:
         tables: dict[str, Table16] = {}
@@ -439,8 +493,10 @@ class Strato16:
     @staticmethod
     def _table(name: str, cols: list[Any], source: str) -> Table16:
         t = Table16(name, "strato16", source=source)
-        for c, kind in cols:
+        for c, kind, *fkey in cols:
             t.columns[c] = Column(c, kind)
+            if fkey:
+                t.fkeys[c] = fkey[0]
         return t
 
     def publish(self) -> None:
@@ -475,7 +531,8 @@ class Strato16:
             if (
                 old is not None
                 and old.source == source
-                and [(c.name, c.kind) for c in old.columns.values()] == cols
+                and [(c.name, c.kind, *fkey_target16(old, c.name)) for c in old.columns.values()]
+                == cols
             ):
                 continue
             if name in GLOBALS:
@@ -486,3 +543,31 @@ class Strato16:
             )
             self.tables[name] = self._table(name, cols, source)
             self._changed = True
+
+    def relationships(self, t: Table, name: str) -> list[Relationship]:
+        """The relationships from ``t`` (a STRATO 16 table or view) to what ``name`` embeds
+        (reference §6). ``event``, ``mapping`` and ``contract`` rows refer to the ``storage``
+        row of their address, and views keep their global table's key: so a view over
+        ``storage`` (``storage`` itself, index views) embeds any view over ``mapping`` or
+        ``event`` as an array and the reverse as an object, ``storage`` embeds ``contract`` as
+        an array. ``<col>_fkey`` follows a contract-typed column to its contract's index view,
+        as an object. Rows match on address and chain."""
+        if not isinstance(t, Table16):
+            return []
+        if name.endswith("_fkey"):
+            column = name.removesuffix("_fkey")
+            target = self.lookup(t.fkeys.get(column, ""))
+            if target is None:
+                return []
+            return [fkey(t, column, EXTENSION_KEY + target.name)]
+        dst = self.lookup(name)
+        if not isinstance(dst, Table16):
+            return []
+        if REFERS_TO.get(t.base) == dst.base:
+            to_one = True
+        elif REFERS_TO.get(dst.base) == t.base:
+            to_one = False
+        else:
+            return []
+        keys = [("address", "address"), ("_chain", "_chain")]
+        return [follows(t.name, EXTENSION_KEY + dst.name, dst.name, to_one, keys, "address")]
