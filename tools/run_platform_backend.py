@@ -335,6 +335,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--keep-data", action="store_true", help="keep the node's data dir")
     ap.add_argument(
+        "--dump",
+        type=Path,
+        help="write every request the backend sent to the node and the node's answer (JSON lines)",
+    )
+    ap.add_argument(
         "--serve-arg", action="append", default=[], help="one more option for the node's serve"
     )
     opts = ap.parse_args(argv)
@@ -370,6 +375,10 @@ def main(argv: list[str] | None = None) -> int:
         base = f"http://127.0.0.1:{port}"
         rows = [call(base, e, token, recorder, deployed) for e in ENDPOINTS]
         print_table(rows, opts.markdown)
+        if opts.dump:
+            with opts.dump.open("w", encoding="utf-8") as f:
+                for u in recorder.since(0):
+                    f.write(json.dumps(u.__dict__) + "\n")
         ok = sum(1 for r in rows if r.status == 200)
         print(f"\n{ok} of {len(rows)} endpoints answered 200")
         return 0
