@@ -57,10 +57,15 @@ from run_platform_deploy import (
 LISTENING = "Server running at "
 START_TIMEOUT = 90.0
 HEX40 = re.compile(r"[0-9a-f]{40}")
-# the read (GET) endpoints of src/api/routes/*.ts that need no path parameter but a deployed one
+# read (GET) endpoints of src/api/routes/*.ts; ``{KEY}`` is an address deploy.js printed. Left
+# out: the ones that call outside services (credit card, on-ramp, referrals, contact)
 ENDPOINTS = (
     "user/me",
     "user/admin",
+    "user/admin/issues",
+    "user/admin/issues/executed",
+    "user/admin/contract/search?search=Lending",
+    "user/admin/contract/details?address={LENDING_POOL}",
     "config",
     "tokens",
     "tokens/balance",
@@ -69,19 +74,32 @@ ENDPOINTS = (
     "tokens/v2",
     "tokens/v2/earning-assets",
     "tokens/v2/net-balance",
+    "tokens/v2/earning-assets/public",
+    "tokens/v2/borrowing-history",
+    "tokens/v2/net-balance-history",
     "vouchers/balance",
     "oracle/price",
     "lending/pools",
     "lending/collateral",
+    "lending/collateral/public",
     "lending/liquidity",
+    "lending/liquidity/public",
     "lending/loans",
     "lending/safety/info",
+    "lending/safety/info/public",
     "lending/interest",
+    "lending/liquidate",
+    "lending/liquidate/near-unhealthy",
     "events",
     "events/contracts",
+    "events/activities?activity_types=Pool:Swap,LendingPool:Deposit",
     "bridge/networkConfigs",
     "bridge/withdrawalSummary",
+    "bridge/depositActions",
+    "bridge/transactions/withdrawal",
     "cdp/vaults",
+    "cdp/vault-candidates",
+    "cdp/liquidatable",
     "cdp/assets",
     "cdp/stats",
     "cdp/admin/global-paused",
@@ -90,6 +108,7 @@ ENDPOINTS = (
     "cdp/interest",
     "rewards/overview",
     "rewards/leaderboard",
+    "rewards/activities",
     "swap-pools",
     "swap-pools/tokens",
     "swap-pools/positions",
@@ -97,9 +116,14 @@ ENDPOINTS = (
     "v1/metrics/tvl",
     "v1/metrics/stablecoins",
     "protocol-fees/revenue",
+    "protocol-fees/revenue/lending",
     "vault/info",
+    "vault/user",
+    "vault/balances",
+    "vault/transactions",
     "earn/token-apys",
     "earn/save-usdst/info",
+    "earn/save-usdst/user",
 )
 
 
@@ -271,7 +295,8 @@ class Row:
     status: int
     named: int  # how many deployed addresses the answer names
     failed: str  # the first failing request to the node and its answer
-    answer: str
+    answer: str  # its start, whitespace squeezed
+    body: str = ""  # the whole answer
 
 
 def node_message(body: str) -> str:
@@ -286,8 +311,27 @@ def node_message(body: str) -> str:
     return str(data)[:120]
 
 
-def call(base: str, endpoint: str, token: str, recorder: Recorder, deployed: set[str]) -> Row:
+def backend_error(lines: list[str]) -> str:
+    """The first error the backend logged, for a failure no node answer explains."""
+    for line in lines:
+        text = line.strip()
+        if re.match(r"^(\w*Error|Error\b)", text) and "(500)" not in text:
+            return text[:200]
+    return next((line.strip()[:200] for line in lines if "rror" in line), "")
+
+
+def call(
+    base: str,
+    endpoint: str,
+    token: str,
+    recorder: Recorder,
+    deployed: set[str],
+    log: list[str] | None = None,
+) -> Row:
+    """One endpoint: its status, the deployed addresses it names, and what broke it (the node's
+    failing answer, else the backend's first logged error when it answered 5xx)."""
     mark = recorder.mark()
+    logged = len(log) if log is not None else 0
     try:
         resp = httpx.get(
             f"{base}/api/{endpoint}", headers={"Authorization": f"Bearer {token}"}, timeout=120
@@ -305,8 +349,11 @@ def call(base: str, endpoint: str, token: str, recorder: Recorder, deployed: set
     if failed is not None:
         path = failed.path if len(failed.path) < 140 else failed.path[:137] + "..."
         how = f"{failed.method} {path} -> {failed.status} {node_message(failed.body)}"
+    if not how and status >= 500 and log is not None:
+        time.sleep(0.2)  # its log lines arrive through a pipe
+        how = f"backend: {backend_error(log[logged:])}"
     named = len(set(HEX40.findall(text)) & deployed) if status == 200 else 0
-    return Row(endpoint, status, named, how, " ".join(text.split())[:100])
+    return Row(endpoint, status, named, how, " ".join(text.split())[:100], text)
 
 
 def print_table(rows: list[Row], markdown: bool) -> None:
@@ -334,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--user", default="alice", help="demo user who deploys and calls")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--keep-data", action="store_true", help="keep the node's data dir")
+    ap.add_argument("--backend-log", type=Path, help="write the backend's output here")
+    ap.add_argument("--answers", type=Path, help="write each endpoint's whole answer (JSON lines)")
     ap.add_argument(
         "--dump",
         type=Path,
@@ -373,7 +422,19 @@ def main(argv: list[str] | None = None) -> int:
         token = node.cli("token", "--user", opts.user)
         deployed = set(out.env.values()) | {out.address}
         base = f"http://127.0.0.1:{port}"
-        rows = [call(base, e, token, recorder, deployed) for e in ENDPOINTS]
+        rows = [
+            call(base, e.format(**out.env), token, recorder, deployed, backend.log)
+            for e in ENDPOINTS
+        ]
+        if opts.answers:
+            with opts.answers.open("w", encoding="utf-8") as f:
+                for r in rows:
+                    f.write(
+                        json.dumps({"endpoint": r.endpoint, "status": r.status, "body": r.body})
+                    )
+                    f.write("\n")
+        if opts.backend_log:
+            opts.backend_log.write_text("\n".join(backend.log) + "\n", encoding="utf-8")
         print_table(rows, opts.markdown)
         if opts.dump:
             with opts.dump.open("w", encoding="utf-8") as f:
