@@ -21,7 +21,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
-from run_platform_backend import Recorder, backend_env, call, node_message
+from run_platform_backend import Recorder, backend_env, backend_error, call, node_message
 
 A, B = "a" * 40, "b" * 40
 EMBED_ERROR = {
@@ -141,6 +141,39 @@ def test_call_names_the_failing_request_whose_message_the_answer_repeats(
         ok = call(url, "ok", "tok", recorder, {A, B})
         assert (ok.status, ok.named) == (200, 1)
         assert ok.failed.startswith("GET /missing -> 404 42P01")  # what the call swallowed
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_backend_error_is_the_first_error_it_logged_not_the_sanitized_one() -> None:
+    lines = [
+        "Server running at http://localhost:1",
+        "ServerError: Failed to fetch aggregated protocol revenue (500)",
+        "Error: Lending pool, borrowable asset, or mToken not found",
+        "    at getPool (dist/api/services/lending.service.js:201:35)",
+        "TypeError: later",
+    ]
+    assert backend_error(lines) == "Error: Lending pool, borrowable asset, or mToken not found"
+    assert backend_error(["all fine"]) == ""
+
+
+def test_call_reports_the_backend_error_for_a_5xx_no_node_answer_explains(
+    recorder: Recorder,
+) -> None:
+    log: list[str] = ["Server running at http://localhost:1"]
+
+    class Backend(Quiet):
+        def do_GET(self) -> None:
+            httpx.get(f"{recorder.url}/ok")  # the node answers; the backend fails on the data
+            log.append("TypeError: Cannot read properties of null (reading 'x')")
+            self.answer(500, {"error": {"message": "Something went wrong."}})
+
+    server, url = serve(Backend)
+    try:
+        row = call(url, "cdp/assets", "tok", recorder, {A}, log)
+        assert row.status == 500
+        assert row.failed == "backend: TypeError: Cannot read properties of null (reading 'x')"
     finally:
         server.shutdown()
         server.server_close()
