@@ -8,6 +8,7 @@ but not asyncio. ``drive`` runs the loop until a condition holds.
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
@@ -27,6 +28,22 @@ from app.services.session import Credentials
 from app.ui.shell.main_window import MainWindow
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
+
+
+@pytest.fixture(autouse=True, scope="module")
+def collect_qt_garbage() -> Iterator[None]:
+    """At the end of each GUI module: deferred deletes flushed, then reference cycles holding Qt
+    wrappers collected, while the module's objects are still consistent. Left to the garbage
+    collector's own moment, in a later (non-GUI) module, such a cycle crashed the process once
+    inside pytest-qt's event processing."""
+    yield
+    app = QCoreApplication.instance()
+    if app is None:
+        return
+    for _ in range(2):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        app.processEvents()
+        gc.collect()
 
 
 @pytest.fixture(scope="module")
