@@ -116,6 +116,11 @@ def lit(text: str) -> str:
 # valid_from/valid_to as PostgreSQL's `timestamp` prints: "2025-01-15T10:20:30"
 _VALID = "replace(substr(NEW.block_timestamp, 1, 19), ' ', 'T')"
 
+# The history tables' indexes hold only the rows still valid (those the triggers close): an
+# index over every row grew with each change and was written on every insert. Data dirs from
+# before keep working; their old indexes are dropped on start.
+OLD_INDEXES = ["history@storage:open", "history@mapping:open"]
+
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {physical("storage")} (address TEXT NOT NULL, block_hash TEXT,
   block_timestamp TEXT, block_number INTEGER, data TEXT, _chain TEXT NOT NULL DEFAULT '',
@@ -146,14 +151,14 @@ CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "event_array:name")}
 CREATE TABLE IF NOT EXISTS {physical("history@storage")} (address TEXT, block_hash TEXT,
   block_timestamp TEXT, block_number TEXT, data TEXT, valid_from TEXT, valid_to TEXT,
   _chain TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "history@storage:open")}
-  ON {physical("history@storage")} (address, valid_to);
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "history@storage:current")}
+  ON {physical("history@storage")} (address) WHERE valid_to = 'infinity';
 CREATE TABLE IF NOT EXISTS {physical("history@mapping")} (address TEXT, block_hash TEXT,
   block_timestamp TEXT, block_number TEXT, collection_name TEXT, collection_type TEXT,
   key TEXT, path TEXT, value TEXT, valid_from TEXT, valid_to TEXT,
   _chain TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "history@mapping:open")}
-  ON {physical("history@mapping")} (address, path, valid_to);
+CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "history@mapping:current")}
+  ON {physical("history@mapping")} (address, path) WHERE valid_to = 'infinity';
 CREATE TABLE IF NOT EXISTS cirrus16_views (name TEXT PRIMARY KEY, columns TEXT NOT NULL,
   source TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cirrus16_lineage (creator TEXT NOT NULL, contract TEXT NOT NULL,
@@ -414,7 +419,8 @@ class Strato16:
         self.backend = backend
         self.only = only
         self.db = backend.db
-        self.db.executescript(SCHEMA + trigger_sql())
+        drops = "".join(f"DROP INDEX IF EXISTS {quote(PHYSICAL + n)};\n" for n in OLD_INDEXES)
+        self.db.executescript(drops + SCHEMA + trigger_sql())
         self.tables: dict[str, Table16] = {}
         self.published: dict[str, Table16] | None = None
         self._changed = True  # tables differ from the published ones
