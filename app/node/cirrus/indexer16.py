@@ -32,7 +32,7 @@ from ..solidvm.types import (
 from ..solidvm.values import Address
 from ..solidvm.world import AccountState, ExecResult, World
 from .collections import CollectionVar, item_at, items_of, leaves
-from .encoding import encode_int, encode_json
+from .encoding import compact_json, encode_int, encode_json
 from .indexer import bytes_text, cirrus_timestamp
 from .strato16 import BLOCKAPPS, Strato16, physical
 
@@ -71,6 +71,12 @@ INSERT_EVENT_ARRAY = (
 
 
 # ------------------------------------------------------------ value encodings
+
+
+def _jsonb_key(k: str) -> tuple[int, bytes]:
+    """An object member's place in jsonb's order (shorter names first, then by bytes)."""
+    b = k.encode()
+    return len(b), b
 
 
 def _addr(v: Any, zero: str = "") -> str:
@@ -201,7 +207,7 @@ def data_json(acct: AccountState, svars: list[StateVar]) -> str:
         for sv in svars
         if st.get(sv.name, MISSING) is not MISSING
     }
-    return "5" + json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return "5" + compact_json(data)
 
 
 # ------------------------------------------------------------ the writer
@@ -340,28 +346,50 @@ class Indexer16:
         block: tuple[int, str, str],
     ) -> None:
         number, block_hash, stamp = block
+        num = str(number)
         rows = []
         arrays = []
+        # per (chain, address, event): the arguments STRATO 16 renders otherwise (booleans,
+        # enums), by position; the code at an address is the same for the whole block
+        plans: dict[tuple[str, str, str], list[Type | None]] = {}
         for i, (tx_hash, chain, address, _contract, name, args_json) in enumerate(events, 1):
+            special = plans.get((chain, address, name))
+            if special is None:
+                special = plans[(chain, address, name)] = [
+                    t if isinstance(t, BoolType | EnumType) else None
+                    for t in self._event_types(chain, address, name)
+                ]
             attrs: dict[str, str] = {}
             first_array: list[Any] | None = None
-            types = self._event_types(chain, address, name)
-            for j, (arg, text) in enumerate(json.loads(args_json), 1):
-                arg_name = str(arg) or f"val_{j}"
-                attrs[arg_name] = attribute_text(
-                    str(text), types[j - 1] if j <= len(types) else None
-                )
-                if first_array is None and str(text).startswith("["):
+            for j, (arg, raw) in enumerate(json.loads(args_json)):
+                arg_name = str(arg) or f"val_{j + 1}"
+                text = str(raw)
+                t = special[j] if j < len(special) else None
+                attrs[arg_name] = text if t is None else attribute_text(text, t)
+                if first_array is None and text.startswith("["):
                     try:
-                        parsed = json.loads(str(text))
+                        parsed = json.loads(text)
                     except ValueError:
                         parsed = None
                     if isinstance(parsed, list):
                         first_array = [arg_name, *parsed]
             sender = senders.get(tx_hash, "")
-            head = (address, block_hash, stamp, str(number))
-            rows.append((*head, sender, i, name, encode_json(attrs), chain))
+            ordered = {k: attrs[k] for k in sorted(attrs, key=_jsonb_key)}
+            rows.append(
+                (
+                    address,
+                    block_hash,
+                    stamp,
+                    num,
+                    sender,
+                    i,
+                    name,
+                    "5" + compact_json(ordered),
+                    chain,
+                )
+            )
             if first_array is not None:
+                head = (address, block_hash, stamp, num)
                 arg_name, *items = first_array
                 kind = "Event Array"
                 arrays += [
@@ -449,7 +477,7 @@ class Indexer16:
     ) -> tuple[Any, ...]:
         texts = [key_text(k) for k in path]
         if len(texts) == 1:
-            key = '5{"key":' + json.dumps(texts[0], ensure_ascii=False) + "}"
+            key = '5{"key":' + compact_json(texts[0]) + "}"
         else:
             key = encode_json(
                 {("key" if i == 0 else f"key{i + 1}"): t for i, t in enumerate(texts)}
