@@ -120,13 +120,15 @@ _VALID = "replace(substr(NEW.block_timestamp, 1, 19), ' ', 'T')"
 # HISTORY_SOURCES): nothing is updated when a value changes and the history tables need no index,
 # so a change costs one appended row. Data dirs from before keep working: what they stored in
 # valid_to is not read, and their indexes and closing triggers are dropped on start.
-OLD_INDEXES = [
+DROPPED = [
     "history@storage:open",
     "history@mapping:open",
     "storage:history:update",
     "storage:history:insert",
     "mapping:history:update",
     "mapping:history:insert",
+    "mapping:version:update",
+    "mapping:version:insert",
 ]
 
 SCHEMA = f"""
@@ -169,16 +171,12 @@ CREATE TABLE IF NOT EXISTS cirrus16_lineage (creator TEXT NOT NULL, contract TEX
   base TEXT NOT NULL, PRIMARY KEY (creator, base, contract));
 """
 
-# the history tables follow storage and mapping as the platform's triggers fill them: a row per
-# version (valid_to is derived when read, see HISTORY_SOURCES)
+# the history tables hold a row per version of a storage or mapping row, as the platform's
+# triggers fill them (valid_to is derived when read, see HISTORY_SOURCES); history@storage by
+# trigger, history@mapping by the indexer (indexer16.write_mapping: much cheaper per row)
+HISTORIES = {"storage": "address, _chain", "mapping": "address, path, _chain"}
 TRIGGERS = [
-    ("storage", "address, _chain", "address, block_hash, block_timestamp, block_number, data"),
-    (
-        "mapping",
-        "address, path, _chain",
-        "address, block_hash, block_timestamp, block_number, collection_name, "
-        "collection_type, key, path, value",
-    ),
+    ("storage", "address, _chain", "address, block_hash, block_timestamp, block_number, data")
 ]
 
 
@@ -205,7 +203,7 @@ def trigger_sql() -> str:
 def history_source(table: str) -> str:
     """What ``history@<table>`` is read from: its rows, each valid until the next version of
     the same row (by address, path for mapping, and chain) begins, else ``infinity``."""
-    row = next(r for t, r, _ in TRIGGERS if t == table)
+    row = HISTORIES[table]
     cols = ", ".join(f"h.{c}" for c, _ in GLOBALS[f"history@{table}"] if c != "valid_to")
     return (
         f"(SELECT h.rowid AS rowid, h._chain AS _chain, {cols}, coalesce(lead(h.valid_from) "
@@ -214,7 +212,7 @@ def history_source(table: str) -> str:
     )
 
 
-HISTORY_SOURCES = {f"history@{t}": history_source(t) for t, _, _ in TRIGGERS}
+HISTORY_SOURCES = {f"history@{t}": history_source(t) for t in HISTORIES}
 
 
 @dataclass
@@ -435,7 +433,7 @@ class Strato16:
         drops = "".join(
             f"DROP {'INDEX' if n.startswith('history@') else 'TRIGGER'} IF EXISTS "
             f"{quote(PHYSICAL + n)};\n"
-            for n in OLD_INDEXES
+            for n in DROPPED
         )
         self.db.executescript(drops + SCHEMA + trigger_sql())
         self.tables: dict[str, Table16] = {}

@@ -12,11 +12,11 @@ from app.node.cirrus.backend import EXTENSION_KEY, CirrusBackend
 from app.node.cirrus.encoding import encode_int, encode_int_text, encode_json
 from app.node.cirrus.indexer16 import (
     STAMP,
-    UPSERT_MAPPING,
     UPSERT_STORAGE,
     attribute_text,
     mapping_value,
     storage_text,
+    write_mapping,
 )
 from app.node.cirrus.query import QueryError, parse_query
 from app.node.cirrus.strato16 import Strato16
@@ -72,8 +72,8 @@ def schema() -> Strato16:
         ],
     )
     head = (addr(1), "h1", "2025-01-15 10:20:30 UTC", "7", "balances", "Mapping")
-    db.executemany(
-        UPSERT_MAPPING,
+    write_mapping(
+        db,
         [
             (
                 *head,
@@ -194,8 +194,8 @@ def test_history_rows_are_appended_and_closed_when_read(schema: Strato16) -> Non
     head = (addr(1), "h2", "2025-01-16 08:00:00 UTC", "8", "balances", "Mapping")
     key = encode_json({"key": addr(5)})
     path = f"balances[{addr(5)}]"
-    db.execute(UPSERT_MAPPING, (*head, key, path, encode_json(4), "", addr(5)))
-    db.execute(UPSERT_MAPPING, (*head, key, path, encode_json(4), "", addr(5)))  # unchanged
+    write_mapping(db, [(*head, key, path, encode_json(4), "", addr(5))])
+    write_mapping(db, [(*head, key, path, encode_json(4), "", addr(5))])  # unchanged
     stored = db.execute(
         'SELECT valid_to FROM "cirrus16:history@mapping" WHERE path = ?', (path,)
     ).fetchall()
@@ -230,5 +230,5 @@ def test_a_database_with_the_closing_triggers_gets_the_appending_ones() -> None:
     Strato16(CirrusBackend(db))
     names = {n for (n,) in db.execute("SELECT name FROM sqlite_master")}
     assert "cirrus16:history@mapping:open" not in names
-    assert "cirrus16:mapping:version:update" in names
-    assert not any(":history:" in n for n in names)
+    assert "cirrus16:storage:version:update" in names
+    assert not any(":history:" in n or "mapping:version" in n for n in names)
