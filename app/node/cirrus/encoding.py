@@ -63,6 +63,10 @@ def decode_int(s: str) -> int:
     return -int(s[5:].translate(_COMPLEMENT))
 
 
+# one encoder for every call: json.dumps with options builds a new one each time
+compact_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def jsonb_key_order(d: dict[str, Any]) -> dict[str, Any]:
     """An object's members in the order PostgreSQL's jsonb keeps them: shorter keys first, then
     by bytes. Objects that differ only in member order are then stored alike."""
@@ -96,9 +100,9 @@ def encode_json(v: Any) -> str:
     if isinstance(v, str):
         return "1" + v
     if isinstance(v, list):
-        return "4" + json.dumps(_jsonb_form(v), separators=(",", ":"), ensure_ascii=False)
+        return "4" + compact_json(_jsonb_form(v))
     if isinstance(v, dict):
-        return "5" + json.dumps(_jsonb_form(v), separators=(",", ":"), ensure_ascii=False)
+        return "5" + compact_json(_jsonb_form(v))
     raise TypeError(f"not a JSON value: {v!r}")
 
 

@@ -5,7 +5,8 @@ registered, the ``contract`` stamps of the contracts created (every constructor 
 first) and of delegatecalls (a proxy gets the names of the code that ran on it), one ``storage``
 upsert per address written, ``mapping`` rows for the collection entries written (through
 :meth:`Indexer16.write_entries`, called by the seed's collection indexer, which already knows
-which entries changed), one ``event`` row per event. The history tables follow by trigger.
+which entries changed) with their ``history@mapping`` rows (:func:`write_mapping`), one
+``event`` row per event. ``history@storage`` follows by trigger.
 Values are encoded as the platform encodes them (the README's Cirrus section lists them).
 """
 
@@ -32,7 +33,7 @@ from ..solidvm.types import (
 from ..solidvm.values import Address
 from ..solidvm.world import AccountState, ExecResult, World
 from .collections import CollectionVar, item_at, items_of, leaves
-from .encoding import encode_int, encode_json
+from .encoding import compact_json, encode_int, encode_json
 from .indexer import bytes_text, cirrus_timestamp
 from .strato16 import BLOCKAPPS, Strato16, physical
 
@@ -54,6 +55,13 @@ UPSERT_STORAGE = (
     "block_hash = excluded.block_hash, block_timestamp = excluded.block_timestamp, "
     "block_number = excluded.block_number, data = excluded.data"
 )
+_HISTORY_COLS = _MAPPING_COLS.rsplit(", _chain", 1)[0]
+INSERT_MAPPING_HISTORY = (
+    f"INSERT INTO {physical('history@mapping')} ({_HISTORY_COLS}, valid_from, valid_to, _chain) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'infinity', ?)"
+)
+# an UPDATE of mapping rows handing back what their history rows hold
+RETURNING_HISTORY = f" RETURNING {_HISTORY_COLS}, _chain"
 STAMP = (
     f"INSERT OR IGNORE INTO {physical('contract')} (address, creator, contract_name, _chain) "
     "VALUES (?, ?, ?, ?)"
@@ -70,7 +78,53 @@ INSERT_EVENT_ARRAY = (
 )
 
 
+# ------------------------------------------------------------ mapping rows and their history
+
+
+def valid_from(stamp: str) -> str:
+    """A block's Cirrus timestamp as ``valid_from`` (PostgreSQL's ``timestamp``: the T form)."""
+    return stamp[:19].replace(" ", "T")
+
+
+def history_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """``history@mapping`` rows of mapping rows (UPSERT_MAPPING's parameters, or as
+    RETURNING_HISTORY hands them back: the chain is tenth in both)."""
+    return [(*r[:9], valid_from(r[2]), r[9]) for r in rows]
+
+
+def write_mapping(db: Any, rows: list[tuple[Any, ...]]) -> None:
+    """Upsert ``rows`` (UPSERT_MAPPING's parameters), each whose value changed with its
+    ``history@mapping`` row: rows whose value is the stored one are left as they are, as the
+    platform's upsert leaves them. Written here rather than by a trigger, which cost about
+    four times as much per row."""
+    latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
+    paths: dict[tuple[str, str], list[str]] = {}
+    for a, c, p in latest:
+        paths.setdefault((a, c), []).append(p)
+    old: dict[tuple[str, str, str], Any] = {}
+    for (a, c), ps in paths.items():
+        for i in range(0, len(ps), 500):
+            part = ps[i : i + 500]
+            found = db.execute(
+                f"SELECT path, value FROM {physical('mapping')} WHERE address = ? AND "
+                f"_chain = ? AND path IN ({', '.join('?' * len(part))})",
+                (a, c, *part),
+            )
+            for p, v in found:
+                old[(a, c, p)] = v
+    changed = [r for k, r in latest.items() if k not in old or old[k] != r[8]]
+    if changed:
+        db.executemany(UPSERT_MAPPING, changed)
+        db.executemany(INSERT_MAPPING_HISTORY, history_rows(changed))
+
+
 # ------------------------------------------------------------ value encodings
+
+
+def _jsonb_key(k: str) -> tuple[int, bytes]:
+    """An object member's place in jsonb's order (shorter names first, then by bytes)."""
+    b = k.encode()
+    return len(b), b
 
 
 def _addr(v: Any, zero: str = "") -> str:
@@ -201,7 +255,7 @@ def data_json(acct: AccountState, svars: list[StateVar]) -> str:
         for sv in svars
         if st.get(sv.name, MISSING) is not MISSING
     }
-    return "5" + json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return "5" + compact_json(data)
 
 
 # ------------------------------------------------------------ the writer
@@ -340,28 +394,55 @@ class Indexer16:
         block: tuple[int, str, str],
     ) -> None:
         number, block_hash, stamp = block
+        num = str(number)
         rows = []
         arrays = []
+        # per (chain, address, event): the arguments STRATO 16 renders otherwise (booleans,
+        # enums), by position; the code at an address is the same for the whole block
+        plans: dict[tuple[str, str, str], list[Type | None]] = {}
+        orders: dict[tuple[str, ...], list[str]] = {}  # argument names -> in jsonb's order
         for i, (tx_hash, chain, address, _contract, name, args_json) in enumerate(events, 1):
+            special = plans.get((chain, address, name))
+            if special is None:
+                special = plans[(chain, address, name)] = [
+                    t if isinstance(t, BoolType | EnumType) else None
+                    for t in self._event_types(chain, address, name)
+                ]
             attrs: dict[str, str] = {}
             first_array: list[Any] | None = None
-            types = self._event_types(chain, address, name)
-            for j, (arg, text) in enumerate(json.loads(args_json), 1):
-                arg_name = str(arg) or f"val_{j}"
-                attrs[arg_name] = attribute_text(
-                    str(text), types[j - 1] if j <= len(types) else None
-                )
-                if first_array is None and str(text).startswith("["):
+            for j, (arg, raw) in enumerate(json.loads(args_json)):
+                arg_name = str(arg) or f"val_{j + 1}"
+                text = str(raw)
+                t = special[j] if j < len(special) else None
+                attrs[arg_name] = text if t is None else attribute_text(text, t)
+                if first_array is None and text.startswith("["):
                     try:
-                        parsed = json.loads(str(text))
+                        parsed = json.loads(text)
                     except ValueError:
                         parsed = None
                     if isinstance(parsed, list):
                         first_array = [arg_name, *parsed]
             sender = senders.get(tx_hash, "")
-            head = (address, block_hash, stamp, str(number))
-            rows.append((*head, sender, i, name, encode_json(attrs), chain))
+            names = tuple(attrs)
+            order = orders.get(names)
+            if order is None:
+                order = orders[names] = sorted(names, key=_jsonb_key)
+            ordered = {k: attrs[k] for k in order}
+            rows.append(
+                (
+                    address,
+                    block_hash,
+                    stamp,
+                    num,
+                    sender,
+                    i,
+                    name,
+                    "5" + compact_json(ordered),
+                    chain,
+                )
+            )
             if first_array is not None:
+                head = (address, block_hash, stamp, num)
                 arg_name, *items = first_array
                 kind = "Event Array"
                 arrays += [
@@ -406,12 +487,14 @@ class Indexer16:
         if tops is None:
             tops = [k for k, _ in items_of(root)]
             # a variable replaced: entries it no longer has read as zero
-            db.execute(
+            zeroed = db.execute(
                 f"UPDATE {physical('mapping')} SET value = '0', block_hash = ?, "
                 "block_timestamp = ?, block_number = ? WHERE address = ? AND _chain = ? AND "
-                "collection_name = ? AND value != '0'",
+                "collection_name = ? AND value != '0'" + RETURNING_HISTORY,
                 (block_hash, stamp, str(number), addr, chain, cv.name),
-            )
+            ).fetchall()
+            if zeroed:
+                db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
         rows = []
         for top in tops:
             v = item_at(root, top)
@@ -428,15 +511,16 @@ class Indexer16:
                 (cv.name, first_key(top, kts[0]), addr, chain),
             ).fetchall()
             gone = [(addr, chain, p) for (p,) in old if p not in paths]
-            if gone:
-                db.executemany(
+            for g in gone:
+                zeroed = db.execute(
                     f"UPDATE {physical('mapping')} SET value = '0' WHERE address = ? AND "
-                    "_chain = ? AND path = ?",
-                    gone,
-                )
+                    "_chain = ? AND path = ?" + RETURNING_HISTORY,
+                    g,
+                ).fetchall()
+                db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
             rows += mine
         if rows:
-            db.executemany(UPSERT_MAPPING, rows)
+            write_mapping(db, rows)
 
     @staticmethod
     def _row(
@@ -447,12 +531,14 @@ class Indexer16:
         value: Any,
         chain: str,
     ) -> tuple[Any, ...]:
+        if len(path) == 1:
+            t0 = key_text(path[0])
+            key = '5{"key":' + compact_json(t0) + "}"
+            where = f"{name}[{t0}]"
+            k0 = kts[0]
+            k1 = t0 if not isinstance(k0, IntType | BoolType) else first_key(path[0], k0)
+            return (*head, key, where, encode_json(value), chain, k1)
         texts = [key_text(k) for k in path]
-        if len(texts) == 1:
-            key = '5{"key":' + json.dumps(texts[0], ensure_ascii=False) + "}"
-        else:
-            key = encode_json(
-                {("key" if i == 0 else f"key{i + 1}"): t for i, t in enumerate(texts)}
-            )
+        key = encode_json({("key" if i == 0 else f"key{i + 1}"): t for i, t in enumerate(texts)})
         where = name + "".join(f"[{t}]" for t in texts)
         return (*head, key, where, encode_json(value), chain, first_key(path[0], kts[0]))

@@ -118,6 +118,21 @@ def lit(text: str) -> str:
 # valid_from/valid_to as PostgreSQL's `timestamp` prints: "2025-01-15T10:20:30"
 _VALID = "replace(substr(NEW.block_timestamp, 1, 19), ' ', 'T')"
 
+# A history row's valid_to is the valid_from of the next version of the same row (see
+# HISTORY_SOURCES): nothing is updated when a value changes and the history tables need no index,
+# so a change costs one appended row. Data dirs from before keep working: what they stored in
+# valid_to is not read, and their indexes and closing triggers are dropped on start.
+DROPPED = [
+    "history@storage:open",
+    "history@mapping:open",
+    "storage:history:update",
+    "storage:history:insert",
+    "mapping:history:update",
+    "mapping:history:insert",
+    "mapping:version:update",
+    "mapping:version:insert",
+]
+
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {physical("storage")} (address TEXT NOT NULL, block_hash TEXT,
   block_timestamp TEXT, block_number INTEGER, data TEXT, _chain TEXT NOT NULL DEFAULT '',
@@ -148,43 +163,32 @@ CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "event_array:name")}
 CREATE TABLE IF NOT EXISTS {physical("history@storage")} (address TEXT, block_hash TEXT,
   block_timestamp TEXT, block_number TEXT, data TEXT, valid_from TEXT, valid_to TEXT,
   _chain TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "history@storage:open")}
-  ON {physical("history@storage")} (address, valid_to);
 CREATE TABLE IF NOT EXISTS {physical("history@mapping")} (address TEXT, block_hash TEXT,
   block_timestamp TEXT, block_number TEXT, collection_name TEXT, collection_type TEXT,
   key TEXT, path TEXT, value TEXT, valid_from TEXT, valid_to TEXT,
   _chain TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "history@mapping:open")}
-  ON {physical("history@mapping")} (address, path, valid_to);
 CREATE TABLE IF NOT EXISTS cirrus16_views (name TEXT PRIMARY KEY, columns TEXT NOT NULL,
   source TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cirrus16_lineage (creator TEXT NOT NULL, contract TEXT NOT NULL,
   base TEXT NOT NULL, PRIMARY KEY (creator, base, contract));
 """
 
-# the history tables follow storage and mapping as the platform's triggers fill them
+# the history tables hold a row per version of a storage or mapping row, as the platform's
+# triggers fill them (valid_to is derived when read, see HISTORY_SOURCES); history@storage by
+# trigger, history@mapping by the indexer (indexer16.write_mapping: much cheaper per row)
+HISTORIES = {"storage": "address, _chain", "mapping": "address, path, _chain"}
 TRIGGERS = [
-    (
-        "storage",
-        "address = NEW.address AND _chain = NEW._chain",
-        "address, block_hash, block_timestamp, block_number, data",
-    ),
-    (
-        "mapping",
-        "address = NEW.address AND path = NEW.path AND _chain = NEW._chain",
-        "address, block_hash, block_timestamp, block_number, collection_name, "
-        "collection_type, key, path, value",
-    ),
+    ("storage", "address, _chain", "address, block_hash, block_timestamp, block_number, data")
 ]
 
 
 def trigger_sql() -> str:
     out = []
-    for table, match, cols in TRIGGERS:
+    for table, _row, cols in TRIGGERS:
         news = ", ".join(f"NEW.{c.strip()}" for c in cols.split(","))
         hist = physical(f"history@{table}")
         for when in ("INSERT", "UPDATE"):
-            name = quote(f"{PHYSICAL}{table}:history:{when.lower()}")
+            name = quote(f"{PHYSICAL}{table}:version:{when.lower()}")
             # a block that wrote only an address's collections leaves its data as it was: the
             # platform adds a history row holding the same data, the sandbox none (cheaper)
             cond = (
@@ -192,13 +196,25 @@ def trigger_sql() -> str:
             )
             out.append(
                 f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {when} ON {physical(table)}{cond} "
-                "BEGIN "
-                f"UPDATE {hist} SET valid_to = {_VALID} WHERE {match} "
-                "AND valid_to = 'infinity'; "
-                f"INSERT INTO {hist} ({cols}, valid_from, valid_to, _chain) "
+                f"BEGIN INSERT INTO {hist} ({cols}, valid_from, valid_to, _chain) "
                 f"VALUES ({news}, {_VALID}, 'infinity', NEW._chain); END;"
             )
     return "\n".join(out)
+
+
+def history_source(table: str) -> str:
+    """What ``history@<table>`` is read from: its rows, each valid until the next version of
+    the same row (by address, path for mapping, and chain) begins, else ``infinity``."""
+    row = HISTORIES[table]
+    cols = ", ".join(f"h.{c}" for c, _ in GLOBALS[f"history@{table}"] if c != "valid_to")
+    return (
+        f"(SELECT h.rowid AS rowid, h._chain AS _chain, {cols}, coalesce(lead(h.valid_from) "
+        f"OVER (PARTITION BY {', '.join('h.' + c.strip() for c in row.split(','))} "
+        f"ORDER BY h.rowid), 'infinity') AS valid_to FROM {physical(f'history@{table}')} h)"
+    )
+
+
+HISTORY_SOURCES = {f"history@{t}": history_source(t) for t in HISTORIES}
 
 
 @dataclass
@@ -467,7 +483,12 @@ class Strato16:
         self.backend = backend
         self.only = only
         self.db = backend.db
-        self.db.executescript(SCHEMA + trigger_sql())
+        drops = "".join(
+            f"DROP {'INDEX' if n.startswith('history@') else 'TRIGGER'} IF EXISTS "
+            f"{quote(PHYSICAL + n)};\n"
+            for n in DROPPED
+        )
+        self.db.executescript(drops + SCHEMA + trigger_sql())
         self.tables: dict[str, Table16] = {}
         self.published: dict[str, Table16] | None = None
         self._changed = True  # tables differ from the published ones
@@ -479,7 +500,7 @@ class Strato16:
     def reload(self) -> None:
         tables: dict[str, Table16] = {}
         for name, cols in GLOBALS.items():
-            tables[name] = self._table(name, cols, physical(name))
+            tables[name] = self._table(name, cols, HISTORY_SOURCES.get(name, physical(name)))
         try:
             rows = self.db.execute("SELECT name, columns, source FROM cirrus16_views").fetchall()
         except sqlite3.OperationalError:

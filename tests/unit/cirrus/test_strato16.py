@@ -12,11 +12,11 @@ from app.node.cirrus.backend import EXTENSION_KEY, CirrusBackend
 from app.node.cirrus.encoding import encode_int, encode_int_text, encode_json
 from app.node.cirrus.indexer16 import (
     STAMP,
-    UPSERT_MAPPING,
     UPSERT_STORAGE,
     attribute_text,
     mapping_value,
     storage_text,
+    write_mapping,
 )
 from app.node.cirrus.query import QueryError, parse_query
 from app.node.cirrus.strato16 import Strato16
@@ -72,8 +72,8 @@ def schema() -> Strato16:
         ],
     )
     head = (addr(1), "h1", "2025-01-15 10:20:30 UTC", "7", "balances", "Mapping")
-    db.executemany(
-        UPSERT_MAPPING,
+    write_mapping(
+        db,
         [
             (
                 *head,
@@ -185,3 +185,50 @@ def test_only_strato16_names_when_asked(schema: Strato16) -> None:
     with pytest.raises(QueryError) as exc:
         backend.table(backend.served("Nothing"))
     assert exc.value.body["message"] == 'relation "public.Nothing" does not exist'
+
+
+def test_history_rows_are_appended_and_closed_when_read(schema: Strato16) -> None:
+    """A change appends a history row and updates none: valid_to is the next version's
+    valid_from, derived when read (per address, path and chain)."""
+    db = schema.db
+    head = (addr(1), "h2", "2025-01-16 08:00:00 UTC", "8", "balances", "Mapping")
+    key = encode_json({"key": addr(5)})
+    path = f"balances[{addr(5)}]"
+    write_mapping(db, [(*head, key, path, encode_json(4), "", addr(5))])
+    write_mapping(db, [(*head, key, path, encode_json(4), "", addr(5))])  # unchanged
+    stored = db.execute(
+        'SELECT valid_to FROM "cirrus16:history@mapping" WHERE path = ?', (path,)
+    ).fetchall()
+    assert stored == [("infinity",), ("infinity",)]  # nothing closed in place
+    hist = rows(schema, "history@mapping", f"path=eq.{path}&order=valid_from.asc")
+    assert [(h["value"], h["valid_from"], h["valid_to"]) for h in hist] == [
+        (3, "2025-01-15T10:20:30", "2025-01-16T08:00:00"),
+        (4, "2025-01-16T08:00:00", "infinity"),
+    ]
+    # the other entry's only version stays open
+    other = rows(schema, "history@mapping", f"path=eq.balances[{addr(6)}]")
+    assert [h["valid_to"] for h in other] == ["infinity"]
+    (cur,) = rows(schema, "history@storage", f"address=eq.{addr(1)}&valid_to=eq.infinity")
+    assert cur["data"]["name"] == "Gold"
+    indexes = db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'cirrus16:history@%'"
+    ).fetchall()
+    assert indexes == []
+
+
+def test_a_database_with_the_closing_triggers_gets_the_appending_ones() -> None:
+    """A data dir from before: its index over all history rows and its triggers that closed
+    the previous version in place are dropped on start."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    Strato16(CirrusBackend(db))
+    db.executescript(
+        'CREATE INDEX "cirrus16:history@mapping:open" ON "cirrus16:history@mapping" '
+        "(address, path, valid_to); "
+        'CREATE TRIGGER "cirrus16:mapping:history:update" AFTER UPDATE ON "cirrus16:mapping" '
+        'BEGIN UPDATE "cirrus16:history@mapping" SET valid_to = NEW.block_timestamp; END;'
+    )
+    Strato16(CirrusBackend(db))
+    names = {n for (n,) in db.execute("SELECT name FROM sqlite_master")}
+    assert "cirrus16:history@mapping:open" not in names
+    assert "cirrus16:storage:version:update" in names
+    assert not any(":history:" in n or "mapping:version" in n for n in names)

@@ -28,6 +28,14 @@ def test_fresh_store_is_at_the_latest_schema(tmp_path: Path) -> None:
     store.close()
 
 
+def test_savepoint_journal_stays_in_memory(tmp_path: Path) -> None:
+    """A block's Cirrus rows are written under savepoints: their statement journal must not
+    spill to a temporary file (a write per page, most of a block's indexing time)."""
+    store = Store(tmp_path)
+    assert store.db.execute("PRAGMA temp_store").fetchone()[0] == 2  # MEMORY
+    store.close()
+
+
 def test_reopening_does_not_migrate_twice(tmp_path: Path) -> None:
     Store(tmp_path).close()
     store = Store(tmp_path)
