@@ -23,11 +23,16 @@
    d)  offset=<90% of the rows>&limit=50   (offset=900000 at 1M rows)
    a2) a) again, as the user of no private chain
 
+``--strato16 N`` runs another scenario instead (benchmarks/cirrus16_scenario.py): a token with
+N balances, and the same queries on the seed family's ``Token-_balances`` table and on STRATO 16's
+``BlockApps-Token-_balances`` view, side by side (results: benchmarks/results/cirrus16.json).
+
 wrk comes from Debian (installed with apt-get when missing); without it a multi-process
 http.client keep-alive client is used, and the output says so. Results print as a table and are
 written to benchmarks/results/cirrus.json.
 
     python benchmarks/cirrus_bench.py [--quick] [--rows N] [--connections N] [--duration S]
+    python benchmarks/cirrus_bench.py --strato16 N [--batch N]
 """
 
 from __future__ import annotations
@@ -68,6 +73,8 @@ from benchlib import (
 )
 
 sys.path.insert(0, str(ROOT))
+
+import cirrus16_scenario
 
 from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.indexer import Indexer
@@ -654,7 +661,16 @@ def main() -> None:
         help="load generator: wrk (installed when missing) or the Python fallback",
     )
     ap.add_argument("--keep", action="store_true", help="keep the data dir (path is printed)")
+    ap.add_argument(
+        "--strato16",
+        type=int,
+        metavar="N",
+        help="instead: STRATO 16's collection view vs the seed table, a token of N balances",
+    )
     opts = ap.parse_args()
+    if opts.strato16 is not None:
+        strato16_main(opts.strato16, opts.batch)
+        return
     s = Settings(
         rows=opts.rows or (100_000 if opts.quick else 1_000_000),
         batch=opts.batch,
@@ -845,6 +861,27 @@ def main() -> None:
     }
     path = write_results("cirrus", result)
     print(f"written to {path.relative_to(ROOT)}")
+
+
+def strato16_main(entries: int, batch: int) -> None:
+    if entries < 1_000 or batch < 1:
+        raise SystemExit("--strato16 must be at least 1,000 and --batch at least 1")
+    t0 = time.perf_counter()
+    load_start = os.getloadavg()[0]
+    tmp = Path(tempfile.mkdtemp(prefix="cirrus16-bench-"))
+    try:
+        figures = cirrus16_scenario.run(tmp / "node", entries, batch, 1.0)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    m = machine(sqlite=sqlite3.sqlite_version)
+    m["load_1min_at_start"] = round(load_start, 2)
+    m["load_1min_at_end"] = round(os.getloadavg()[0], 2)
+    total = time.perf_counter() - t0
+    print(
+        f"  whole run: {total:.0f} s (1-min load {load_start:.1f} -> {m['load_1min_at_end']:.1f})"
+    )
+    result = {"date": utc_now(), "machine": m, **figures, "run_seconds": round(total, 1)}
+    print(f"written to {write_results('cirrus16', result).relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
