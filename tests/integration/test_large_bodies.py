@@ -115,3 +115,44 @@ def test_large_bodies_answer_as_before(node: RunningNode) -> None:
     r = alice.post("/bloc/v2.2/transactions/results", json=hashes)
     assert r.status_code == 200 and [x["hash"] for x in r.json()] == hashes
     assert r.content == json.dumps(r.json(), separators=(",", ":")).encode()
+
+
+def test_health_answers_while_a_large_source_compiles(node: RunningNode) -> None:
+    """A large upload (the platform's Mercata bundle is 330,000 characters) is compiled on a
+    worker thread: the event loop answers ``/health`` meanwhile (it stalled ~0.4 s before)."""
+    body = "\n".join(
+        f"    function f{i}(uint a) public returns (uint) {{ return a + {i}; }}" for i in range(4000)
+    )
+    src = "contract Wide {\n" + body + "\n}"
+    assert len(src) > 200_000
+    alice, anonymous = node.client("alice"), node.client()
+    alice.get("/svc/v2.3/key")
+    slowest = 0.0
+    stop = threading.Event()
+
+    def probe() -> None:
+        nonlocal slowest
+        while not stop.is_set():
+            t0 = time.monotonic()
+            assert anonymous.get("/health").status_code == 200
+            slowest = max(slowest, time.monotonic() - t0)
+            time.sleep(0.005)
+
+    prober = threading.Thread(target=probe)
+    prober.start()
+    try:
+        time.sleep(0.1)
+        started = time.monotonic()
+        r = alice.post(
+            "/strato/v2.3/transaction/parallel",
+            params={"resolve": "true"},
+            json={"txs": [{"type": "CONTRACT", "payload": {"contract": "Wide", "src": src}}]},
+        )
+        took = time.monotonic() - started
+    finally:
+        stop.set()
+        prober.join()
+    assert r.status_code == 200, r.text[:300]
+    assert r.json()[0]["status"] == "Success"
+    assert took > 0.2  # the compile is long enough to have stalled the loop
+    assert slowest < took / 2, (slowest, took)

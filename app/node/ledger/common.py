@@ -32,6 +32,23 @@ TIME_LIMIT_PREFIX = "time limit exceeded:"  # the message of solidvm.runtime's t
 # transactions wait at most about this long (plus one transaction) behind a large request
 SLICE_SECONDS = 0.25
 PREPARE_ON_LOOP_MAX = 200  # larger requests are checked and signed on a worker thread
+SOURCE_ON_LOOP_MAX = 16_000  # characters of contract source compiled on the loop at most
+
+
+def source_size(txs: Any) -> int:
+    """Characters of contract source in a request's CONTRACT payloads (a text or a collection);
+    uploads larger than ``SOURCE_ON_LOOP_MAX`` are compiled off the event loop."""
+    total = 0
+    for tx in txs if isinstance(txs, list) else ():
+        payload = tx.get("payload") if isinstance(tx, dict) else None
+        src = payload.get("src") if isinstance(payload, dict) else None
+        if isinstance(src, str):
+            total += len(src)
+        elif isinstance(src, dict | list):
+            total += sum(len(str(v)) for v in (src.values() if isinstance(src, dict) else src))
+    return total
+
+
 SWITCH_INTERVAL = 0.001  # sys.setswitchinterval while the producer runs (see producer)
 
 

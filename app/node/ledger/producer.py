@@ -23,12 +23,14 @@ from .blocks import LedgerBlocks
 from .common import (
     PREPARE_ON_LOOP_MAX,
     SLICE_SECONDS,
+    SOURCE_ON_LOOP_MAX,
     SWITCH_INTERVAL,
     ZERO_HASH,
     Sub,
     discarded_result,
     log,
     pending_result,
+    source_size,
 )
 from .watchdog import Watchdog
 
@@ -124,8 +126,11 @@ class Ledger(LedgerBlocks):
         if tx_params is not None and not isinstance(tx_params, dict):
             raise bad_request("txParams must be an object with gasLimit and gasPrice")
         args = (username, sender, txs, tx_params, query_chain, resolve)
-        if isinstance(txs, list) and len(txs) > PREPARE_ON_LOOP_MAX:
-            # checking, signing and recording thousands of transactions takes a while
+        if isinstance(txs, list) and (
+            len(txs) > PREPARE_ON_LOOP_MAX or source_size(txs) > SOURCE_ON_LOOP_MAX
+        ):
+            # checking, signing and recording thousands of transactions, or compiling a large
+            # source (the platform's Mercata bundle: 330,000 characters), takes a while
             subs = await asyncio.to_thread(self._prepare, *args)
         else:
             subs = self._prepare(*args)
