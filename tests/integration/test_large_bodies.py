@@ -120,9 +120,8 @@ def test_large_bodies_answer_as_before(node: RunningNode) -> None:
 def test_health_answers_while_a_large_source_compiles(node: RunningNode) -> None:
     """A large upload (the platform's Mercata bundle is 330,000 characters) is compiled on a
     worker thread: the event loop answers ``/health`` meanwhile (it stalled ~0.4 s before)."""
-    body = "\n".join(
-        f"    function f{i}(uint a) public returns (uint) {{ return a + {i}; }}" for i in range(4000)
-    )
+    line = "    function f{0}(uint a) public returns (uint) {{ return a + {0}; }}"
+    body = "\n".join(line.format(i) for i in range(4000))
     src = "contract Wide {\n" + body + "\n}"
     assert len(src) > 200_000
     alice, anonymous = node.client("alice"), node.client()
