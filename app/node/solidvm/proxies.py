@@ -30,21 +30,14 @@ from .values import Address, VariadicValue
 if TYPE_CHECKING:
     from .world import AccountState
 
-PROXY_NAMES: dict[str, frozenset[str]] = {
-    "Proxy": frozenset({"setLogicContract", "transferOwnership", "renounceOwnership"}),
-}
+_PROXY_FNS = frozenset({"setLogicContract", "transferOwnership", "renounceOwnership"})
+PROXY_NAMES: dict[str, frozenset[str]] = {"Proxy": _PROXY_FNS}
 """The platform API's proxies: contracts of these names type a call of any function but their
 own listed ones with the function of the contract their ``logicContract`` points to."""
-_USER_FNS = frozenset(
-    {"setLogicContract", "transferOwnership", "renounceOwnership", "createUser", "createUserFor"}
-    | {"deriveUserAddress", "canCreateUser", "initializeUser"}
-)
-PROXY_NAMES["UserRegistry"] = _USER_FNS
-PROXY_NAMES["User"] = frozenset(
-    {"setLogicContract", "transferOwnership", "renounceOwnership", "addUserAddress"}
-    | {"revokeUserAddress", "revokeAllUserAddresses", "createContract"}
-    | {"createSaltedContract", "callContract"}
-)
+PROXY_NAMES["UserRegistry"] = _PROXY_FNS | {"createUser", "createUserFor", "deriveUserAddress"}
+PROXY_NAMES["UserRegistry"] |= {"canCreateUser", "initializeUser"}
+PROXY_NAMES["User"] = _PROXY_FNS | {"addUserAddress", "revokeUserAddress", "createContract"}
+PROXY_NAMES["User"] |= {"revokeAllUserAddresses", "createSaltedContract", "callContract"}
 
 
 def fallback_of(cdef: ContractDef) -> CompiledFunction | None:
