@@ -30,18 +30,14 @@ from .solidvm import ast as A
 from .solidvm.defs import ContractDef
 from .solidvm.proxies import PROXY_NAMES
 from .solidvm.types import (
-    AccountType,
     AddressType,
     ArrayType,
     BoolType,
     BytesType,
-    ContractType,
     DecimalType,
-    EnumType,
     IntType,
     MappingType,
     StringType,
-    StructType,
     Type,
     UserDefinedType,
     VariadicType,
@@ -114,9 +110,7 @@ def compiled_type(t: Type) -> J:
             "key": compiled_type(t.key),
             "value": compiled_type(t.value),
         }
-    if isinstance(t, AccountType | ContractType | EnumType | StructType):
-        return {"tag": "UnknownLabel", "contents": t.name}
-    return {"tag": "UnknownLabel", "contents": t.name}
+    return {"tag": "UnknownLabel", "contents": t.name}  # contracts, enums, structs, accounts
 
 
 def type_json(tn: A.TypeName | None, cdef: ContractDef) -> J:
