@@ -129,7 +129,8 @@ def initialized_vars(c: ContractDef) -> list[StateVar]:
 
 
 def bind_base(base: ContractDef, vals: list[Any]) -> list[Any]:
-    """The arguments a base's constructor runs with (converted to its parameter types)."""
+    """The arguments the constructor of ``base`` (a created contract or a base) runs with
+    (converted to its parameter types)."""
     ctor = base.constructor
     if ctor is None:
         if vals:
