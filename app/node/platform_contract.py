@@ -28,7 +28,7 @@ from typing import Any
 from .ledger.readview import CommittedView
 from .solidvm import ast as A
 from .solidvm.defs import ContractDef
-from .solidvm.proxies import PROXY_NAMES
+from .solidvm.proxies import PROXY_NAMES, logic_chain
 from .solidvm.types import (
     AddressType,
     ArrayType,
@@ -361,7 +361,7 @@ def proxy_logic(view: CommittedView, acct: AccountState) -> ContractDef | None:
     v = view.get(acct.storage, "logicContract")
     if not isinstance(v, Address) or not v.value:
         return None
-    chain = acct.chain if v.chain is None else ("" if v.chain == "main" else v.chain)
+    chain = logic_chain(acct, v)
     logic = view.account(v.value, chain)
     return logic.cdef if logic is not None else None
 

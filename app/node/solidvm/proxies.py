@@ -159,6 +159,12 @@ def delegated_vars(acct: AccountState, layouts: list[ContractDef] | None = None)
     return out
 
 
+def logic_chain(acct: AccountState, v: Address) -> str:
+    """The chain of the contract a proxy's ``logicContract`` (``v``) points to: the proxy's own
+    unless the address names one ("main": the main chain)."""
+    return acct.chain if v.chain is None else ("" if v.chain == "main" else v.chain)
+
+
 def logic_contract(
     accounts: dict[tuple[str, int], AccountState], acct: AccountState
 ) -> ContractDef | None:
@@ -167,7 +173,7 @@ def logic_contract(
     v = acct.storage.get("logicContract")
     if not isinstance(v, Address) or v.value == 0:
         return None
-    chain = acct.chain if v.chain is None else ("" if v.chain == "main" else v.chain)
+    chain = logic_chain(acct, v)
     logic = accounts.get((chain, v.value))
     return logic.cdef if logic is not None else None
 
@@ -193,6 +199,7 @@ __all__ = [
     "delegated_vars",
     "fallback_of",
     "is_renamed_fallback",
+    "logic_chain",
     "logic_contract",
     "named_fallback",
     "proxied_method",
