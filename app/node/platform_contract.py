@@ -28,20 +28,16 @@ from typing import Any
 from .ledger.readview import CommittedView
 from .solidvm import ast as A
 from .solidvm.defs import ContractDef
-from .solidvm.proxies import PROXY_NAMES
+from .solidvm.proxies import PROXY_NAMES, logic_chain
 from .solidvm.types import (
-    AccountType,
     AddressType,
     ArrayType,
     BoolType,
     BytesType,
-    ContractType,
     DecimalType,
-    EnumType,
     IntType,
     MappingType,
     StringType,
-    StructType,
     Type,
     UserDefinedType,
     VariadicType,
@@ -114,9 +110,7 @@ def compiled_type(t: Type) -> J:
             "key": compiled_type(t.key),
             "value": compiled_type(t.value),
         }
-    if isinstance(t, AccountType | ContractType | EnumType | StructType):
-        return {"tag": "UnknownLabel", "contents": t.name}
-    return {"tag": "UnknownLabel", "contents": t.name}
+    return {"tag": "UnknownLabel", "contents": t.name}  # contracts, enums, structs, accounts
 
 
 def type_json(tn: A.TypeName | None, cdef: ContractDef) -> J:
@@ -367,7 +361,7 @@ def proxy_logic(view: CommittedView, acct: AccountState) -> ContractDef | None:
     v = view.get(acct.storage, "logicContract")
     if not isinstance(v, Address) or not v.value:
         return None
-    chain = acct.chain if v.chain is None else ("" if v.chain == "main" else v.chain)
+    chain = logic_chain(acct, v)
     logic = view.account(v.value, chain)
     return logic.cdef if logic is not None else None
 

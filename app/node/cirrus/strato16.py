@@ -424,17 +424,9 @@ def collection_views(creator: str, cdef: ContractDef) -> list[View]:
 def event_views(creator: str, cdef: ContractDef) -> list[View]:
     out = []
     for ev in cdef.events.values():
-        cols: list[tuple[str, ...]] = [
-            ("id", "serial"),
-            ("address", "text"),
-            ("block_hash", "text"),
-            ("block_timestamp", "text"),
-            ("block_number", "text"),
-            ("transaction_sender", "text"),
-            ("event_index", "serial"),
-            ("creator", "text"),
-            ("contract_name", "text"),
-        ]
+        # the event table's columns up to event_index, then the contract's
+        cols: list[tuple[str, ...]] = [*GLOBALS["event"][:7], ("creator", "text")]
+        cols.append(("contract_name", "text"))
         exprs = [f"e.{c[0]}" for c in cols[:7]]
         exprs += [lit(creator), stamped_name("e", creator, cdef.name)]
         arrays = []

@@ -28,9 +28,7 @@ class TxRoutes(ApiBase):
         results = await self.ledger.submit(
             name, sender, body.get("txs"), body.get("txParams"), chain, resolve
         )
-        if resolve and len(results) == 1 and results[0]["status"] == "Failure":
-            message = results[0]["txResult"]["message"]
-            raise ApiError(422, f"Error running the transaction: {message}")
+        _raise_if_lone_failure(results, resolve)
         return await json_answer(results)
 
     async def transaction_parallel(self, request: Request) -> Response:
@@ -55,9 +53,7 @@ class TxRoutes(ApiBase):
             got = await self.ledger.submit(
                 name, sender, group, body.get("txParams"), chain, resolve, keep_pending=True
             )
-            if resolve and len(got) == 1 and got[0]["status"] == "Failure":
-                message = got[0]["txResult"]["message"]
-                raise ApiError(422, f"Error running the transaction: {message}")
+            _raise_if_lone_failure(got, resolve)
             results += got
         return await json_answer(results)
 
@@ -105,6 +101,13 @@ class TxRoutes(ApiBase):
         return JsonBody(
             await self.ledger.faucet(request.state.user, address, flag(request, "resolve"))
         )
+
+
+def _raise_if_lone_failure(results: list[dict[str, Any]], resolve: bool) -> None:
+    """A resolved request of one transaction that failed answers 422 with its message."""
+    if resolve and len(results) == 1 and results[0]["status"] == "Failure":
+        message = results[0]["txResult"]["message"]
+        raise ApiError(422, f"Error running the transaction: {message}")
 
 
 PARALLEL_ORDER = ("TRANSFER", "CONTRACT", "FUNCTION")

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from .binding import try_bind
-from .defs import ContractDef, StateVar
+from .defs import CompiledFunction, ContractDef, StateVar
 from .errors import ExecutionError
 from .ops import copy_in, describe
 from .runtime import ExecContext, Frame, run_modifiers
@@ -62,14 +62,7 @@ def run_constructor(
     if ctx.steps > ctx.max_steps:
         raise ctx.out_of_gas()
     ctor = c.constructor
-    if ctor is not None:
-        fr = Frame(ctx, acct, sender, value, False, ctor.nslots)
-        fr.fn = ctor
-        fr.l[: len(args)] = args
-        for slot, t in ctor.ret_init:
-            fr.l[slot] = default_value(t)
-    else:
-        fr = Frame(ctx, acct, sender, value, False, 0)
+    fr = _ctor_frame(ctx, ctor, acct, args, sender, value)
     init_fr = Frame(ctx, acct, sender, value, False, 0)
     st = acct.storage
     for sv in initialized_vars(c):
@@ -94,10 +87,33 @@ def run_constructor(
             continue  # needs arguments nobody passes: not run, as on the platform
         run_constructor(ctx, base, acct, base_args, sender, value)
     if ctor is not None:
-        if ctor.mods:
-            run_modifiers(fr, ctor, 0)
-        else:
-            ctor.body(fr)
+        _run_body(fr, ctor)
+
+
+def _ctor_frame(
+    ctx: ExecContext,
+    ctor: CompiledFunction | None,
+    acct: Any,
+    args: list[Any],
+    sender: Address,
+    value: int,
+) -> Frame:
+    """The frame a constructor's body runs in: its arguments and zeroed named returns."""
+    if ctor is None:
+        return Frame(ctx, acct, sender, value, False, 0)
+    fr = Frame(ctx, acct, sender, value, False, ctor.nslots)
+    fr.fn = ctor
+    fr.l[: len(args)] = args
+    for slot, t in ctor.ret_init:
+        fr.l[slot] = default_value(t)
+    return fr
+
+
+def _run_body(fr: Frame, ctor: CompiledFunction) -> None:
+    if ctor.mods:
+        run_modifiers(fr, ctor, 0)
+    else:
+        ctor.body(fr)
 
 
 def initialized_vars(c: ContractDef) -> list[StateVar]:
@@ -113,7 +129,8 @@ def initialized_vars(c: ContractDef) -> list[StateVar]:
 
 
 def bind_base(base: ContractDef, vals: list[Any]) -> list[Any]:
-    """The arguments a base's constructor runs with (converted to its parameter types)."""
+    """The arguments the constructor of ``base`` (a created contract or a base) runs with
+    (converted to its parameter types)."""
     ctor = base.constructor
     if ctor is None:
         if vals:
@@ -150,21 +167,14 @@ def run_linearized(
     for c in lin:
         ctor = c.constructor
         a = args_for.get(c.name)
-        if ctor is not None:
-            if a is None:
-                if ctor.params:
-                    raise ExecutionError(
-                        f"missing arguments for the constructor of base contract {c.name}",
-                        "invalid arguments",
-                    )
-                a = []
-            fr = Frame(ctx, acct, sender, value, False, ctor.nslots)
-            fr.fn = ctor
-            fr.l[: len(a)] = a
-            for slot, t in ctor.ret_init:
-                fr.l[slot] = default_value(t)
-        else:
-            fr = Frame(ctx, acct, sender, value, False, 0)
+        if a is None:
+            if ctor is not None and ctor.params:
+                raise ExecutionError(
+                    f"missing arguments for the constructor of base contract {c.name}",
+                    "invalid arguments",
+                )
+            a = []
+        fr = _ctor_frame(ctx, ctor, acct, a, sender, value)
         frames[c.name] = fr
         for bname, fns in c.ctor_base_args.items():
             args_for[bname] = _coerce(cdef, bname, [f(fr) for f in fns])
@@ -178,11 +188,7 @@ def run_linearized(
                 acct.storage[sv.name] = copy_in(init_fr, sv.init(init_fr))
         ctor = c.constructor
         if ctor is not None:
-            fr = frames[c.name]
-            if ctor.mods:
-                run_modifiers(fr, ctor, 0)
-            else:
-                ctor.body(fr)
+            _run_body(frames[c.name], ctor)
 
 
 def _coerce(cdef: ContractDef, bname: str, vals: list[Any]) -> list[Any]:

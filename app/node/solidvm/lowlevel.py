@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .binding import spread_last, try_bind
+from .constructors import bind_base
 from .defs import CompiledFunction, ContractDef
 from .errors import ExecutionError, SolidVMError
 from .ops import chain_key, copy_in, describe, type_error
@@ -231,24 +232,7 @@ class LowLevelCalls:
         return Address(acct.address)
 
     def bind_constructor(self, cdef: ContractDef, args: list[Any]) -> list[Any]:
-        ctor = cdef.constructor
-        if ctor is None:
-            if args:
-                raise ExecutionError(
-                    f"invalid arguments: constructor arguments don't match: {cdef.name} takes "
-                    f"no arguments, {len(args)} given",
-                    "invalid arguments",
-                )
-            return []
-        bound = try_bind(ctor, args)
-        if bound is None:
-            raise ExecutionError(
-                f"invalid arguments: constructor arguments don't match: {cdef.name} takes "
-                f"({', '.join(t.name for _, t in ctor.params)}), got "
-                f"({', '.join(describe(a) for a in args[:8])})",
-                "invalid arguments",
-            )
-        return bound
+        return bind_base(cdef, args)
 
     def compile_code(self, fr: Frame, src: str) -> Any:
         """Compile a source given to create()/create2(), charging for its size."""

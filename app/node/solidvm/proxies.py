@@ -30,21 +30,14 @@ from .values import Address, VariadicValue
 if TYPE_CHECKING:
     from .world import AccountState
 
-PROXY_NAMES: dict[str, frozenset[str]] = {
-    "Proxy": frozenset({"setLogicContract", "transferOwnership", "renounceOwnership"}),
-}
+_PROXY_FNS = frozenset({"setLogicContract", "transferOwnership", "renounceOwnership"})
+PROXY_NAMES: dict[str, frozenset[str]] = {"Proxy": _PROXY_FNS}
 """The platform API's proxies: contracts of these names type a call of any function but their
 own listed ones with the function of the contract their ``logicContract`` points to."""
-_USER_FNS = frozenset(
-    {"setLogicContract", "transferOwnership", "renounceOwnership", "createUser", "createUserFor"}
-    | {"deriveUserAddress", "canCreateUser", "initializeUser"}
-)
-PROXY_NAMES["UserRegistry"] = _USER_FNS
-PROXY_NAMES["User"] = frozenset(
-    {"setLogicContract", "transferOwnership", "renounceOwnership", "addUserAddress"}
-    | {"revokeUserAddress", "revokeAllUserAddresses", "createContract"}
-    | {"createSaltedContract", "callContract"}
-)
+PROXY_NAMES["UserRegistry"] = _PROXY_FNS | {"createUser", "createUserFor", "deriveUserAddress"}
+PROXY_NAMES["UserRegistry"] |= {"canCreateUser", "initializeUser"}
+PROXY_NAMES["User"] = _PROXY_FNS | {"addUserAddress", "revokeUserAddress", "createContract"}
+PROXY_NAMES["User"] |= {"revokeAllUserAddresses", "createSaltedContract", "callContract"}
 
 
 def fallback_of(cdef: ContractDef) -> CompiledFunction | None:
@@ -166,6 +159,12 @@ def delegated_vars(acct: AccountState, layouts: list[ContractDef] | None = None)
     return out
 
 
+def logic_chain(acct: AccountState, v: Address) -> str:
+    """The chain of the contract a proxy's ``logicContract`` (``v``) points to: the proxy's own
+    unless the address names one ("main": the main chain)."""
+    return acct.chain if v.chain is None else ("" if v.chain == "main" else v.chain)
+
+
 def logic_contract(
     accounts: dict[tuple[str, int], AccountState], acct: AccountState
 ) -> ContractDef | None:
@@ -174,7 +173,7 @@ def logic_contract(
     v = acct.storage.get("logicContract")
     if not isinstance(v, Address) or v.value == 0:
         return None
-    chain = acct.chain if v.chain is None else ("" if v.chain == "main" else v.chain)
+    chain = logic_chain(acct, v)
     logic = accounts.get((chain, v.value))
     return logic.cdef if logic is not None else None
 
@@ -200,6 +199,7 @@ __all__ = [
     "delegated_vars",
     "fallback_of",
     "is_renamed_fallback",
+    "logic_chain",
     "logic_contract",
     "named_fallback",
     "proxied_method",

@@ -63,12 +63,8 @@ def fused_compare(op: str, a: LocalRead, b: LocalRead) -> Fn:
     return order_locals_checked
 
 
-def _add_any(fr: Frame, a: Any, b: Any) -> Any:
-    return op_add_any(fr, a, b)
-
-
 _ARITH: dict[str, tuple[Callable[[Any, Any], Any], Callable[[Frame, Any, Any], Any]]] = {
-    "+": (operator.add, _add_any),
+    "+": (operator.add, op_add_any),
     "-": (operator.sub, sub_any),
 }
 
