@@ -135,6 +135,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         cirrus_names=opts.cirrus_names,
         resolve_timeout=opts.resolve_timeout,
         tx_time_limit=opts.tx_time_limit,
+        compile_time_limit=opts.compile_time_limit,
         block_time=opts.block_time,
         allow_remote=opts.allow_remote,
         max_upload=int(opts.max_upload_mb * 1024 * 1024),
@@ -357,6 +358,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=2.0,
         metavar="SECONDS",
         help="wall-clock budget of one transaction, besides its step budget (0: none)",
+    )
+    serve.add_argument(
+        "--compile-time-limit",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="wall-clock budget of compiling one source a request sends (0: none)",
     )
     serve.add_argument(
         "--block-time",

@@ -23,6 +23,7 @@ class NodeConfig:
     cirrus_names: str = "both"  # "both": the seed's and STRATO 16's; "strato16": only 16's
     resolve_timeout: float = 60.0
     tx_time_limit: float = 2.0  # wall-clock seconds one transaction may run (0: no limit)
+    compile_time_limit: float = 10.0  # wall-clock seconds a request's compile may run (0: none)
     block_time: float = 0.0
     allow_remote: bool = False
     max_body: int = 4 * 1024 * 1024

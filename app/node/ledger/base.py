@@ -33,7 +33,9 @@ from ..solidvm.ops import keccak256
 from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState
 from ..store import Store, dumps
+from ..timebox import call_bounded
 from ..vault import Vault
+from .codecache import UnitCache
 from .common import (
     DEFAULT_GAS_LIMIT,
     DEFAULT_GAS_PRICE,
@@ -58,9 +60,10 @@ class LedgerBase:
         # sources compiled at run time by create()/create2() join the code table
         self.world.compile_hook = lambda src, vm: self.unit(vm, src)[1]
         self.world.test_clock = config.test_clock
-        self.units: dict[str, CompiledUnit] = {}
-        self.codes: dict[str, tuple[str, str]] = {}  # code hash -> (vm, source)
-        self.new_codes: set[str] = set()
+        self.units = UnitCache()
+        # code hash -> (vm, source) of the code deployed contracts run (the ``codes`` table)
+        self.codes: dict[str, tuple[str, str]] = {}
+        self.new_codes: set[str] = set()  # added since the last block: written with the next
         self.meta: dict[tuple[str, int], ContractMeta] = {}
         self.head = Head()
         self.queue: list[Sub] = []
@@ -238,28 +241,43 @@ class LedgerBase:
             return keccak256(source.encode()).hex()
         return keccak256(f"{vm}\0{source}".encode()).hex()
 
-    def unit(self, vm: str, source: str, stored: bool = False) -> tuple[str, CompiledUnit]:
-        """The compiled unit of a source (cached by code hash).
+    def unit(
+        self, vm: str, source: str, stored: bool = False, bounded: bool = False
+    ) -> tuple[str, CompiledUnit]:
+        """The compiled unit of a source (cached by code hash, see ``codecache``).
 
         ``stored`` code was accepted once already, maybe by this node started with
         ``--test-clock``: it compiles with ``fastForward`` declared, which then refuses to run
-        unless the node allows it.
+        unless the node allows it. A ``bounded`` compile (a request's, on a worker thread) stops
+        with a 400 after ``--compile-time-limit`` seconds. Compiling stores nothing: code joins
+        the ``codes`` table when a contract is deployed with it (``_keep_code``).
         """
         h = self.code_hash(vm, source)
         unit = self.units.get(h)
         if unit is None:
-            unit = compile_source(
-                source,
-                vm=vm,
-                test_clock=stored or self.config.test_clock,
-                checks=not stored,  # stored code loads as accepted, whatever checks came since
+            limit = self.config.compile_time_limit if bounded else 0.0
+            unit = call_bounded(
+                limit,
+                "the source",
+                lambda: compile_source(
+                    source,
+                    vm=vm,
+                    test_clock=stored or self.config.test_clock,
+                    checks=not stored,  # stored code loads as accepted, whatever checks came since
+                ),
             )
-            with self.code_lock:
-                self.units[h] = unit
-                if h not in self.codes:
-                    self.codes[h] = (vm, source)
-                    self.new_codes.add(h)
+            unit = self.units.put(h, unit)
         return h, unit
+
+    def _keep_code(self, cdef: ContractDef) -> str:
+        """A contract was deployed with ``cdef``'s code: the code joins the ``codes`` table
+        (with the block being sealed) so that the contract loads again after a restart."""
+        h = self._code_of(cdef)
+        with self.code_lock:
+            if h not in self.codes:
+                self.codes[h] = (cdef.vm, cdef.source)
+                self.new_codes.add(h)
+        return h
 
     def _cdef(self, code_hash: str, name: str) -> ContractDef:
         vm, source = self.codes[code_hash]

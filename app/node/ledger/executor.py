@@ -297,7 +297,7 @@ class LedgerExecutor(LedgerValidation):
             self._will_write(self.meta, k)
             self.meta[k] = ContractMeta(
                 acct.cdef.name,
-                self._code_of(acct.cdef),
+                self._keep_code(acct.cdef),
                 sub.sender if acct.creator is None else format(acct.creator, "040x"),
                 number,
                 sub.hash,

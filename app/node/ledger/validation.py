@@ -90,8 +90,8 @@ class LedgerValidation(LedgerIdentities):
                 check_imports(p["src"])  # on the upload as sent: joining drops the file names
             except ParseError as exc:
                 raise bad_request(str(exc)) from None
-        try:
-            _, unit = self.unit(vm, src)
+        try:  # on a worker thread (see ``submit``): bounded by --compile-time-limit
+            _, unit = self.unit(vm, src, bounded=True)
         except ParseError as exc:
             raise bad_request(str(exc)) from None
         except SolidVMError as exc:

@@ -301,6 +301,10 @@ class BodyChecker:
         self.declared: set[str] = set()
         self.track_declared = d is not None
         self.returns: list[Type | None] = []
+        # ``dtype`` of the expressions of the statement being checked, by node: an operator
+        # chain asks for its operands' types at every level, which without it costs the
+        # square of the chain's length (a new statement may change the scopes: it starts afresh)
+        self._dtypes: dict[int, Type | None] = {}
         self.state: set[str] = set()
         for x in c.linearization:
             for sv in x.own_svars:
@@ -359,6 +363,7 @@ class BodyChecker:
 
     def declare(self, slot: A.VarSlot, has_value: bool) -> None:
         self.scopes[-1][slot.name] = self.resolve(slot.type)
+        self._dtypes.clear()
         if has_value and self.track_declared:
             if slot.name in self.declared:
                 fail("Multiple declaration.", slot)
@@ -381,6 +386,7 @@ class BodyChecker:
         self.declared = saved
 
     def stmt(self, s: A.Stmt) -> None:
+        self._dtypes.clear()
         if isinstance(s, A.ExprStmt):
             self.expr(s.expr)
         elif isinstance(s, A.VarDecl):
@@ -615,6 +621,15 @@ class BodyChecker:
 
         Literals, builtins and `.length` have no signedness there, so they give None here.
         """
+        if e is None:
+            return None
+        key = id(e)
+        if key in self._dtypes:
+            return self._dtypes[key]
+        t = self._dtypes[key] = self._dtype(e)
+        return t
+
+    def _dtype(self, e: A.Expr) -> Type | None:
         if isinstance(e, A.Ident):
             found, t = self.local_type(e.name)
             if found:
