@@ -15,8 +15,8 @@ from collections import OrderedDict
 
 from ..solidvm import CompiledUnit
 
-MAX_UNITS = 64
-MAX_SOURCE_CHARS = 1_000_000  # of the units kept for recency (about 110 MB compiled)
+MAX_UNITS = 32
+MAX_SOURCE_CHARS = 512_000  # of the units kept for recency (about 56 MB compiled)
 
 
 class UnitCache:

@@ -242,10 +242,17 @@ def check_overrides(c: ContractDef) -> None:
                 continue
             first.setdefault(d.name or d.kind, d)
     ancestors = _parents_dfs(c)
+    # each ancestor's declarations by name, and the names below it, once (not once per name)
+    own = {id(x): _own_decls(x) for x in ancestors}
+    below_of: dict[int, set[str]] = {}
     for name, d in first.items():
-        having = [(x, _own_decl(x, name)) for x in ancestors]
+        having = [(x, own[id(x)].get(name)) for x in ancestors]
         found = [(x, p) for x, p in having if p is not None]
-        below = {a.name for x, _ in found for a in _parents_dfs(x)}
+        below: set[str] = set()
+        for x, _ in found:
+            if id(x) not in below_of:
+                below_of[id(x)] = {a.name for a in _parents_dfs(x)}
+            below |= below_of[id(x)]
         nearest = [(x, p) for x, p in found if x.name not in below]
         if not nearest:
             if d.override:
@@ -272,15 +279,16 @@ def check_overrides(c: ContractDef) -> None:
                 )
 
 
-def _own_decl(x: ContractDef, name: str) -> A.FunctionDecl | None:
-    """The first function ``name`` that contract ``x`` itself declares."""
+def _own_decls(x: ContractDef) -> dict[str, A.FunctionDecl]:
+    """The first function of each name that contract ``x`` itself declares."""
     assert x.decl is not None
+    out: dict[str, A.FunctionDecl] = {}
     for d in x.decl.parts:
-        if isinstance(d, A.FunctionDecl) and d.kind != "constructor" and (d.name or d.kind) == name:
+        if isinstance(d, A.FunctionDecl) and d.kind != "constructor":
             if d.kind == "function" and d.name == x.name:
                 continue
-            return d
-    return None
+            out.setdefault(d.name or d.kind, d)
+    return out
 
 
 class BodyChecker:
