@@ -12,9 +12,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from app.node.store import DB_FILE
@@ -177,7 +178,7 @@ def test_a_compile_past_the_bound_answers_400_and_stops(
     try:
         alice = n.new_client("alice", timeout=60.0)
         slow = functions_source(8000, 0)  # about 0.4 MB: seconds to compile
-        attempts = {
+        attempts: dict[str, Callable[[], httpx.Response]] = {
             "compile": lambda: alice.post(COMPILE_ROUTE, json=[{"source": slow}]),
             "xabi": lambda: alice.post(XABI_ROUTE, json={"src": slow}),
             "upload": lambda: alice.post(
