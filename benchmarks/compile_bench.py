@@ -9,8 +9,9 @@ For each: the request's time, and ``GET /health`` polled every 50 ms while it ru
 max). Then ``--distinct`` compiles of distinct 5 KB sources without any deployment: the node's
 RSS and the rows of its ``codes`` table before and after.
 
-``--baseline DIR`` runs the same rounds, interleaved, against another checkout (for instance
-one of ``main`` before the change: ``git worktree add /tmp/base <commit>``).
+``--baseline DIR`` runs the same cases, interleaved with the first ``--baseline-rounds`` rounds
+(default 1: before the change a round took minutes), against another checkout, for instance
+one of ``main`` before the change (``git worktree add --detach /tmp/base <commit>``).
 
     python benchmarks/compile_bench.py [--rounds 3] [--distinct 300] [--baseline DIR]
 """
@@ -28,9 +29,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import benchlib
 from benchlib import machine, rounded, running_node, utc_now, write_results
 from node_http import TX_PATH, Http
 
+THIS_ROOT = benchlib.ROOT
 COMPILE_PATH = "/bloc/v2.2/contracts/compile"
 POLL_S = 0.05
 
@@ -146,8 +149,9 @@ def distinct_compiles(url: str, token: str, data_dir: Path, pid: int, n: int) ->
 def one_round(root: str | None, tmp: Path, r: int, distinct: int) -> dict[str, Any]:
     """Every case on a fresh node running the code of ``root`` (None: this checkout)."""
     env_before = os.environ.get("PYTHONPATH")
-    if root is not None:
+    if root is not None:  # ``python -m app.node`` imports the app of the directory it runs in
         os.environ["PYTHONPATH"] = root
+        benchlib.ROOT = Path(root)
     try:
         data_dir = tmp / f"{'base' if root else 'this'}{r}" / "data"
         data_dir.parent.mkdir(parents=True)
@@ -172,6 +176,7 @@ def one_round(root: str | None, tmp: Path, r: int, distinct: int) -> dict[str, A
                 print(f"  distinct: {out['distinct']}")
             return out
     finally:
+        benchlib.ROOT = THIS_ROOT
         if env_before is None:
             os.environ.pop("PYTHONPATH", None)
         else:
@@ -206,6 +211,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--distinct", type=int, default=300, help="distinct compiles (0: skip)")
     ap.add_argument("--baseline", help="another checkout to measure, interleaved")
+    ap.add_argument("--baseline-rounds", type=int, default=1, help="rounds of the baseline")
     opts = ap.parse_args()
     load = os.getloadavg()
     mine: list[dict[str, Any]] = []
@@ -213,7 +219,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="compile-bench-") as tmp:
         for r in range(opts.rounds):
             mine.append(one_round(None, Path(tmp), r, opts.distinct if r == 0 else 0))
-            if opts.baseline:
+            if opts.baseline and r < opts.baseline_rounds:
                 base.append(one_round(opts.baseline, Path(tmp), r, opts.distinct if r == 0 else 0))
     data: dict[str, Any] = {
         "when": utc_now(),

@@ -70,8 +70,8 @@ class LedgerBase:
         self.running: list[Sub] = []  # the batch the producer's worker is executing
         # held while a block is executed and committed (one block at a time, whatever thread)
         self.sealing = threading.Lock()
-        self.code_lock = threading.Lock()
-        self.seq_lock = threading.Lock()  # the compile cache, filled by the loop and the worker
+        self.code_lock = threading.Lock()  # ``codes`` and ``new_codes``
+        self.seq_lock = threading.Lock()  # transaction numbers, given out by the loop and workers
         # readers pin the committed block under it; the worker moves the head under it
         self.view_lock = threading.Lock()
         self._readers = 0  # views pinned now: the history is only pruned when none is

@@ -99,7 +99,7 @@ class LedgerBlocks(LedgerSnapshots):
                 db.execute("ROLLBACK TO cirrus")
                 self.indexer.backend.reload()
             db.execute("RELEASE cirrus")
-            with self.code_lock:  # validation on the loop compiles into the same cache
+            with self.code_lock:  # (``_keep_code`` adds under it)
                 new_codes = [(h, *self.codes[h]) for h in self.new_codes]
                 self.new_codes.clear()
             db.executemany(
