@@ -35,7 +35,7 @@ from ..solidvm.world import AccountState
 from ..store import Store, dumps
 from ..timebox import call_bounded
 from ..vault import Vault
-from .codecache import UnitCache
+from .codecache import UnitCache, collector_paused
 from .common import (
     DEFAULT_GAS_LIMIT,
     DEFAULT_GAS_PRICE,
@@ -256,16 +256,17 @@ class LedgerBase:
         unit = self.units.get(h)
         if unit is None:
             limit = self.config.compile_time_limit if bounded else 0.0
-            unit = call_bounded(
-                limit,
-                "the source",
-                lambda: compile_source(
-                    source,
-                    vm=vm,
-                    test_clock=stored or self.config.test_clock,
-                    checks=not stored,  # stored code loads as accepted, whatever checks came since
-                ),
-            )
+            with collector_paused():
+                unit = call_bounded(
+                    limit,
+                    "the source",
+                    lambda: compile_source(
+                        source,
+                        vm=vm,
+                        test_clock=stored or self.config.test_clock,
+                        checks=not stored,  # stored code loads as accepted, whatever came since
+                    ),
+                )
             unit = self.units.put(h, unit)
         return h, unit
 

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from app.node.ledger.codecache import UnitCache
+from app.node.ledger import codecache
+from app.node.ledger.codecache import UnitCache, collector_paused
 from app.node.solidvm import compile_source
 from app.node.timebox import TimeLimitError, call_bounded
 
@@ -98,3 +99,22 @@ def test_bounded_compiles_in_several_threads_stop_independently() -> None:
     for t in threads:
         t.join()
     assert outcomes == {"slow": "expired", "quick": "ok"}
+
+
+def test_compiles_pause_the_collector_until_the_last_one_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():  # a second compile, overlapping
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the first one still runs
+    assert gc.isenabled()
+    # a chain of overlapping compiles does not keep it off for good
+    monkeypatch.setattr(codecache, "MAX_PAUSE_S", 0.0)
+    with collector_paused():
+        time.sleep(0.01)
+        with collector_paused():
+            assert gc.isenabled()
+    assert gc.isenabled()
