@@ -5,8 +5,8 @@ Cases, each with a fresh source per round (the compile cache never answers):
   chain   a contract returning ``1+1+...`` of 8,000 terms (16 KB), once through
           ``POST /bloc/v2.2/contracts/compile`` and once as a single-transaction upload
   many    a contract of 20,000 one-line functions (1.1 MB), the same two ways
-For each: the request's time, and ``GET /health`` polled every 50 ms while it runs (p50, p99,
-max). Then ``--distinct`` compiles of distinct 5 KB sources without any deployment: the node's
+For each: the request's time, and ``GET /health`` polled every 50 ms while it runs and for 3 s
+after it answers (p50, p99, max). Then ``--distinct`` compiles of distinct 5 KB sources without any deployment: the node's
 RSS and the rows of its ``codes`` table before and after.
 
 ``--baseline DIR`` runs the same cases, interleaved with the first ``--baseline-rounds`` rounds
@@ -36,6 +36,7 @@ from node_http import TX_PATH, Http
 THIS_ROOT = benchlib.ROOT
 COMPILE_PATH = "/bloc/v2.2/contracts/compile"
 POLL_S = 0.05
+TAIL_S = 3.0
 
 
 def chain_source(tag: int, terms: int = 8000) -> str:
@@ -104,10 +105,13 @@ def measured(url: str, token: str, how: str, name: str, src: str) -> dict[str, A
     worker = threading.Thread(target=run)
     health: list[float] = []
     worker.start()
-    while worker.is_alive() or not health:
+    end: float | None = None  # probing goes on for TAIL_S after the answer (the aftermath)
+    while end is None or time.perf_counter() < end:
         t0 = time.perf_counter()
         probe.get("/health")
         health.append(time.perf_counter() - t0)
+        if end is None and not worker.is_alive():
+            end = time.perf_counter() + TAIL_S
         time.sleep(POLL_S)
     worker.join()
     api.close()
