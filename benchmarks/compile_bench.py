@@ -6,8 +6,8 @@ Cases, each with a fresh source per round (the compile cache never answers):
           ``POST /bloc/v2.2/contracts/compile`` and once as a single-transaction upload
   many    a contract of 20,000 one-line functions (1.1 MB), the same two ways
 For each: the request's time, and ``GET /health`` polled every 50 ms while it runs and for 3 s
-after it answers (p50, p99, max). Then ``--distinct`` compiles of distinct 5 KB sources without any deployment: the node's
-RSS and the rows of its ``codes`` table before and after.
+after it answers (p50, p99, max). Then ``--distinct`` compiles of distinct 5 KB sources without
+any deployment: the node's RSS and the rows of its ``codes`` table before and after.
 
 ``--baseline DIR`` runs the same cases, interleaved with the first ``--baseline-rounds`` rounds
 (default 1: before the change a round took minutes), against another checkout, for instance
