@@ -557,6 +557,12 @@ class Strato16:
             self.tables[name] = self._table(name, cols, source)
             self._changed = True
 
+    def clear_rows(self) -> None:
+        """Empty the global tables (their views stay registered): before rebuilding them from
+        state, after a run that did not write them (``serve --cirrus-names seed``)."""
+        for name in GLOBALS:
+            self.db.execute(f"DELETE FROM {physical(name)}")
+
     def relationships(self, t: Table, name: str) -> list[Relationship]:
         """The relationships from ``t`` (a STRATO 16 table or view) to what ``name`` embeds
         (reference §6). ``event``, ``mapping`` and ``contract`` rows refer to the ``storage``

@@ -173,20 +173,21 @@ class LedgerBlocks(LedgerSnapshots):
             ix.write_events(
                 table, name, params[(table, name)], event_rows, (number, block_hash, ts)
             )
-        db.execute("SAVEPOINT cirrus16")
-        try:
-            self.indexer16.flush(
-                (number, block_hash, ts),
-                list(self._block_touched),
-                self._pending_events,
-                self._event_senders,
-            )
-        except Exception:
-            log.exception("indexing block %d under STRATO 16's names failed", number)
-            db.execute("ROLLBACK TO cirrus16")
-            self.indexer16.layouts.clear()
-            ix.backend.reload()
-        db.execute("RELEASE cirrus16")
+        if self.indexer16 is not None:
+            db.execute("SAVEPOINT cirrus16")
+            try:
+                self.indexer16.flush(
+                    (number, block_hash, ts),
+                    list(self._block_touched),
+                    self._pending_events,
+                    self._event_senders,
+                )
+            except Exception:
+                log.exception("indexing block %d under STRATO 16's names failed", number)
+                db.execute("ROLLBACK TO cirrus16")
+                self.indexer16.layouts.clear()
+                ix.backend.reload()
+            db.execute("RELEASE cirrus16")
         self._event_senders.clear()
         self._block_touched.clear()
         self._pending_history.clear()
