@@ -96,6 +96,11 @@ class Table:
     def chain_column(self) -> str:
         return "_chain" if self.kind == "event" else "chainId"
 
+    def counted(self) -> str:
+        """What counts the table's rows without reading them, "" when nothing does (see
+        CirrusBackend._count)."""
+        return ""
+
 
 @dataclass
 class Plan:
@@ -112,6 +117,7 @@ class Plan:
     offset: int
     total: int | None  # rows matching the filter, when already counted
     sql: str | None = None
+    unfiltered: bool = False  # no condition but the chain clause (see CirrusBackend._count)
     args: list[Any] = field(default_factory=list)
 
 
@@ -507,8 +513,10 @@ class CirrusBackend:
                 params.extend(sorted(visible))
             else:
                 where.append(f"{chain_col} = ''")
-        where.extend(embedding.inner_clauses(self, t, q, visible, params, t.qualifier, 0))
+        inner = embedding.inner_clauses(self, t, q, visible, params, t.qualifier, 0)
+        where.extend(inner)
         where_sql = f" WHERE {' AND '.join(where)}" if where else ""
+        unfiltered = not q.where.items and not inner
         aggregates = [f for f in q.fields if f.aggregate]
         if aggregates and not (
             q.count
@@ -532,7 +540,7 @@ class CirrusBackend:
                         "or be used in an aggregate function",
                     },
                 )
-            return [{"count": self._count(t, where_sql, params, db)}]
+            return [{"count": self._count(t, where_sql, params, db, unfiltered)}]
         visible_cols = self.select_refs(t, q)
         # embeds find their rows by the key values of their relationships (embedding.py)
         hidden = embedding.hidden_keys(self, t, q) if q.embeds else []
@@ -541,7 +549,9 @@ class CirrusBackend:
         limit = self.max_rows if q.limit is None else min(q.limit, self.max_rows)
         offset = q.offset
         total = None
-        if not q.where.items and offset:
+        if unfiltered and offset and self._cheap_count(t):
+            total = self._count(t, where_sql, params, db, unfiltered)
+        elif not q.where.items and offset:
             # Down an unfiltered table the total costs no scan (count(*) walks an index), so a
             # page in the second half is read from the end. max(rowid) bounds the total: when
             # it puts the page in the second half, counting pays; far down, counting is cheap
@@ -551,6 +561,7 @@ class CirrusBackend:
                 total = self._count(t, where_sql, params, db)
         select = f"SELECT {', '.join(c.sql for c in visible_cols) or '1'} FROM {t.sql_name}"
         plan = Plan(t, q, visible_cols, hidden, where_sql, params, limit, offset, total)
+        plan.unfiltered = unfiltered
         if total is not None and offset >= total:
             pass  # no rows
         elif total is not None and total - offset - limit < offset:
@@ -631,7 +642,7 @@ class CirrusBackend:
     def total_of(self, plan: Plan, db: sqlite3.Connection) -> int:
         """The number of rows matching the plan's filter (``Prefer: count=exact``)."""
         if plan.total is None:
-            plan.total = self._count(plan.table, plan.where_sql, plan.params, db)
+            plan.total = self._count(plan.table, plan.where_sql, plan.params, db, plan.unfiltered)
         return plan.total
 
     def ref(self, t: Table, name: str) -> Ref:
@@ -724,7 +735,28 @@ class CirrusBackend:
             ).fetchone()
         return False
 
-    def _count(self, t: Table, where_sql: str, params: list[Any], db: sqlite3.Connection) -> int:
+    @staticmethod
+    def _cheap_count(t: Table) -> bool:
+        """True when the table counts its rows without reading them (a collection view keeps
+        counts: strato16.Table16.count_source)."""
+        return bool(t.counted())
+
+    def _count(
+        self,
+        t: Table,
+        where_sql: str,
+        params: list[Any],
+        db: sqlite3.Connection,
+        unfiltered: bool = False,
+    ) -> int:
+        """Rows matching ``where_sql``; ``unfiltered``: it holds no condition but the chain
+        clause, which a table's kept counts can answer."""
+        if unfiltered and self._cheap_count(t):
+            source = t.counted()
+            (n,) = db.execute(
+                f"SELECT coalesce(sum(n), 0) FROM {source} AS counted{where_sql}", params
+            ).fetchone()
+            return int(n)
         (n,) = db.execute(f"SELECT count(*) FROM {t.sql_name}{where_sql}", params).fetchone()
         return int(n)
 

@@ -35,6 +35,7 @@ from ..solidvm.world import AccountState, ExecResult, World
 from .collections import CollectionVar, item_at, items_of, leaves
 from .encoding import compact_json, encode_int, encode_json
 from .indexer import bytes_text, cirrus_timestamp
+from .mapping16 import HIDDEN_VALUES, UPSERT_COUNT, MappingLayout, shown
 from .strato16 import BLOCKAPPS, Strato16, physical
 
 AcctKey = tuple[str, int]
@@ -43,8 +44,10 @@ _MAPPING_COLS = (
     "address, block_hash, block_timestamp, block_number, collection_name, collection_type, "
     "key, path, value, _chain, _k1"
 )
+# the first parameter is the rowid of a new row (mapping16.py), ignored for one that exists
 UPSERT_MAPPING = (
-    f"INSERT INTO {physical('mapping')} ({_MAPPING_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    f"INSERT INTO {physical('mapping')} (rowid, {_MAPPING_COLS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (address, path, _chain) DO UPDATE SET block_hash = excluded.block_hash, "
     "block_timestamp = excluded.block_timestamp, block_number = excluded.block_number, "
     "value = excluded.value WHERE value IS NOT excluded.value"
@@ -92,11 +95,12 @@ def history_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return [(*r[:9], valid_from(r[2]), r[9]) for r in rows]
 
 
-def write_mapping(db: Any, rows: list[tuple[Any, ...]]) -> None:
-    """Upsert ``rows`` (UPSERT_MAPPING's parameters), each whose value changed with its
-    ``history@mapping`` row: rows whose value is the stored one are left as they are, as the
-    platform's upsert leaves them. Written here rather than by a trigger, which cost about
-    four times as much per row."""
+def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -> None:
+    """Upsert ``rows`` (UPSERT_MAPPING's parameters after the rowid), each whose value
+    changed with its ``history@mapping`` row: rows whose value is the stored one are left as
+    they are, as the platform's upsert leaves them. Written here rather than by a trigger,
+    which cost about four times as much per row. New rows get rowids in their collection's
+    range, and the counts of shown rows follow (mapping16.py)."""
     latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
     paths: dict[tuple[str, str], list[str]] = {}
     for a, c, p in latest:
@@ -112,10 +116,29 @@ def write_mapping(db: Any, rows: list[tuple[Any, ...]]) -> None:
             )
             for p, v in found:
                 old[(a, c, p)] = v
-    changed = [r for k, r in latest.items() if k not in old or old[k] != r[8]]
+    changed = []
+    counts: dict[tuple[str, str, str], int] = {}
+    for k, r in latest.items():
+        before = old.get(k)
+        if k in old and before == r[8]:
+            continue
+        rowid = None if k in old else layout.next_rowid(r[4])
+        changed.append((rowid, *r))
+        delta = shown(r[8]) - shown(before)
+        if delta:
+            ck = (r[4], r[0], r[9])
+            counts[ck] = counts.get(ck, 0) + delta
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
-        db.executemany(INSERT_MAPPING_HISTORY, history_rows(changed))
+        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:] for c in changed]))
+    add_counts(db, counts)
+
+
+def add_counts(db: Any, counts: dict[tuple[str, str, str], int]) -> None:
+    """Add ``counts`` ((collection_name, address, chain) -> rows shown more) to the kept ones."""
+    rows = [(*k, n) for k, n in counts.items() if n]
+    if rows:
+        db.executemany(UPSERT_COUNT, rows)
 
 
 # ------------------------------------------------------------ value encodings
@@ -484,9 +507,17 @@ class Indexer16:
         addr, chain = acct.hex, acct.chain
         head = (addr, block_hash, stamp, str(number), cv.name, cv.kind)
         db = self.db
+        counts: dict[tuple[str, str, str], int] = {}
         if tops is None:
             tops = [k for k, _ in items_of(root)]
-            # a variable replaced: entries it no longer has read as zero
+            # a variable replaced: entries it no longer has read as zero (and are no longer
+            # shown: the count of those shown before goes)
+            (was,) = db.execute(
+                f"SELECT count(*) FROM {physical('mapping')} WHERE address = ? AND _chain = ? "
+                f"AND collection_name = ? AND value NOT IN {HIDDEN_VALUES}",
+                (addr, chain, cv.name),
+            ).fetchone()
+            counts[(cv.name, addr, chain)] = -was
             zeroed = db.execute(
                 f"UPDATE {physical('mapping')} SET value = '0', block_hash = ?, "
                 "block_timestamp = ?, block_number = ? WHERE address = ? AND _chain = ? AND "
@@ -506,11 +537,15 @@ class Indexer16:
             mine = [self._row(head, cv.name, p, kts, mapping_value(x, vt), chain) for p, x in found]
             paths = {r[7] for r in mine}
             old = db.execute(
-                f"SELECT path FROM {physical('mapping')} WHERE collection_name = ? AND _k1 = ? "
-                "AND address = ? AND _chain = ?",
-                (cv.name, first_key(top, kts[0]), addr, chain),
+                f"SELECT path, value FROM {physical('mapping')} WHERE _k1 = ? AND "
+                "collection_name = ? AND address = ? AND _chain = ?",
+                (first_key(top, kts[0]), cv.name, addr, chain),
             ).fetchall()
-            gone = [(addr, chain, p) for (p,) in old if p not in paths]
+            gone = [(addr, chain, p) for (p, _) in old if p not in paths]
+            lost = sum(shown(val) for p, val in old if p not in paths)
+            if lost:
+                ck = (cv.name, addr, chain)
+                counts[ck] = counts.get(ck, 0) - lost
             for g in gone:
                 zeroed = db.execute(
                     f"UPDATE {physical('mapping')} SET value = '0' WHERE address = ? AND "
@@ -520,7 +555,8 @@ class Indexer16:
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
             rows += mine
         if rows:
-            write_mapping(db, rows)
+            write_mapping(db, self.schema.layout, rows)
+        add_counts(db, counts)
 
     @staticmethod
     def _row(
