@@ -607,7 +607,7 @@ def dyn_member(fr: Frame, v: Any, name: str) -> Any:
         if name == "chainId":
             return chain_id_of(fr, v)
         if name == "balance":
-            return fr.ctx.world.balance_of(chain_key(fr, v), v)
+            return fr.ctx.world.balance_at(fr, v)
     raise ExecutionError(f"missing field: {name} of {describe(v)}", "missing field")
 
 

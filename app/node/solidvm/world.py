@@ -18,7 +18,7 @@ from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError, located
 from .history import History, Journal
 from .lowlevel import LowLevelCalls, unpack
-from .ops import Coercer, chain_key, copy_in, keccak256, make_coercer, type_error
+from .ops import Coercer, copy_in, keccak256, make_coercer, type_error
 from .proxies import (
     PROXY_NAMES,
     bind_fallback,
@@ -662,23 +662,15 @@ class World(LowLevelCalls):
         from there (contracts on ancestor chains can be read, not written)."""
         if not isinstance(target, Address):
             raise type_error(f"cannot call '{name}' on a value that is not a contract")
-        chain = chain_key(fr, target)
+        # the chain first: whether a contract exists on a chain one may not read is not told
+        chain = self.readable_chain(fr, target, "called")
         acct = self.accounts.get((chain, target.value))
         if acct is None or acct.cdef is None:
             raise ExecutionError(
                 f"unknown contract: no contract at address {target.hex} to call '{name}' on",
                 "unknown contract",
             )
-        ro = fr.ro
-        if chain != fr.acct.chain:
-            if not self.can_read(fr.acct.chain, chain):
-                raise ExecutionError(
-                    f"inaccessible chain: contracts on chain {chain or 'main'} cannot be called "
-                    f"from chain {fr.acct.chain or 'main'}",
-                    "inaccessible chain",
-                )
-            ro = True
-        return acct, ro
+        return acct, fr.ro or chain != fr.acct.chain
 
     def transfer_value(self, fr: Frame, to: Any, amount: int, is_send: bool) -> bool:
         if not isinstance(to, Address):
