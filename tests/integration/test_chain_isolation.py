@@ -289,3 +289,51 @@ def test_a_member_asking_for_a_made_up_chain_gets_the_same_403(
     assert "or there is no such chain" in r.json()
     r = node.client("alice").get("/bloc/v2.2/chain", params={"chainid": private["chain"]})
     assert r.status_code == 200, r.text
+
+
+PROXY_SRC = """
+contract Proxy {
+    account public logicContract;
+    constructor(address a, string c) public { logicContract = account(a, c); }
+    fallback() external { }
+}
+"""
+
+
+def test_a_proxy_on_the_main_chain_does_not_show_a_private_logic_contract(
+    node: RunningNode, private: dict[str, str]
+) -> None:
+    # the platform API types a proxy's calls and shows its details with its logic contract's:
+    # one on a chain the proxy cannot read counts as none
+    bob = node.client("bob")
+    r = bob.post(
+        "/svc/v2.3/transaction",
+        params={"resolve": "true"},
+        json=body(upload_tx("Proxy", PROXY_SRC, {"a": private["secret"], "c": private["chain"]})),
+    )
+    assert r.status_code == 200, r.text
+    (up,) = r.json()
+    assert up["status"] == "Success", up
+    proxy = up["data"]["contents"]["address"]
+    for path in (
+        f"/bloc/v2.2/contracts/contract/{proxy}/details",
+        f"/bloc/v2.2/contracts/Proxy/{proxy}",
+    ):
+        r = bob.get(path)
+        assert r.status_code == 200, r.text
+        assert "peek" not in r.text and "PIN" not in r.text, r.text
+    # a call typed by the logic's function is not either: its name is as unknown as any
+    r = bob.post(
+        "/svc/v2.3/transaction",
+        params={"resolve": "true"},
+        json=body(call_tx(proxy, "peek", {})),
+    )
+    s = bob.post(
+        "/svc/v2.3/transaction",
+        params={"resolve": "true"},
+        json=body(call_tx(proxy, "nothingLikeThis", {})),
+    )
+    assert (r.status_code, r.text.replace("peek", "?")) == (
+        s.status_code,
+        s.text.replace("nothingLikeThis", "?"),
+    )

@@ -6,7 +6,7 @@ from typing import Any
 
 from .. import certs
 from ..chains import Chain, not_a_member
-from ..errors import ApiError, bad_request
+from ..errors import ApiError
 from ..genesis import (
     FAUCET_AMOUNT,
     REGISTRY_ADDRESS,

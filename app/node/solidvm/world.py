@@ -18,7 +18,7 @@ from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError, located
 from .history import History, Journal
 from .lowlevel import LowLevelCalls, unpack
-from .ops import Coercer, copy_in, keccak256, make_coercer, type_error
+from .ops import Coercer, copy_in, is_ancestor_chain, keccak256, make_coercer, type_error
 from .proxies import (
     PROXY_NAMES,
     bind_fallback,
@@ -199,14 +199,7 @@ class World(LowLevelCalls):
 
     def can_read(self, here: str, there: str) -> bool:
         """A contract may read (not write) contracts on its ancestor chains."""
-        c = here
-        seen = 0
-        while c and seen < 64:
-            c = self.chain_parents.get(c, "")
-            if c == there:
-                return True
-            seen += 1
-        return False
+        return is_ancestor_chain(self.chain_parents, here, there)
 
     def get_account(self, address: str | int, chain_id: str = "") -> AccountState | None:
         return self.accounts.get((chain_id, _addr_int(address)))
@@ -346,7 +339,7 @@ class World(LowLevelCalls):
         """
         cdef = acct.cdef
         assert cdef is not None
-        logic = proxied_method(self.accounts, acct, method)
+        logic = proxied_method(self.accounts, acct, method, self.chain_parents)
         if logic is None:
             return cdef
         if method not in logic.functions:
