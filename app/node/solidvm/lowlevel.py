@@ -73,6 +73,7 @@ class LowLevelCalls:
         def target_account(
             self, fr: Frame, target: Any, name: str
         ) -> tuple[AccountState, bool]: ...
+        def can_read(self, here: str, there: str) -> bool: ...
         def create_from(
             self,
             fr: Frame,
@@ -298,10 +299,34 @@ class LowLevelCalls:
 
     # ------------------------------------------------------------ introspection
 
+    def readable_chain(self, fr: Frame, a: Address, verb: str = "read") -> str:
+        """The chain ``a`` names as seen from frame ``fr``, refused (``inaccessible chain``)
+        unless code running there may see it: its own chain and its ancestors, the main chain
+        included, as for calls. Every builtin that looks at another account goes through
+        here, so that no contract learns anything of a chain it has no access to, not even
+        whether that chain or an account on it exists."""
+        chain = chain_key(fr, a)
+        here = fr.acct.chain
+        if chain != here and not self.can_read(here, chain):
+            raise ExecutionError(
+                f"inaccessible chain: accounts on chain {chain or 'main'} cannot be {verb} "
+                f"from chain {here or 'main'}",
+                "inaccessible chain",
+            )
+        return chain
+
     def account_at(self, fr: Frame, a: Any) -> AccountState | None:
+        """The account at ``a`` (``a.code``, ``.codehash``, ``.nonce``, ``.creator``,
+        ``.root``), on a chain the frame may read."""
         if not isinstance(a, Address):
             raise type_error(f"expected an address, got {describe(a)}")
-        return self.accounts.get((chain_key(fr, a), a.value))
+        return self.accounts.get((self.readable_chain(fr, a), a.value))
+
+    def balance_at(self, fr: Frame, a: Any) -> int:
+        """``a.balance``, on a chain the frame may read."""
+        if not isinstance(a, Address):
+            raise type_error(f"balance of {describe(a)}: not an address")
+        return self.balances.get((self.readable_chain(fr, a), a.value), 0)
 
     def root_of(self, fr: Frame, a: Any) -> int:
         """The user at the root of the creation tree of the contract at ``a`` (a user: itself)."""
