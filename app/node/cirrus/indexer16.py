@@ -44,13 +44,14 @@ _MAPPING_COLS = (
     "address, block_hash, block_timestamp, block_number, collection_name, collection_type, "
     "key, path, value, _chain, _k1"
 )
-# the first parameter is the rowid of a new row (mapping16.py), ignored for one that exists
+# the first parameter is the rowid of a new row (mapping16.py), ignored for one that exists;
+# the last whether a collection view shows it (mapping16.shown)
 UPSERT_MAPPING = (
-    f"INSERT INTO {physical('mapping')} (rowid, {_MAPPING_COLS}) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    f"INSERT INTO {physical('mapping')} (rowid, {_MAPPING_COLS}, _shown) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (address, path, _chain) DO UPDATE SET block_hash = excluded.block_hash, "
     "block_timestamp = excluded.block_timestamp, block_number = excluded.block_number, "
-    "value = excluded.value WHERE value IS NOT excluded.value"
+    "value = excluded.value, _shown = excluded._shown WHERE value IS NOT excluded.value"
 )
 UPSERT_STORAGE = (
     f"INSERT INTO {physical('storage')} (address, block_hash, block_timestamp, block_number, "
@@ -123,14 +124,15 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
         if k in old and before == r[8]:
             continue
         rowid = None if k in old else layout.next_rowid(r[4])
-        changed.append((rowid, *r))
-        delta = shown(r[8]) - shown(before)
+        now = shown(r[8])
+        changed.append((rowid, *r, now))
+        delta = now - shown(before)
         if delta:
             ck = (r[4], r[0], r[9])
             counts[ck] = counts.get(ck, 0) + delta
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
-        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:] for c in changed]))
+        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
     add_counts(db, counts)
 
 
@@ -519,7 +521,7 @@ class Indexer16:
             ).fetchone()
             counts[(cv.name, addr, chain)] = -was
             zeroed = db.execute(
-                f"UPDATE {physical('mapping')} SET value = '0', block_hash = ?, "
+                f"UPDATE {physical('mapping')} SET value = '0', _shown = 0, block_hash = ?, "
                 "block_timestamp = ?, block_number = ? WHERE address = ? AND _chain = ? AND "
                 "collection_name = ? AND value != '0'" + RETURNING_HISTORY,
                 (block_hash, stamp, str(number), addr, chain, cv.name),
@@ -548,7 +550,8 @@ class Indexer16:
                 counts[ck] = counts.get(ck, 0) - lost
             for g in gone:
                 zeroed = db.execute(
-                    f"UPDATE {physical('mapping')} SET value = '0' WHERE address = ? AND "
+                    f"UPDATE {physical('mapping')} SET value = '0', _shown = 0 "
+                    "WHERE address = ? AND "
                     "_chain = ? AND path = ?" + RETURNING_HISTORY,
                     g,
                 ).fetchall()

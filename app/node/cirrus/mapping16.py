@@ -98,8 +98,11 @@ class MappingLayout:
 def migrate(db: sqlite3.Connection, had_counts: bool) -> None:
     """Bring a data dir written before this layout to it: number its collection names,
     renumber its ``mapping`` rows into their ranges, count what the views show, and drop the
-    former key index (the collection views' SQL is rewritten by the caller)."""
+    former key index, add ``_shown`` (the collection views' SQL is rewritten by the caller)."""
     db.execute(f"DROP INDEX IF EXISTS {OLD_KEY_INDEX}")
+    if "_shown" not in [r[1] for r in db.execute(f"PRAGMA table_info({MAPPING})")]:
+        db.execute(f"ALTER TABLE {MAPPING} ADD COLUMN _shown INTEGER NOT NULL DEFAULT 1")
+        db.execute(f"UPDATE {MAPPING} SET _shown = 0 WHERE value IN {HIDDEN_VALUES}")
     db.execute(
         f"CREATE INDEX IF NOT EXISTS {KEY_INDEX} ON {MAPPING} (_k1, collection_name, address)"
     )

@@ -147,6 +147,7 @@ CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "contract:name")}
 CREATE TABLE IF NOT EXISTS {physical("mapping")} (address TEXT NOT NULL, block_hash TEXT,
   block_timestamp TEXT, block_number TEXT, collection_name TEXT, collection_type TEXT,
   key TEXT, path TEXT NOT NULL, value TEXT, _chain TEXT NOT NULL DEFAULT '', _k1,
+  _shown INTEGER NOT NULL DEFAULT 1,
   PRIMARY KEY (address, path, _chain));
 CREATE TABLE IF NOT EXISTS {physical("event")} (id INTEGER PRIMARY KEY,
   address TEXT, block_hash TEXT, block_timestamp TEXT, block_number TEXT,
@@ -383,16 +384,15 @@ def _view(
     return name, cols, sql, ""
 
 
-def collection_source(picked: str, var: str, cid: int, own: str) -> str:
+def collection_source(picked: str, cid: int, own: str) -> str:
     """A collection view's rows: the range of rowids of its collection name (mapping16.py),
-    values not hidden, of its contracts (``own``: :func:`owned` of alias ``m``, probing). The
-    unary ``+`` (here and in ``own``) keeps SQLite reading the range, in the order of its
-    rowids, rather than an index on the name or the address."""
+    those shown (``_shown``: the value is not one a view hides, cheaper to test than the value),
+    of its contracts (``own``: :func:`owned` of alias ``m``, probing: its unary ``+`` keeps
+    SQLite reading the range, in the order of its rowids, rather than the address index)."""
     lo, hi = bounds(cid)
     return (
         f"(SELECT m.rowid AS rowid, m._chain AS _chain, {picked} FROM {physical('mapping')} m "
-        f"WHERE m.rowid BETWEEN {lo} AND {hi} AND +m.collection_name = {lit(var)} AND "
-        f"m.value NOT IN {HIDDEN_VALUES} AND {own})"
+        f"WHERE m.rowid BETWEEN {lo} AND {hi} AND m._shown AND {own})"
     )
 
 
@@ -426,7 +426,7 @@ def rewritten(source: str, cid_of: Callable[[str], int]) -> tuple[str, str] | No
     own = m["own"]
     own_k = own.replace("(m.address, m._chain)", "(k.address, k._chain)", 1)
     own_m = own.replace("(m.address, m._chain)", "(+m.address, +m._chain)", 1)
-    return collection_source(m["picked"], var, cid_of(var), own_m), count_source(var, own_k)
+    return collection_source(m["picked"], cid_of(var), own_m), count_source(var, own_k)
 
 
 def collection_views(creator: str, cdef: ContractDef, cid_of: Callable[[str], int]) -> list[View]:
@@ -460,7 +460,7 @@ def collection_views(creator: str, cdef: ContractDef, cid_of: Callable[[str], in
             exprs.append("m._k1" if i == 0 else extract("m.key", kname, kind))
         picked = ", ".join(f"{e} AS {quote(c[0])}" for c, e in zip(cols, exprs, strict=True))
         source = collection_source(
-            picked, sv.name, cid_of(sv.name), owned("m", creator, cdef.name, probe=True)
+            picked, cid_of(sv.name), owned("m", creator, cdef.name, probe=True)
         )
         counted = count_source(sv.name, owned("k", creator, cdef.name))
         out.append((f"{creator}-{cdef.name}-{sv.name}", cols, source, counted))

@@ -173,11 +173,15 @@ def downgrade(db: sqlite3.Connection) -> None:
         old = source
         for cid in (1, 2, 3):
             lo, hi = bounds(cid)
+            var = "balances" if "balances" in name else "notes"
             old = old.replace(
-                f"m.rowid BETWEEN {lo} AND {hi} AND +m.collection_name", "m.collection_name"
+                f"m.rowid BETWEEN {lo} AND {hi} AND m._shown AND (+m.address, +m._chain)",
+                f"m.collection_name = '{var}' AND m.value NOT IN ('0', '1', '2=', '30') AND "
+                "(m.address, m._chain)",
             )
         db.execute("UPDATE cirrus16_views SET source = ? WHERE name = ?", (old, name))
     db.execute("ALTER TABLE cirrus16_views DROP COLUMN counted")
+    db.execute(f"ALTER TABLE {m} DROP COLUMN _shown")
     db.execute(f"DROP TABLE {COUNTS}")
     db.execute("DELETE FROM cirrus16_collections")
     db.execute("COMMIT")
