@@ -35,7 +35,7 @@ from ..solidvm.world import AccountState, ExecResult, World
 from .collections import CollectionVar, item_at, items_of, leaves
 from .encoding import compact_json, encode_int, encode_json
 from .indexer import bytes_text, cirrus_timestamp
-from .mapping16 import HIDDEN_VALUES, UPSERT_COUNT, MappingLayout, shown
+from .mapping16 import MappingLayout, shown
 from .strato16 import BLOCKAPPS, Strato16, physical
 
 AcctKey = tuple[str, int]
@@ -101,7 +101,7 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
     changed with its ``history@mapping`` row: rows whose value is the stored one are left as
     they are, as the platform's upsert leaves them. Written here rather than by a trigger,
     which cost about four times as much per row. New rows get rowids in their collection's
-    range, and the counts of shown rows follow (mapping16.py)."""
+    range (mapping16.py; its triggers keep the counts of shown rows)."""
     latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
     paths: dict[tuple[str, str], list[str]] = {}
     for a, c, p in latest:
@@ -117,30 +117,14 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
             )
             for p, v in found:
                 old[(a, c, p)] = v
-    changed = []
-    counts: dict[tuple[str, str, str], int] = {}
-    for k, r in latest.items():
-        before = old.get(k)
-        if k in old and before == r[8]:
-            continue
-        rowid = None if k in old else layout.next_rowid(r[4])
-        now = shown(r[8])
-        changed.append((rowid, *r, now))
-        delta = now - shown(before)
-        if delta:
-            ck = (r[4], r[0], r[9])
-            counts[ck] = counts.get(ck, 0) + delta
+    changed = [
+        (None if k in old else layout.next_rowid(r[4]), *r, shown(r[8]))
+        for k, r in latest.items()
+        if k not in old or old[k] != r[8]
+    ]
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
         db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
-    add_counts(db, counts)
-
-
-def add_counts(db: Any, counts: dict[tuple[str, str, str], int]) -> None:
-    """Add ``counts`` ((collection_name, address, chain) -> rows shown more) to the kept ones."""
-    rows = [(*k, n) for k, n in counts.items() if n]
-    if rows:
-        db.executemany(UPSERT_COUNT, rows)
 
 
 # ------------------------------------------------------------ value encodings
@@ -509,17 +493,9 @@ class Indexer16:
         addr, chain = acct.hex, acct.chain
         head = (addr, block_hash, stamp, str(number), cv.name, cv.kind)
         db = self.db
-        counts: dict[tuple[str, str, str], int] = {}
         if tops is None:
             tops = [k for k, _ in items_of(root)]
-            # a variable replaced: entries it no longer has read as zero (and are no longer
-            # shown: the count of those shown before goes)
-            (was,) = db.execute(
-                f"SELECT count(*) FROM {physical('mapping')} WHERE address = ? AND _chain = ? "
-                f"AND collection_name = ? AND value NOT IN {HIDDEN_VALUES}",
-                (addr, chain, cv.name),
-            ).fetchone()
-            counts[(cv.name, addr, chain)] = -was
+            # a variable replaced: entries it no longer has read as zero
             zeroed = db.execute(
                 f"UPDATE {physical('mapping')} SET value = '0', _shown = 0, block_hash = ?, "
                 "block_timestamp = ?, block_number = ? WHERE address = ? AND _chain = ? AND "
@@ -539,15 +515,11 @@ class Indexer16:
             mine = [self._row(head, cv.name, p, kts, mapping_value(x, vt), chain) for p, x in found]
             paths = {r[7] for r in mine}
             old = db.execute(
-                f"SELECT path, value FROM {physical('mapping')} WHERE _k1 = ? AND "
+                f"SELECT path FROM {physical('mapping')} WHERE _k1 = ? AND "
                 "collection_name = ? AND address = ? AND _chain = ?",
                 (first_key(top, kts[0]), cv.name, addr, chain),
             ).fetchall()
-            gone = [(addr, chain, p) for (p, _) in old if p not in paths]
-            lost = sum(shown(val) for p, val in old if p not in paths)
-            if lost:
-                ck = (cv.name, addr, chain)
-                counts[ck] = counts.get(ck, 0) - lost
+            gone = [(addr, chain, p) for (p,) in old if p not in paths]
             for g in gone:
                 zeroed = db.execute(
                     f"UPDATE {physical('mapping')} SET value = '0', _shown = 0 "
@@ -559,7 +531,6 @@ class Indexer16:
             rows += mine
         if rows:
             write_mapping(db, self.schema.layout, rows)
-        add_counts(db, counts)
 
     @staticmethod
     def _row(

@@ -10,8 +10,10 @@ collection table (``benchmarks/cirrus_bench.py --strato16``):
   seed table reads itself: a scan, an ordered page or a page counted from the end walks only
   its own rows, with no index and no sort.
 - **Counts kept per collection and contract** (``cirrus16:mapping_count``): the rows a view
-  shows (value not hidden) by ``(collection_name, address, _chain)``, kept by the indexer as it
-  writes. An unfiltered ``count()``, or the total a far page needs, sums a few of them.
+  shows (``_shown``: the value is not hidden) by ``(collection_name, address, _chain)``, kept by
+  triggers when a row is added or its ``_shown`` changes (they fire once per such row, inside
+  the statement: cheaper than another statement per block from Python). An unfiltered
+  ``count()``, or the total a far page needs, sums a few of them.
 - Lookups by key use the index ``(_k1, collection_name, address)``.
 
 Data dirs from before this layout are renumbered once at start (:func:`migrate`).
@@ -34,17 +36,23 @@ OLD_KEY_INDEX = quote("cirrus16:mapping:key")  # (collection_name, _k1, address)
 HIDDEN = ("0", "1", "2=", "30")
 HIDDEN_VALUES = "(" + ", ".join(f"'{v}'" for v in HIDDEN) + ")"
 
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS cirrus16_collections (id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS {COUNTS} (collection_name TEXT NOT NULL, address TEXT NOT NULL,
-  _chain TEXT NOT NULL, n INTEGER NOT NULL,
-  PRIMARY KEY (collection_name, address, _chain)) WITHOUT ROWID;
-"""
-UPSERT_COUNT = (
-    f"INSERT INTO {COUNTS} (collection_name, address, _chain, n) VALUES (?, ?, ?, ?) "
-    "ON CONFLICT (collection_name, address, _chain) DO UPDATE SET n = n + excluded.n"
-)
+# one statement each (run inside the migration's transaction, which executescript would end)
+SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS cirrus16_collections (id INTEGER PRIMARY KEY, "
+    "name TEXT NOT NULL UNIQUE)",
+    f"CREATE TABLE IF NOT EXISTS {COUNTS} (collection_name TEXT NOT NULL, address TEXT NOT NULL, "
+    "_chain TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (collection_name, address, _chain)) "
+    "WITHOUT ROWID",
+    f'CREATE TRIGGER IF NOT EXISTS "cirrus16:mapping:count:insert" AFTER INSERT ON {MAPPING} '
+    f"WHEN NEW._shown BEGIN INSERT INTO {COUNTS} (collection_name, address, _chain, n) "
+    "VALUES (NEW.collection_name, NEW.address, NEW._chain, 1) "
+    "ON CONFLICT (collection_name, address, _chain) DO UPDATE SET n = n + 1; END",
+    f'CREATE TRIGGER IF NOT EXISTS "cirrus16:mapping:count:update" AFTER UPDATE OF _shown ON '
+    f"{MAPPING} WHEN NEW._shown IS NOT OLD._shown BEGIN INSERT INTO {COUNTS} "
+    "(collection_name, address, _chain, n) VALUES (NEW.collection_name, NEW.address, "
+    "NEW._chain, NEW._shown - OLD._shown) ON CONFLICT (collection_name, address, _chain) "
+    "DO UPDATE SET n = n + excluded.n; END",
+]
 
 
 def shown(value: Any) -> int:
@@ -100,9 +108,13 @@ def migrate(db: sqlite3.Connection, had_counts: bool) -> None:
     renumber its ``mapping`` rows into their ranges, count what the views show, and drop the
     former key index, add ``_shown`` (the collection views' SQL is rewritten by the caller)."""
     db.execute(f"DROP INDEX IF EXISTS {OLD_KEY_INDEX}")
-    if "_shown" not in [r[1] for r in db.execute(f"PRAGMA table_info({MAPPING})")]:
+    shown_before = "_shown" in [r[1] for r in db.execute(f"PRAGMA table_info({MAPPING})")]
+    if not shown_before:
         db.execute(f"ALTER TABLE {MAPPING} ADD COLUMN _shown INTEGER NOT NULL DEFAULT 1")
         db.execute(f"UPDATE {MAPPING} SET _shown = 0 WHERE value IN {HIDDEN_VALUES}")
+        had_counts = False
+    for statement in SCHEMA:  # after _shown exists: the triggers read it
+        db.execute(statement)
     db.execute(
         f"CREATE INDEX IF NOT EXISTS {KEY_INDEX} ON {MAPPING} (_k1, collection_name, address)"
     )

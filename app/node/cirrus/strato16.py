@@ -529,7 +529,7 @@ class Strato16:
         had_counts = self.db.execute(
             "SELECT 1 FROM sqlite_schema WHERE name = 'cirrus16:mapping_count'"
         ).fetchone()
-        self.db.executescript(drops + SCHEMA + mapping16.SCHEMA + trigger_sql())
+        self.db.executescript(drops + SCHEMA + trigger_sql())
         self.layout = MappingLayout(self.db)
         self._migrate(had_counts is not None)
         self.tables: dict[str, Table16] = {}
@@ -551,7 +551,7 @@ class Strato16:
         try:
             if "counted" not in cols:
                 db.execute("ALTER TABLE cirrus16_views ADD COLUMN counted TEXT NOT NULL DEFAULT ''")
-            mapping16.migrate(db, had_counts)
+            mapping16.migrate(db, had_counts)  # creates mapping16.SCHEMA
             for name, source in db.execute(
                 "SELECT name, source FROM cirrus16_views WHERE counted = ''"
             ).fetchall():

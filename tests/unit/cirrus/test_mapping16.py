@@ -181,6 +181,8 @@ def downgrade(db: sqlite3.Connection) -> None:
             )
         db.execute("UPDATE cirrus16_views SET source = ? WHERE name = ?", (old, name))
     db.execute("ALTER TABLE cirrus16_views DROP COLUMN counted")
+    db.execute('DROP TRIGGER "cirrus16:mapping:count:insert"')
+    db.execute('DROP TRIGGER "cirrus16:mapping:count:update"')
     db.execute(f"ALTER TABLE {m} DROP COLUMN _shown")
     db.execute(f"DROP TABLE {COUNTS}")
     db.execute("DELETE FROM cirrus16_collections")
