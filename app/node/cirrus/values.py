@@ -85,15 +85,11 @@ def convert(value: str, col: Column) -> Any:
         return encode_int(n) if col.kind == "int" else n
     if col.kind == "decimal":
         v = value.strip()
-        if not DECIMAL_TEXT.match(v):
+        if not DECIMAL_TEXT.match(v) or not _exponent_ok(v):
             raise bad_value("decimal", value)
         return v
     if col.kind == "json":
-        try:
-            parsed = json.loads(value, parse_float=decimal.Decimal)
-        except (ValueError, RecursionError):
-            raise bad_value("json", value) from None
-        return encode_json(parsed)
+        return encode_json(parse_json(value))
     if col.kind == "bool":
         v = value.strip().lower()
         if v in ("true", "t", "1", "yes", "on"):
@@ -102,6 +98,36 @@ def convert(value: str, col: Column) -> Any:
             return 0
         raise bad_value("bool", value)
     return value
+
+
+MAX_EXPONENT = 1000  # PostgreSQL's numeric input refuses a written exponent beyond +-1000
+
+
+def _exponent_ok(number: str) -> bool:
+    """True unless ``number`` (a valid numeric text) writes an exponent PostgreSQL refuses; also
+    what keeps ``1e999999999`` from being expanded into a billion-digit integer."""
+    _, e, exp = number.lower().partition("e")
+    return not e or abs(int(exp)) <= MAX_EXPONENT
+
+
+def _json_number(token: str) -> decimal.Decimal:
+    if not _exponent_ok(token):
+        raise bad_value("decimal", token)
+    return decimal.Decimal(token)
+
+
+def _json_constant(token: str) -> Any:
+    raise bad_value("json", token)  # NaN, Infinity, -Infinity: not JSON (Python accepts them)
+
+
+def parse_json(text: str) -> Any:
+    """A filter's or cast's JSON text as PostgreSQL's jsonb input reads it: numbers exact
+    (Decimal), NaN/Infinity refused (22P02 json), a written exponent beyond +-1000 refused
+    (22P02 numeric)."""
+    try:
+        return json.loads(text, parse_float=_json_number, parse_constant=_json_constant)
+    except (ValueError, RecursionError):
+        raise bad_value("json", text) from None
 
 
 DECIMAL_COLLATION = "decimal_value"
