@@ -86,7 +86,10 @@ def convert(value: str, col: Column) -> Any:
         d = numeric_input(value)
         return str(d) if d.is_infinite() else value.strip(_PG_SPACE)
     if col.kind == "json":
-        return encode_json(parse_json(value))
+        try:
+            return encode_json(_nested_numbers(parse_json(value)))
+        except RecursionError:
+            raise bad_value("json", value) from None
     if col.kind == "bool":
         v = value.strip().lower()
         if v in ("true", "t", "1", "yes", "on"):
@@ -174,9 +177,11 @@ def _exponent_ok(number: str) -> bool:
 
 
 def _json_number(token: str) -> decimal.Decimal:
-    if not _exponent_ok(token):
+    d = decimal.Decimal(token)
+    # the stored form writes a number's whole part in decimal digits (at most 4,300 in Python)
+    if not _exponent_ok(token) or d.adjusted() >= 4000:
         raise bad_value("decimal", token)
-    return decimal.Decimal(token)
+    return d
 
 
 def _json_constant(token: str) -> Any:
@@ -191,6 +196,22 @@ def parse_json(text: str) -> Any:
         return json.loads(text, parse_float=_json_number, parse_constant=_json_constant)
     except (ValueError, RecursionError):
         raise bad_value("json", text) from None
+
+
+def _nested_numbers(v: Any) -> Any:
+    """Numbers inside an array or object as the stored form's JSON text can hold them: stored
+    containers only ever hold integers, so a fraction there (written as a float) equals none."""
+    if isinstance(v, dict):
+        return {k: _nested(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_nested(x) for x in v]
+    return v
+
+
+def _nested(v: Any) -> Any:
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    return _nested_numbers(v)
 
 
 DECIMAL_COLLATION = "decimal_value"
