@@ -6,7 +6,9 @@ Decisions (README, "Where the sandbox differs"): an address argument is 40 hex d
 and 1-40 hex digits; the platform also reads a bare short form as hex ("1e3" is 0x1e3, "10" is
 0x10), the sandbox asks for the ``0x`` there. An integer argument given as a string is read as
 the platform's reader does: surrounding spaces, an optional "-", decimal digits or ``0x`` hex;
-no "+", no "_", no exponent.
+no "+", no "_", no exponent. A Cirrus filter value is read as PostgreSQL 14 reads input of the
+column's type (the platform's number columns are ``decimal``, which takes NaN and Infinity;
+``jsonb`` does not; STRATO 16's serial columns are 32-bit ``integer``).
 """
 
 from __future__ import annotations
