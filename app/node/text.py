@@ -1,0 +1,75 @@
+"""What the node takes for text: Unicode scalar values, never a lone UTF-16 surrogate.
+
+JSON can spell a lone surrogate (``"\\ud800"``) and Python decodes it into a ``str`` that no
+UTF-8 encoder accepts: stored in contract state it made every later block's Cirrus indexing
+fail, and echoed in an answer it made the route fail. So request bodies holding one are refused
+at the door (:func:`surrogate_path` names the field), and text written by older versions is
+made writable where it is encoded (:func:`scrub`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# what a UTF-8 JSON body holding a surrogate must contain: a \uD800-\uDFFF escape, or the
+# bytes of one encoded as if it were a character (the decoder reads them with surrogatepass)
+_RAW_HINT = re.compile(rb"\\u[dD][89abcdefABCDEF]|\xed[\xa0-\xbf]")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def has_surrogate(s: str) -> bool:
+    return not s.isascii() and _SURROGATE.search(s) is not None
+
+
+def may_hold_surrogate(raw: bytes) -> bool:
+    """False when the JSON body ``raw`` cannot decode to text with a surrogate (cheap: most
+    bodies need no walk of their decoded value)."""
+    if json.detect_encoding(raw[:4]) != "utf-8":
+        return True  # UTF-16/32: rare; walk the value
+    return _RAW_HINT.search(raw) is not None
+
+
+def _step(path: str, key: str) -> str:
+    if _NAME.fullmatch(key):
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key)}]"
+
+
+def surrogate_path(value: Any) -> tuple[str, str] | None:
+    """(where, what) of the first text in a decoded JSON value that holds a lone surrogate:
+    ``("$.txs[0].payload.args.s", "text")``, or ``("$.txs[0].payload.args", "a key")``."""
+    stack: list[tuple[str, Any]] = [("$", value)]
+    while stack:
+        path, v = stack.pop()
+        if isinstance(v, str):
+            if has_surrogate(v):
+                return path, "text"
+        elif isinstance(v, dict):
+            items = []
+            for k, x in v.items():
+                if has_surrogate(k):
+                    return path, f"the key {json.dumps(k)}"
+                items.append((_step(path, k), x))
+            stack.extend(reversed(items))
+        elif isinstance(v, list):
+            stack.extend((f"{path}[{i}]", x) for i, x in reversed(list(enumerate(v))))
+    return None
+
+
+def refusal(where: str, what: str) -> str:
+    """The 400 message for a surrogate found at ``where`` (ASCII only: it must not fail too)."""
+    return (
+        f"Error in {where}: {what} holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape "
+        f"or its bytes without its pair), which is not Unicode text"
+    )
+
+
+def scrub(s: str) -> str:
+    """``s`` with each lone surrogate replaced by U+FFFD (an escaped pair's halves, if stored
+    apart, become their character): text any UTF-8 encoder accepts."""
+    if not has_surrogate(s):
+        return s
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
