@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -73,3 +76,41 @@ def scrub(s: str) -> str:
     if not has_surrogate(s):
         return s
     return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _scrubbed(params: Any) -> Any:
+    if isinstance(params, dict):
+        return {k: scrub(v) if isinstance(v, str) else v for k, v in params.items()}
+    return tuple(scrub(v) if isinstance(v, str) else v for v in params)
+
+
+class TextSafeConnection(sqlite3.Connection):
+    """The node's connection. While ``scrubbing`` is set (a block's Cirrus rows written again
+    after a failure, or rebuilt at start), text parameters are :func:`scrub`-bed: state that
+    older versions let hold a lone surrogate still gets its rows (with U+FFFD), while the
+    usual path pays nothing."""
+
+    scrubbing = False
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        if self.scrubbing:
+            parameters = _scrubbed(parameters)
+        return super().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
+        if self.scrubbing:
+            parameters = [_scrubbed(p) for p in parameters]
+        return super().executemany(sql, parameters)
+
+
+@contextmanager
+def scrubbing(db: sqlite3.Connection) -> Iterator[None]:
+    """:class:`TextSafeConnection.scrubbing` on meanwhile (no-op for another connection)."""
+    if not isinstance(db, TextSafeConnection) or db.scrubbing:
+        yield
+        return
+    db.scrubbing = True
+    try:
+        yield
+    finally:
+        db.scrubbing = False
