@@ -18,8 +18,11 @@ from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # what a UTF-8 JSON body holding a surrogate must contain: a \uD800-\uDFFF escape, or the
-# bytes of one encoded as if it were a character (the decoder reads them with surrogatepass)
-_RAW_HINT = re.compile(rb"\\u[dD][89abcdefABCDEF]|\xed[\xa0-\xbf]")
+# bytes of one encoded as if it were a character (the decoder reads them with surrogatepass);
+# two patterns without alternation search several times faster than one
+_ESCAPE_HINT = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_BYTES_HINT = re.compile(rb"\xed[\xa0-\xbf]")
+_PIECE = 256 * 1024  # bytes per search: ~0.3 ms holding the GIL
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -32,7 +35,11 @@ def may_hold_surrogate(raw: bytes) -> bool:
     bodies need no walk of their decoded value)."""
     if json.detect_encoding(raw[:4]) != "utf-8":
         return True  # UTF-16/32: rare; walk the value
-    return _RAW_HINT.search(raw) is not None
+    for start in range(0, len(raw), _PIECE):
+        end = start + _PIECE + 3  # a match may straddle two pieces
+        if _ESCAPE_HINT.search(raw, start, end) or _BYTES_HINT.search(raw, start, end):
+            return True
+    return False
 
 
 def _step(path: str, key: str) -> str:
