@@ -9,6 +9,7 @@ client in any language can): httpx's own JSON encoder cannot encode one.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from typing import Any
@@ -187,6 +188,36 @@ def test_later_blocks_are_indexed_after_refusals(node: RunningNode, pair: tuple[
     assert len(events) == 1
     assert " ERROR " not in node.log_tail(400)
     assert "failed" not in node.log_tail(400)
+
+
+def test_urls_with_surrogate_bytes_are_not_errors(node: RunningNode, pair: tuple[str, str]) -> None:
+    """Paths and query strings are decoded with U+FFFD for bytes that are not UTF-8: Cirrus
+    values, names and state variable names give ordinary answers."""
+    s, _ = pair
+    alice = node.client("alice")
+    bad = "%ED%A0%80"
+    answers = {
+        f"{SEARCH}/Other?n=eq.1&select=n,{bad}": 400,
+        f"{SEARCH}/Str?s=eq.{bad}": 200,
+        f"{SEARCH}/Str?s=like.*{bad}*": 200,
+        f"{SEARCH}/Oth{bad}er": 404,
+        f"/bloc/v2.2/contracts/Str/{s}/state?name={bad}": 400,
+        f"/bloc/v2.2/contracts/St{bad}r/{s}/state": 400,
+    }
+    for path, status in answers.items():
+        r = alice.get(path)
+        assert r.status_code == status, f"{path}: {r.status_code}: {r.text[:300]}"
+        r.json()
+
+
+def test_cli_refuses_non_utf8_text_to_store(node: RunningNode) -> None:
+    """argv bytes that are not UTF-8 reach Python as lone surrogates: a user's organization
+    made of them is refused with a message, not a traceback."""
+    org = os.fsdecode(b"Ac\xffme")
+    proc = node.cli("users", "add", "carl", "--org", org, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "argument org: holds bytes that are not UTF-8 text" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 # ------------------------------------------------------------------ stored odd text
