@@ -42,30 +42,44 @@ def may_hold_surrogate(raw: bytes) -> bool:
     return False
 
 
-def _step(path: str, key: str) -> str:
+def _step(key: str | int) -> str:
+    if isinstance(key, int):
+        return f"[{key}]"
     if _NAME.fullmatch(key):
-        return f"{path}.{key}"
-    return f"{path}[{json.dumps(key)}]"
+        return f".{key}"
+    return f"[{json.dumps(key)}]"
+
+
+# a path as a chain of (parent, step) links: built as a string only for the one reported
+_Link = tuple[Any, str | int] | None
+
+
+def _render(link: _Link) -> str:
+    steps: list[str] = []
+    while link is not None:
+        link, key = link
+        steps.append(_step(key))
+    return "$" + "".join(reversed(steps))
 
 
 def surrogate_path(value: Any) -> tuple[str, str] | None:
     """(where, what) of the first text in a decoded JSON value that holds a lone surrogate:
-    ``("$.txs[0].payload.args.s", "text")``, or ``("$.txs[0].payload.args", "a key")``."""
-    stack: list[tuple[str, Any]] = [("$", value)]
+    ``("$.txs[0].payload.args.s", "text")``, or ``("$.txs[0].payload.args", "the key ...")``."""
+    stack: list[tuple[_Link, Any]] = [(None, value)]
     while stack:
-        path, v = stack.pop()
+        link, v = stack.pop()
         if isinstance(v, str):
             if has_surrogate(v):
-                return path, "text"
+                return _render(link), "text"
         elif isinstance(v, dict):
-            items = []
+            items: list[tuple[_Link, Any]] = []
             for k, x in v.items():
                 if has_surrogate(k):
-                    return path, f"the key {json.dumps(k)}"
-                items.append((_step(path, k), x))
+                    return _render(link), f"the key {json.dumps(k)}"
+                items.append(((link, k), x))
             stack.extend(reversed(items))
         elif isinstance(v, list):
-            stack.extend((f"{path}[{i}]", x) for i, x in reversed(list(enumerate(v))))
+            stack.extend(((link, i), x) for i, x in reversed(list(enumerate(v))))
     return None
 
 
