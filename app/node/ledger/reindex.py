@@ -122,13 +122,13 @@ class LedgerReindex(LedgerSnapshots):
             )
         finally:
             db.execute("RELEASE cirrus")
-        with scrubbing(db):
-            missed = self._write_by_contract(block, work)
-        if missed:
-            try:
+        try:
+            with scrubbing(db):
+                missed = self._write_by_contract(block, work)
+            if missed:
                 self._record_missed(number, missed)
-            except Exception:  # the block commits all the same: Cirrus is derived data
-                log.exception("recording the contracts block %d missed failed", number)
+        except Exception:  # the block commits all the same: Cirrus is derived data
+            log.exception("indexing block %d contract by contract failed", number)
 
     def _forget_cirrus_writes(self) -> None:
         """After a rollback: the indexers' memory of tables and stamps the database lost."""
