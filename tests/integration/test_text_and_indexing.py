@@ -322,13 +322,16 @@ def test_poisoned_contract_and_its_block_mates_are_indexed(
 # ------------------------------------------------------------------ one contract's rows fail
 
 
+@pytest.mark.parametrize("flags", [(), ("--cirrus-names", "seed")], ids=["both", "seed"])
 def test_one_contract_failing_costs_the_others_nothing_and_is_rebuilt_at_start(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, flags: tuple[str, ...]
 ) -> None:
     """A trigger written into the database makes every write of ``Str``'s Cirrus rows fail:
     ``Other``, in the same block, keeps all its rows; no event is recorded twice; once the
-    trigger is gone, the next start rebuilds what ``Str`` missed."""
-    n = make_node(tmp_path_factory, name="failing")
+    trigger is gone, the next start rebuilds what ``Str`` missed (with STRATO 16's names
+    beside the seed's, or the seed's only)."""
+    strato16 = not flags
+    n = make_node(tmp_path_factory, *flags, name="failing")
     try:
         alice = n.client("alice")
         s, o = deploy_pair(alice)
@@ -352,9 +355,10 @@ def test_one_contract_failing_costs_the_others_nothing_and_is_rebuilt_at_start(
         (hit,) = search(alice, "Other-hits", address=f"eq.{o}")
         assert hit["value"] == 1
         assert len(search(alice, "Other.Bumped", address=f"eq.{o}")) == 1
-        (st,) = search(alice, "storage", address=f"eq.{o}")
-        assert st["data"]["n"] == "1"
-        assert len(search(alice, "event", address=f"eq.{o}")) == 1
+        if strato16:
+            (st,) = search(alice, "storage", address=f"eq.{o}")
+            assert st["data"]["n"] == "1"
+            assert len(search(alice, "event", address=f"eq.{o}")) == 1
         # Str: none of this block's rows (its contract row, notes, event) were written
         (row,) = search(alice, "Str", address=f"eq.{s}")
         assert row["s"] == "before"
@@ -385,13 +389,15 @@ def test_one_contract_failing_costs_the_others_nothing_and_is_rebuilt_at_start(
         said = search(alice, "Str.Said", address=f"eq.{s}", order="id")
         assert [e["what"] for e in said] == ["before", "poke"]
         assert int(said[1]["block_number"]) == number
-        (st,) = search(alice, "storage", address=f"eq.{s}")
-        assert st["data"]["s"] == "poked"
-        assert len(search(alice, "event", address=f"eq.{s}", event_name="eq.Said")) == 2
+        if strato16:
+            (st,) = search(alice, "storage", address=f"eq.{s}")
+            assert st["data"]["s"] == "poked"
+            assert len(search(alice, "event", address=f"eq.{s}", event_name="eq.Said")) == 2
         # rebuilt once: a further start writes nothing twice
         n.restart()
         alice = n.client("alice")
         assert len(search(alice, "Str.Said", address=f"eq.{s}")) == 2
-        assert len(search(alice, "event", address=f"eq.{s}", event_name="eq.Said")) == 2
+        if strato16:
+            assert len(search(alice, "event", address=f"eq.{s}", event_name="eq.Said")) == 2
     finally:
         n.stop()
