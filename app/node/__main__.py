@@ -18,6 +18,7 @@ from typing import Any
 from .solidvm import VMS, ContractDef, SolidVMError, compile_source
 from .solidvm.errors import ParseError
 from .solidvm.types import Type
+from .text import has_surrogate
 
 
 def _describe_contract(c: ContractDef) -> list[str]:
@@ -456,7 +457,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    opts = build_parser().parse_args(argv)
+    parser = build_parser()
+    opts = parser.parse_args(argv)
+    for name in ("name", "org", "unit", "password", "user"):  # text the node stores
+        # argv bytes that are not UTF-8 arrive as lone surrogates (fine in a file's path)
+        value = getattr(opts, name, None)
+        if isinstance(value, str) and has_surrogate(value):
+            parser.error(f"argument {name}: holds bytes that are not UTF-8 text")
     return int(opts.func(opts))
 
 

@@ -246,7 +246,11 @@ NO_TOKEN = {
 }
 AUTH_FAILED = json_of(ref("Message"), "invalid jwt: the token is malformed, expired or unknown")
 JSON_BODY_ERRORS = {
-    "400": json_of(PROBLEM, "the body is not valid JSON or does not have the shape required"),
+    "400": json_of(
+        PROBLEM,
+        "the body is not valid JSON, holds text with a lone UTF-16 surrogate (the message "
+        "names the field) or does not have the shape required",
+    ),
     "413": json_of(PROBLEM, "the body is larger than the node accepts (--max-body)"),
 }
 BAD = json_of(PROBLEM, "a parameter is invalid (the message names it)")

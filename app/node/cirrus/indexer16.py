@@ -334,9 +334,12 @@ class Indexer16:
         touched: list[AcctKey],
         events: list[tuple[str, str, str, str, str, str]],
         senders: dict[str, str],
+        numbers: list[int] | None = None,
     ) -> None:
         """The block's rows (inside its commit). ``events``: (tx hash, chain, address,
-        contract, name, args JSON) in order; ``senders``: tx hash -> origin."""
+        contract, name, args JSON) in order; ``senders``: tx hash -> origin; ``numbers``: each
+        event's place in the block (1, 2, ... when None; a block indexed contract by contract
+        writes a part of its events)."""
         number, block_hash, ts = block
         stamp = cirrus_timestamp(ts)
         db = self.db
@@ -365,7 +368,7 @@ class Indexer16:
         if stamps:
             db.executemany(STAMP, stamps)
         if events:
-            self._events(events, senders, (number, block_hash, stamp))
+            self._events(events, senders, (number, block_hash, stamp), numbers)
 
     def _data(self, acct: AccountState) -> str:
         n = len(acct.layouts) if acct.layouts else 0
@@ -401,8 +404,10 @@ class Indexer16:
         events: list[tuple[str, str, str, str, str, str]],
         senders: dict[str, str],
         block: tuple[int, str, str],
+        numbers: list[int] | None = None,
     ) -> None:
         number, block_hash, stamp = block
+        places = range(1, len(events) + 1) if numbers is None else numbers
         num = str(number)
         rows = []
         arrays = []
@@ -410,7 +415,9 @@ class Indexer16:
         # enums), by position; the code at an address is the same for the whole block
         plans: dict[tuple[str, str, str], list[Type | None]] = {}
         orders: dict[tuple[str, ...], list[str]] = {}  # argument names -> in jsonb's order
-        for i, (tx_hash, chain, address, _contract, name, args_json) in enumerate(events, 1):
+        for i, (tx_hash, chain, address, _contract, name, args_json) in zip(
+            places, events, strict=True
+        ):
             special = plans.get((chain, address, name))
             if special is None:
                 special = plans[(chain, address, name)] = [
