@@ -27,6 +27,8 @@ from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode, call_tx, submit, upload_tx
 
+pytestmark = pytest.mark.cirrus_families  # the default sandbox and a STRATO 16-only one
+
 LEDGER = """
 contract Ledger {
     mapping(uint => uint) public big;

@@ -35,6 +35,8 @@ from tests.gui.conftest import connect, drive
 from tests.gui.keys import tab_through
 from tests.integration.node_fixture import RunningNode
 
+pytestmark = pytest.mark.cirrus_families  # the default sandbox and a STRATO 16-only one
+
 SRC = """
 contract Maker {
     string public city;
