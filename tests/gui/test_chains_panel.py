@@ -296,6 +296,7 @@ def test_model_keeps_orphans_and_tolerates_platform_variants() -> None:
 # ---------------------------------------------------------------------------- wizard
 
 
+@pytest.mark.cirrus_families  # the node's identities, from its certificate registry's table
 def test_wizard_from_source_builds_the_exact_request_and_creates_the_chain(
     family: dict[str, str], node: RunningNode, controller: AppController, loop: qasync.QEventLoop
 ) -> None:
