@@ -567,6 +567,13 @@ class ChainService(QObject):
                         )
                     raise
         found.sort(key=lambda e: (e.block_number, e.row_id, e.contract, e.event))
+        client = self._client()
+        book = names_of(client).cached()
+        if not found and book is not None and book.listed and not book.serves_seed:
+            return [], (
+                "this node serves STRATO 16's Cirrus names only, whose event views record no "
+                "transaction and no chain: membership events cannot be matched to the chain"
+            )
         return found, ""
 
     async def _membership_fields(
