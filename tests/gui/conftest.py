@@ -55,10 +55,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     once against the default sandbox (``both``: the seed's Cirrus names and STRATO 16's) and
     once against a node serving only STRATO 16's (``serve --cirrus-names strato16``): working
     against a STRATO 16 node is then tested, not hoped. One node per module and family."""
-    if "cirrus_names" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
-        "cirrus_families"
-    ):
-        metafunc.parametrize("cirrus_names", CIRRUS_FAMILIES, indirect=True, scope="module")
+    if "cirrus_names" not in metafunc.fixturenames or not _marks_some(metafunc.module):
+        return
+    marked = metafunc.definition.get_closest_marker("cirrus_families") is not None
+    # the module's other tests share its default node (an unparametrized one would be a third)
+    families = CIRRUS_FAMILIES if marked else CIRRUS_FAMILIES[:1]
+    metafunc.parametrize("cirrus_names", families, indirect=True, scope="module")
+
+
+def _marks_some(module: Any) -> bool:
+    """Whether a test module marks any of its tests (or itself) ``cirrus_families``."""
+    for obj in (module, *vars(module).values()):
+        marks = getattr(obj, "pytestmark", [])
+        for m in marks if isinstance(marks, list) else [marks]:
+            if getattr(m, "name", "") == "cirrus_families":
+                return True
+    return False
 
 
 @pytest.fixture(scope="module")
