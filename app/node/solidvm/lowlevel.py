@@ -224,12 +224,11 @@ class LowLevelCalls:
         bound = self.bind_constructor(cdef, args)
         acct = self.create_from(fr, cdef, bound, None if salt is None else (salt, args))
         # the platform names the new collection after the first `username` string up the
-        # call stack (else BlockApps); the creating frame's storage is the one looked at here
-        user = fr.st.get("username")
+        # call stack, from the creating frame outwards (else BlockApps)
         reg = fr.ctx.registered
         if reg is None:
             reg = fr.ctx.registered = []
-        reg.append((acct, user if isinstance(user, str) and user else "BlockApps"))
+        reg.append((acct, first_username([*fr.ctx.stack, fr.st])))
         return Address(acct.address)
 
     def bind_constructor(self, cdef: ContractDef, args: list[Any]) -> list[Any]:
@@ -340,3 +339,13 @@ class LowLevelCalls:
                 break
             acct, seen = parent, seen + 1
         return acct.origin if acct.origin is not None else 0
+
+
+def first_username(storages: list[dict[str, Any]]) -> str:
+    """The first non-empty ``username`` string from the innermost storage outwards, else
+    ``BlockApps`` (the platform's user wallets hold one; STRATO 16 names views after it)."""
+    for st in reversed(storages):
+        user = st.get("username")
+        if isinstance(user, str) and user:
+            return user
+    return "BlockApps"
