@@ -77,6 +77,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         self._stale = False  # the lists wait for the first user (sign-in), not the first show
         self.contract_rows: list[tuple[str, str, str]] = []
         self.last_results: list[TxResult] = []
+        self.block_numbers: dict[str, int] = {}  # hash -> block, of failures looked up
 
         # -- source side
         self.source = SourcePane(controller, self)
@@ -540,24 +541,45 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
     def _send(self, draft: Draft) -> None:
         self.result.setHtml("<i>Sending…</i>")
 
-        async def run() -> list[TxResult]:
+        # the form's contract is known; other calls of a batch are read from the node
+        known: dict[tuple[str, str, str], ContractSpec | None] = {}
+        if self.call_spec is not None:
+            here = self.call_address.text().strip().lower().removeprefix("0x")
+            known[(self.call_name.text().strip(), here, self._chain() or "")] = self.call_spec
+
+        async def run() -> tuple[list[TxResult], list[FunctionSpec | None]]:
             try:
-                return await self.composer.send(draft)
+                results = await self.composer.send(draft)
             except TransactionFailed as exc:
-                # a single failing transaction answers 422 with the VM's message only
-                return [TxResult("Failure", "", message=exc.message)]
+                # a single failing transaction answers 422 with the VM's message only: the
+                # transaction itself (hash, gas, block) is looked up
+                failed, block = TxResult("Failure", "", message=exc.message), -1
+                if len(draft.txs) == 1:
+                    failed, block = await self.composer.failed_result(draft.txs[0], exc.message)
+                if failed.hash and block >= 0:
+                    self.block_numbers[failed.hash] = block
+                results = [failed]
+            functions: list[FunctionSpec | None] = []
+            if len(results) == len(draft.txs):
+                functions = await self.composer.called_functions(draft.txs, known)
+            return results, functions
 
         self.controller.tasks.start(
             "Sending",
             run(),
-            on_done=while_alive(self, self.show_results),
+            on_done=while_alive(self, lambda done: self.show_results(*done)),
             on_error=while_alive(self, self._show_error),
         )
 
-    def show_results(self, results: list[TxResult]) -> None:
+    def show_results(
+        self, results: list[TxResult], functions: list[FunctionSpec | None] | None = None
+    ) -> None:
+        """``functions``: the function each result answers (its returns label the values)."""
         self.last_results = results
         self.places = []
-        parts = [self._result_html(r) for r in results]
+        called = list(functions or [])
+        called += [None] * (len(results) - len(called))
+        parts = [self._result_html(r, f) for r, f in zip(results, called, strict=False)]
         self.result.setHtml("<hr>".join(parts))
         tracker = self.controller.pending
         for r in results:
@@ -572,7 +594,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             if name in self.specs:
                 self._set_call_spec(self.specs[name])
 
-    def _result_html(self, r: TxResult) -> str:
+    def _result_html(self, r: TxResult, fn: FunctionSpec | None = None) -> str:
         rows = [f'<b style="color:{status_colour(r.status)}">{r.status}</b>']
         if r.hash:
             rows.append(f'hash <a href="tx:{r.hash}"><code>{r.hash}</code></a>')
@@ -588,17 +610,18 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             rows.append(f"failed in {escape(pos.name)} at line {pos.line}, column {pos.column}")
         if r.gas_used:
             rows.append(f"gas used {r.gas_used:,}")
+        if r.hash in self.block_numbers:
+            rows.append(f"in block {self.block_numbers[r.hash]}")
+        elif r.block_hash and r.status == "Failure":
+            rows.append(f"in block <code>{escape(r.block_hash[:16])}…</code>")
         if r.tag == "Upload" and isinstance(r.contents, dict):
             name = escape(str(r.contents.get("name", "")))
             rows.append(f"created <b>{name}</b> at <code>{r.contents.get('address')}</code>")
         elif r.tag == "Call":
-            rows.append("returned " + self._returned_html(r.values))
+            rows.append("returned " + (", ".join(returned_items(r.values, fn)) or "nothing"))
         elif r.tag:
             rows.append(f"{r.tag}: {escape(json.dumps(r.contents))}")
         return "<br>".join(rows)
-
-    def _returned_html(self, values: list[Any]) -> str:
-        return ", ".join(returned_items(values, self._function())) or "nothing"
 
     def _link(self, url: QUrl) -> None:
         text = url.toString()

@@ -12,6 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from app.client.abi_types import FunctionSpec
 from app.client.models import TxResult
 from app.client.scenario import ReplayStep, Scenario
 from app.services.composer import Preview
@@ -28,7 +29,7 @@ class ScenarioBar(QWidget):
     def __init__(
         self,
         controller: AppController,
-        show_results: Callable[[list[TxResult]], None],
+        show_results: Callable[[list[TxResult], list[FunctionSpec | None]], None],
         show_error: Callable[[str], None],
         parent: QWidget | None = None,
     ) -> None:
@@ -161,7 +162,12 @@ class ScenarioBar(QWidget):
 
         def done(steps: list[ReplayStep]) -> None:
             results = [r for s in steps for r in s.results]
-            self.show_results(results)
+            functions = [
+                s.functions[i] if i < len(s.functions) else None
+                for s in steps
+                for i in range(len(s.results))
+            ]
+            self.show_results(results, functions)
             failed = any(r.status == "Failure" for r in results)
             self.scenario_status.setText(
                 f"Replayed {len(steps)} of {len(scenario.steps)} step(s)"
