@@ -285,6 +285,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         split.setSizes([0, 400, 400])  # folded until a folder is open
         self.split = split
         self.sidebar.root_changed.connect(self._root_changed)
+        self.track_sidebar_width()
         self.tests_view = TestsView(controller, self, self)  # the Tests view: a sidebar tab
         self.add_sidebar_tab(self.tests_view, "Tests")
         self.tests_view.install_shortcuts(self, self.show_tests)
