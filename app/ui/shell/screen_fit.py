@@ -88,13 +88,20 @@ def keep_on_screen(widget: QWidget, available: QRect | None = None) -> bool:
     if area is None or widget.isMaximized() or widget.isFullScreen():
         return False
     frame = frame_margins(widget.frameGeometry(), widget.geometry())
-    if frame.isNull() and widget.isWindow():
+    framed = not frame.isNull()
+    if not framed:
         frame = ESTIMATED_FRAME  # not framed yet: assume a title bar
-    target = fit_into(area, frame, widget.geometry(), widget.minimumSize())
-    if target == widget.geometry():
-        return False
-    widget.setGeometry(target)
-    return True
+    here = widget.geometry()
+    target = fit_into(area, frame, here, widget.minimumSize())
+    if target.size() != here.size():
+        widget.setGeometry(target)  # too large for the screen: smaller, and moved
+        return True
+    if target.topLeft() != here.topLeft() and framed:
+        # only moved: its size stays its own (a dialog keeps following its layout); before
+        # the window manager placed it, its position is not final yet
+        widget.move(target.left() - frame.left(), target.top() - frame.top())
+        return True
+    return False
 
 
 class DialogFitter(QObject):
