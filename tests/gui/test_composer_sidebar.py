@@ -58,6 +58,10 @@ def test_the_sidebar_opens_wide_enough_and_keeps_the_dragged_width(
     assert name_fits(loop, panel, proj / "test" / "CounterTest.sol")
     assert [panel.sidebar.tabText(i) for i in range(panel.sidebar.count())] == ["Files", "Tests"]
     assert tabs_fit(panel.sidebar.tabBar())
+    # what the scenario bar says does not widen Deploy & call at the sidebar's expense
+    panel.scenario_status.setText("Replayed 12 of 12 step(s): stopped at a failure")
+    settle(loop)
+    assert panel.split.sizes()[0] == width and tabs_fit(panel.sidebar.tabBar())
     # at 1024 px the editor and Deploy & call keep their room; the tabs still read whole
     window.resize(1024, 640)
     settle(loop)

@@ -10,7 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 from app.client.abi_types import FunctionSpec
 from app.client.models import TxResult
@@ -54,6 +61,12 @@ class ScenarioBar(QWidget):
         self.replay_button.clicked.connect(self.open_scenario)
         self.scenario_status = QLabel("", self)
         name_widget(self.scenario_status, "composerScenarioStatus", "Scenario status")
+        # what it says never widens the composer's column (that squeezed the project sidebar
+        # to its tabs' scroll arrows): it wraps within the room it has
+        self.scenario_status.setWordWrap(True)
+        self.scenario_status.setSizePolicy(
+            QSizePolicy.Policy.Ignored, self.scenario_status.sizePolicy().verticalPolicy()
+        )
         self.composer.recording_changed.connect(self._on_recording)
         self.composer.replay_progress.connect(self._on_replay_progress)
         self.composer.result.connect(self._on_sent)
