@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSizePolicy,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -61,8 +62,8 @@ class ScenarioBar(QWidget):
         self.replay_button.clicked.connect(self.open_scenario)
         self.scenario_status = QLabel("", self)
         name_widget(self.scenario_status, "composerScenarioStatus", "Scenario status")
-        # what it says never widens the composer's column (that squeezed the project sidebar
-        # to its tabs' scroll arrows): it wraps within the room it has
+        # on its own line under the buttons: what it says never widens the composer's column
+        # (that squeezed the project sidebar to its tabs' scroll arrows), it wraps there
         self.scenario_status.setWordWrap(True)
         self.scenario_status.setSizePolicy(
             QSizePolicy.Policy.Ignored, self.scenario_status.sizePolicy().verticalPolicy()
@@ -70,12 +71,16 @@ class ScenarioBar(QWidget):
         self.composer.recording_changed.connect(self._on_recording)
         self.composer.replay_progress.connect(self._on_replay_progress)
         self.composer.result.connect(self._on_sent)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        lay = QHBoxLayout()
         lay.addWidget(self.record_button)
         lay.addWidget(self.save_scenario_button)
         lay.addWidget(self.replay_button)
-        lay.addWidget(self.scenario_status, 1)
+        lay.addStretch(1)
+        outer.addLayout(lay)
+        outer.addWidget(self.scenario_status)
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
         b = QPushButton(text, self)
