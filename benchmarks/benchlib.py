@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,9 +75,9 @@ class Node:
     drainer: threading.Thread | None = field(default=None, repr=False)
 
     @classmethod
-    def start(cls, data_dir: Path, timeout: float = 60.0, flags: Sequence[str] = ()) -> Node:
-        """Spawn the node on ``data_dir`` (any free port, more ``serve`` flags) and wait for its
-        listening line."""
+    def start(cls, data_dir: Path, timeout: float = 60.0, flags: tuple[str, ...] = ()) -> Node:
+        """Spawn the node on ``data_dir`` (any free port, ``flags`` added to ``serve``) and
+        wait for its listening line."""
         log = data_dir.parent / f"{data_dir.name}.log"
         with log.open("ab") as err:
             t0 = time.perf_counter()
@@ -130,7 +130,7 @@ class Node:
 
 @contextmanager
 def running_node(
-    data_dir: Path, timeout: float = 60.0, flags: Sequence[str] = ()
+    data_dir: Path, timeout: float = 60.0, flags: tuple[str, ...] = ()
 ) -> Iterator[Node]:
     """A started node, stopped on leaving the block."""
     node = Node.start(data_dir, timeout, flags)
