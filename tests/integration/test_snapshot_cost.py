@@ -27,7 +27,9 @@ from tests.integration.node_fixture import (
     call_tx,
     deploy,
     read_contract,
+    result_of,
     submit,
+    upload_tx,
     wait_results,
 )
 
@@ -310,3 +312,18 @@ def test_a_stored_transfer_is_small(node: RunningNode) -> None:
         assert {r["status"] for r in res} == {"Success"}
     per = (_used_bytes(node) - start) / n
     assert per < BYTES_PER_TRANSFER, f"{per:.0f} bytes per stored transfer"
+
+    # the stored (packed) results read back exactly as the node answered them
+    answered = [
+        *submit(alice, call_tx(token, "transfer", {"to": to[0], "amount": 2})),
+        *submit(alice, call_tx(token, "transfer", {"to": to[0], "amount": 10**12})),
+        *submit(alice, call_tx(token, "name", {})),
+        *submit(alice, upload_tx("Book", BOOK_SRC)),
+    ]
+    assert [r["status"] for r in answered] == ["Success", "Failure", "Success", "Success"]
+    node.restart()  # an empty results cache: they come from the database
+    client = node.client("alice")
+    for r in answered:
+        assert result_of(client, r["hash"]) == r
+    stored = client.post("/bloc/v2.2/transactions/results", json=[r["hash"] for r in answered])
+    assert stored.json() == answered

@@ -23,6 +23,7 @@ from .common import (
 )
 from .entries import split_vars
 from .executor import LedgerExecutor
+from .packing import unpack_result
 
 LAYOUTS_KEY = "@layouts"
 """Key of a contract's saved storage listing the code (code hash, contract name) of the contracts
@@ -363,5 +364,6 @@ def _overtime(row: Any) -> str:
     """The time-limit message a recorded transaction failed with, or ""."""
     if row["status"] != "Failure" or not row["result"]:
         return ""
-    message = str((json.loads(row["result"]).get("txResult") or {}).get("message", ""))
+    res = unpack_result(row["result"], row["hash"], row["status"], "")
+    message = str((res.get("txResult") or {}).get("message", ""))
     return message if message.startswith(TIME_LIMIT_PREFIX) else ""
