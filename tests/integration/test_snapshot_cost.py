@@ -108,6 +108,7 @@ contract Book {
         allow[address(7)][address(8)] = 2;
         lists[1].push(2);
         lists[2].push(5);
+        lists[1][4] = 8;  // past the end: kept aside (SolidVM), in a dict made now
         count = 2;
     }
 }

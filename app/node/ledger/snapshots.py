@@ -239,6 +239,7 @@ class LedgerSnapshots(LedgerExecutor):
     def snapshot(self) -> None:
         """Write the storage of every contract changed since the last snapshot: its
         variables but the mappings whole, and of the mappings the entries that changed."""
+        new_ids: dict[tuple[str, str, str], int] = {}  # known once committed
         with self.store.transaction() as db:
             for (chain, addr), acct in self.dirty_contracts.items():
                 meta = self.meta[(chain, addr)]
@@ -250,7 +251,7 @@ class LedgerSnapshots(LedgerExecutor):
                     if not sv.constant and sv.name not in split
                 }
                 if split:
-                    self._write_entries(db, (chain, addr), acct, split)
+                    self._write_entries(db, (chain, addr), acct, split, new_ids)
                 if acct.layouts:
                     for sv in delegated_vars(acct):
                         storage[sv.name] = dump_value(acct.storage[sv.name], sv.type)
@@ -298,6 +299,7 @@ class LedgerSnapshots(LedgerExecutor):
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('test_clocks', ?)",
                     (json.dumps(clocks),),
                 )
+        self.var_ids.update(new_ids)
         self.dirty_contracts.clear()
         self.entry_tracker.forget()
         self.dirty_balances.clear()
@@ -305,7 +307,12 @@ class LedgerSnapshots(LedgerExecutor):
         self.last_snapshot = time.monotonic()
 
     def _write_entries(
-        self, db: Any, k: tuple[str, int], acct: AccountState, split: dict[str, MappingType]
+        self,
+        db: Any,
+        k: tuple[str, int],
+        acct: AccountState,
+        split: dict[str, MappingType],
+        new_ids: dict[tuple[str, str, str], int],
     ) -> None:
         """The changed entries of ``acct``'s mappings (all of a mapping marked whole)."""
         tracker = self.entry_tracker
@@ -317,13 +324,13 @@ class LedgerSnapshots(LedgerExecutor):
         for var, mt in split.items():
             if var not in whole and var not in changed:
                 continue
-            vid = self.var_ids.get((k[0], address, var))
+            vid = self.var_ids.get((k[0], address, var)) or new_ids.get((k[0], address, var))
             if vid is None:
                 cur = db.execute(
                     "INSERT INTO storage_vars (chain, address, name) VALUES (?, ?, ?)",
                     (k[0], address, var),
                 )
-                vid = self.var_ids[(k[0], address, var)] = int(cur.lastrowid or 0)
+                vid = new_ids[(k[0], address, var)] = int(cur.lastrowid or 0)
             m = acct.storage[var]
             kt, vt = mt.key, mt.value
             if var in whole:
