@@ -5,6 +5,7 @@ latency) A contract whose mapping holds ``--holders`` entries (200,000: minted i
          5-second snapshots): p50, p99 and max latency, and the slowest transfer of each
          snapshot interval. Before issue 26 the transfer that triggered a snapshot rewrote the
          contract's whole storage (9 MB of JSON at 200,000 holders) inside its block's seal.
+         Then the time the node takes to start again on that data dir (after a clean stop).
 bytes)   ``--transfers`` token transfers (Token.sol: a balance mapping and a Transfer event), 50
          per request: the database's growth per transfer (SQLite's dbstat: bytes in use), and
          that of the ``txs`` table with its indexes.
@@ -137,9 +138,12 @@ def latency(data_dir: Path, holders: int, seconds: float) -> dict[str, Any]:
                         per_interval.append(0.0)
             finally:
                 db.close()
+    with running_node(data_dir, timeout=120) as again:  # loads the snapshot: no replay
+        restart_s = again.startup_s
     return {
         "holders": holders,
         "mint_s": mint_s,
+        "restart_s": restart_s,
         "transfers": len(lat),
         "snapshots": len(per_interval) - 1,
         "p50_ms": _pct(lat, 0.5),
@@ -220,6 +224,7 @@ def main() -> int:
                     f"p50 {lat['p50_ms']:.1f} ms, p99 {lat['p99_ms']:.1f} ms, "
                     f"max {lat['max_ms']:.0f} ms; slowest per interval "
                     f"{[round(x) for x in lat['slowest_per_interval_ms']]} ms; "
+                    f"restart {lat['restart_s']:.2f} s; "
                     f"{size['bytes_per_transfer']:.0f} B per stored transfer "
                     f"(txs and its indexes {size['txs_bytes_per_transfer']:.0f} B)",
                     flush=True,

@@ -70,6 +70,7 @@ class EntryTracker:
         self._tops: dict[int, tuple[Any, AcctKey, str]] = {}
         self._nested: dict[int, tuple[Any, AcctKey, str, Any]] = {}
         self._array_vars: dict[AcctKey, set[str]] = {}
+        self._types: dict[tuple[AcctKey, str], MappingType] = {}
         self.changed: dict[AcctKey, dict[str, Changed]] = {}
         self.whole: dict[AcctKey, set[str]] = {}
 
@@ -91,25 +92,40 @@ class EntryTracker:
         if not isinstance(m, dict):
             return
         self._tops[id(m)] = (m, k, var)
+        self._types[(k, var)] = mt
         if mt.value.complex:
             for top, v in m.items():
-                self._walk(v, k, var, top)
+                self._walk(v, mt.value, k, var, top)
 
-    def _walk(self, v: Any, k: AcctKey, var: str, top: Any) -> None:
-        """Register every container in ``v`` (the value of ``top``) as belonging to ``top``."""
-        stack = [v]
+    def _walk(self, v: Any, t: Type | None, k: AcctKey, var: str, top: Any) -> None:
+        """Register every container in ``v`` (the value of ``top``, of type ``t``) as belonging
+        to ``top``. The type says where containers can be: the entries of a mapping of simple
+        values are not visited (``t`` None: every value is)."""
+        stack: list[tuple[Any, Type | None]] = [(v, t)]
         nested = self._nested
         while stack:
-            c = stack.pop()
+            c, ct = stack.pop()
             if isinstance(c, dict):
                 nested[id(c)] = (c, k, var, top)
-                stack.extend(x for x in c.values() if isinstance(x, dict | list))
+                if isinstance(ct, StructType):
+                    for name, ft in ct.fields:
+                        x = c.get(name)
+                        if ft.complex and isinstance(x, dict | list):
+                            stack.append((x, ft))
+                    continue
+                vt = ct.value if isinstance(ct, MappingType) else None
+                if vt is None or vt.complex:
+                    stack.extend((x, vt) for x in c.values() if isinstance(x, dict | list))
             elif isinstance(c, list):
                 nested[id(c)] = (c, k, var, top)
-                stack.extend(x for x in c if isinstance(x, dict | list))
+                et = ct.elem if isinstance(ct, ArrayType) else None
+                if et is None or et.complex:
+                    stack.extend((x, et) for x in c if isinstance(x, dict | list))
                 beyond = getattr(c, "beyond", None)
-                if beyond is not None:
-                    stack.append(beyond)
+                if beyond is not None:  # elements stored past the end (SolidVM)
+                    nested[id(beyond)] = (beyond, k, var, top)
+                    if et is None or et.complex:
+                        stack.extend((x, et) for x in beyond.values() if isinstance(x, dict | list))
 
     def _unwalk(self, v: Any) -> None:
         """Forget the containers of a value no longer stored."""
@@ -208,10 +224,11 @@ class EntryTracker:
             if owner is None:
                 continue
             m = owner.storage.get(var)
-            if isinstance(m, dict):
+            mt = self._types.get((k, var))
+            if isinstance(m, dict) and mt is not None and mt.value.complex:
                 v = m.get(top, MISSING)
                 if isinstance(v, dict | list):
-                    self._walk(v, k, var, top)
+                    self._walk(v, mt.value, k, var, top)
         if unplaced:
             for acct in accts:
                 k = (acct.chain, acct.address)
