@@ -44,11 +44,14 @@ class LedgerSnapshots(LedgerExecutor):
             (r["chain"], r["address"], r["name"]): int(r["id"])
             for r in self.store.all("SELECT id, chain, address, name FROM storage_vars")
         }
-        entries: dict[int, list[tuple[str, str]]] = {}
-        for var, key, value in self.store.all(
-            "SELECT var, key, value FROM storage_entries ORDER BY rowid"
-        ):
-            entries.setdefault(var, []).append((key, value))
+        entries: dict[int, list[str]] = {}
+        with self.store.lock:
+            cur = self.store.db.cursor()
+            cur.row_factory = None  # plain tuples: 200,000 rows load in a fraction of the time
+            for var, pair in cur.execute(
+                "SELECT var, '[' || key || ',' || value || ']' FROM storage_entries ORDER BY rowid"
+            ):
+                entries.setdefault(var, []).append(pair)
         for row in self.store.all("SELECT * FROM contracts"):
             cdef = self._cdef(row["code_hash"], row["name"])
             addr = int(row["address"], 16)
@@ -361,10 +364,11 @@ class LedgerSnapshots(LedgerExecutor):
             )
 
 
-def _load_entries(mt: MappingType, rows: list[tuple[str, str]]) -> MappingValue:
-    kt, vt = mt.key, mt.value
-    loads = json.loads
-    return MappingValue(mt, {load_value(loads(k), kt): load_value(loads(v), vt) for k, v in rows})
+def _load_entries(mt: MappingType, pairs: list[str]) -> MappingValue:
+    """A mapping from its rows (each ``[key,value]`` as JSON text): parsed as one text, the
+    form a mapping had inline (one C-level parse instead of two per entry)."""
+    value: MappingValue = load_value(json.loads("[" + ",".join(pairs) + "]"), mt)
+    return value
 
 
 def _overtime(row: Any) -> str:
