@@ -12,6 +12,9 @@ maps back to the top-level key whose value holds it (every container below a tra
 registered, the object kept so that its id cannot be reused). A write it cannot place marks
 more than needed, never less: losing an entry would lose state on restart.
 
+The unit is a top-level key: a changed key's whole value is written again. For a mapping of
+mappings (``balances[id][holder]``) that is the whole inner mapping of that ``id``.
+
 Entries keep their mapping's order (the order of ``dict``, which the state routes show): rows
 are read back by rowid; an updated entry keeps its row, a key inserted anew (``old`` missing)
 is deleted and inserted again, at the end, as the ``dict`` put it.
