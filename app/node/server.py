@@ -164,6 +164,9 @@ async def _serve(node: Node, sock: socket.socket) -> None:
     node.issuer.base_url = url
     config = uvicorn.Config(
         node.app(),
+        # no X-Forwarded-For/-Proto: uvicorn trusts them from 127.0.0.1 by default, which would
+        # let any local client pick the address the sign-in throttle counts failures against
+        proxy_headers=False,
         log_level="warning",
         loop="none",
         http="httptools",
