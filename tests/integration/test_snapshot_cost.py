@@ -37,7 +37,8 @@ from tests.integration.node_fixture import (
 HOLDERS = 150_000
 MINT_BATCH = 25_000
 SNAPSHOT_SECONDS = 5.0  # the node's snapshot interval (ledger.common.SNAPSHOT_EVERY_SECONDS)
-TRANSFER_BOUND = 0.3  # seconds; a snapshot of the whole mapping took 0.4-1.5 s at this size
+SNAPSHOT_TRANSFER_BOUND = 0.15  # seconds; a snapshot of the whole mapping took 0.35-1.5 s here
+TRANSFER_BOUND = 1.0  # seconds, any transfer: a stall, not the machine's noise
 BYTES_PER_TRANSFER = 2_500  # the database's growth per token transfer: 3,080 before, 2,110 now
 
 HOLDERS_SRC = """
@@ -178,22 +179,34 @@ def test_transfers_stay_fast_across_snapshots_of_a_large_mapping(node: RunningNo
         while _snapshot_block(db) == first:
             _call(alice, holders, "transfer", {"to": bob, "amount": 1})
             warm_up += 1
-        seen = {_snapshot_block(db)}
+        last = _snapshot_block(db)
         latencies = []
+        took_snapshot = []  # the transfers whose block took a snapshot (before answering)
         end = time.monotonic() + 2 * SNAPSHOT_SECONDS + 1.5
         while time.monotonic() < end:
             t0 = time.perf_counter()
             _call(alice, holders, "transfer", {"to": bob, "amount": 1})
             latencies.append(time.perf_counter() - t0)
-            seen.add(_snapshot_block(db))
+            now = _snapshot_block(db)
+            if now != last:
+                took_snapshot.append(latencies[-1])
+                last = now
     finally:
         db.close()
-    assert len(seen) >= 3, f"the transfers spanned {len(seen) - 1} snapshots, not 2"
+    assert len(took_snapshot) >= 2, f"the transfers spanned {len(took_snapshot)} snapshots"
+    # The machine is shared: any one request can wait a few hundred ms for a core. Those
+    # whose block took a snapshot are the ones a snapshot would slow down (by 0.4-1.5 s
+    # before, at this size); every transfer gets a bound that only a stall exceeds.
+    snaps = [round(x * 1000) for x in took_snapshot]
+    assert max(took_snapshot) < SNAPSHOT_TRANSFER_BOUND, (
+        f"transfers that took a snapshot: {snaps} ms"
+    )
     latencies.sort()
     worst = [round(x * 1000) for x in latencies[-5:]]
     assert latencies[-1] < TRANSFER_BOUND, (
         f"slowest transfers of {len(latencies)} across snapshots: {worst} ms "
-        f"(median {latencies[len(latencies) // 2] * 1000:.1f} ms)"
+        f"(median {latencies[len(latencies) // 2] * 1000:.1f} ms; those that took a "
+        f"snapshot: {snaps} ms)"
     )
     transfers = len(latencies) + warm_up
 
