@@ -142,6 +142,25 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
+    # v2: the entries of contracts' top-level mappings, one row each (ledger/entries.py): a
+    # snapshot writes only the entries that changed. Rows are read back in rowid order (the
+    # mapping's order). Contracts saved before keep their mappings inline in
+    # ``contracts.storage`` until their next snapshot moves them here.
+    """
+    CREATE TABLE storage_vars (
+        id INTEGER PRIMARY KEY,
+        chain TEXT NOT NULL,
+        address TEXT NOT NULL,
+        name TEXT NOT NULL,
+        UNIQUE (chain, address, name)
+    );
+    CREATE TABLE storage_entries (
+        var INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX storage_entries_key ON storage_entries (var, key);
+    """,
 ]
 
 

@@ -45,6 +45,7 @@ from .common import (
     _to_address,
     parse_amount,
 )
+from .entries import EntryTracker
 from .readview import CommittedView
 from .watchdog import Watchdog
 
@@ -81,6 +82,8 @@ class LedgerBase:
         self.results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.dirty_contracts: dict[tuple[str, int], AccountState] = {}
         self.dirty_balances: set[tuple[str, int]] = set()
+        self.entry_tracker = EntryTracker()  # which mapping entries the next snapshot writes
+        self.var_ids: dict[tuple[str, str, str], int] = {}  # (chain, address, var) -> row id
         self.blocks_since_snapshot = 0
         self.last_snapshot = time.monotonic()
         self.started = time.time()

@@ -12,6 +12,7 @@ from typing import Any
 from ..solidvm.ops import keccak256
 from ..store import dumps
 from .common import SNAPSHOT_EVERY_BLOCKS, SNAPSHOT_EVERY_SECONDS, Head, Sub
+from .packing import pack_result
 from .reindex import LedgerReindex
 
 
@@ -69,7 +70,7 @@ class LedgerBlocks(LedgerReindex):
                 "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
                 "WHERE hash=?",
                 [
-                    (res["status"], dumps(res), number, i, sub.nonce, sub.hash)
+                    (res["status"], pack_result(res, block_hash), number, i, sub.nonce, sub.hash)
                     for i, (sub, res) in enumerate(zip(batch, results, strict=True))
                 ],
             )

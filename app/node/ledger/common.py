@@ -122,16 +122,16 @@ class Sub:
     recorded: bool = False  # its row is in the database
 
     def request_json(self) -> str:
-        return dumps(
-            {
-                "type": self.type,
-                "payload": self.payload,
-                "gasLimit": self.gas_limit,
-                "gasPrice": self.gas_price,
-                "internal": self.internal,
-                "signature": self.signature,
-            }
-        )
+        """The stored request (its type is a column of the row; ``internal`` only when set)."""
+        req: dict[str, Any] = {
+            "payload": self.payload,
+            "gasLimit": self.gas_limit,
+            "gasPrice": self.gas_price,
+            "signature": self.signature,
+        }
+        if self.internal:
+            req["internal"] = True
+        return dumps(req)
 
 
 @dataclass

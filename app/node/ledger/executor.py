@@ -328,6 +328,9 @@ class LedgerExecutor(LedgerValidation):
                     self._pending_history.append((m.table, cdef, row))
             if addr == REGISTRY_ADDRESS and chain == "":
                 registry_touched = True
+        self.entry_tracker.note_tx(
+            res.journal, written, {(chain, int(addr, 16)) for chain, addr in res.created}
+        )
         for ev in res.events:
             chain_rec = self.chains.get(ev.chain_id) if ev.chain_id else None
             if chain_rec is not None and chain_rec.apply_event(ev.name, [v for _, v in ev.args]):
