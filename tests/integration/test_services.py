@@ -117,7 +117,10 @@ def test_task_registry_reports_errors_and_cancels(loop: qasync.QEventLoop, qtbot
         reg.start("compute", ok(), results.append)
         reg.start("health", unreachable())
         long = reg.start("wait", forever())
-        await asyncio.sleep(0.3)
+        # the unreachable node's GET is tried twice, 0.2 s apart: wait for it, not a fixed time
+        deadline = loop.time() + 15
+        while reg.running > 1 and loop.time() < deadline:
+            await asyncio.sleep(0.02)
         assert reg.running == 1
         await reg.shutdown()
         assert long.cancelled() and reg.running == 0
@@ -126,3 +129,38 @@ def test_task_registry_reports_errors_and_cancels(loop: qasync.QEventLoop, qtbot
     assert results == [7]
     assert failures and failures[0][0] == "health" and "cannot reach the node" in failures[0][1]
     assert issubclass(NetworkError, Exception)
+
+
+def test_task_registry_shutdown_cancels_what_a_finishing_task_starts(
+    loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    """Issue 26, item 11: a task done just before the shutdown whose result starts the next one
+    (the files panel's list starts "Counting signers") left that one running after the window
+    closed. The registry closes: what is started from then on is cancelled before it runs."""
+    reg = TaskRegistry()
+    followers: list[asyncio.Task[Any]] = []
+    started: list[str] = []
+
+    async def quick() -> int:
+        return 1
+
+    async def forever() -> None:
+        started.append("follower")
+        await asyncio.sleep(3600)
+
+    async def body() -> None:
+        first = reg.start(
+            "list", quick(), lambda _r: followers.append(reg.start("count", forever()))
+        )
+        await asyncio.sleep(0)
+        assert first.done() and reg.running == 1  # its done callback has not run yet
+        await reg.shutdown()
+        assert reg.running == 0
+        assert len(followers) == 1
+        await asyncio.sleep(0)
+        assert followers[0].cancelled() and not started
+        late = reg.start("after the shutdown", forever())
+        await asyncio.sleep(0)
+        assert late.cancelled() and reg.running == 0 and not started
+
+    loop.run_until_complete(body())
