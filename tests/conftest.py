@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Generator
+from typing import Any
 
 import pytest
 
@@ -23,3 +24,14 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
     if "qapp" in getattr(item, "fixturenames", ()):
         gc.collect()
     return result
+
+
+@pytest.fixture(scope="session")
+def qapp(qapp: Any) -> Any:
+    """pytest-qt's application, with the cycle collector confined to the GUI thread as in the
+    app (app.ui.shell.gui_gc): the node fixtures' reader threads and the loops' I/O workers
+    allocate too, and a collection run by one of them freed Qt objects off their thread."""
+    from app.ui.shell.gui_gc import collect_in_gui_thread
+
+    collect_in_gui_thread(qapp)
+    return qapp
