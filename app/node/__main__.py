@@ -126,6 +126,10 @@ def cmd_serve(opts: argparse.Namespace) -> int:
     from .server import NodeError, configure_logging, serve
 
     configure_logging()
+    if not opts.request_timeout > 0:
+        return _fail("--request-timeout must be a positive number of seconds")
+    if opts.max_connections < 0:
+        return _fail("--max-connections must be 0 (automatic) or more")
     config = NodeConfig(
         data_dir=Path(opts.data_dir),
         host=opts.host,

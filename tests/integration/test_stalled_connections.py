@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.node_fixture import RunningNode
+from tests.integration.node_fixture import RunningNode, run_cli
 
 PER_KIND = 250  # stalled sockets of each kind: 750 in all, more than a 512-file limit allows
 CLOSE_WITHIN = 40.0  # the default request timeout is 10 s; generous on a busy machine
@@ -162,3 +162,10 @@ def test_past_max_connections_the_longest_waiting_is_closed(tmp_path: Path) -> N
                 s.close()
     finally:
         n.stop()
+
+
+def test_the_limits_must_make_sense(tmp_path: Path) -> None:
+    for flag, value in (("--request-timeout", "0"), ("--max-connections", "-1")):
+        proc = run_cli(tmp_path / "data", "serve", flag, value, check=False)
+        assert proc.returncode == 2, proc.stderr
+        assert flag in proc.stderr
