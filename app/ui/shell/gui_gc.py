@@ -16,7 +16,7 @@ import gc
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
-__all__ = ["GuiThreadCollector", "collect_in_gui_thread"]
+__all__ = ["GuiThreadCollector", "collect_due", "collect_in_gui_thread"]
 
 INTERVAL_MS = 200
 
@@ -50,3 +50,8 @@ def collect_in_gui_thread(app: QCoreApplication) -> GuiThreadCollector:
     if _installed is None:
         _installed = GuiThreadCollector(app)
     return _installed
+
+
+def collect_due() -> int:
+    """Once installed, collect what is due now (the tests call it between two tests)."""
+    return _installed.collect_due() if _installed is not None else 0
