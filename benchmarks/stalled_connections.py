@@ -21,7 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,18 +66,20 @@ def probe(client: httpx.Client, to: str, rounds: int = 5) -> dict[str, Any]:
     health: list[float] = []
     writes: list[float] = []
     errors: list[str] = []
+
+    def health_check() -> httpx.Response:
+        return client.get("/health")
+
+    def transfer() -> httpx.Response:
+        tx = {"type": "TRANSFER", "payload": {"toAddress": to, "value": 1}}
+        return client.post("/bloc/v2.2/transaction", params={"resolve": "true"}, json={"txs": [tx]})
+
+    requests: list[tuple[list[float], Callable[[], httpx.Response]]] = [
+        (health, health_check),
+        (writes, transfer),
+    ]
     for _ in range(rounds):
-        for bucket, send in (
-            (health, lambda: client.get("/health")),
-            (
-                writes,
-                lambda: client.post(
-                    "/bloc/v2.2/transaction",
-                    params={"resolve": "true"},
-                    json={"txs": [{"type": "TRANSFER", "payload": {"toAddress": to, "value": 1}}]},
-                ),
-            ),
-        ):
+        for bucket, send in requests:
             t0 = time.perf_counter()
             try:
                 r = send()
