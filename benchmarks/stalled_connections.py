@@ -120,6 +120,10 @@ def wait_closed(socks: list[socket.socket], within: float) -> tuple[int, float]:
     return closed, last
 
 
+def ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.1f} ms"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sockets", type=int, default=1200)
@@ -175,8 +179,8 @@ def main() -> None:
     for name in ("before", "while_stalled", "after"):
         r = result[name]
         print(
-            f"{name:>14}: /health p50 {r['health_p50_s']} s max {r['health_max_s']} s, "
-            f"write p50 {r['write_p50_s']} s, {r['answered']} answered, errors {r['errors']}"
+            f"{name:>14}: /health p50 {ms(r['health_p50_s'])} max {ms(r['health_max_s'])}, "
+            f"write p50 {ms(r['write_p50_s'])}, {r['answered']} answered, errors {r['errors']}"
         )
     print(f"closed by the node: {closed}/{opts.sockets}, the last after {last:.1f} s")
     print(f"written to {path}")
