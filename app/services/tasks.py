@@ -2,9 +2,9 @@
 
 Closing the window calls :meth:`TaskRegistry.shutdown`, which cancels what still runs and waits
 for it, so no request outlives its window; from then on the registry starts nothing (a task
-finishing during the shutdown may hand on to another one, which is cancelled at once). Failures
-reach the UI through one signal (``failed(title, message, kind)``) instead of dialogs opened
-inside coroutines.
+finishing during the shutdown may hand on to another one, which is cancelled at once) until
+:meth:`TaskRegistry.reopen` (connecting again). Failures reach the UI through one signal
+(``failed(title, message, kind)``) instead of dialogs opened inside coroutines.
 """
 
 from __future__ import annotations
@@ -86,6 +86,10 @@ class TaskRegistry(QObject):
 
         task.add_done_callback(finished)
         return task
+
+    def reopen(self) -> None:
+        """Start tasks again after a shutdown (a controller that connects anew)."""
+        self._closed = False
 
     async def shutdown(self) -> None:
         """Cancel every running task and wait until all have finished; start no more."""

@@ -140,6 +140,7 @@ def test_task_registry_shutdown_cancels_what_a_finishing_task_starts(
     reg = TaskRegistry()
     followers: list[asyncio.Task[Any]] = []
     started: list[str] = []
+    results: list[int] = []
 
     async def quick() -> int:
         return 1
@@ -162,5 +163,9 @@ def test_task_registry_shutdown_cancels_what_a_finishing_task_starts(
         late = reg.start("after the shutdown", forever())
         await asyncio.sleep(0)
         assert late.cancelled() and reg.running == 0 and not started
+        reg.reopen()  # connecting again
+        assert reg.start("again", quick(), results.append) is not None
+        await asyncio.sleep(0.05)
+        assert results == [1] and reg.running == 0
 
     loop.run_until_complete(body())
