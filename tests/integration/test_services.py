@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +18,8 @@ from app.client.http import StratoClient
 from app.client.models import TxRequest, TxResult
 from app.services.inspector import REDACTED, Exchange, InspectorFeed
 from app.services.pending import PendingTracker
+from app.services.profiles import Profile
+from app.services.session import Credentials, Session
 from app.services.tasks import TaskRegistry
 from tests.integration.node_fixture import RunningNode
 
@@ -169,3 +174,35 @@ def test_task_registry_shutdown_cancels_what_a_finishing_task_starts(
         assert results == [1] and reg.running == 0
 
     loop.run_until_complete(body())
+
+
+def test_a_sign_in_cancelled_while_the_old_connection_closes_leaks_no_socket(
+    node: RunningNode, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    """Issue 26, item 11 (``ResourceWarning: unclosed <socket…>`` in a later test): a window
+    closed while a new sign-in replaced the old connection left the new client, its sockets
+    open, to the garbage collector. Cancelled at that moment, nothing may stay unclosed."""
+    session = Session()
+    profile = Profile("Test node", node.url, client_id="stratoscope-desktop")
+    loop.run_until_complete(session.open(profile, Credentials("alice", "alice")))
+    old = session.client
+    assert old is not None
+    real_close = old.aclose
+
+    async def cancelled_meanwhile() -> None:
+        reopening.cancel()  # the window closes just as the old connection is being closed
+        await real_close()
+
+    old.aclose = cancelled_meanwhile  # type: ignore[method-assign]
+    reopening = loop.create_task(session.open(profile, Credentials("bob", "bob")))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        with contextlib.suppress(asyncio.CancelledError):
+            loop.run_until_complete(reopening)
+        loop.run_until_complete(asyncio.sleep(0.2))  # what the cancellation left running ends
+        assert old.http.is_closed
+        loop.run_until_complete(session.close())
+        gc.collect()
+    unclosed = [str(w.message) for w in caught if "unclosed" in str(w.message)]
+    assert unclosed == []
+    assert session.client is None
