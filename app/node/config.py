@@ -20,7 +20,8 @@ class NodeConfig:
     port: int = 8080
     gas: bool = False
     index_evm: bool = False
-    cirrus_names: str = "both"  # "both": the seed's and STRATO 16's; "strato16": only 16's
+    # "both": the seed's and STRATO 16's; "strato16": only 16's; "seed": only the seed's
+    cirrus_names: str = "both"
     resolve_timeout: float = 60.0
     tx_time_limit: float = 2.0  # wall-clock seconds one transaction may run (0: no limit)
     block_time: float = 0.0

@@ -604,7 +604,11 @@ OPERATIONS: dict[str, S] = {
             "400": json_of(ref("OAuthError"), "invalid request or grant"),
             "401": json_of(ref("OAuthError"), "client authentication failed"),
             "429": {
-                **json_of(ref("OAuthError"), "too many failed sign-ins; retry after Retry-After s"),
+                **json_of(
+                    ref("OAuthError"),
+                    "too many failed sign-ins (passwords or client secrets); retry after "
+                    "Retry-After s",
+                ),
                 "headers": {"Retry-After": {"schema": {"type": "integer"}}},
             },
         },

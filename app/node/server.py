@@ -176,6 +176,9 @@ async def _serve(node: Node, sock: socket.socket) -> None:
     )
     config = uvicorn.Config(
         ClientGoneMiddleware(node.app()),
+        # no X-Forwarded-For/-Proto: uvicorn trusts them from 127.0.0.1 by default, which would
+        # let any local client pick the address the sign-in throttle counts failures against
+        proxy_headers=False,
         log_level="warning",
         loop="none",
         http=guarded_protocol(guard),

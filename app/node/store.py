@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .perms import create_private_file, secure_data_dir
+from .text import TextSafeConnection
 
 DB_FILE = "node.sqlite3"
 
@@ -151,7 +152,9 @@ class Store:
         secure_data_dir(data_dir)
         self.path = data_dir / DB_FILE
         create_private_file(self.path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, factory=TextSafeConnection
+        )
         self.db.row_factory = sqlite3.Row
         # One connection, used by the event loop and by the OIDC endpoints' worker threads:
         # every use holds this lock so that no statement lands inside another's transaction.

@@ -208,6 +208,13 @@ class Session(QObject):
             with background("new block") if background_reason() else nullcontext():
                 self.block_changed.emit(block)
 
+    def node_lost(self) -> None:
+        """The node is known to be gone (the embedded sandbox's process exited): unreachable
+        and no health now, rather than at the next poll."""
+        if self.state == "connected":
+            self._on_health(None)
+            self._set_state("unreachable")
+
     async def poll_health(self) -> Health | None:
         client = self.client
         if client is None:

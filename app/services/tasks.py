@@ -16,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.client.errors import AuthError, StratoError, error_text
+from app.client.errors import AuthError, NetworkError, StratoError, error_text
 from app.client.scenario import ScenarioError
 
 from .inspector import background_context
@@ -30,7 +30,8 @@ log = logging.getLogger("stratoscope.services")
 
 
 class TaskRegistry(QObject):
-    # title, message the user can act on, kind: "auth" (sign in again) or "error"
+    # title, message the user can act on, kind: "auth" (sign in again), "network" (the node
+    # did not answer: over once it answers again) or "error"
     failed = Signal(str, str, str)
     busy_changed = Signal(int)  # number of running tasks
 
@@ -82,7 +83,12 @@ class TaskRegistry(QObject):
             if on_error is not None:
                 on_error(text)
             else:
-                self.failed.emit(title, text, "auth" if isinstance(exc, AuthError) else "error")
+                kind = "error"
+                if isinstance(exc, AuthError):
+                    kind = "auth"
+                elif isinstance(exc, NetworkError):
+                    kind = "network"
+                self.failed.emit(title, text, kind)
 
         task.add_done_callback(finished)
         return task

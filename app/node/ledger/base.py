@@ -102,9 +102,12 @@ class LedgerBase:
         self.indexer = Indexer(backend, self.world, config.index_evm)
         self.collections = CollectionIndexer(backend, self.world)
         # STRATO 16's names beside the seed's (cirrus/strato16.py)
-        schema16 = Strato16(backend, only=config.cirrus_names == "strato16")
-        self.indexer16 = Indexer16(schema16, self.world)
-        self.collections.sinks.append(self.indexer16.write_entries)
+        # ("seed": none of them: no STRATO 16 rows are written, a later start rebuilds them)
+        self.indexer16: Indexer16 | None = None
+        if config.cirrus_names != "seed":
+            schema16 = Strato16(backend, only=config.cirrus_names == "strato16")
+            self.indexer16 = Indexer16(schema16, self.world)
+            self.collections.sinks.append(self.indexer16.write_entries)
 
     def _sub_from_row(self, row: Any) -> Sub:
         req = json.loads(row["request"])

@@ -339,7 +339,7 @@ class LedgerExecutor(LedgerValidation):
         if res.journal:
             created = {(chain, int(addr, 16)) for chain, addr in res.created}
             self.collections.note_tx(res.journal, written, created, (sub.hash, sub.sender))
-        if res.created:
+        if res.created and self.indexer16 is not None:
             unit = None
             if sub.type == "CONTRACT":
                 unit = self.unit(sub.payload["metadata"].get("VM", "SolidVM"), sub.payload["src"])[

@@ -52,6 +52,7 @@ class Ledger(LedgerBlocks):
         self._replay()
         self._index_collections_once()
         self._index_strato16_once()
+        self._rebuild_missed()
         if fresh:
             self._genesis()
         for row in self.store.all(

@@ -129,7 +129,8 @@ class LedgerSnapshots(LedgerExecutor):
         self._pending_events.clear()
         self._event_senders.clear()
         self._block_touched.clear()
-        self.indexer16.clear()
+        if self.indexer16 is not None:
+            self.indexer16.clear()
         self._pending_history.clear()
         self.collections.pending.clear()
 
@@ -164,11 +165,16 @@ class LedgerSnapshots(LedgerExecutor):
         """STRATO 16's Cirrus rows for a data dir made before they existed: every indexed
         contract's views, stamps, storage and mapping rows (as of its last change) and every
         recorded event, once (creators are BlockApps or the creating contract's)."""
+        ix = self.indexer16
+        if ix is None:  # not written meanwhile ("seed"): a later start rebuilds them
+            with self.store.transaction() as db:
+                db.execute("DELETE FROM meta WHERE key = 'cirrus16'")
+            return
         if self.store.get_meta("cirrus16"):
             return
-        ix = self.indexer16
         cx = self.collections
         with self.store.transaction() as db:
+            ix.schema.clear_rows()  # rows written before a run that kept none
             order = sorted(self.meta.items(), key=lambda kv: (kv[1].created_block, kv[0]))
             for k, meta in order:
                 acct = self.world.accounts.get(k)

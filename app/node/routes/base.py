@@ -23,6 +23,7 @@ from ..jsonenc import compact_json, compact_json_in_pieces
 from ..ledger import Ledger
 from ..numbers import is_ascii_digits
 from ..oidc import InvalidJwt, OidcIssuer
+from ..text import may_hold_surrogate, refusal, surrogate_path
 from ..users import UserStore
 
 log = logging.getLogger("stratoscope.node")
@@ -67,9 +68,11 @@ async def json_answer(
 
 
 def decode_body(loads: Callable[[bytes], Any], raw: bytes) -> Any:
-    """``loads(raw)``, its errors as the 400 answers of every JSON route."""
+    """``loads(raw)``, its errors as the 400 answers of every JSON route. Text holding a lone
+    UTF-16 surrogate is refused here, for every route: it is not Unicode, and no text the
+    node stores (state, names, sources, metadata) may hold one (see app.node.text)."""
     try:
-        return loads(raw)
+        value = loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise bad_request(f"Error in $: request body is not valid JSON ({exc})") from None
     except ValueError:  # an integer literal beyond Python's int max-str-digits limit
@@ -79,6 +82,11 @@ def decode_body(loads: Callable[[bytes], Any], raw: bytes) -> Any:
         ) from None
     except RecursionError:
         raise bad_request("Error in $: request body nests too deeply") from None
+    if may_hold_surrogate(raw):
+        found = surrogate_path(value)
+        if found is not None:
+            raise bad_request(refusal(*found))
+    return value
 
 
 def iso(ts: int | float) -> str:

@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     from app.ui.shell.gui_gc import collect_in_gui_thread
     from app.ui.shell.icons import APP_ID, app_icon
     from app.ui.shell.main_window import MainWindow
+    from app.ui.shell.screen_fit import fit_dialogs
     from app.ui.shell.theme import apply_theme
     from app.ui.shell.welcome_dialog import welcome_after
 
@@ -133,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setDesktopFileName(APP_ID)  # packaging/<APP_ID>.desktop: the desktop's icon and name
     app.setWindowIcon(app_icon())
     apply_theme(app, args.theme or "system")
+    fit_dialogs(app)  # dialogs stay on a small screen, frame included
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     loop.set_default_executor(ThreadPoolExecutor(4, thread_name_prefix="stratoscope-io"))
