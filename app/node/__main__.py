@@ -127,6 +127,10 @@ def cmd_serve(opts: argparse.Namespace) -> int:
     from .server import NodeError, configure_logging, serve
 
     configure_logging()
+    if not opts.request_timeout > 0:
+        return _fail("--request-timeout must be a positive number of seconds")
+    if opts.max_connections < 0:
+        return _fail("--max-connections must be 0 (automatic) or more")
     config = NodeConfig(
         data_dir=Path(opts.data_dir),
         host=opts.host,
@@ -144,6 +148,8 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         exit_with_parent=opts.exit_with_parent,
         test_clock=opts.test_clock,
         parent_pid=os.getppid(),
+        request_timeout=opts.request_timeout,
+        max_connections=opts.max_connections,
     )
     try:
         return serve(config)
@@ -396,6 +402,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run without external file storage (the file routes answer 405, as on a STRATO "
         "node without a bucket)",
+    )
+    serve.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="close a connection whose request headers are not complete this long after it "
+        "opened (or after the previous answer), or whose body pauses this long (default 10)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=0,
+        metavar="N",
+        help="connections served at once; past it the one that waited longest on its client is "
+        "closed (default: the open-file limit less 128, at most 4096)",
     )
     serve.add_argument(
         "--test-clock",

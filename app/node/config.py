@@ -33,6 +33,8 @@ class NodeConfig:
     exit_with_parent: bool = False  # stop when the process that started us goes away
     test_clock: bool = False  # the test runner's clock per contract, moved by fastForward
     parent_pid: int = 0  # that process, read at start (it may die before we listen)
+    request_timeout: float = 10.0  # seconds a client may take to send headers, or pause a body
+    max_connections: int = 0  # connections served at once (0: from the descriptor limit)
 
 
 def is_loopback(host: str) -> bool:

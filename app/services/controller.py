@@ -293,6 +293,7 @@ class AppController(QObject):
         self, profile: Profile, creds: Credentials, *, remember: bool = False
     ) -> None:
         """Sign in with ``profile``; on success it becomes the last used profile."""
+        self.tasks.reopen()  # after a shutdown, connecting again brings the controller back
         if profile.sandbox:
             url = await self.ensure_sandbox()
             profile = replace(profile, node_url=url)

@@ -12,10 +12,11 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute
 
+from ..connections import client_gone
 from ..errors import ApiError, bad_request
 from ..jsondecode import NotDecoded, loads_exactly, loads_in_pieces
 from ..jsonenc import compact_json, compact_json_in_pieces
@@ -136,6 +137,9 @@ class ApiBase:
                 if isinstance(body, str) and exc.status == 400 and body.startswith("Need one"):
                     return PlainTextResponse(body, exc.status, headers=exc.headers)
                 return JsonBody(body, exc.status, headers=exc.headers)
+            except ClientDisconnect:  # nobody is left to answer: one log line, no traceback
+                client_gone(request.scope)
+                return Response(status_code=400)
             except Exception:
                 log.exception("unexpected error in %s %s", request.method, request.url.path)
                 return JsonBody(
