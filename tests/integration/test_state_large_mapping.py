@@ -58,7 +58,9 @@ def big(node: RunningNode) -> str:
     return addr
 
 
-def timed_get(client: httpx.Client, route: str, **params: object) -> tuple[float, httpx.Response]:
+def timed_get(
+    client: httpx.Client, route: str, **params: str | int
+) -> tuple[float, httpx.Response]:
     t0 = time.perf_counter()
     r = client.get(route, params=params, timeout=120)
     return time.perf_counter() - t0, r
