@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from .ledger.readview import CommittedView
@@ -90,7 +91,10 @@ class _Changed(Exception):
     """The live mapping changed size between two chunks of a walk."""
 
 
-def _live_pairs(m: MappingValue) -> Iterator[tuple[Any, Any]]:
+Chunks = Iterable[list[tuple[Any, Any]]]
+
+
+def _live_chunks(m: MappingValue) -> Iterator[list[tuple[Any, Any]]]:
     it = iter(m.items())
     while True:
         try:
@@ -99,25 +103,28 @@ def _live_pairs(m: MappingValue) -> Iterator[tuple[Any, Any]]:
             raise _Changed from None
         if not chunk:
             return
-        yield from chunk
+        yield chunk
 
 
-def committed_walk(
-    view: CommittedView, m: MappingValue, walk: Callable[[Iterable[tuple[Any, Any]]], T]
-) -> T:
-    """``walk(pairs)`` over ``m``'s committed (key, value) pairs in stored order (the values
-    are live objects: a container among them must be read through ``view``)."""
+def _chunked(pairs: list[tuple[Any, Any]]) -> Iterator[list[tuple[Any, Any]]]:
+    for i in range(0, len(pairs), CHUNK):
+        yield pairs[i : i + CHUNK]
+
+
+def committed_walk(view: CommittedView, m: MappingValue, walk: Callable[[Chunks], T]) -> T:
+    """``walk(chunks)`` over ``m``'s committed (key, value) pairs in stored order, in chunks
+    (the values are live objects: a container among them must be read through ``view``)."""
     h = view.history
     if h is None:  # nothing executes beside the reader: the live mapping is committed
-        return walk(list(m.items()))
+        return walk(_chunked(list(m.items())))
     try:
-        out = walk(_live_pairs(m))
+        out = walk(_live_chunks(m))
         # live first, record second: a write the walk may have seen has its record by now
         if not h.keys_of(m, view.pinned):
             return out
     except _Changed:
         pass
-    return walk(view.items(m).items())
+    return walk(_chunked(list(view.items(m).items())))
 
 
 def _is_default(view: CommittedView, x: Any, budget: Budget) -> tuple[bool, Any]:
@@ -128,28 +135,66 @@ def _is_default(view: CommittedView, x: Any, budget: Budget) -> tuple[bool, Any]
     return is_default(x), x
 
 
+_SCALARS = frozenset((int, bool, str))
+_second = itemgetter(1)
+
+
+def _shown_in(chunk: list[tuple[Any, Any]]) -> int | None:
+    """How many entries of ``chunk`` do not hold the default, counted in C when every value
+    is an int, bool or str (whose defaults, as is_default says, are 0, False and ""); None
+    for other values."""
+    values = list(map(_second, chunk))
+    if not set(map(type, values)) <= _SCALARS:
+        return None
+    return len(values) - values.count(0) - values.count("")  # (False == 0)
+
+
 def _shown(
-    view: CommittedView, pairs: Iterable[tuple[Any, Any]], budget: Budget
+    view: CommittedView, chunks: Chunks, budget: Budget, skip: int = 0
 ) -> Iterator[tuple[Any, Any]]:
-    """The (key, committed value) pairs the state shows: those not holding the default."""
+    """The (key, committed value) pairs the state shows (those not holding the default),
+    after the first ``skip`` of them (a chunk of scalars is skipped without a Python loop)."""
     limit = budget.left if budget.left is not None else sys.maxsize
     n = 0
     try:
-        for k, x in pairs:
-            n += 1
+        for chunk in chunks:
+            n += len(chunk)
             if n > limit:
                 raise OverBudget
-            cls = type(x)
-            if cls is int or cls is str or cls is bool:  # the common case, as is_default does
-                if x:
-                    yield k, x
-                continue
-            default, committed = _is_default(view, x, budget)
-            if not default:
+            if skip:
+                shown = _shown_in(chunk)
+                if shown is not None and shown <= skip:
+                    skip -= shown
+                    continue
+            for k, x in chunk:
+                cls = type(x)
+                if cls is int or cls is str or cls is bool:  # as is_default decides
+                    if not x:
+                        continue
+                    committed = x
+                else:
+                    default, committed = _is_default(view, x, budget)
+                    if default:
+                        continue
+                if skip:
+                    skip -= 1
+                    continue
                 yield k, committed
     finally:
         if budget.left is not None:
             budget.left -= n
+
+
+def _count_shown(view: CommittedView, chunks: Chunks, budget: Budget) -> int:
+    n = 0
+    for chunk in chunks:
+        shown = _shown_in(chunk)
+        if shown is None:
+            shown = sum(1 for _ in _shown(view, [chunk], budget))
+        else:
+            budget.spend(len(chunk))
+        n += shown
+    return n
 
 
 def _value_encoder(t: Type) -> Callable[[Any], Any]:
@@ -185,10 +230,9 @@ def mapping_entries(
     """Entries ``offset`` .. ``offset + count`` (all from ``offset`` if None) of mapping ``m``
     as :func:`encode_value` shows the whole mapping, and in its order."""
     key, value = _key_encoder(mtype.key), _value_encoder(mtype.value)
-    end = None if count is None else offset + count
 
-    def walk(pairs: Iterable[tuple[Any, Any]]) -> dict[str, Any]:
-        page = islice(_shown(view, pairs, budget), offset, end)
+    def walk(chunks: Chunks) -> dict[str, Any]:
+        page = islice(_shown(view, chunks, budget, offset), count)
         return {key(k): value(x) for k, x in page}
 
     return committed_walk(view, m, walk)
@@ -196,7 +240,7 @@ def mapping_entries(
 
 def mapping_length(view: CommittedView, m: MappingValue, budget: Budget) -> int:
     """How many entries of ``m`` the state route shows (those not holding the default)."""
-    return committed_walk(view, m, lambda pairs: sum(1 for _ in _shown(view, pairs, budget)))
+    return committed_walk(view, m, lambda chunks: _count_shown(view, chunks, budget))
 
 
 def encode_var(view: CommittedView, raw: Any, t: Type, budget: Budget) -> Any:
