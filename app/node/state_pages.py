@@ -1,13 +1,15 @@
 """A contract's state as the state route answers it: one variable's page, its length, or
 everything, encoded from a :class:`CommittedView` without copying what the answer leaves out.
 
-A page of a mapping walks the mapping's entries in stored order and stops after the page: the
-cost is that of the entries up to the page's end, not of the whole mapping (entries holding the
-default are left out, as :func:`encode_value` leaves them out, so ``offset`` counts the others).
-The walk reads the live mapping a chunk at a time (each chunk one C-level call, atomic for the
-producer's thread) and then asks the history whether a block after the pinned one wrote the
-mapping: if none did, what it read is the committed mapping; if one did (or the mapping changed
-size between two chunks), it walks the committed copy :meth:`CommittedView.items` makes.
+A page of a mapping walks the mapping's entries in stored order and stops after the page
+(entries holding the default are left out, as :func:`encode_value` leaves them out, so
+``offset`` counts the others). Entries before the page whose values are ints, bools or strings
+are passed a chunk of 1,024 at a time by counting defaults in C; other entries, and the page,
+are walked in Python. The walk reads the live mapping, each chunk in one C-level call (atomic
+for the producer's thread), and then asks the history whether a block after the pinned one
+wrote the mapping: if none did (before or after), what it read is the committed mapping; else
+(or if the mapping changed size under it) it walks the committed copy
+:meth:`CommittedView.items` makes (one C-level copy of the dict and the keys written since).
 
 Every function takes a :class:`Budget`: on the event loop, a small one, so that a large read
 stops early (:class:`OverBudget`) and the route runs it again on a worker thread.
@@ -16,9 +18,8 @@ stops early (:class:`OverBudget`) and the route runs it again on a worker thread
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
-from operator import itemgetter
 from typing import Any, TypeVar
 
 from .ledger.readview import CommittedView
@@ -88,17 +89,14 @@ def size_upto(v: Any, limit: int) -> int:
 
 
 class _Changed(Exception):
-    """The live mapping changed size between two chunks of a walk."""
+    """The live mapping changed size under an iterator of a walk."""
 
 
-Chunks = Iterable[list[tuple[Any, Any]]]
-
-
-def _live_chunks(m: MappingValue) -> Iterator[list[tuple[Any, Any]]]:
-    it = iter(m.items())
+def _chunks(it: Iterator[T]) -> Iterator[list[T]]:
+    """``it`` a chunk at a time, each chunk one C-level call: atomic for the writer thread."""
     while True:
         try:
-            chunk = list(islice(it, CHUNK))  # one C call: the writer cannot interleave
+            chunk = list(islice(it, CHUNK))
         except RuntimeError:  # "dictionary changed size during iteration"
             raise _Changed from None
         if not chunk:
@@ -106,25 +104,23 @@ def _live_chunks(m: MappingValue) -> Iterator[list[tuple[Any, Any]]]:
         yield chunk
 
 
-def _chunked(pairs: list[tuple[Any, Any]]) -> Iterator[list[tuple[Any, Any]]]:
-    for i in range(0, len(pairs), CHUNK):
-        yield pairs[i : i + CHUNK]
-
-
-def committed_walk(view: CommittedView, m: MappingValue, walk: Callable[[Chunks], T]) -> T:
-    """``walk(chunks)`` over ``m``'s committed (key, value) pairs in stored order, in chunks
-    (the values are live objects: a container among them must be read through ``view``)."""
+def committed_walk(view: CommittedView, m: MappingValue, walk: Callable[[dict[Any, Any]], T]) -> T:
+    """``walk(d)``, where ``d`` is ``m`` as committed: ``m`` itself if no block after the
+    pinned one wrote it, before the walk and after it (the walk must read ``d`` through
+    :func:`_chunks` and take its values' containers through ``view``), else a copy."""
     h = view.history
     if h is None:  # nothing executes beside the reader: the live mapping is committed
-        return walk(_chunked(list(m.items())))
-    try:
-        out = walk(_live_chunks(m))
-        # live first, record second: a write the walk may have seen has its record by now
-        if not h.keys_of(m, view.pinned):
-            return out
-    except _Changed:
-        pass
-    return walk(_chunked(list(view.items(m).items())))
+        return walk(m)
+    if not h.keys_of(m, view.pinned):
+        try:
+            out = walk(m)
+            # live first, record second: a write the walk may have seen has its record by now
+            if not h.keys_of(m, view.pinned):
+                return out
+        except _Changed:
+            pass
+    # a committed copy (one C-level copy of the dict, then the few keys blocks wrote since)
+    return walk(view.items(m))
 
 
 def _is_default(view: CommittedView, x: Any, budget: Budget) -> tuple[bool, Any]:
@@ -136,36 +132,48 @@ def _is_default(view: CommittedView, x: Any, budget: Budget) -> tuple[bool, Any]
 
 
 _SCALARS = frozenset((int, bool, str))
-_second = itemgetter(1)
 
 
-def _shown_in(chunk: list[tuple[Any, Any]]) -> int | None:
-    """How many entries of ``chunk`` do not hold the default, counted in C when every value
-    is an int, bool or str (whose defaults, as is_default says, are 0, False and ""); None
-    for other values."""
-    values = list(map(_second, chunk))
+def _shown_in(values: list[Any]) -> int | None:
+    """How many of ``values`` are not the default, counted in C when every one is an int, bool
+    or str (whose defaults, as is_default says, are 0, False and ""); None for others."""
     if not set(map(type, values)) <= _SCALARS:
         return None
     return len(values) - values.count(0) - values.count("")  # (False == 0)
 
 
+def _scalar_prefix(d: dict[Any, Any], budget: Budget, limit: int) -> tuple[int, int]:
+    """(entries, shown entries among them) of the whole chunks at the start of ``d`` whose
+    values are all scalars and together show at most ``limit`` entries: counted in C."""
+    pos = passed = 0
+    for values in _chunks(iter(d.values())):
+        shown = _shown_in(values)
+        if shown is None or passed + shown > limit:
+            break
+        budget.spend(len(values))
+        pos += len(values)
+        passed += shown
+    return pos, passed
+
+
 def _shown(
-    view: CommittedView, chunks: Chunks, budget: Budget, skip: int = 0
+    view: CommittedView, d: dict[Any, Any], budget: Budget, skip: int = 0, pos: int = 0
 ) -> Iterator[tuple[Any, Any]]:
-    """The (key, committed value) pairs the state shows (those not holding the default),
-    after the first ``skip`` of them (a chunk of scalars is skipped without a Python loop)."""
+    """The (key, committed value) pairs of ``d`` from position ``pos`` the state shows (those
+    not holding the default), after the first ``skip`` of them."""
+    if skip:
+        pos, passed = _scalar_prefix(d, budget, skip)
+        skip -= passed
+    it = iter(d.items())
+    if pos:
+        next(islice(it, pos, pos), None)  # advanced in C (a changed size raises below)
     limit = budget.left if budget.left is not None else sys.maxsize
     n = 0
     try:
-        for chunk in chunks:
+        for chunk in _chunks(it):
             n += len(chunk)
             if n > limit:
                 raise OverBudget
-            if skip:
-                shown = _shown_in(chunk)
-                if shown is not None and shown <= skip:
-                    skip -= shown
-                    continue
             for k, x in chunk:
                 cls = type(x)
                 if cls is int or cls is str or cls is bool:  # as is_default decides
@@ -185,16 +193,9 @@ def _shown(
             budget.left -= n
 
 
-def _count_shown(view: CommittedView, chunks: Chunks, budget: Budget) -> int:
-    n = 0
-    for chunk in chunks:
-        shown = _shown_in(chunk)
-        if shown is None:
-            shown = sum(1 for _ in _shown(view, [chunk], budget))
-        else:
-            budget.spend(len(chunk))
-        n += shown
-    return n
+def _count_shown(view: CommittedView, d: dict[Any, Any], budget: Budget) -> int:
+    pos, passed = _scalar_prefix(d, budget, sys.maxsize)
+    return passed + sum(1 for _ in _shown(view, d, budget, 0, pos))
 
 
 def _value_encoder(t: Type) -> Callable[[Any], Any]:
@@ -231,8 +232,8 @@ def mapping_entries(
     as :func:`encode_value` shows the whole mapping, and in its order."""
     key, value = _key_encoder(mtype.key), _value_encoder(mtype.value)
 
-    def walk(chunks: Chunks) -> dict[str, Any]:
-        page = islice(_shown(view, chunks, budget, offset), count)
+    def walk(d: dict[Any, Any]) -> dict[str, Any]:
+        page = islice(_shown(view, d, budget, offset), count)
         return {key(k): value(x) for k, x in page}
 
     return committed_walk(view, m, walk)
@@ -240,7 +241,7 @@ def mapping_entries(
 
 def mapping_length(view: CommittedView, m: MappingValue, budget: Budget) -> int:
     """How many entries of ``m`` the state route shows (those not holding the default)."""
-    return committed_walk(view, m, lambda chunks: _count_shown(view, chunks, budget))
+    return committed_walk(view, m, lambda d: _count_shown(view, d, budget))
 
 
 def encode_var(view: CommittedView, raw: Any, t: Type, budget: Budget) -> Any:
