@@ -340,7 +340,9 @@ def mixed_round(
             "rate": f["requests"] / (f["duration_us"] / 1e6),
             "requests": f["requests"],
             "p99_ms": f["p99_us"] / 1000,
-            "errors": f["socket_errors"] + f["status_errors"] + f.get("bad", 0),
+            "socket_errors": f["socket_errors"],  # connect, read, write, timeout (30 s)
+            "status_errors": f["status_errors"],  # answers other than 2xx/3xx
+            "failed_transfers": f.get("bad", 0),  # answered but not Success (or not 200)
         }
     return {
         "round": round_no,
@@ -366,12 +368,16 @@ def bench_mixed(
     return out
 
 
+def errors(kind: dict[str, Any]) -> int:
+    return int(kind["socket_errors"] + kind["status_errors"] + kind["failed_transfers"])
+
+
 def print_round(r: dict[str, Any], secs: int) -> None:
     if r["round"] == 1:
-        print(f"\n(b) mixed load, 64 connections, rounds of {secs} s (req/s; p99 ms)")
+        print(f"\n(b) mixed load, 64 connections, rounds of {secs} s (req/s; p99 ms; !: errors)")
         print("  " + "  ".join(f"{k:>18}" for k, _ in MIX) + f"  {'all':>7}  RSS end/peak  holders")
     cells = "  ".join(
-        f"{v['rate']:>8.1f} {v['p99_ms']:>7.0f}{'!' if v['errors'] else ' '}"
+        f"{v['rate']:>8.1f} {v['p99_ms']:>7.0f}{'!' if errors(v) else ' '}"
         for v in r["kinds"].values()
     )
     print(
