@@ -21,10 +21,11 @@ from ..solidvm.values import Address
 from ..state_pages import Budget, OverBudget, variable_answer, whole_state
 from .base import ApiBase, JsonBody, flag, int_param
 
-# the state route reads at most this many entries on the event loop; larger reads run on one
-# of its own worker threads (not the default pool, which the block producer's worker uses)
+# the state route reads at most this many entries on the event loop; larger reads run one at a
+# time on a worker thread of its own (not the default pool, which the block producer's worker
+# uses; a second thread would add no CPU under the GIL, only contend with the loop for it)
 STATE_ON_LOOP_ENTRIES = 2_000
-_STATE_READS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="state-read")
+_STATE_READS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="state-read")
 
 
 def merged_xabi(own: dict[str, Any], logic: dict[str, Any]) -> dict[str, Any]:
