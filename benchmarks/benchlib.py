@@ -75,13 +75,14 @@ class Node:
     drainer: threading.Thread | None = field(default=None, repr=False)
 
     @classmethod
-    def start(cls, data_dir: Path, timeout: float = 60.0) -> Node:
-        """Spawn the node on ``data_dir`` (any free port) and wait for its listening line."""
+    def start(cls, data_dir: Path, timeout: float = 60.0, flags: tuple[str, ...] = ()) -> Node:
+        """Spawn the node on ``data_dir`` (any free port, ``flags`` added to ``serve``) and
+        wait for its listening line."""
         log = data_dir.parent / f"{data_dir.name}.log"
         with log.open("ab") as err:
             t0 = time.perf_counter()
             proc = subprocess.Popen(
-                [*NODE_CMD, "serve", "--port", "0", "--data-dir", str(data_dir)],
+                [*NODE_CMD, "serve", "--port", "0", "--data-dir", str(data_dir), *flags],
                 cwd=ROOT,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -128,9 +129,11 @@ class Node:
 
 
 @contextmanager
-def running_node(data_dir: Path, timeout: float = 60.0) -> Iterator[Node]:
+def running_node(
+    data_dir: Path, timeout: float = 60.0, flags: tuple[str, ...] = ()
+) -> Iterator[Node]:
     """A started node, stopped on leaving the block."""
-    node = Node.start(data_dir, timeout)
+    node = Node.start(data_dir, timeout, flags)
     try:
         yield node
     finally:

@@ -23,14 +23,20 @@ Ratio = STRATO 16 p50 / seed p50; the issue's criterion is <= 2.
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import sqlite3
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
+
+from benchlib import ROOT, machine, utc_now, write_results
 
 from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.collections import CollectionIndexer, CollectionVar
@@ -283,3 +289,25 @@ def run(data_dir: Path, entries: int, batch: int, seconds: float) -> dict[str, A
             for t in timed
         },
     }
+
+
+def main(entries: int, batch: int) -> None:
+    """``cirrus_bench.py --strato16 N``: build, measure, print, write the results file."""
+    if entries < 1_000 or batch < 1:
+        raise SystemExit("--strato16 must be at least 1,000 and --batch at least 1")
+    t0 = time.perf_counter()
+    load_start = os.getloadavg()[0]
+    tmp = Path(tempfile.mkdtemp(prefix="cirrus16-bench-"))
+    try:
+        figures = run(tmp / "node", entries, batch, 1.0)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    m = machine(sqlite=sqlite3.sqlite_version)
+    m["load_1min_at_start"] = round(load_start, 2)
+    m["load_1min_at_end"] = round(os.getloadavg()[0], 2)
+    total = time.perf_counter() - t0
+    print(
+        f"  whole run: {total:.0f} s (1-min load {load_start:.1f} -> {m['load_1min_at_end']:.1f})"
+    )
+    result = {"date": utc_now(), "machine": m, **figures, "run_seconds": round(total, 1)}
+    print(f"written to {write_results('cirrus16', result).relative_to(ROOT)}")

@@ -669,7 +669,7 @@ def main() -> None:
     )
     opts = ap.parse_args()
     if opts.strato16 is not None:
-        strato16_main(opts.strato16, opts.batch)
+        cirrus16_scenario.main(opts.strato16, opts.batch)
         return
     s = Settings(
         rows=opts.rows or (100_000 if opts.quick else 1_000_000),
@@ -861,27 +861,6 @@ def main() -> None:
     }
     path = write_results("cirrus", result)
     print(f"written to {path.relative_to(ROOT)}")
-
-
-def strato16_main(entries: int, batch: int) -> None:
-    if entries < 1_000 or batch < 1:
-        raise SystemExit("--strato16 must be at least 1,000 and --batch at least 1")
-    t0 = time.perf_counter()
-    load_start = os.getloadavg()[0]
-    tmp = Path(tempfile.mkdtemp(prefix="cirrus16-bench-"))
-    try:
-        figures = cirrus16_scenario.run(tmp / "node", entries, batch, 1.0)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    m = machine(sqlite=sqlite3.sqlite_version)
-    m["load_1min_at_start"] = round(load_start, 2)
-    m["load_1min_at_end"] = round(os.getloadavg()[0], 2)
-    total = time.perf_counter() - t0
-    print(
-        f"  whole run: {total:.0f} s (1-min load {load_start:.1f} -> {m['load_1min_at_end']:.1f})"
-    )
-    result = {"date": utc_now(), "machine": m, **figures, "run_seconds": round(total, 1)}
-    print(f"written to {write_results('cirrus16', result).relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -223,8 +223,10 @@ def choose_client(wanted: str) -> Client:
 # ================================================================ (a) sequential, our node
 
 
-def seq_round_node(client: Client, duration: int, data_dir: Path) -> SeqRun:
-    with running_node(data_dir) as node:
+def seq_round_node(
+    client: Client, duration: int, data_dir: Path, flags: tuple[str, ...] = ()
+) -> SeqRun:
+    with running_node(data_dir, flags=flags) as node:
         token = node.token()
         api = Http(node.url, token)
         contract = deploy_token(api)
@@ -328,8 +330,8 @@ class BatchRun:
     polls: int
 
 
-def batch_round(s: Settings, data_dir: Path) -> BatchRun:
-    with running_node(data_dir) as node:
+def batch_round(s: Settings, data_dir: Path, flags: tuple[str, ...] = ()) -> BatchRun:
+    with running_node(data_dir, flags=flags) as node:
         token = node.token()
         api = Http(node.url, token)
         contract = deploy_token(api)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from collections.abc import Generator
+from typing import Any
 
 import pytest
 
@@ -22,4 +24,17 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
     result = yield
     if "qapp" in getattr(item, "fixturenames", ()):
         gc.collect()
+    elif "app.ui.shell.gui_gc" in sys.modules:  # automatic collection is off: do its work here
+        sys.modules["app.ui.shell.gui_gc"].collect_due()
     return result
+
+
+@pytest.fixture(scope="session")
+def qapp(qapp: Any) -> Any:
+    """pytest-qt's application, with the cycle collector confined to the GUI thread as in the
+    app (app.ui.shell.gui_gc): the node fixtures' reader threads and the loops' I/O workers
+    allocate too, and a collection run by one of them freed Qt objects off their thread."""
+    from app.ui.shell.gui_gc import collect_in_gui_thread
+
+    collect_in_gui_thread(qapp)
+    return qapp

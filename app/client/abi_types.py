@@ -33,6 +33,12 @@ MAX_JSON_DEPTH = 32
 DECIMAL_RE = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,6}))?")
 
 
+def _address_wire(v: Any) -> str:
+    """40 hex digits: the node refuses a bare short form ("1e3" would read as 0x1e3)."""
+    s = str(v).strip().lower()
+    return (s[2:] if s.startswith("0x") else s).rjust(40, "0")
+
+
 class AbiTypeError(ValueError):
     """A value that does not fit its declared type; ``path`` names the field."""
 
@@ -310,8 +316,10 @@ class AbiType:
             # big numbers as decimal strings: JSON readers elsewhere may use doubles
             return n if n is not None and abs(n) < 2**53 else str(n)
         if k in ("address", "contract"):
-            s = str(v).strip().lower()
-            return s[2:] if s.startswith("0x") else s
+            return _address_wire(v)
+        if k == "account":
+            addr, sep, chain = str(v).partition(":")
+            return _address_wire(addr) + sep + chain.strip()
         if k == "array":
             assert self.entry is not None
             return [self.entry.to_wire(x) for x in v]

@@ -369,12 +369,28 @@ async def read_names(client: Any) -> CirrusNames:
     if rows:
         guessed["contract"] = TableInfo("contract", inferred=True)
         guessed["event"] = TableInfo("event", inferred=True)
+    views = set()
     for r in rows:
         creator, name = str(r.get("creator") or ""), str(r.get("contract_name") or "")
         if name:
             view = f"{creator}-{name}" if creator else name
+            views.add(view)
             guessed[view] = TableInfo(view, inferred=True)
+    plain = [str(n) for n in listed if str(n) not in views]
+    if views and plain and not await _answers(client, plain[0]):
+        # a STRATO 16 node: it serves its views only, not the plain names bloc lists
+        for n in plain:
+            guessed.pop(n, None)
     return CirrusNames(guessed, listed=False)
+
+
+async def _answers(client: Any, table: str) -> bool:
+    """Whether the node has a table named so (a one-row search answers)."""
+    try:
+        await client.cirrus(table, [("select", "address"), ("limit", "1")])
+    except RequestError as exc:
+        return exc.status not in (400, 404)
+    return True
 
 
 async def table_of(client: Any, contract: str) -> str:

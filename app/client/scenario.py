@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .abi_types import FunctionSpec
 from .http import StratoClient
 from .models import TxRequest, TxResult
 
@@ -159,8 +160,13 @@ class Recorder:
 
 @dataclass
 class ReplayStep:
+    """A played step: its results and the transactions as sent (placeholders filled in), which
+    say what each result answers (the called contract and method)."""
+
     step: Step
     results: list[TxResult]
+    sent: list[TxRequest] = field(default_factory=list)
+    functions: list[FunctionSpec | None] = field(default_factory=list)  # per result, if known
 
 
 class Player:
@@ -202,4 +208,4 @@ class Player:
             ]
             if r.address and r.address.lower() not in self.created:
                 self.created.append(r.address.lower())
-        return ReplayStep(step, results)
+        return ReplayStep(step, results, requests)

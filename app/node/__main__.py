@@ -18,6 +18,7 @@ from typing import Any
 from .solidvm import VMS, ContractDef, SolidVMError, compile_source
 from .solidvm.errors import ParseError
 from .solidvm.types import Type
+from .text import has_surrogate
 
 
 def _describe_contract(c: ContractDef) -> list[str]:
@@ -126,6 +127,10 @@ def cmd_serve(opts: argparse.Namespace) -> int:
     from .server import NodeError, configure_logging, serve
 
     configure_logging()
+    if not opts.request_timeout > 0:
+        return _fail("--request-timeout must be a positive number of seconds")
+    if opts.max_connections < 0:
+        return _fail("--max-connections must be 0 (automatic) or more")
     config = NodeConfig(
         data_dir=Path(opts.data_dir),
         host=opts.host,
@@ -135,6 +140,7 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         cirrus_names=opts.cirrus_names,
         resolve_timeout=opts.resolve_timeout,
         tx_time_limit=opts.tx_time_limit,
+        compile_time_limit=opts.compile_time_limit,
         block_time=opts.block_time,
         allow_remote=opts.allow_remote,
         max_upload=int(opts.max_upload_mb * 1024 * 1024),
@@ -142,6 +148,8 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         exit_with_parent=opts.exit_with_parent,
         test_clock=opts.test_clock,
         parent_pid=os.getppid(),
+        request_timeout=opts.request_timeout,
+        max_connections=opts.max_connections,
     )
     try:
         return serve(config)
@@ -342,13 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--index-evm", action="store_true", help="index EVM contracts in Cirrus")
     serve.add_argument(
         "--cirrus-names",
-        choices=("both", "strato16"),
+        choices=("both", "strato16", "seed"),
         default="both",
         help="Cirrus table names served: 'both' (default) serves the seed's (<Contract>, "
         "<Org>-<App>-<Contract>, <Contract>.<Event>, history@<Contract>) and STRATO 16's "
         "(storage, contract, mapping, event, event_array, history@storage, history@mapping, "
         "<creator>-<Contract>[-<var>|-<Event>[-<arg>]]); 'strato16' serves only STRATO 16's, "
-        "as a STRATO 16 node does",
+        "as a STRATO 16 node does; 'seed' only the seed's, and writes none of STRATO 16's "
+        "rows (faster writes; a later start with the others rebuilds them from state, without "
+        "the history of the blocks in between)",
     )
     serve.add_argument("--resolve-timeout", type=float, default=60.0, metavar="SECONDS")
     serve.add_argument(
@@ -357,6 +367,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=2.0,
         metavar="SECONDS",
         help="wall-clock budget of one transaction, besides its step budget (0: none)",
+    )
+    serve.add_argument(
+        "--compile-time-limit",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="wall-clock budget of compiling one source a request sends (0: none)",
     )
     serve.add_argument(
         "--block-time",
@@ -385,6 +402,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run without external file storage (the file routes answer 405, as on a STRATO "
         "node without a bucket)",
+    )
+    serve.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="close a connection whose request headers are not complete this long after it "
+        "opened (or after the previous answer), or whose body pauses this long (default 10)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=0,
+        metavar="N",
+        help="connections served at once; past it the one that waited longest on its client is "
+        "closed (default: the open-file limit less 128, at most 4096)",
     )
     serve.add_argument(
         "--test-clock",
@@ -454,7 +487,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    opts = build_parser().parse_args(argv)
+    parser = build_parser()
+    opts = parser.parse_args(argv)
+    for name in ("name", "org", "unit", "password", "user"):  # text the node stores
+        # argv bytes that are not UTF-8 arrive as lone surrogates (fine in a file's path)
+        value = getattr(opts, name, None)
+        if isinstance(value, str) and has_surrogate(value):
+            parser.error(f"argument {name}: holds bytes that are not UTF-8 text")
     return int(opts.func(opts))
 
 

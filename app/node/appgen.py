@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .text import refusal, surrogate_path
+
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 TYPES = {
     "string": "string",
@@ -122,6 +124,9 @@ def load_definition_file(path: Path) -> dict[str, Any]:
         raise DefinitionError(f"{path}: not valid {kind}: {exc}") from None
     if not isinstance(data, dict):
         raise DefinitionError(f"{path}: the definition must be an object")
+    found = surrogate_path(data)
+    if found is not None:
+        raise DefinitionError(f"{path}: {refusal(*found)}")
     return data
 
 

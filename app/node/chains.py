@@ -18,6 +18,12 @@ GOVERNANCE_ADDRESS = "0000000000000000000000000000000000000100"
 MAX_MEMBERS = 1_000
 
 
+def not_a_member(username: str, chain: str, what: str = "chainid") -> str:
+    """The one refusal (a 403) for a private chain the user may not see, whether it exists or
+    not: telling "unknown" from "not a member" would tell an outsider which chains exist."""
+    return f"{what}: user {username} is not a member of chain {chain}, or there is no such chain"
+
+
 @dataclass
 class Member:
     org: str = ""

@@ -20,9 +20,11 @@ class NodeConfig:
     port: int = 8080
     gas: bool = False
     index_evm: bool = False
-    cirrus_names: str = "both"  # "both": the seed's and STRATO 16's; "strato16": only 16's
+    # "both": the seed's and STRATO 16's; "strato16": only 16's; "seed": only the seed's
+    cirrus_names: str = "both"
     resolve_timeout: float = 60.0
     tx_time_limit: float = 2.0  # wall-clock seconds one transaction may run (0: no limit)
+    compile_time_limit: float = 10.0  # wall-clock seconds a request's compile may run (0: none)
     block_time: float = 0.0
     allow_remote: bool = False
     max_body: int = 4 * 1024 * 1024
@@ -31,6 +33,8 @@ class NodeConfig:
     exit_with_parent: bool = False  # stop when the process that started us goes away
     test_clock: bool = False  # the test runner's clock per contract, moved by fastForward
     parent_pid: int = 0  # that process, read at start (it may die before we listen)
+    request_timeout: float = 10.0  # seconds a client may take to send headers, or pause a body
+    max_connections: int = 0  # connections served at once (0: from the descriptor limit)
 
 
 def is_loopback(host: str) -> bool:

@@ -26,7 +26,19 @@ def compact_json(content: Any) -> bytes:
         return json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
     except TypeError:
         pass  # a decimal.Decimal: the slower encoder below writes it exactly
+    except UnicodeEncodeError:
+        return _escaped(content)
     text = json.dumps(content, separators=(",", ":"), ensure_ascii=False, default=_raw_number)
+    try:
+        return _RAW_RE.sub(r"\1", text).encode()
+    except UnicodeEncodeError:
+        return _escaped(content)
+
+
+def _escaped(content: Any) -> bytes:
+    """Content holding a lone surrogate (text stored by versions that accepted one): JSON
+    escapes it (``\\ud800``), which is valid JSON in ASCII, so a read never fails on it."""
+    text = json.dumps(content, separators=(",", ":"), default=_raw_number)
     return _RAW_RE.sub(r"\1", text).encode()
 
 

@@ -38,14 +38,11 @@ methods must be thread-safe.
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import hmac
 import json
-import os
 import re
 import secrets
-import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -55,8 +52,6 @@ from typing import Any, Protocol
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 import jwt
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -87,6 +82,7 @@ from .oidc_forms import (
     _s256,
     _with_query,
 )
+from .oidc_keys import int_b64url, load_or_create_key
 from .throttle import LoginThrottle, Throttled
 
 __all__ = [
@@ -144,61 +140,6 @@ class UnknownUserError(ValueError):
 
 
 # --------------------------------------------------------------------------------------------
-# Signing key
-
-
-def _int_b64url(value: int) -> str:
-    return _b64url(value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big"))
-
-
-def _load_or_create_key(path: Path) -> rsa.RSAPrivateKey:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return _create_key(path)
-    try:
-        key = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{path}: not a readable PEM private key ({exc})") from exc
-    if not isinstance(key, rsa.RSAPrivateKey) or key.key_size < 2048:
-        raise ValueError(f"{path}: not an RSA private key of at least 2048 bits")
-    if os.name == "posix" and path.stat().st_mode & 0o077:
-        with contextlib.suppress(OSError):
-            path.chmod(0o600)
-    return key
-
-
-def _create_key(path: Path) -> rsa.RSAPrivateKey:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(pem)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp_name, 0o600)  # mkstemp already creates 0600 on POSIX; be explicit
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise
-    if os.name == "posix":
-        with contextlib.suppress(OSError):
-            dir_fd = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-    return key
-
-
-# --------------------------------------------------------------------------------------------
 # Request parsing and responses
 
 
@@ -211,10 +152,10 @@ class OidcIssuer:
         self._users = users
         self.token_lifetime = token_lifetime
         self.key_path = data_dir / KEY_FILE_NAME
-        self._private_key = _load_or_create_key(self.key_path)
+        self._private_key = load_or_create_key(self.key_path)
         self._public_key = self._private_key.public_key()
         numbers = self._public_key.public_numbers()
-        n, e = _int_b64url(numbers.n), _int_b64url(numbers.e)
+        n, e = int_b64url(numbers.n), int_b64url(numbers.e)
         canonical = json.dumps({"e": e, "kty": "RSA", "n": n}, separators=(",", ":"))
         self.kid: str = _b64url(hashlib.sha256(canonical.encode("ascii")).digest())
         self._jwk: dict[str, str] = {
@@ -486,11 +427,37 @@ class OidcIssuer:
                 return client_id, secret or None
         return form_id, form_secret
 
-    def _authenticate_client(self, client_id: str | None, secret: str | None) -> str:
+    def _guard(self, who: str, address: str, error: str) -> None:
+        """429 with Retry-After, the secret unchecked, while ``who`` or ``address`` is locked."""
+        try:
+            self.throttle.check(who, address)
+        except Throttled as exc:
+            raise _OAuthError(
+                429,
+                error,
+                f"too many failed sign-ins for this user or address: retry in {exc.retry_after} s",
+                {"Retry-After": str(exc.retry_after)},
+            ) from None
+
+    def _client_subject(self, client_id: str, secret: str, address: str) -> str | None:
+        """:meth:`UserDirectory.client_subject` behind the sign-in throttle: a client secret is
+        a password too (counted as user ``client <id>``; user names have no space)."""
+        who = f"client {client_id}"
+        self._guard(who, address, "invalid_client")
+        subject = self._users.client_subject(client_id, secret)
+        if subject is None:
+            self.throttle.failed(who, address)
+        else:
+            self.throttle.succeeded(who, address)
+        return subject
+
+    def _authenticate_client(
+        self, client_id: str | None, secret: str | None, address: str = ""
+    ) -> str:
         if not client_id:
             raise _invalid_client("client authentication required")
         if secret is not None:
-            if self._users.client_subject(client_id, secret) is None:
+            if self._client_subject(client_id, secret, address) is None:
                 raise _invalid_client("client authentication failed")
         elif not self._users.client_exists(client_id):
             raise _invalid_client("unknown client")
@@ -520,9 +487,7 @@ class OidcIssuer:
         if handler is None:
             raise _OAuthError(400, "unsupported_grant_type", "grant type not supported")
         client_id, secret = self._client_credentials(authorization, form)
-        if grant_type == "password":
-            return self._grant_password(client_id, secret, form, address)
-        return handler(client_id, secret, form)
+        return handler(client_id, secret, form, address)
 
     def _grant_password(
         self, client_id: str | None, secret: str | None, form: dict[str, str], address: str = ""
@@ -531,20 +496,12 @@ class OidcIssuer:
             # An anonymous public client (curl, scripts): the user's password is the credential.
             client = DEFAULT_CLIENT_ID
         else:
-            client = self._authenticate_client(client_id, secret)
+            client = self._authenticate_client(client_id, secret, address)
         username, password = form.get("username"), form.get("password")
         if username is None or password is None:
             raise _invalid_request("username and password are required")
         scope = _grant_scope(form.get("scope"))
-        try:
-            self.throttle.check(username, address)
-        except Throttled as exc:
-            raise _OAuthError(
-                429,
-                "invalid_grant",
-                f"too many failed sign-ins for this user or address: retry in {exc.retry_after} s",
-                {"Retry-After": str(exc.retry_after)},
-            ) from None
+        self._guard(username, address, "invalid_grant")
         if not self._users.check_password(username, password):
             self.throttle.failed(username, address)
             raise _invalid_grant("invalid username or password")
@@ -552,17 +509,17 @@ class OidcIssuer:
         return self._issue_or_fail(username, client, scope)
 
     def _grant_client_credentials(
-        self, client_id: str | None, secret: str | None, form: dict[str, str]
+        self, client_id: str | None, secret: str | None, form: dict[str, str], address: str = ""
     ) -> dict[str, Any]:
         if not client_id or secret is None:
             raise _invalid_client("client_credentials needs a client id and secret")
-        subject = self._users.client_subject(client_id, secret)
+        subject = self._client_subject(client_id, secret, address)
         if subject is None:
             raise _invalid_client("client authentication failed")
         return self._issue_or_fail(subject, client_id, _grant_scope(form.get("scope")))
 
     def _grant_authorization_code(
-        self, client_id: str | None, secret: str | None, form: dict[str, str]
+        self, client_id: str | None, secret: str | None, form: dict[str, str], address: str = ""
     ) -> dict[str, Any]:
         code, redirect_uri = form.get("code"), form.get("redirect_uri")
         verifier = form.get("code_verifier")
@@ -572,7 +529,7 @@ class OidcIssuer:
             raise _invalid_request("code_verifier is required (PKCE)")
         if not client_id:
             raise _invalid_request("client_id is required")
-        client = self._authenticate_client(client_id, secret)
+        client = self._authenticate_client(client_id, secret, address)
         with self._lock:
             record = self._codes.pop(code, None)  # single use, even when the exchange fails
         if record is None:
@@ -590,7 +547,7 @@ class OidcIssuer:
         return self._issue_or_fail(record.username, client, record.scope, record.nonce)
 
     def _grant_refresh_token(
-        self, client_id: str | None, secret: str | None, form: dict[str, str]
+        self, client_id: str | None, secret: str | None, form: dict[str, str], address: str = ""
     ) -> dict[str, Any]:
         token = form.get("refresh_token")
         if token is None:
@@ -607,7 +564,7 @@ class OidcIssuer:
         if client_id is None and secret is None and token_client == DEFAULT_CLIENT_ID:
             client = DEFAULT_CLIENT_ID  # issued to an anonymous password-grant client
         else:
-            client = self._authenticate_client(token_client, secret)
+            client = self._authenticate_client(token_client, secret, address)
         original = claims.get("scope")
         original_scopes = original.split() if isinstance(original, str) else []
         scope = " ".join(original_scopes) or DEFAULT_SCOPE

@@ -49,6 +49,11 @@ def app_ok(data: S) -> S:
     return {"200": json_of({**ref("AppOk"), "properties": {"data": data}}, "success")}
 
 
+COMPILE_BAD = json_of(
+    PROBLEM,
+    "invalid body, the source does not compile, or compiling it took longer than the node's "
+    "--compile-time-limit (default 10 s; the message says 'compile time limit exceeded')",
+)
 APP_404 = json_of(ref("AppError"), "no such application, asset type or visible asset")
 APP_400 = json_of({"anyOf": [ref("AppError"), ref("Message")]}, "invalid parameters or body")
 APP_403 = json_of(ref("AppError"), "the caller may not change this asset")
@@ -194,7 +199,11 @@ OPERATIONS: dict[str, S] = {
         ),
         "responses": {
             **ok(array(ref("TxResult")), "one result per transaction, in order"),
-            "400": BAD,
+            "400": json_of(
+                PROBLEM,
+                "a parameter is invalid (the message names it), or an uploaded source does not "
+                "compile or took longer than --compile-time-limit to compile",
+            ),
             "403": NOT_MEMBER,
             "422": FAILED_ONE,
             "503": HALTED,
@@ -300,7 +309,10 @@ OPERATIONS: dict[str, S] = {
             ),
             {"src": SIMPLE_SRC},
         ),
-        "responses": ok(obj(["src"], src={"type": "object"}), "xabi of each contract"),
+        "responses": {
+            **ok(obj(["src"], src={"type": "object"}), "xabi of each contract"),
+            "400": COMPILE_BAD,
+        },
     },
     "NodeApi.compile": {
         "requestBody": body(
@@ -312,9 +324,15 @@ OPERATIONS: dict[str, S] = {
             },
             [{"contractName": "Simple", "source": SIMPLE_SRC, "vm": "SolidVM"}],
         ),
-        "responses": ok(
-            array(obj(["contractName", "codeHash"], contractName=STR, codeHash={"type": "object"}))
-        ),
+        "responses": {
+            **ok(
+                array(
+                    obj(["contractName", "codeHash"], contractName=STR, codeHash={"type": "object"})
+                ),
+                "the code hash of each contract (nothing is stored until a transaction deploys it)",
+            ),
+            "400": COMPILE_BAD,
+        },
     },
     "NodeApi.contract_details": {
         "parameters": [CHAINID],
@@ -609,7 +627,11 @@ OPERATIONS: dict[str, S] = {
             "400": json_of(ref("OAuthError"), "invalid request or grant"),
             "401": json_of(ref("OAuthError"), "client authentication failed"),
             "429": {
-                **json_of(ref("OAuthError"), "too many failed sign-ins; retry after Retry-After s"),
+                **json_of(
+                    ref("OAuthError"),
+                    "too many failed sign-ins (passwords or client secrets); retry after "
+                    "Retry-After s",
+                ),
                 "headers": {"Retry-After": {"schema": {"type": "integer"}}},
             },
         },

@@ -61,7 +61,7 @@ CHAINID = query(
     "chainid",
     CHAIN_IN,
     "private chain id (64 hex digits; shorter is left-padded; empty or "
-    "'main' is the main chain); members only",
+    "'main' is the main chain); members only: an unknown chain gets the non-member's 403",
 )
 LIMIT = query("limit", UINT, "at most this many items")
 OFFSET = query("offset", UINT, "skip this many items")
@@ -246,7 +246,11 @@ NO_TOKEN = {
 }
 AUTH_FAILED = json_of(ref("Message"), "invalid jwt: the token is malformed, expired or unknown")
 JSON_BODY_ERRORS = {
-    "400": json_of(PROBLEM, "the body is not valid JSON or does not have the shape required"),
+    "400": json_of(
+        PROBLEM,
+        "the body is not valid JSON, holds text with a lone UTF-16 surrogate (the message "
+        "names the field) or does not have the shape required",
+    ),
     "413": json_of(PROBLEM, "the body is larger than the node accepts (--max-body)"),
 }
 BAD = json_of(PROBLEM, "a parameter is invalid (the message names it)")
@@ -254,7 +258,11 @@ NEED_ONE = {
     "description": "no filter given, or a parameter is invalid",
     "content": {"text/plain": {"schema": STR}, "application/json": {"schema": PROBLEM}},
 }
-NOT_MEMBER = json_of(ref("Message"), "the caller is not a member of the chain")
+NOT_MEMBER = json_of(
+    ref("Message"),
+    "the caller is not a member of the chain, or there is no such chain: one answer for both, "
+    "naming the field (chainid, parentChain, codePtr.account)",
+)
 HALTED = json_of(PROBLEM, "the node halted after a storage failure")
 TIMEOUT = json_of(ref("Error"), "not complete within --resolve-timeout (still queued)")
 FAILED_ONE = json_of(ref("Message"), "resolve=true and the single transaction failed")

@@ -361,7 +361,9 @@ def proxy_logic(view: CommittedView, acct: AccountState) -> ContractDef | None:
     v = view.get(acct.storage, "logicContract")
     if not isinstance(v, Address) or not v.value:
         return None
-    chain = logic_chain(acct, v)
+    chain = logic_chain(acct, v, view.chain_parents)
+    if chain is None:
+        return None
     logic = view.account(v.value, chain)
     return logic.cdef if logic is not None else None
 

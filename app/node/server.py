@@ -28,6 +28,13 @@ from .api import NodeApi, build_app
 from .appgen import DEMO_APP
 from .apps import AppManager
 from .config import NodeConfig, is_loopback
+from .connections import (
+    ClientGoneMiddleware,
+    ConnectionGuard,
+    connection_cap,
+    guarded_protocol,
+    raise_file_limit,
+)
 from .files import FileService, blob_store_from_env
 from .ledger import Ledger
 from .oidc import OidcIssuer
@@ -162,11 +169,19 @@ async def _serve(node: Node, sock: socket.socket) -> None:
     host, port = sock.getsockname()[:2]
     url = url_for(node.config.host if node.config.host != "0.0.0.0" else host, port)
     node.issuer.base_url = url
+    files = raise_file_limit()
+    guard = ConnectionGuard(
+        timeout=node.config.request_timeout,
+        max_connections=node.config.max_connections or connection_cap(files),
+    )
     config = uvicorn.Config(
-        node.app(),
+        ClientGoneMiddleware(node.app()),
+        # no X-Forwarded-For/-Proto: uvicorn trusts them from 127.0.0.1 by default, which would
+        # let any local client pick the address the sign-in throttle counts failures against
+        proxy_headers=False,
         log_level="warning",
         loop="none",
-        http="httptools",
+        http=guarded_protocol(guard),
         lifespan="on",
         access_log=False,
         timeout_graceful_shutdown=5,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .perms import create_private_file, secure_data_dir
+from .text import TextSafeConnection
 
 DB_FILE = "node.sqlite3"
 
@@ -141,6 +142,25 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
+    # v2: the entries of contracts' top-level mappings, one row each (ledger/entries.py): a
+    # snapshot writes only the entries that changed. Rows are read back in rowid order (the
+    # mapping's order). Contracts saved before keep their mappings inline in
+    # ``contracts.storage`` until their next snapshot moves them here.
+    """
+    CREATE TABLE storage_vars (
+        id INTEGER PRIMARY KEY,
+        chain TEXT NOT NULL,
+        address TEXT NOT NULL,
+        name TEXT NOT NULL,
+        UNIQUE (chain, address, name)
+    );
+    CREATE TABLE storage_entries (
+        var INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX storage_entries_key ON storage_entries (var, key);
+    """,
 ]
 
 
@@ -151,7 +171,9 @@ class Store:
         secure_data_dir(data_dir)
         self.path = data_dir / DB_FILE
         create_private_file(self.path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, factory=TextSafeConnection
+        )
         self.db.row_factory = sqlite3.Row
         # One connection, used by the event loop and by the OIDC endpoints' worker threads:
         # every use holds this lock so that no statement lands inside another's transaction.

@@ -6,6 +6,7 @@ node secret like the private keys, so the database alone reveals neither.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -39,6 +40,13 @@ def verify_password(password: str, stored: str) -> bool:
         password.encode(), salt=bytes.fromhex(salt), dklen=32, n=int(n), r=int(r), p=int(p)
     )
     return hmac.compare_digest(got.hex(), digest)
+
+
+@functools.cache
+def _stand_in_hash() -> str:
+    """A hash of a random password, made once: what an unknown user's password is checked
+    against (the same scrypt cost as a real check)."""
+    return hash_password(secrets.token_urlsafe(16))
 
 
 class UserError(ValueError):
@@ -113,8 +121,13 @@ class UserStore:
     # ------------------------------------------------------------ OIDC user directory
 
     def check_password(self, username: str, password: str) -> bool:
+        """Constant work whether or not the user exists: an unknown name is checked against a
+        stand-in hash, so the answer's timing does not tell which names are users."""
         row = self.get(username)
-        return row is not None and verify_password(password, row["password_hash"])
+        if row is None:
+            verify_password(password, _stand_in_hash())
+            return False
+        return verify_password(password, row["password_hash"])
 
     def email_of(self, username: str) -> str | None:
         row = self.get(username)

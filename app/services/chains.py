@@ -18,7 +18,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.client.abi_types import ContractSpec
-from app.client.cirrus_names import names_of
+from app.client.cirrus_names import names_of, table_of
 from app.client.cirrus_query import STANDARD_COLUMNS
 from app.client.errors import AuthError, RequestError, StratoError
 from app.client.models import Transaction, as_bool, as_int
@@ -448,9 +448,11 @@ class ChainService(QObject):
         return next((c for c in found if c.id == chain_id), None)
 
     async def identities(self) -> list[Identity]:
-        """Users with a certificate (the node's ``Certificate`` table), by organization."""
-        rows, _ = await self._client().cirrus(
-            "Certificate",
+        """Users with a certificate (the node's ``Certificate`` table, ``BlockApps-Certificate``
+        on STRATO 16), by organization."""
+        client = self._client()
+        rows, _ = await client.cirrus(
+            await table_of(client, "Certificate"),
             [
                 ("select", "commonName,organization,organizationalUnit,userAddress"),
                 ("limit", "1000"),
@@ -565,6 +567,13 @@ class ChainService(QObject):
                         )
                     raise
         found.sort(key=lambda e: (e.block_number, e.row_id, e.contract, e.event))
+        client = self._client()
+        book = names_of(client).cached()
+        if not found and book is not None and book.listed and not book.serves_seed:
+            return [], (
+                "this node serves STRATO 16's Cirrus names only, whose event views record no "
+                "transaction and no chain: membership events cannot be matched to the chain"
+            )
         return found, ""
 
     async def _membership_fields(

@@ -12,8 +12,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.client.cirrus_names import read_names
 from app.client.cirrus_query import CirrusQuery, history_of
-from app.client.cirrus_schema import TableInfo, infer_columns, parse_openapi
+from app.client.cirrus_schema import TableInfo, infer_columns
 from app.client.errors import AuthError, RequestError
 from app.client.models import Transaction
 
@@ -88,10 +89,9 @@ class CirrusService(QObject):
         client = self._client()
         if self._schema is not None and self._schema_client is client and not refresh:
             return self._schema
-        tables = parse_openapi(await client.cirrus_schema())
-        if not tables:
-            listed = await client.contracts()
-            tables = {str(n): TableInfo(str(n), inferred=True) for n in listed}
+        # without PostgREST's root document: the names bloc lists, STRATO 16's views from its
+        # global ``contract`` table (the names the node serves, either family)
+        tables = dict((await read_names(client)).infos)
         self._schema, self._schema_client = tables, client
         self._inferred.clear()
         return tables

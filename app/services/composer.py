@@ -153,6 +153,66 @@ class ComposerService(QObject):
             self.result.emit(r)
         return results
 
+    async def called_functions(
+        self,
+        txs: list[TxRequest],
+        cache: dict[tuple[str, str, str], ContractSpec | None] | None = None,
+    ) -> list[FunctionSpec | None]:
+        """The declaration of the function each transaction calls (None for an upload, a
+        transfer or an interface the node does not give), read from the deployed contract: a
+        result's return values are typed by what was called, not by what a form shows."""
+        cache = {} if cache is None else cache
+        out: list[FunctionSpec | None] = []
+        for t in txs:
+            p = t.payload
+            name, address = str(p.get("contractName") or ""), str(p.get("contractAddress") or "")
+            if t.type != "FUNCTION" or not name or not address:
+                out.append(None)
+                continue
+            key = (name, address.lower(), str(p.get("chainid") or ""))
+            if key not in cache:
+                try:
+                    cache[key] = await self.deployed(name, address, key[2] or None)
+                except StratoError:
+                    cache[key] = None
+            spec = cache[key]
+            out.append(spec.function(str(p.get("method") or "")) if spec else None)
+        return out
+
+    async def failed_result(self, tx: TxRequest, message: str) -> tuple[TxResult, int]:
+        """The full result and block number of a lone transaction the node refused with 422.
+
+        Such an answer carries the VM's message only, though the transaction ran in a block;
+        the newest transactions of the signed-in user say which one it was (the same target
+        and function, a Failure with that message). Anything not found: the message alone
+        and block -1."""
+        alone = TxResult("Failure", "", message=message)
+        p = tx.payload
+        client = self._client()
+        try:
+            key = await client.get_key()
+            if key is None or not key.address:
+                return alone, -1
+            filters: dict[str, Any] = {"from": key.address, "sortby": "desc", "limit": 10}
+            if p.get("chainid"):
+                filters["chainid"] = p["chainid"]
+            for t in await client.transactions(**filters):
+                if tx.type == "FUNCTION":
+                    same = (t.to or "").lower() == str(p.get("contractAddress", "")).lower()
+                    same = same and t.metadata.get("funcName") == p.get("method")
+                else:
+                    same = tx.type == "CONTRACT" and t.kind == "Contract"
+                    same = same and t.metadata.get("name") == p.get("contract")
+                if not same:
+                    continue
+                result = await client.result(t.hash)
+                if result.status == "Failure" and result.message in message:
+                    return result, t.block_number
+                return alone, -1  # the newest such transaction is not this failure
+        except StratoError:
+            pass
+        return alone, -1
+
     # ------------------------------------------------------------ scenarios
 
     async def start_recording(self) -> None:
@@ -173,6 +233,7 @@ class ComposerService(QObject):
     async def replay(self, scenario: Scenario) -> list[ReplayStep]:
         """Run every step in order, waiting for each; stops at the first failed transaction."""
         player = Player(self._client(), dict(await self.users()))
+        specs: dict[tuple[str, str, str], ContractSpec | None] = {}
         done: list[ReplayStep] = []
         total = len(scenario.steps)
         self.replay_progress.emit(0, total)
@@ -181,6 +242,8 @@ class ComposerService(QObject):
                 played = await player.play_step(step)
             except TransactionFailed as exc:
                 played = ReplayStep(step, [TxResult("Failure", "", message=exc.message)])
+            if len(played.sent) == len(played.results):
+                played.functions = await self.called_functions(played.sent, specs)
             done.append(played)
             self.replay_progress.emit(i + 1, total)
             if any(r.status == "Failure" for r in played.results):

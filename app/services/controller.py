@@ -72,9 +72,12 @@ class AppController(QObject):
     names_changed(dict): names to show for addresses (address -> name): contacts first, then
         the node's users with a certificate.
     settings_loaded(): settings.json was read (:meth:`setting` now answers from it).
+    node_error(str, str): title and text of a failure to reach the node (a message that is
+        over once the node answers again).
     """
 
     message = Signal(str, str, str, str)
+    node_error = Signal(str, str)
     profiles_changed = Signal(list)
     users_changed = Signal(list)
     contacts_changed = Signal(dict)
@@ -174,6 +177,9 @@ class AppController(QObject):
             return None
 
     def _on_task_failed(self, title: str, text: str, kind: str) -> None:
+        if kind == "network":  # over by itself once the node answers again
+            self.node_error.emit(title, text)
+            return
         self.message.emit("error", title, text, "sign-in" if kind == "auth" else "")
 
     # ------------------------------------------------------------ small UI state
@@ -263,6 +269,7 @@ class AppController(QObject):
 
     def _on_sandbox_state(self, state: str) -> None:
         if state == "crashed" and self.session.profile and self.session.profile.sandbox:
+            self.session.node_lost()  # no health poll needed to know it does not answer
             self.message.emit(
                 "error",
                 "Sandbox node stopped",
@@ -286,6 +293,7 @@ class AppController(QObject):
         self, profile: Profile, creds: Credentials, *, remember: bool = False
     ) -> None:
         """Sign in with ``profile``; on success it becomes the last used profile."""
+        self.tasks.reopen()  # after a shutdown, connecting again brings the controller back
         if profile.sandbox:
             url = await self.ensure_sandbox()
             profile = replace(profile, node_url=url)

@@ -286,6 +286,12 @@ class InstanceTables:
     table: str
     history: str
     known: bool = True
+    # those of them with a ``chainId`` column (the seed's; STRATO 16's views have none, so an
+    # instance on a private chain is told apart by its address only)
+    chained: frozenset[str] = frozenset({"*"})
+
+    def by_chain(self, table: str) -> bool:
+        return "*" in self.chained or table in self.chained
 
 
 class ExplorerContractsService(QObject):
@@ -484,11 +490,12 @@ class ExplorerContractsService(QObject):
         if table and not history and names.family(table) == "strato16":
             # STRATO 16 keeps every contract's history, in one global table (by address)
             history = "history@storage" if "history@storage" in names else ""
-        return InstanceTables(table, history, known=names.listed)
+        chained = frozenset(t for t in (table, history) if t and _has_chain(names, t))
+        return InstanceTables(table, history, known=names.listed, chained=chained)
 
     async def _holds(self, table: str, inst: Instance) -> bool:
         params = [("address", f"eq.{inst.address}"), ("select", "address"), ("limit", "1")]
-        if inst.chain_id:
+        if inst.chain_id and _has_chain(await self.cirrus_names(fresh=False), table):
             params.append(("chainId", f"eq.{inst.chain_id}"))
         try:
             rows, _ = await self._client().cirrus(table, params)
@@ -534,6 +541,15 @@ class ExplorerContractsService(QObject):
             return [r for r in rows if isinstance(r, dict)]
 
         return EventFeed(tables, read, page)
+
+
+def _has_chain(names: CirrusNames, table: str) -> bool:
+    """Whether a table has the seed's ``chainId`` column (by its columns when the node lists
+    them, else by its family)."""
+    info = names.infos.get(table)
+    if info is not None and info.columns:
+        return any(c.name == "chainId" for c in info.columns)
+    return names.family(table) == "seed"
 
 
 def _at(d: Any) -> int:

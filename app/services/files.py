@@ -23,6 +23,7 @@ from typing import Any, BinaryIO
 
 from PySide6.QtCore import QObject, Signal
 
+from app.client.cirrus_names import table_of
 from app.client.errors import AuthError, RequestError, StratoError
 from app.client.files import (
     HMAC_BLOCK,
@@ -258,8 +259,9 @@ class FileService(QObject):
         wanted = sorted(dict.fromkeys(a.lower() for a in addresses if a))
         if not wanted:
             return {}
-        rows, _ = await self._client().cirrus(
-            "Certificate",
+        client = self._client()
+        rows, _ = await client.cirrus(
+            await table_of(client, "Certificate"),  # BlockApps-Certificate on STRATO 16
             [
                 ("select", "commonName,organization,organizationalUnit,userAddress,isValid"),
                 ("userAddress", f"in.({','.join(wanted)})"),

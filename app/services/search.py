@@ -112,8 +112,12 @@ class SearchService(QObject):
             return SearchHit("transaction", h, chain_id=txs[0].chain_id or "")
         try:
             chains = await client.chains([h])
-        except RequestError:  # not a chain, or one this user may not see
+        except RequestError:  # not a chain (nodes before the sandbox's one answer)
             chains = []
+        except AuthError as exc:
+            if exc.status != 403:
+                raise
+            chains = []  # not a chain this user may see, or none at all: one answer for both
         if chains:
             info = chains[0].get("info") if isinstance(chains[0].get("info"), dict) else {}
             return SearchHit("chain", h, str(info.get("label") or ""), h)

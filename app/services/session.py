@@ -174,12 +174,15 @@ class Session(QObject):
         except BaseException:
             self._set_state(previous if self.client else "disconnected")
             raise
-        await self._close_parts()
+        # the new parts are kept before any await: cancelled from here on (the window closing),
+        # they are still closed by whoever closes the session, never left to the collector
+        old_client, old_oidc = self.client, self.oidc
         self.profile, self.client, self.oidc, self.username = profile, client, oidc, name
         self.last_block = None
         self._on_health(health)
         self._set_state("connected")
         self.user_changed.emit(name)
+        await _close_both(old_client, old_oidc)
 
     async def switch_user(self, creds: Credentials) -> None:
         """Act as another user of the same node (password flow) without reconnecting."""
@@ -189,7 +192,7 @@ class Session(QObject):
         old, self.oidc = self.oidc, oidc
         self.client.set_token_provider(oidc.access_token)
         if old is not None:
-            await old.aclose()
+            await _close_both(None, old)
         self.username = name
         self.user_changed.emit(name)
 
@@ -204,6 +207,13 @@ class Session(QObject):
             # what a new block seen by the watch triggers is background work too
             with background("new block") if background_reason() else nullcontext():
                 self.block_changed.emit(block)
+
+    def node_lost(self) -> None:
+        """The node is known to be gone (the embedded sandbox's process exited): unreachable
+        and no health now, rather than at the next poll."""
+        if self.state == "connected":
+            self._on_health(None)
+            self._set_state("unreachable")
 
     async def poll_health(self) -> Health | None:
         client = self.client
@@ -234,13 +244,26 @@ class Session(QObject):
     async def _close_parts(self) -> None:
         client, oidc = self.client, self.oidc
         self.client = self.oidc = None
-        if client is not None:
-            await client.aclose()
-        if oidc is not None:
-            await oidc.aclose()
+        await _close_both(client, oidc)
 
     async def close(self) -> None:
         await self._close_parts()
         self.profile = None
         self.username = ""
         self._set_state("disconnected")
+
+
+async def _close_both(client: StratoClient | None, oidc: OidcSession | None) -> None:
+    """Close both, to the end even when the caller is cancelled meanwhile: an interrupted
+    close leaves open sockets for the garbage collector (a ResourceWarning a test later)."""
+
+    async def close() -> None:
+        try:
+            if client is not None:
+                await client.aclose()
+        finally:
+            if oidc is not None:
+                await oidc.aclose()
+
+    if client is not None or oidc is not None:
+        await asyncio.shield(close())

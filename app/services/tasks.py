@@ -1,7 +1,9 @@
 """Every coroutine the UI starts goes through one registry: tracked, cancellable, reported.
 
 Closing the window calls :meth:`TaskRegistry.shutdown`, which cancels what still runs and waits
-for it, so no request outlives its window. Failures reach the UI through one signal
+for it, so no request outlives its window; from then on the registry starts nothing (a task
+finishing during the shutdown may hand on to another one, which is cancelled at once) until
+:meth:`TaskRegistry.reopen` (connecting again). Failures reach the UI through one signal
 (``failed(title, message, kind)``) instead of dialogs opened inside coroutines.
 """
 
@@ -14,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.client.errors import AuthError, StratoError, error_text
+from app.client.errors import AuthError, NetworkError, StratoError, error_text
 from app.client.scenario import ScenarioError
 
 from .inspector import background_context
@@ -28,13 +30,15 @@ log = logging.getLogger("stratoscope.services")
 
 
 class TaskRegistry(QObject):
-    # title, message the user can act on, kind: "auth" (sign in again) or "error"
+    # title, message the user can act on, kind: "auth" (sign in again), "network" (the node
+    # did not answer: over once it answers again) or "error"
     failed = Signal(str, str, str)
     busy_changed = Signal(int)  # number of running tasks
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._tasks: dict[asyncio.Task[Any], str] = {}
+        self._closed = False  # shut down: new tasks are cancelled before they run
 
     @property
     def running(self) -> int:
@@ -55,6 +59,9 @@ class TaskRegistry(QObject):
         the HTTP inspector (a task started inside a background loop is marked already)."""
         ctx = background_context(background) if background else None
         task = asyncio.get_event_loop().create_task(coro, context=ctx)
+        if self._closed:
+            task.cancel()  # the coroutine never starts; nobody hears of it
+            return task
         self._tasks[task] = title
         self.busy_changed.emit(len(self._tasks))
 
@@ -76,15 +83,25 @@ class TaskRegistry(QObject):
             if on_error is not None:
                 on_error(text)
             else:
-                self.failed.emit(title, text, "auth" if isinstance(exc, AuthError) else "error")
+                kind = "error"
+                if isinstance(exc, AuthError):
+                    kind = "auth"
+                elif isinstance(exc, NetworkError):
+                    kind = "network"
+                self.failed.emit(title, text, kind)
 
         task.add_done_callback(finished)
         return task
 
+    def reopen(self) -> None:
+        """Start tasks again after a shutdown (a controller that connects anew)."""
+        self._closed = False
+
     async def shutdown(self) -> None:
-        """Cancel every running task and wait until all have finished."""
-        tasks = list(self._tasks)
-        for t in tasks:
-            t.cancel()
-        if tasks:
+        """Cancel every running task and wait until all have finished; start no more."""
+        self._closed = True
+        while self._tasks:  # a done callback run meanwhile may have started one before we closed
+            tasks = list(self._tasks)
+            for t in tasks:
+                t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)

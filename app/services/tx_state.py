@@ -121,18 +121,22 @@ async def _storage_history_diff(
     # newest first; rows of one second (valid_from) ordered by their block
     rows.sort(key=lambda r: (str(r.get("valid_from") or ""), _number(r)), reverse=True)
     index = next((i for i, r in enumerate(rows) if r.get("block_hash") == block_hash), None)
+    scope = (
+        "Scalar state variables: compared, from history@storage (one row per block: changes "
+        "by other transactions of the same block are included)."
+    )
     if index is None:
-        return None, no_history
+        # the contract's history is kept, but its block has no row: that block wrote only its
+        # mappings and arrays (a STRATO 16 node may add a row holding the same data, the
+        # sandbox none), so no scalar changed; unless the block is older than what was read
+        return ([], scope) if rows and len(rows) < 200 else (None, no_history)
     after = rows[index].get("data")
     before = rows[index + 1].get("data") if index + 1 < len(rows) else {}
     if not isinstance(after, dict):
         return None, no_history
     before = before if isinstance(before, dict) else {}
     diff = [(k, before.get(k), v) for k, v in after.items() if before.get(k) != v]
-    return diff, (
-        "Scalar state variables: compared, from history@storage (one row per block: changes "
-        "by other transactions of the same block are included)."
-    )
+    return diff, scope
 
 
 async def _collection_diff(

@@ -11,6 +11,7 @@ import asyncio
 import gc
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,13 +47,79 @@ def collect_qt_garbage() -> Iterator[None]:
         gc.collect()
 
 
+CIRRUS_FAMILIES = ("both", "strato16")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test marked ``cirrus_families`` (most often a whole module, by ``pytestmark``) runs
+    once against the default sandbox (``both``: the seed's Cirrus names and STRATO 16's) and
+    once against a node serving only STRATO 16's (``serve --cirrus-names strato16``): working
+    against a STRATO 16 node is then tested, not hoped. One node per module and family."""
+    if "cirrus_names" not in metafunc.fixturenames or not _marks_some(metafunc.module):
+        return
+    marked = metafunc.definition.get_closest_marker("cirrus_families") is not None
+    # the module's other tests share its default node (an unparametrized one would be a third)
+    families = CIRRUS_FAMILIES if marked else CIRRUS_FAMILIES[:1]
+    metafunc.parametrize("cirrus_names", families, indirect=True, scope="module")
+
+
+def _marks_some(module: Any) -> bool:
+    """Whether a test module marks any of its tests (or itself) ``cirrus_families``."""
+    for obj in (module, *vars(module).values()):
+        marks = getattr(obj, "pytestmark", [])
+        for m in marks if isinstance(marks, list) else [marks]:
+            if getattr(m, "name", "") == "cirrus_families":
+                return True
+    return False
+
+
 @pytest.fixture(scope="module")
-def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
-    n = make_node(tmp_path_factory)
+def cirrus_names(request: pytest.FixtureRequest) -> str:
+    """The names the module's node serves (``serve --cirrus-names``): ``both`` unless the test
+    is marked ``cirrus_families``."""
+    return str(getattr(request, "param", "both"))
+
+
+def node_flags(cirrus_names: str) -> tuple[str, ...]:
+    """The ``serve`` flags of a node serving ``cirrus_names``."""
+    return () if cirrus_names == "both" else ("--cirrus-names", cirrus_names)
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory, cirrus_names: str) -> Iterator[RunningNode]:
+    n = make_node(tmp_path_factory, *node_flags(cirrus_names), name=f"node-{cirrus_names}")
     try:
         yield n
     finally:
         n.stop()
+
+
+@dataclass(frozen=True)
+class Family:
+    """The Cirrus names the module's node serves a contract's rows under, for tests that
+    assert names: the seed's (``<C>``, ``<C>.<E>``, ``history@<C>``, ``<C>-<var>``; ``seed``
+    names an org or application table such as ``Acme-CarDemo-Car``) or, on a STRATO 16-only
+    node, STRATO 16's views (``BlockApps-<C>``, ``BlockApps-<C>-<E>``, ``history@storage``)."""
+
+    strato16: bool
+
+    def contract(self, contract: str, seed: str = "", creator: str = "BlockApps") -> str:
+        return f"{creator}-{contract}" if self.strato16 else seed or contract
+
+    def event(self, contract: str, event: str, seed: str = "") -> str:
+        return f"BlockApps-{contract}-{event}" if self.strato16 else f"{seed or contract}.{event}"
+
+    def collection(self, contract: str, variable: str, seed: str = "") -> str:
+        return f"{self.contract(contract, seed)}-{variable}"
+
+    def history(self, contract: str, seed: str = "") -> str:
+        return "history@storage" if self.strato16 else f"history@{seed or contract}"
+
+
+@pytest.fixture(scope="module")
+def family(cirrus_names: str) -> Family:
+    """The names the module's node serves (see :class:`Family`)."""
+    return Family(cirrus_names == "strato16")
 
 
 class AlwaysRunningLoop(qasync.QEventLoop):  # type: ignore[misc]

@@ -32,7 +32,7 @@ from app.services.profiles import Profile
 from app.services.session import Credentials
 from app.ui.panels.account.panel import AccountPanel
 from app.ui.shell.main_window import MainWindow
-from tests.gui.conftest import connect, drive, node_profile
+from tests.gui.conftest import connect, drive, node_flags, node_profile
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
 
@@ -41,8 +41,8 @@ HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 @pytest.fixture(scope="module")
-def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
-    n = make_node(tmp_path_factory, "--gas")
+def node(tmp_path_factory: pytest.TempPathFactory, cirrus_names: str) -> Iterator[RunningNode]:
+    n = make_node(tmp_path_factory, "--gas", *node_flags(cirrus_names), name=cirrus_names)
     try:
         yield n
     finally:
@@ -54,6 +54,7 @@ def loaded(controller: AppController, user: str) -> bool:
     return v.username == user and v.loaded
 
 
+@pytest.mark.cirrus_families  # the identity, from the certificate registry's table
 def test_account_panel_shows_key_balance_identity_and_qr(
     node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
 ) -> None:
@@ -313,6 +314,7 @@ def make_chain(client: Any, me: str, label: str) -> str:
     return str(r.json())
 
 
+@pytest.mark.cirrus_families
 def test_history_names_creations_and_filters_by_chain(
     node: RunningNode,
     controller: AppController,

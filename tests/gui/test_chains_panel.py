@@ -296,6 +296,7 @@ def test_model_keeps_orphans_and_tolerates_platform_variants() -> None:
 # ---------------------------------------------------------------------------- wizard
 
 
+@pytest.mark.cirrus_families  # the node's identities, from its certificate registry's table
 def test_wizard_from_source_builds_the_exact_request_and_creates_the_chain(
     family: dict[str, str], node: RunningNode, controller: AppController, loop: qasync.QEventLoop
 ) -> None:
@@ -505,8 +506,13 @@ def test_refused_requests_show_the_nodes_words_and_keep_the_form(
 # ---------------------------------------------------------------------------- activity
 
 
+@pytest.mark.cirrus_families  # the events are read from the seed's event tables
 def test_membership_events_of_the_chain(
-    family: dict[str, str], node: RunningNode, controller: AppController, loop: qasync.QEventLoop
+    family: dict[str, str],
+    node: RunningNode,
+    cirrus_names: str,
+    controller: AppController,
+    loop: qasync.QEventLoop,
 ) -> None:
     alice = node.client("alice")
     me = family["alice"]
@@ -515,7 +521,8 @@ def test_membership_events_of_the_chain(
     assert panel.select(chain)
     wait_activity(loop, panel, chain)
     assert panel.events.rowCount() == 0
-    assert "No membership events" in panel.events_note.text()
+    strato16 = cirrus_names == "strato16"
+    assert ("cannot be matched" if strato16 else "No membership events") in panel.events_note.text()
 
     # the governance contract (platform names) and another contract (the seed's name) emit
     add = on_chain(alice, chain, call_tx(GOVERNANCE_ADDRESS, "addOrg", {"o": "Initech"}))
@@ -528,6 +535,11 @@ def test_membership_events_of_the_chain(
     on_chain(alice, family["parent"], call_tx(GOVERNANCE_ADDRESS, "addOrg", {"o": "Elsewhere"}))
 
     panel.refresh_button.click()
+    if strato16:  # said, not shown as "no membership events"
+        drive(loop, lambda: "cannot be matched to the chain" in panel.events_note.text())
+        assert panel.events.rowCount() == 0
+        panel.close()
+        return
     drive(loop, lambda: panel.activity is not None and panel.events.rowCount() == 4)
     ev = panel.events
     changes = [ev.data(ev.index(r, 2)) for r in range(ev.rowCount())]

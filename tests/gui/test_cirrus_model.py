@@ -18,11 +18,19 @@ from app.services.cirrus import CirrusExporter
 from app.services.controller import AppController
 from app.ui.panels.tables import cirrus_model
 from app.ui.panels.tables.cirrus_model import LOADING, CirrusTableModel
-from tests.gui.conftest import connect, drive
+from tests.gui.conftest import Family, connect, drive
 from tests.integration.node_fixture import RunningNode
+
+pytestmark = pytest.mark.cirrus_families  # the default sandbox and a STRATO 16-only one
 
 ROWS = 650
 ROW_SRC = "contract Row { uint public v; constructor(uint _v) public { v = _v; } }"
+
+
+@pytest.fixture(scope="module")
+def table(family: Family) -> str:
+    """The Row contract's table: ``Row``, or ``BlockApps-Row`` on a STRATO 16-only node."""
+    return family.contract("Row")
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +59,11 @@ def model_for(controller: AppController) -> CirrusTableModel:
 
 
 def test_count_pages_and_sorting(
-    seeded: RunningNode, controller: AppController, loop: qasync.QEventLoop
+    seeded: RunningNode, table: str, controller: AppController, loop: qasync.QEventLoop
 ) -> None:
     connect(loop, controller, seeded, "alice")
     model = model_for(controller)
-    model.set_query(CirrusQuery("Row", select=["address", "v"], order=[]))
+    model.set_query(CirrusQuery(table, select=["address", "v"], order=[]))
     drive(loop, lambda: model.total == ROWS and 0 in model.pages)
     assert model.rowCount() == ROWS and model.columns == ["address", "v"]
     ModelTester(None).check(model)
@@ -72,18 +80,18 @@ def test_count_pages_and_sorting(
 
 
 def test_filters_and_errors(
-    seeded: RunningNode, controller: AppController, loop: qasync.QEventLoop
+    seeded: RunningNode, table: str, controller: AppController, loop: qasync.QEventLoop
 ) -> None:
     connect(loop, controller, seeded, "alice")
     model = model_for(controller)
     where = Group("and", [Condition("v", "gte", "600"), Condition("v", "lt", "610")])
-    model.set_query(CirrusQuery("Row", select=["v"], where=where))
+    model.set_query(CirrusQuery(table, select=["v"], where=where))
     drive(loop, lambda: model.total is not None and 0 in model.pages)
     assert model.total == 10
     assert sorted(int(model.data(model.index(r, 0))) for r in range(10)) == list(range(600, 610))
     errors: list[str] = []
     model.failed.connect(errors.append)
-    model.set_query(CirrusQuery("Row", where=Group("and", [Condition("nope", "eq", "1")])))
+    model.set_query(CirrusQuery(table, where=Group("and", [Condition("nope", "eq", "1")])))
     drive(loop, lambda: errors)
     assert "nope" in errors[0]
     assert model.rowCount() == 0
@@ -91,6 +99,7 @@ def test_filters_and_errors(
 
 def test_page_cache_is_bounded(
     seeded: RunningNode,
+    table: str,
     controller: AppController,
     loop: qasync.QEventLoop,
     monkeypatch: pytest.MonkeyPatch,
@@ -99,7 +108,7 @@ def test_page_cache_is_bounded(
     monkeypatch.setattr(cirrus_model, "MAX_PAGES", 5)
     connect(loop, controller, seeded, "alice")
     model = model_for(controller)
-    model.set_query(CirrusQuery("Row", select=["v"], order=[]))
+    model.set_query(CirrusQuery(table, select=["v"], order=[]))
     drive(loop, lambda: model.total == ROWS)
     for row in range(0, ROWS, 10):  # scroll through every page
         index = model.index(row, 0)
@@ -115,6 +124,7 @@ def test_page_cache_is_bounded(
 
 def test_export_csv_json_and_cancel(
     seeded: RunningNode,
+    table: str,
     controller: AppController,
     loop: qasync.QEventLoop,
     monkeypatch: pytest.MonkeyPatch,
@@ -127,7 +137,7 @@ def test_export_csv_json_and_cancel(
     exporter.progress.connect(lambda done, total: progress.append((done, total)))
     # the filtered, ordered view to CSV
     where = Group("and", [Condition("v", "gte", "600")])
-    query = CirrusQuery("Row", select=["v", "address"], where=where, order=[Order("v")])
+    query = CirrusQuery(table, select=["v", "address"], where=where, order=[Order("v")])
     target = tmp_path / "rows.csv"
     assert loop.run_until_complete(exporter.export(query, target)) == 50
     lines = target.read_text().splitlines()
@@ -137,7 +147,7 @@ def test_export_csv_json_and_cancel(
     # every row, page by page, to JSON
     progress.clear()
     everything = tmp_path / "rows.json"
-    n = loop.run_until_complete(exporter.export(CirrusQuery("Row", order=[Order("v")]), everything))
+    n = loop.run_until_complete(exporter.export(CirrusQuery(table, order=[Order("v")]), everything))
     data = json.loads(everything.read_text())
     assert n == ROWS and len(data) == ROWS and data[0]["v"] == 0 and "address" in data[0]
     assert progress[-1] == (ROWS, ROWS) and len(progress) == 7
@@ -145,7 +155,7 @@ def test_export_csv_json_and_cancel(
     cancelled = tmp_path / "cancelled.json"
 
     async def cancel_after_first_page() -> None:
-        task = asyncio.ensure_future(exporter.export(CirrusQuery("Row"), cancelled))
+        task = asyncio.ensure_future(exporter.export(CirrusQuery(table), cancelled))
         while not progress or progress[-1][0] < 100 or task.done():
             if task.done():
                 break

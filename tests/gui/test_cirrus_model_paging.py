@@ -12,11 +12,19 @@ import qasync
 from app.client.cirrus_query import CirrusQuery, Order
 from app.services.controller import AppController
 from app.ui.panels.tables.cirrus_model import PAGE_SIZE, CirrusTableModel
-from tests.gui.conftest import connect, drive
+from tests.gui.conftest import Family, connect, drive
 from tests.integration.node_fixture import RunningNode
+
+pytestmark = pytest.mark.cirrus_families  # the default sandbox and a STRATO 16-only one
 
 ROWS = 2 * PAGE_SIZE + 70  # three pages, the last one short
 TIE_SRC = "contract Tie { uint public v; constructor(uint _v) public { v = _v; } }"
+
+
+@pytest.fixture(scope="module")
+def table(family: Family) -> str:
+    """The Tie contract's table: ``Tie``, or ``BlockApps-Tie`` on a STRATO 16-only node."""
+    return family.contract("Tie")
 
 
 @pytest.fixture(scope="module")
@@ -43,12 +51,13 @@ def ties(node: RunningNode) -> RunningNode:
 @pytest.mark.parametrize("order", [[], [Order("v", desc=True)], [Order("v")]])
 def test_rows_after_jumps_equal_plain_paging(
     ties: RunningNode,
+    table: str,
     controller: AppController,
     loop: qasync.QEventLoop,
     order: list[Order],
 ) -> None:
     connect(loop, controller, ties, "alice")
-    query = CirrusQuery("Tie", select=["address", "v"], order=order)
+    query = CirrusQuery(table, select=["address", "v"], order=order)
     # the whole result in one plain request from the start (read forward)
     whole: list[dict[str, Any]] = loop.run_until_complete(
         controller.cirrus.page(query, 0, 10 * ROWS)

@@ -8,6 +8,7 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 import qasync
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QGuiApplication
@@ -29,6 +30,8 @@ from tests.integration.node_fixture import (
     transfer_tx,
 )
 from tests.integration.test_chains import chain_body, create
+
+pytestmark = pytest.mark.cirrus_families  # the default sandbox and a STRATO 16-only one
 
 ETH = "/svc-api/eth/v1.2"
 COUNTER = "contract Counter { uint public count; function add(uint n) public { count += n; } }"

@@ -377,6 +377,7 @@ def test_storage_of_uris(uri: str, provider: str, short: str) -> None:
 # ---------------------------------------------------------------------------- attest / verify
 
 
+@pytest.mark.cirrus_families  # the signers' names, from the certificate registry's table
 def test_attest_as_two_users_and_verify_names_them(
     node: RunningNode, controller: AppController, loop: qasync.QEventLoop, qtbot: QtBot
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 import qasync
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QCheckBox
@@ -19,6 +20,8 @@ from app.ui.shell.inspector_dock import InspectorDock
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.integration.node_fixture import RunningNode
+
+pytestmark = pytest.mark.cirrus_families  # the default sandbox and a STRATO 16-only one
 
 
 def click(qtbot: QtBot, box: QCheckBox) -> None:

@@ -31,9 +31,11 @@ from app.ui.panels.tables.cirrus_model import LOADING
 from app.ui.panels.tables.filter_builder import FilterBuilder, join_list, split_list
 from app.ui.panels.tables.panel import MIN_ROWS_HEIGHT, TablesPanel, contract_of
 from app.ui.shell.main_window import MainWindow
-from tests.gui.conftest import connect, drive
+from tests.gui.conftest import Family, connect, drive
 from tests.gui.keys import tab_through
 from tests.integration.node_fixture import RunningNode
+
+pytestmark = pytest.mark.cirrus_families  # the default sandbox and a STRATO 16-only one
 
 SRC = """
 contract Maker {
@@ -82,6 +84,16 @@ class Seeded:
     cars: list[SeedCar]
     makers: dict[str, str]  # city -> address
     chain: str  # a private chain of Acme whose governance contract is a Maker
+    family: Family  # the Cirrus names the node serves
+
+    @property
+    def car(self) -> str:
+        """The Car contract's table (``Car``; ``BlockApps-Car`` on a STRATO 16-only node)."""
+        return self.family.contract("Car")
+
+    @property
+    def maker(self) -> str:
+        return self.family.contract("Maker")
 
 
 def _upload(client: Any, txs: list[dict[str, Any]], history: str = "") -> list[str]:
@@ -97,7 +109,7 @@ def _contract(name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def seeded(node: RunningNode) -> Seeded:
+def seeded(node: RunningNode, family: Family) -> Seeded:
     alice = node.client("alice")
     detroit, turin = _upload(
         alice, [_contract("Maker", {"_city": "Detroit"}), _contract("Maker", {"_city": "Turin"})]
@@ -140,7 +152,7 @@ def seeded(node: RunningNode) -> Seeded:
     r = alice.post("/bloc/v2.2/chain", json=body)
     assert r.status_code == 200, r.text
     chain = r.json()
-    return Seeded(node, cars, {"Detroit": detroit, "Turin": turin}, chain)
+    return Seeded(node, cars, {"Detroit": detroit, "Turin": turin}, chain, family)
 
 
 @pytest.fixture
@@ -151,11 +163,11 @@ def panel(
     p = window.panels[2]
     assert isinstance(p, TablesPanel)
     window.nav.setCurrentRow(2)
-    drive(loop, lambda: p.table_name.findText("Car") >= 0)
+    drive(loop, lambda: p.table_name.findText(seeded.car) >= 0)
     return p
 
 
-def open_car(panel: TablesPanel, loop: qasync.QEventLoop, table: str = "Car") -> None:
+def open_car(panel: TablesPanel, loop: qasync.QEventLoop, table: str) -> None:
     panel.table_name.setEditText(table)
     panel.apply()
     # the count and the first page are separate requests that may answer in either order:
@@ -229,7 +241,7 @@ OPERATOR_CASES: list[tuple[str, str, str, CarTest]] = [
 def test_every_operator_through_the_builder(
     panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop, qtbot: QtBot
 ) -> None:
-    open_car(panel, loop)
+    open_car(panel, loop, seeded.car)
     b = panel.builder
     assert b.info.column("price") is not None and b.info.column("price").type == "number"  # type: ignore[union-attr]
     # operators follow the column's type: no like on numbers, fixed values on booleans
@@ -254,7 +266,7 @@ def test_every_operator_through_the_builder(
 def test_nested_groups_negation_and_url_round_trip(
     panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop, qtbot: QtBot
 ) -> None:
-    open_car(panel, loop)
+    open_car(panel, loop, seeded.car)
     b = panel.builder
     # or( color = blue, not and( price >= 3000, model <> Mustang ) )
     group = b.add_group("or")
@@ -269,7 +281,7 @@ def test_nested_groups_negation_and_url_round_trip(
     assert b.editor.currentIndex() == 2  # the group editor
     b.group_negate.setChecked(True)
     expected_qs = "or=(color.eq.blue,not.and(price.gte.3000,model.not.eq.Mustang))"
-    assert b.preview.text() == f"GET /cirrus/search/Car?{expected_qs}"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?{expected_qs}"
     ModelTester(None).check(b.model)
     b.apply()
 
@@ -286,7 +298,9 @@ def test_nested_groups_negation_and_url_round_trip(
     # a pasted URL rebuilds the same tree, with order
     b.set_table(b.info)
     assert b.model.rowCount() == 0
-    b.query_text.setText(f"{seeded.node.url}/cirrus/search/Car?{expected_qs}&order=price.desc")
+    b.query_text.setText(
+        f"{seeded.node.url}/cirrus/search/{seeded.car}?{expected_qs}&order=price.desc"
+    )
     b.query_text.returnPressed.emit()
     assert b.draft.where.items == [
         Group(
@@ -308,7 +322,7 @@ def test_nested_groups_negation_and_url_round_trip(
     # removing the group clears the filter (as a draft until applied)
     b.tree.setCurrentIndex(b.model.index(0, 0))
     b.remove_button.click()
-    assert b.preview.text() == "GET /cirrus/search/Car?order=price.desc"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?order=price.desc"
     assert panel.model.total == len(expected)  # not applied yet
     b.apply_button.click()
     wait_total(panel, loop, N)
@@ -396,14 +410,14 @@ def test_any_tree_by_mouse_and_keyboard(
     panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop, qtbot: QtBot, qtmodeltester: Any
 ) -> None:
     """(A OR B) AND NOT (C): a group at the top level after something was selected (issue 16)."""
-    open_car(panel, loop)
+    open_car(panel, loop, seeded.car)
     b = panel.builder
     qtmodeltester.check(b.model, force_py=True)  # checks the model at every change below
     plain_click(qtbot, b.add_group_button)  # nothing selected: an OR group at the top
     fill(qtbot, b, "color", "eq", "red")
     qtbot.mouseClick(b.add_condition_button, LEFT)  # next to the selected condition
     fill(qtbot, b, "price", "gte", "3500")
-    assert b.preview.text() == "GET /cirrus/search/Car?or=(color.eq.red,price.gte.3500)"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?or=(color.eq.red,price.gte.3500)"
     # a condition of the OR group is selected: the menu puts the next group at the top level
     menu_click(qtbot, b.add_group_button, "AND group (all of) at the top level")
     fill(qtbot, b, "model", "eq", "Focus")
@@ -411,7 +425,7 @@ def test_any_tree_by_mouse_and_keyboard(
     assert b.editor.currentIndex() == 2
     qtbot.mouseClick(b.group_negate, LEFT)
     qs = "or=(color.eq.red,price.gte.3500)&not.and=(model.eq.Focus)"
-    assert b.preview.text() == f"GET /cirrus/search/Car?{qs}"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?{qs}"
     assert b.model.data(b.model.index(1, 0)) == "NOT AND: all of"
     qtbot.mouseClick(b.apply_button, LEFT)
     expected = [
@@ -429,7 +443,7 @@ def test_any_tree_by_mouse_and_keyboard(
     assert not tree.currentIndex().isValid() and b.editor.currentIndex() == 0
     qtbot.mouseClick(b.add_condition_button, LEFT)
     fill(qtbot, b, "sold", "is", "true")
-    assert b.preview.text() == f"GET /cirrus/search/Car?{qs}&sold=is.true"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?{qs}&sold=is.true"
     # moved into the group above (from the Move menu), out again (keyboard), then deleted
     menu_click(qtbot, b.move_button, "Into the group above")
     assert b.draft.where.items[1] == Group(
@@ -443,14 +457,14 @@ def test_any_tree_by_mouse_and_keyboard(
         Qt.Key.Key_Left,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    assert b.preview.text() == f"GET /cirrus/search/Car?{qs}&sold=is.true"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?{qs}&sold=is.true"
     qtbot.keyClick(
         tree, Qt.Key.Key_Up, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     )
     moved = "or=(color.eq.red,price.gte.3500)&sold=is.true&not.and=(model.eq.Focus)"
-    assert b.preview.text() == f"GET /cirrus/search/Car?{moved}"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?{moved}"
     qtbot.keyClick(tree, Qt.Key.Key_Delete)
-    assert b.preview.text() == f"GET /cirrus/search/Car?{qs}"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?{qs}"
     # a group switched from OR to AND by its editor; "+ Group" inside the selected group
     click_row(qtbot, tree, b.model.index(0, 0))
     choose(qtbot, b.group_op, "and")
@@ -459,7 +473,8 @@ def test_any_tree_by_mouse_and_keyboard(
     qtbot.mouseClick(b.add_condition_button, LEFT)
     fill(qtbot, b, "model", "eq", "Panda")
     assert b.preview.text() == (
-        "GET /cirrus/search/Car?and=(color.eq.red,price.gte.3500,or(model.eq.Punto,model.eq.Panda))"
+        f"GET /cirrus/search/{seeded.car}?and=(color.eq.red,price.gte.3500,"
+        "or(model.eq.Punto,model.eq.Panda))"
         "&not.and=(model.eq.Focus)"
     )
     # a selected condition goes into a new group of its own, which can then be negated
@@ -469,7 +484,7 @@ def test_any_tree_by_mouse_and_keyboard(
     click_row(qtbot, tree, tree.currentIndex().parent())
     qtbot.mouseClick(b.group_negate, LEFT)
     assert b.preview.text() == (
-        "GET /cirrus/search/Car?and=(not.or(color.eq.red),price.gte.3500,"
+        f"GET /cirrus/search/{seeded.car}?and=(not.or(color.eq.red),price.gte.3500,"
         "or(model.eq.Punto,model.eq.Panda))&not.and=(model.eq.Focus)"
     )
     qtbot.mouseClick(b.apply_button, LEFT)
@@ -490,7 +505,7 @@ def test_small_screen_scrolls_and_tab_follows_the_layout(
     window.resize(1024, 640)
     hint = panel.minimumSizeHint()
     assert hint.width() <= 1024 - 200 and hint.height() <= 640 - 160, hint
-    open_car(panel, loop)
+    open_car(panel, loop, seeded.car)
     b = panel.builder
     b.add_group("or")
     b.add_condition()
@@ -536,7 +551,7 @@ def test_small_screen_scrolls_and_tab_follows_the_layout(
         b.add_group_button,
         b.move_button,
         b.remove_button,
-        b.chain_scope,
+        *([] if seeded.family.strato16 else [b.chain_scope]),  # no chainId: disabled
         b.columns_button,
         b.tree,
         b.column,
@@ -556,7 +571,7 @@ def test_small_screen_scrolls_and_tab_follows_the_layout(
 def test_sorting_count_window_and_chain_shortcut(
     panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop
 ) -> None:
-    open_car(panel, loop)
+    open_car(panel, loop, seeded.car)
     header = panel.view.horizontalHeader()
     price = panel.model.columns.index("price")
     header.sectionClicked.emit(price)
@@ -574,9 +589,13 @@ def test_sorting_count_window_and_chain_shortcut(
     wait_total(panel, loop, 5)
     assert rows_shown(panel, loop, "price") == [str(1000 + 100 * (N - 1 - i)) for i in range(2, 7)]
     # the chain shortcut on the Maker table: main chain, one chain, every chain
-    open_car(panel, loop, "Maker")
+    open_car(panel, loop, seeded.maker)
     wait_total(panel, loop, 3)  # Detroit, Turin and the chain's governance contract
     scope = panel.builder.chain_scope
+    if seeded.family.strato16:  # STRATO 16's views have no chainId: nothing to choose by
+        assert not scope.isEnabled() and "chainId" not in panel.builder.preview.text()
+        assert sorted(rows_shown(panel, loop, "city")) == ["Detroit", "Secret", "Turin"]
+        return
     drive(loop, lambda: scope.findData(seeded.chain) >= 0)
     scope.setCurrentIndex(scope.findData(""))
     scope.activated.emit(scope.currentIndex())
@@ -598,15 +617,20 @@ def test_sorting_count_window_and_chain_shortcut(
 def test_joins_nested_and_expanded(
     panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop
 ) -> None:
-    open_car(panel, loop)
+    open_car(panel, loop, seeded.car)
     b = panel.builder
+    if seeded.family.strato16:
+        # STRATO 16 embeds a contract-typed column through ``maker_fkey``, a computed
+        # relationship its schema document does not describe: no join is offered (yet)
+        assert not [a for a in b.columns_menu.actions() if a.objectName().startswith("join:")]
+        return
     join = next(a for a in b.columns_menu.actions() if a.objectName() == "join:maker")
     assert join.text() == "Join Maker through maker"
     for name in ("column:model", "column:maker"):
         next(a for a in b.columns_menu.actions() if a.objectName() == name).trigger()
     join = next(a for a in b.columns_menu.actions() if a.objectName() == "join:maker")
     join.trigger()  # applied at once
-    assert b.preview.text() == "GET /cirrus/search/Car?select=model,maker,Maker(*)"
+    assert b.preview.text() == f"GET /cirrus/search/{seeded.car}?select=model,maker,Maker(*)"
     drive(loop, lambda: "Maker" in panel.model.columns and 0 in panel.model.pages)
     col = panel.model.columns.index("Maker")
     assert panel.model.is_join(col)
@@ -634,18 +658,28 @@ def test_history_and_event_tables_and_row_links(
     panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop
 ) -> None:
     names = [panel.table_name.itemText(i) for i in range(panel.table_name.count())]
-    assert {"Car", "Maker", "history@Car", "Car.Sold"} <= set(names)
-    assert names.index("Car") < names.index("history@Car") < names.index("Car.Sold")
-    open_car(panel, loop, "Car.Sold")
+    fam = seeded.family
+    car, history, sold_event = seeded.car, fam.history("Car"), fam.event("Car", "Sold")
+    assert {car, seeded.maker, history, sold_event} <= set(names)
+    if fam.strato16:  # the global history@storage is listed with the global tables, last
+        assert names.index(car) < names.index(sold_event) < names.index(history)
+    else:
+        assert names.index(car) < names.index(history) < names.index(sold_event)
+    open_car(panel, loop, sold_event)
     wait_total(panel, loop, sum(c.sold for c in seeded.cars))
     assert panel.builder.info.column("buyer") is not None
     assert set(rows_shown(panel, loop, "buyer")) == {"bob"}
     assert not panel.builder.chain_scope.isEnabled()  # event tables have no chainId
-    open_car(panel, loop, "history@Car")
-    wait_total(panel, loop, N + sum(c.sold for c in seeded.cars))
-    # a car's row links to its history, its contract and its transactions
     sold = next(c for c in seeded.cars if c.sold)
-    open_car(panel, loop)
+    open_car(panel, loop, history)
+    if fam.strato16:  # every contract's history: the sold car's two versions
+        panel.builder.query_text.setText(f"address=eq.{sold.address}")
+        panel.builder.query_text.returnPressed.emit()
+        wait_total(panel, loop, 2)
+    else:
+        wait_total(panel, loop, N + sum(c.sold for c in seeded.cars))
+    # a car's row links to its history, its contract and its transactions
+    open_car(panel, loop, seeded.car)
     panel.builder.query_text.setText(f"address=eq.{sold.address}")
     panel.builder.query_text.returnPressed.emit()
     wait_total(panel, loop, 1)
@@ -658,21 +692,28 @@ def test_history_and_event_tables_and_row_links(
     assert requested[-1] == ("Car", sold.address, "")
     row = panel.model.row(0)
     assert row is not None
-    panel.detail.anchorClicked.emit(QUrl(f"tx:{row['transaction_hash']}"))
-    assert requested[-1] == (row["transaction_hash"],)
+    if not fam.strato16:  # STRATO 16's rows name no transaction
+        panel.detail.anchorClicked.emit(QUrl(f"tx:{row['transaction_hash']}"))
+        assert requested[-1] == (row["transaction_hash"],)
     panel.detail.anchorClicked.emit(QUrl("transactions:"))
     drive(loop, lambda: "Transactions (" in panel.detail.toPlainText())
-    assert "Transactions (2)" in panel.detail.toPlainText()  # created, then sold
+    # created, then sold (STRATO 16 has no per-contract history of transactions: the sale)
+    assert f"Transactions ({1 if fam.strato16 else 2})" in panel.detail.toPlainText()
     panel.detail.anchorClicked.emit(QUrl("history:"))
-    assert panel.table_name.currentText() == "history@Car"
+    assert panel.table_name.currentText() == history
     wait_total(panel, loop, 2)
-    assert rows_shown(panel, loop, "sold") == ["true", "false"]  # newest first
+    if fam.strato16:
+        drive(loop, lambda: 0 in panel.model.pages)
+        datas = [panel.model.row(i) for i in range(2)]
+        assert [d["data"]["sold"] for d in datas if d] == ["true", "false"]  # newest first
+    else:
+        assert rows_shown(panel, loop, "sold") == ["true", "false"]  # newest first
 
 
 def test_errors_are_said_in_words_and_nothing_is_sent(
     panel: TablesPanel, seeded: Seeded, loop: qasync.QEventLoop, qtbot: QtBot
 ) -> None:
-    open_car(panel, loop)
+    open_car(panel, loop, seeded.car)
     b = panel.builder
     b.add_condition()
     set_condition(qtbot, b, "price", "gt", "cheap")
@@ -682,7 +723,7 @@ def test_errors_are_said_in_words_and_nothing_is_sent(
     b.query_text.setText("nope=eq.1")
     b.query_text.returnPressed.emit()
     drive(loop, lambda: panel.status.text().startswith("✘"))
-    assert "table 'Car' has no column 'nope'" in panel.status.text()
+    assert f"table '{seeded.car}' has no column 'nope'" in panel.status.text()
     # text that is no query at all is refused before anything is sent
     b.query_text.setText("price=zz.1")
     b.query_text.returnPressed.emit()
@@ -700,7 +741,7 @@ def test_saved_queries_per_profile_and_export(
     loop: qasync.QEventLoop,
     tmp_path: Path,
 ) -> None:
-    open_car(panel, loop)
+    open_car(panel, loop, seeded.car)
     panel.builder.query_text.setText("color=eq.blue&order=price.desc&select=price,color")
     panel.builder.query_text.returnPressed.emit()
     blue = sorted((c.price for c in seeded.cars if c.color == "blue"), reverse=True)
@@ -711,15 +752,16 @@ def test_saved_queries_per_profile_and_export(
     profile = controller.session.profile
     assert profile is not None
     assert stored["profiles"][profile.name] == {
-        "Blue cars": "/cirrus/search/Car?select=price,color&color=eq.blue&order=price.desc"
+        "Blue cars": f"/cirrus/search/{seeded.car}?select=price,color&color=eq.blue"
+        "&order=price.desc"
     }
     assert controller.cirrus.saved.load("another profile") == {}
     # choosing it runs it again, from another table
-    open_car(panel, loop, "Maker")
+    open_car(panel, loop, seeded.maker)
     i = panel.saved_box.findText("Blue cars")
     panel.saved_box.setCurrentIndex(i)
     panel.saved_box.activated.emit(i)
-    assert panel.table_name.currentText() == "Car"
+    assert panel.table_name.currentText() == seeded.car
     wait_total(panel, loop, len(blue))
     # export writes every row of the filtered, ordered result
     target = tmp_path / "blue.csv"
@@ -793,8 +835,10 @@ def test_a_node_without_the_schema_document(
     monkeypatch.setattr(StratoClient, "cirrus_schema", no_schema)
     connect(loop, controller, seeded.node, "alice")
     tables = loop.run_until_complete(controller.cirrus.tables(refresh=True))
-    assert {"Car", "Maker"} <= set(tables) and all(t.inferred for t in tables.values())
-    info = loop.run_until_complete(controller.cirrus.table_info("Car"))
+    assert {seeded.car, seeded.maker} <= set(tables) and all(t.inferred for t in tables.values())
+    if seeded.family.strato16:  # not the plain names bloc lists: this node has no such tables
+        assert not {"Car", "Maker"} & set(tables)
+    info = loop.run_until_complete(controller.cirrus.table_info(seeded.car))
     types = {c.name: c.type for c in info.columns}
     assert types["price"] == "number" and types["sold"] == "boolean" and types["model"] == "text"
     assert info.joins == []  # join targets cannot be guessed from rows
@@ -822,10 +866,11 @@ def test_collection_tables_are_listed_and_browsed(
     payload = {"contract": "Token", "src": TOKEN_SRC, "args": {"_symbol": "TOK"}}
     (token,) = _upload(alice, [{"type": "CONTRACT", "payload": payload}])
     panel.reload_tables(refresh=True)
-    drive(loop, lambda: panel.table_name.findText("Token-balances") >= 0)
+    table, balances = seeded.family.contract("Token"), seeded.family.collection("Token", "balances")
+    drive(loop, lambda: panel.table_name.findText(balances) >= 0)
     names = [panel.table_name.itemText(i) for i in range(panel.table_name.count())]
-    assert names.index("Token-balances") == names.index("Token") + 1
-    open_car(panel, loop, "Token-balances")
+    assert names.index(balances) == names.index(table) + 1
+    open_car(panel, loop, balances)
     wait_total(panel, loop, 2)
     assert sorted(rows_shown(panel, loop, "value")) == ["1000", "25"]
     assert set(rows_shown(panel, loop, "key")) == {seeded.node.address("alice"), "0" * 37 + "b0b"}
@@ -836,4 +881,4 @@ def test_collection_tables_are_listed_and_browsed(
     panel.detail.anchorClicked.emit(QUrl("contract:"))
     assert requested[-1] == ("Token", token, "")
     panel.detail.anchorClicked.emit(QUrl("history:"))
-    assert panel.table_name.currentText() == "history@Token"
+    assert panel.table_name.currentText() == seeded.family.history("Token")

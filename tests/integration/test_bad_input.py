@@ -212,7 +212,8 @@ def test_bad_chainid(alice: httpx.Client, target: str, chain: str) -> None:
 
 def test_unknown_chain(alice: httpx.Client, target: str) -> None:
     tx = call_tx(target, "set", {"_x": 1}, chainid="ab" * 32)
-    refused(post_tx(alice, {"txs": [tx]}), 400, "Unknown chain")
+    # the answer of a chain alice is not a member of: no one learns which chains exist
+    refused(post_tx(alice, {"txs": [tx]}), 403, "txs[0].payload.chainid", "no such chain")
 
 
 # ------------------------------------------------------------------------ numbers

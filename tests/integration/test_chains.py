@@ -498,16 +498,12 @@ def bad_bodies(address: str) -> list[tuple[str, dict[str, Any], str]]:
          "At least one account must have a non-zero balance"),
         ("no balances", {**base, "balances": []},
          "At least one account must have a non-zero balance"),
-        ("unknown parent", {**base, "parentChain": "ab" * 32}, "Unknown parent chain"),
         ("bad VM", {**base, "metadata": {"VM": "LLVM"}}, "Unknown VM"),
         ("codePtr nowhere", {**no_src, "codePtr": {"account": "ab" * 20, "name": "Gov"}},
          "codePtr"),
         ("codePtr malformed", {**no_src, "codePtr": {"account": "xyz", "name": "Gov"}},
          "codePtr.account"),
         ("codePtr not an object", {**no_src, "codePtr": "Gov"}, "codePtr"),
-        ("codePtr on unknown chain",
-         {**no_src, "codePtr": {"account": f"{'ab' * 20}:{'cd' * 32}", "name": "Gov"}},
-         "codePtr"),
         ("contract not in source", {**base, "contract": "Nope"}, "Nope"),
         ("constructor args wrong", {**base, "args": {"_x": 1}}, "_tag"),
     ]  # fmt: skip
@@ -621,10 +617,30 @@ def test_non_member_asking_by_id_gets_403(
         assert r.status_code == 403, r.text
 
 
-def test_unknown_chain_id_is_a_bad_request(alice: httpx.Client) -> None:
+def test_unknown_chain_id_gets_the_answer_of_a_chain_one_is_not_a_member_of(
+    alice: httpx.Client,
+) -> None:
+    # an unknown chain and a foreign one answer alike (see test_chain_isolation.py)
     r = alice.get("/svc-api/eth/v1.2/chain", params={"chainid": "ef" * 32})
-    assert r.status_code == 400, r.text
-    assert "Unknown chain" in r.json()
+    assert r.status_code == 403, r.text
+    assert "not a member" in r.json() and "no such chain" in r.json()
+
+
+@pytest.mark.parametrize("field", ["parentChain", "codePtr.account"])
+def test_creation_under_an_unknown_chain_is_refused_like_a_foreign_one(
+    alice: httpx.Client, alice_address: str, field: str
+) -> None:
+    before = chain_ids(alice)
+    base = chain_body(alice_address)
+    if field == "parentChain":
+        bad = {**base, "parentChain": "ab" * 32}
+    else:
+        no_src = {k: v for k, v in base.items() if k != "src"}
+        bad = {**no_src, "codePtr": {"account": f"{'ab' * 20}:{'cd' * 32}", "name": "Gov"}}
+    r = alice.post("/bloc/v2.2/chain", json=bad)
+    assert r.status_code == 403, r.text
+    assert r.json().startswith(f"{field}: ") and "not a member" in r.json()
+    assert chain_ids(alice) == before
 
 
 def test_non_member_cannot_read_contract_state_on_the_chain(

@@ -18,6 +18,13 @@ ITEM = "contract Item { uint public n; constructor(uint _n) public { n = _n; } }
 
 WALLET = """
 contract Child { uint public made; constructor() public { made = 1; } }
+contract Factory {
+    address public last;
+    function make(string src, uint n) public returns (address) {
+        last = create("Item", src, n);
+        return last;
+    }
+}
 contract Wallet {
     string public username;
     address public last;
@@ -28,6 +35,10 @@ contract Wallet {
     }
     function child() public returns (address) {
         last = address(new Child());
+        return last;
+    }
+    function via(address factory, string src, uint n) public returns (address) {
+        last = Factory(factory).make(src, n);
         return last;
     }
 }
@@ -88,3 +99,20 @@ def test_new_keeps_the_collection_of_its_code(alice: httpx.Client) -> None:
     (row,) = search(alice, "BlockApps-Child", {"address": f"eq.{child}"})
     assert row["creator"] == "BlockApps" and row["made"] == 1
     search(alice, "dora-Child", {}, status=404)
+
+
+def test_the_first_username_up_the_call_stack_names_the_views(alice: httpx.Client) -> None:
+    """A wallet calls a factory (no ``username``) that creates: the wallet's name, found
+    further up the stack; a wallet calling another wallet: the innermost one's."""
+    factory = deploy(alice, "Factory", {})
+    erin = deploy(alice, "Wallet", {"_u": "erin"})
+    item = made(alice, erin, "via", factory=factory, src=ITEM, n=5)
+    (row,) = search(alice, "erin-Item", {"address": f"eq.{item}"})
+    assert row["creator"] == "erin" and row["n"] == 5
+    assert search(alice, "contract", {"address": f"eq.{item}", "select": "creator"}) == [
+        {"creator": "erin"}
+    ]
+    fay = deploy(alice, "Wallet", {"_u": "fay"})
+    inner = made(alice, erin, "via", factory=fay, src=ITEM, n=6)
+    (row,) = search(alice, "fay-Item", {"address": f"eq.{inner}"})
+    assert row["creator"] == "fay"

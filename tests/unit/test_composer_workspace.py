@@ -6,6 +6,9 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
+from app.ui.panels.composer import workspace
 from app.ui.panels.composer.workspace import SCRATCH, WorkspaceStore, buffer_key
 
 
@@ -42,3 +45,34 @@ def test_a_broken_state_file_reads_as_no_workspace(tmp_path: Path) -> None:
     (tmp_path / "composer" / "workspace.json").write_text('{"tabs": [')
     back = WorkspaceStore(tmp_path / "composer").load().result(10)
     assert back.state == {} and back.buffers == {} and back.folder is None
+
+
+class Killed(Exception):
+    """The process ends here."""
+
+
+def test_killed_between_writes_the_edits_keep_their_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26, item 11: the process dies after the first file of a save is on disk. Edits
+    that made it to disk must come back with the project folder they were made in."""
+    real = workspace._write_private
+    writes: list[Path] = []
+
+    def dies_after_the_first(path: Path, text: str) -> None:
+        if writes:
+            raise Killed(path)
+        writes.append(path)
+        real(path, text)
+
+    store = WorkspaceStore(tmp_path / "composer")
+    a = tmp_path / "A.sol"
+    a.write_text("contract A { }\n")
+    state = {"folder": str(tmp_path), "tabs": [{"path": str(a)}], "current": 0}
+    monkeypatch.setattr(workspace, "_write_private", dies_after_the_first)
+    with pytest.raises(Killed):
+        store.save(state, {str(a): "contract A { uint x; }\n"}).result(10)
+    monkeypatch.setattr(workspace, "_write_private", real)
+    back = store.load().result(10)
+    assert back.folder == str(tmp_path)  # the edits may or may not be back; the folder is
+    store.close()

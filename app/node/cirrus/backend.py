@@ -52,14 +52,6 @@ STANDARD_COLUMNS: list[tuple[str, str]] = [
     ("transaction_sender", "text"),
 ]
 STANDARD_NAMES = {n for n, _ in STANDARD_COLUMNS}
-# column kind -> (OpenAPI type, PostgreSQL format) as PostgREST describes such columns
-_OPENAPI_TYPES = {
-    "text": ("string", "text"),
-    "int": ("number", "numeric"),
-    "decimal": ("number", "numeric"),
-    "bool": ("boolean", "boolean"),
-    "serial": ("integer", "integer"),
-}
 EXTENSION_KEY = "\x1f16:"  # names of the extension's tables that no registry table shadows
 KEY_COLUMN = re.compile(r"key[0-9]*\Z")  # key, key2, key3 ... of collection tables
 
@@ -96,6 +88,11 @@ class Table:
     def chain_column(self) -> str:
         return "_chain" if self.kind == "event" else "chainId"
 
+    def counted(self) -> str:
+        """What counts the table's rows without reading them, "" when nothing does (see
+        CirrusBackend._count)."""
+        return ""
+
 
 @dataclass
 class Plan:
@@ -112,26 +109,12 @@ class Plan:
     offset: int
     total: int | None  # rows matching the filter, when already counted
     sql: str | None = None
+    unfiltered: bool = False  # no condition but the chain clause (see CirrusBackend._count)
     args: list[Any] = field(default_factory=list)
 
 
 def quote(ident: str) -> str:
     return '"' + ident.replace('"', '""') + '"'
-
-
-def collection_description(t: Table) -> str:
-    """What a collection table holds, for the OpenAPI document (PostgREST shows a table's
-    comment as its definition's description)."""
-    contract, _, var = t.name.rpartition("-")
-    keys = ", ".join(f"`{k}`" for k in t.key_columns)
-    return (
-        f"Collection `{var}` of the contracts in table `{contract}`: one row per entry of the "
-        f"mapping or array (`collection_type` says which), its keys in {keys} (numbers for "
-        "integer keys and array indexes, text otherwise) and the entry in `value` (jsonb: "
-        "integers and enums as numbers, booleans, text, addresses and decimals as strings, a "
-        "struct as an object of its fields with integers as strings). Entries holding a zero "
-        'value (0, "", false, the zero address, an all-zero struct) are not listed.'
-    )
 
 
 def undefined_table(name: str) -> QueryError:
@@ -375,46 +358,6 @@ class CirrusBackend:
             return False
         return (last or 0) < SMALL_TABLE
 
-    def openapi(self) -> dict[str, Any]:
-        """The schema document PostgREST 9 serves at its root (Swagger 2.0): one definition per
-        table with each column's type and format, primary and foreign keys noted in the
-        column's description as PostgREST writes them. Clients read table names, column types
-        and join targets from it; rows stay private, table shapes are not."""
-        definitions: dict[str, Any] = {}
-        paths: dict[str, Any] = {"/": {"get": {"summary": "OpenAPI description (this document)"}}}
-        schema = self.listed()
-        for name in sorted(schema):
-            t = schema[name]
-            props: dict[str, Any] = {}
-            for c in list(t.columns.values()):
-                typ, fmt = _OPENAPI_TYPES.get(c.kind, ("string", "text"))
-                # jsonb columns have no type (PostgREST 9.0.1 on): they hold any JSON value
-                prop: dict[str, Any] = (
-                    {"format": "jsonb"} if c.kind == "json" else {"type": typ, "format": fmt}
-                )
-                if c.ref:
-                    prop["description"] = (
-                        f"Note:\nThis is a Foreign Key to `{c.ref}.record_id`."
-                        f"<fk table='{c.ref}' column='record_id'/>"
-                    )
-                elif (c.name == "record_id" and t.kind == "contract") or c.kind == "serial":
-                    prop["description"] = "Note:\nThis is a Primary Key.<pk/>"
-                props[c.name] = prop
-            definitions[name] = {"type": "object", "properties": props}
-            if t.kind == "collection":
-                definitions[name]["description"] = collection_description(t)
-            paths["/" + name] = {"get": {"tags": [name]}}
-        return {
-            "swagger": "2.0",
-            "info": {"title": "Cirrus (stratoscope sandbox)", "version": "9.0.0"},
-            "basePath": "/",
-            "schemes": ["http"],
-            "consumes": ["application/json"],
-            "produces": ["application/json", "application/openapi+json"],
-            "paths": paths,
-            "definitions": definitions,
-        }
-
     def listed(self) -> dict[str, Table]:
         """The tables the schema document lists, by name (the extension's after the
         registry's, which win a name both have)."""
@@ -508,8 +451,10 @@ class CirrusBackend:
                 params.extend(sorted(visible))
             else:
                 where.append(f"{chain_col} = ''")
-        where.extend(embedding.inner_clauses(self, t, q, visible, params, t.qualifier, 0))
+        inner = embedding.inner_clauses(self, t, q, visible, params, t.qualifier, 0)
+        where.extend(inner)
         where_sql = f" WHERE {' AND '.join(where)}" if where else ""
+        unfiltered = not q.where.items and not inner
         aggregates = [f for f in q.fields if f.aggregate]
         if aggregates and not (
             q.count
@@ -533,7 +478,7 @@ class CirrusBackend:
                         "or be used in an aggregate function",
                     },
                 )
-            return [{"count": self._count(t, where_sql, params, db)}]
+            return [{"count": self._count(t, where_sql, params, db, unfiltered)}]
         visible_cols = self.select_refs(t, q)
         # embeds find their rows by the key values of their relationships (embedding.py)
         hidden = embedding.hidden_keys(self, t, q) if q.embeds else []
@@ -542,7 +487,9 @@ class CirrusBackend:
         limit = self.max_rows if q.limit is None else min(q.limit, self.max_rows)
         offset = q.offset
         total = None
-        if not q.where.items and offset:
+        if unfiltered and offset and self._cheap_count(t):
+            total = self._count(t, where_sql, params, db, unfiltered)
+        elif not q.where.items and offset:
             # Down an unfiltered table the total costs no scan (count(*) walks an index), so a
             # page in the second half is read from the end. max(rowid) bounds the total: when
             # it puts the page in the second half, counting pays; far down, counting is cheap
@@ -552,6 +499,7 @@ class CirrusBackend:
                 total = self._count(t, where_sql, params, db)
         select = f"SELECT {', '.join(c.sql for c in visible_cols) or '1'} FROM {t.sql_name}"
         plan = Plan(t, q, visible_cols, hidden, where_sql, params, limit, offset, total)
+        plan.unfiltered = unfiltered
         if total is not None and offset >= total:
             pass  # no rows
         elif total is not None and total - offset - limit < offset:
@@ -632,7 +580,7 @@ class CirrusBackend:
     def total_of(self, plan: Plan, db: sqlite3.Connection) -> int:
         """The number of rows matching the plan's filter (``Prefer: count=exact``)."""
         if plan.total is None:
-            plan.total = self._count(plan.table, plan.where_sql, plan.params, db)
+            plan.total = self._count(plan.table, plan.where_sql, plan.params, db, plan.unfiltered)
         return plan.total
 
     def ref(self, t: Table, name: str) -> Ref:
@@ -725,7 +673,28 @@ class CirrusBackend:
             ).fetchone()
         return False
 
-    def _count(self, t: Table, where_sql: str, params: list[Any], db: sqlite3.Connection) -> int:
+    @staticmethod
+    def _cheap_count(t: Table) -> bool:
+        """True when the table counts its rows without reading them (a collection view keeps
+        counts: strato16.Table16.count_source)."""
+        return bool(t.counted())
+
+    def _count(
+        self,
+        t: Table,
+        where_sql: str,
+        params: list[Any],
+        db: sqlite3.Connection,
+        unfiltered: bool = False,
+    ) -> int:
+        """Rows matching ``where_sql``; ``unfiltered``: it holds no condition but the chain
+        clause, which a table's kept counts can answer."""
+        if unfiltered and self._cheap_count(t):
+            source = t.counted()
+            (n,) = db.execute(
+                f"SELECT coalesce(sum(n), 0) FROM {source} AS counted{where_sql}", params
+            ).fetchone()
+            return int(n)
         (n,) = db.execute(f"SELECT count(*) FROM {t.sql_name}{where_sql}", params).fetchone()
         return int(n)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .encoding import decode_int, decode_json
 from .query import QueryError
-from .values import DECIMAL_TEXT, Ref
+from .values import DECIMAL_TEXT, Ref, parse_json
 
 # the type names a cast may use -> the PostgreSQL type it names
 CAST_TYPES = {
@@ -151,10 +151,7 @@ def cast_value(v: Any, source: str, target: str) -> Any:
         return v
     if source != "text":
         raise pg_error(400, "42846", f"cannot cast type {source} to {target}")
-    try:
-        return json.loads(str(v), parse_float=decimal.Decimal)
-    except ValueError:
-        raise pg_error(400, "22P02", "invalid input syntax for type json") from None
+    return parse_json(str(v))
 
 
 def cast_rows(cols: list[Ref], rows: list[dict[str, Any]]) -> None:

@@ -35,6 +35,7 @@ from ..solidvm.world import AccountState, ExecResult, World
 from .collections import CollectionVar, item_at, items_of, leaves
 from .encoding import compact_json, encode_int, encode_json
 from .indexer import bytes_text, cirrus_timestamp
+from .mapping16 import MappingLayout, shown
 from .strato16 import BLOCKAPPS, Strato16, physical
 
 AcctKey = tuple[str, int]
@@ -43,11 +44,14 @@ _MAPPING_COLS = (
     "address, block_hash, block_timestamp, block_number, collection_name, collection_type, "
     "key, path, value, _chain, _k1"
 )
+# the first parameter is the rowid of a new row (mapping16.py), ignored for one that exists;
+# the last whether a collection view shows it (mapping16.shown)
 UPSERT_MAPPING = (
-    f"INSERT INTO {physical('mapping')} ({_MAPPING_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    f"INSERT INTO {physical('mapping')} (rowid, {_MAPPING_COLS}, _shown) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (address, path, _chain) DO UPDATE SET block_hash = excluded.block_hash, "
     "block_timestamp = excluded.block_timestamp, block_number = excluded.block_number, "
-    "value = excluded.value WHERE value IS NOT excluded.value"
+    "value = excluded.value, _shown = excluded._shown WHERE value IS NOT excluded.value"
 )
 UPSERT_STORAGE = (
     f"INSERT INTO {physical('storage')} (address, block_hash, block_timestamp, block_number, "
@@ -92,11 +96,12 @@ def history_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return [(*r[:9], valid_from(r[2]), r[9]) for r in rows]
 
 
-def write_mapping(db: Any, rows: list[tuple[Any, ...]]) -> None:
-    """Upsert ``rows`` (UPSERT_MAPPING's parameters), each whose value changed with its
-    ``history@mapping`` row: rows whose value is the stored one are left as they are, as the
-    platform's upsert leaves them. Written here rather than by a trigger, which cost about
-    four times as much per row."""
+def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -> None:
+    """Upsert ``rows`` (UPSERT_MAPPING's parameters after the rowid), each whose value
+    changed with its ``history@mapping`` row: rows whose value is the stored one are left as
+    they are, as the platform's upsert leaves them. Written here rather than by a trigger,
+    which cost about four times as much per row. New rows get rowids in their collection's
+    range (mapping16.py; its triggers keep the counts of shown rows)."""
     latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
     paths: dict[tuple[str, str], list[str]] = {}
     for a, c, p in latest:
@@ -112,10 +117,14 @@ def write_mapping(db: Any, rows: list[tuple[Any, ...]]) -> None:
             )
             for p, v in found:
                 old[(a, c, p)] = v
-    changed = [r for k, r in latest.items() if k not in old or old[k] != r[8]]
+    changed = [
+        (None if k in old else layout.next_rowid(r[4]), *r, shown(r[8]))
+        for k, r in latest.items()
+        if k not in old or old[k] != r[8]
+    ]
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
-        db.executemany(INSERT_MAPPING_HISTORY, history_rows(changed))
+        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
 
 
 # ------------------------------------------------------------ value encodings
@@ -325,9 +334,12 @@ class Indexer16:
         touched: list[AcctKey],
         events: list[tuple[str, str, str, str, str, str]],
         senders: dict[str, str],
+        numbers: list[int] | None = None,
     ) -> None:
         """The block's rows (inside its commit). ``events``: (tx hash, chain, address,
-        contract, name, args JSON) in order; ``senders``: tx hash -> origin."""
+        contract, name, args JSON) in order; ``senders``: tx hash -> origin; ``numbers``: each
+        event's place in the block (1, 2, ... when None; a block indexed contract by contract
+        writes a part of its events)."""
         number, block_hash, ts = block
         stamp = cirrus_timestamp(ts)
         db = self.db
@@ -356,7 +368,7 @@ class Indexer16:
         if stamps:
             db.executemany(STAMP, stamps)
         if events:
-            self._events(events, senders, (number, block_hash, stamp))
+            self._events(events, senders, (number, block_hash, stamp), numbers)
 
     def _data(self, acct: AccountState) -> str:
         n = len(acct.layouts) if acct.layouts else 0
@@ -392,8 +404,10 @@ class Indexer16:
         events: list[tuple[str, str, str, str, str, str]],
         senders: dict[str, str],
         block: tuple[int, str, str],
+        numbers: list[int] | None = None,
     ) -> None:
         number, block_hash, stamp = block
+        places = range(1, len(events) + 1) if numbers is None else numbers
         num = str(number)
         rows = []
         arrays = []
@@ -401,7 +415,9 @@ class Indexer16:
         # enums), by position; the code at an address is the same for the whole block
         plans: dict[tuple[str, str, str], list[Type | None]] = {}
         orders: dict[tuple[str, ...], list[str]] = {}  # argument names -> in jsonb's order
-        for i, (tx_hash, chain, address, _contract, name, args_json) in enumerate(events, 1):
+        for i, (tx_hash, chain, address, _contract, name, args_json) in zip(
+            places, events, strict=True
+        ):
             special = plans.get((chain, address, name))
             if special is None:
                 special = plans[(chain, address, name)] = [
@@ -488,7 +504,7 @@ class Indexer16:
             tops = [k for k, _ in items_of(root)]
             # a variable replaced: entries it no longer has read as zero
             zeroed = db.execute(
-                f"UPDATE {physical('mapping')} SET value = '0', block_hash = ?, "
+                f"UPDATE {physical('mapping')} SET value = '0', _shown = 0, block_hash = ?, "
                 "block_timestamp = ?, block_number = ? WHERE address = ? AND _chain = ? AND "
                 "collection_name = ? AND value != '0'" + RETURNING_HISTORY,
                 (block_hash, stamp, str(number), addr, chain, cv.name),
@@ -506,21 +522,22 @@ class Indexer16:
             mine = [self._row(head, cv.name, p, kts, mapping_value(x, vt), chain) for p, x in found]
             paths = {r[7] for r in mine}
             old = db.execute(
-                f"SELECT path FROM {physical('mapping')} WHERE collection_name = ? AND _k1 = ? "
-                "AND address = ? AND _chain = ?",
-                (cv.name, first_key(top, kts[0]), addr, chain),
+                f"SELECT path FROM {physical('mapping')} WHERE _k1 = ? AND "
+                "collection_name = ? AND address = ? AND _chain = ?",
+                (first_key(top, kts[0]), cv.name, addr, chain),
             ).fetchall()
             gone = [(addr, chain, p) for (p,) in old if p not in paths]
             for g in gone:
                 zeroed = db.execute(
-                    f"UPDATE {physical('mapping')} SET value = '0' WHERE address = ? AND "
+                    f"UPDATE {physical('mapping')} SET value = '0', _shown = 0 "
+                    "WHERE address = ? AND "
                     "_chain = ? AND path = ?" + RETURNING_HISTORY,
                     g,
                 ).fetchall()
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
             rows += mine
         if rows:
-            write_mapping(db, rows)
+            write_mapping(db, self.schema.layout, rows)
 
     @staticmethod
     def _row(

@@ -17,7 +17,9 @@ tables are. The registry of views is kept in ``cirrus16_views`` (what each view 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +34,9 @@ from ..solidvm.types import (
     Type,
     VariadicType,
 )
+from . import mapping16
 from .backend import EXTENSION_KEY, CirrusBackend, Table, quote
+from .mapping16 import HIDDEN_VALUES, MappingLayout, bounds
 from .relations import Relationship, follows, qualified
 from .values import Column
 
@@ -42,8 +46,6 @@ INDEX_BASE = ["address", "block_hash", "block_timestamp", "block_number", "creat
 INDEX_BASE.append("contract_name")
 EVENT_BASE = ["id", "address", "block_hash", "block_timestamp", "block_number"]
 EVENT_BASE += ["transaction_sender", "event_index", "creator", "contract_name"]
-# stored forms (encoding.encode_json) of the values a collection view hides: null, "", 0, false
-HIDDEN_VALUES = "('0', '1', '2=', '30')"
 
 # name -> (columns as (name, kind), DDL after the columns)
 GLOBALS: dict[str, list[tuple[str, str]]] = {
@@ -145,9 +147,8 @@ CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "contract:name")}
 CREATE TABLE IF NOT EXISTS {physical("mapping")} (address TEXT NOT NULL, block_hash TEXT,
   block_timestamp TEXT, block_number TEXT, collection_name TEXT, collection_type TEXT,
   key TEXT, path TEXT NOT NULL, value TEXT, _chain TEXT NOT NULL DEFAULT '', _k1,
+  _shown INTEGER NOT NULL DEFAULT 1,
   PRIMARY KEY (address, path, _chain));
-CREATE INDEX IF NOT EXISTS {quote(PHYSICAL + "mapping:key")}
-  ON {physical("mapping")} (collection_name, _k1, address);
 CREATE TABLE IF NOT EXISTS {physical("event")} (id INTEGER PRIMARY KEY,
   address TEXT, block_hash TEXT, block_timestamp TEXT, block_number TEXT,
   transaction_sender TEXT, event_index INTEGER, event_name TEXT, attributes TEXT,
@@ -168,7 +169,7 @@ CREATE TABLE IF NOT EXISTS {physical("history@mapping")} (address TEXT, block_ha
   key TEXT, path TEXT, value TEXT, valid_from TEXT, valid_to TEXT,
   _chain TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS cirrus16_views (name TEXT PRIMARY KEY, columns TEXT NOT NULL,
-  source TEXT NOT NULL);
+  source TEXT NOT NULL, counted TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS cirrus16_lineage (creator TEXT NOT NULL, contract TEXT NOT NULL,
   base TEXT NOT NULL, PRIMARY KEY (creator, base, contract));
 """
@@ -222,6 +223,9 @@ class Table16(Table):
     """A STRATO 16 table or view: ``source`` is what the engine reads it from."""
 
     source: str = ""
+    # a collection view: what counts its rows without reading them (mapping16.py), as a
+    # parenthesised SELECT of `_chain` and `n` (rows) that the chain clause can filter
+    count_source: str = ""
     # contract-typed columns -> the index view their `<col>_fkey` embeds (STRATO 16's computed
     # relationships); the value of a collection view of contracts is `value`
     fkeys: dict[str, str] = field(default_factory=dict)
@@ -253,6 +257,9 @@ class Table16(Table):
     def chain_column(self) -> str:
         return "_chain"
 
+    def counted(self) -> str:
+        return self.count_source
+
 
 # ------------------------------------------------------------ view definitions
 
@@ -283,12 +290,14 @@ def extract(column: str, key: str, kind: str) -> str:
     return f"coalesce({raw}, '')"
 
 
-def owned(alias: str, creator: str, contract: str) -> str:
+def owned(alias: str, creator: str, contract: str, probe: bool = False) -> str:
     """The rows of addresses stamped with ``contract`` or a descendant, under ``creator``
     (one row per source row: the platform's join repeats a row per matching stamp). The stamps
-    are read once per query into a set that each row probes."""
+    are read once per query into a set that each row probes; ``probe``: only that (SQLite
+    may not read the rows through an index on the address instead)."""
+    plus = "+" if probe else ""
     return (
-        f"({alias}.address, {alias}._chain) IN (SELECT c.address, c._chain FROM "
+        f"({plus}{alias}.address, {plus}{alias}._chain) IN (SELECT c.address, c._chain FROM "
         f"{physical('contract')} c WHERE c.creator = {lit(creator)} AND c.contract_name IN "
         f"(SELECT contract FROM cirrus16_lineage WHERE creator = {lit(creator)} "
         f"AND base = {lit(contract)}))"
@@ -309,8 +318,9 @@ def renamed(name: str, taken: list[str]) -> str:
     return f"arg_{name}" if name in taken else name
 
 
-# name, columns (name, kind[, index view a contract-typed column's `_fkey` embeds]), source
-View = tuple[str, list[tuple[str, ...]], str]
+# name, columns (name, kind[, index view a contract-typed column's `_fkey` embeds]), source,
+# count source (collection views: see Table16.count_source; else "")
+View = tuple[str, list[tuple[str, ...]], str, str]
 
 
 # global table -> the global table its rows' address refers to (the platform's foreign keys)
@@ -371,10 +381,55 @@ def _view(
         f"(SELECT {alias}.{rowid} AS rowid, {alias}._chain AS _chain, {picked} "
         f"FROM {physical(source)} {alias} WHERE {cond})"
     )
-    return name, cols, sql
+    return name, cols, sql, ""
 
 
-def collection_views(creator: str, cdef: ContractDef) -> list[View]:
+def collection_source(picked: str, cid: int, own: str) -> str:
+    """A collection view's rows: the range of rowids of its collection name (mapping16.py),
+    those shown (``_shown``: the value is not one a view hides, cheaper to test than the value),
+    of its contracts (``own``: :func:`owned` of alias ``m``, probing: its unary ``+`` keeps
+    SQLite reading the range, in the order of its rowids, rather than the address index)."""
+    lo, hi = bounds(cid)
+    return (
+        f"(SELECT m.rowid AS rowid, m._chain AS _chain, {picked} FROM {physical('mapping')} m "
+        f"WHERE m.rowid BETWEEN {lo} AND {hi} AND m._shown AND {own})"
+    )
+
+
+def count_source(var: str, own: str) -> str:
+    """What counts a collection view's rows: its contracts' counts (``own``: :func:`owned`
+    of alias ``k``)."""
+    return (
+        f"(SELECT k._chain AS _chain, k.n AS n FROM {mapping16.COUNTS} k WHERE "
+        f"k.collection_name = {lit(var)} AND {own})"
+    )
+
+
+# a collection view as written before mapping16's layout (rewritten at start, see Strato16)
+_OLD_COLLECTION = re.compile(
+    r"\(SELECT m\.rowid AS rowid, m\._chain AS _chain, (?P<picked>.*?) FROM "
+    + re.escape(physical("mapping"))
+    + r" m WHERE m\.collection_name = '(?P<var>(?:[^']|'')*)' AND m\.value NOT IN "
+    + re.escape(HIDDEN_VALUES)
+    + r" AND (?P<own>\(m\.address, m\._chain\) IN .*)\)\Z",
+    re.S,
+)
+
+
+def rewritten(source: str, cid_of: Callable[[str], int]) -> tuple[str, str] | None:
+    """A collection view's source and count source in mapping16's layout, when ``source``
+    is one written before it (else None)."""
+    m = _OLD_COLLECTION.match(source)
+    if m is None:
+        return None
+    var = m["var"].replace("''", "'")
+    own = m["own"]
+    own_k = own.replace("(m.address, m._chain)", "(k.address, k._chain)", 1)
+    own_m = own.replace("(m.address, m._chain)", "(+m.address, +m._chain)", 1)
+    return collection_source(m["picked"], cid_of(var), own_m), count_source(var, own_k)
+
+
+def collection_views(creator: str, cdef: ContractDef, cid_of: Callable[[str], int]) -> list[View]:
     out = []
     for sv in cdef.state_vars:
         t = sv.type
@@ -403,21 +458,12 @@ def collection_views(creator: str, cdef: ContractDef) -> list[View]:
             kind = sql_kind(kt)
             cols.append((kname, "decimal" if kind == "decimal" else kind))
             exprs.append("m._k1" if i == 0 else extract("m.key", kname, kind))
-        out.append(
-            _view(
-                f"{creator}-{cdef.name}-{sv.name}",
-                cols,
-                exprs,
-                "m",
-                "mapping",
-                [
-                    f"m.collection_name = {lit(sv.name)}",
-                    f"m.value NOT IN {HIDDEN_VALUES}",
-                ],
-                creator,
-                cdef.name,
-            )
+        picked = ", ".join(f"{e} AS {quote(c[0])}" for c, e in zip(cols, exprs, strict=True))
+        source = collection_source(
+            picked, cid_of(sv.name), owned("m", creator, cdef.name, probe=True)
         )
+        counted = count_source(sv.name, owned("k", creator, cdef.name))
+        out.append((f"{creator}-{cdef.name}-{sv.name}", cols, source, counted))
     return out
 
 
@@ -480,7 +526,12 @@ class Strato16:
             f"{quote(PHYSICAL + n)};\n"
             for n in DROPPED
         )
+        had_counts = self.db.execute(
+            "SELECT 1 FROM sqlite_schema WHERE name = 'cirrus16:mapping_count'"
+        ).fetchone()
         self.db.executescript(drops + SCHEMA + trigger_sql())
+        self.layout = MappingLayout(self.db)
+        self._migrate(had_counts is not None)
         self.tables: dict[str, Table16] = {}
         self.published: dict[str, Table16] | None = None
         self._changed = True  # tables differ from the published ones
@@ -489,23 +540,55 @@ class Strato16:
         backend.extension = self
         backend.relation_sources.append(lambda _schema, t, name: self.relationships(t, name))
 
+    def _migrate(self, had_counts: bool) -> None:
+        """A data dir from before mapping16's layout: its rows renumbered, its collection
+        views' SQL rewritten (the same rows, read from their range), in one transaction."""
+        db = self.db
+        cols = [r[1] for r in db.execute("PRAGMA table_info(cirrus16_views)")]
+        own = not db.in_transaction
+        if own:
+            db.execute("BEGIN")
+        try:
+            if "counted" not in cols:
+                db.execute("ALTER TABLE cirrus16_views ADD COLUMN counted TEXT NOT NULL DEFAULT ''")
+            mapping16.migrate(db, had_counts)  # creates mapping16.SCHEMA
+            for name, source in db.execute(
+                "SELECT name, source FROM cirrus16_views WHERE counted = ''"
+            ).fetchall():
+                new = rewritten(source, self.layout.collection_id)
+                if new is not None:
+                    db.execute(
+                        "UPDATE cirrus16_views SET source = ?, counted = ? WHERE name = ?",
+                        (*new, name),
+                    )
+        except BaseException:
+            if own:
+                db.execute("ROLLBACK")
+            self.layout.reset()
+            raise
+        if own:
+            db.execute("COMMIT")
+
     def reload(self) -> None:
         tables: dict[str, Table16] = {}
         for name, cols in GLOBALS.items():
             tables[name] = self._table(name, cols, HISTORY_SOURCES.get(name, physical(name)))
         try:
-            rows = self.db.execute("SELECT name, columns, source FROM cirrus16_views").fetchall()
+            rows = self.db.execute(
+                "SELECT name, columns, source, counted FROM cirrus16_views"
+            ).fetchall()
         except sqlite3.OperationalError:
             rows = []
-        for name, cols, source in rows:
-            tables[name] = self._table(name, [tuple(c) for c in json.loads(cols)], source)
+        for name, cols, source, counted in rows:
+            tables[name] = self._table(name, [tuple(c) for c in json.loads(cols)], source, counted)
         self.tables = tables
         self._registered.clear()
+        self.layout.reset()  # after a rollback: nothing cached that it undid
         self._changed = True
 
     @staticmethod
-    def _table(name: str, cols: list[Any], source: str) -> Table16:
-        t = Table16(name, "strato16", source=source)
+    def _table(name: str, cols: list[Any], source: str, counted: str = "") -> Table16:
+        t = Table16(name, "strato16", source=source, count_source=counted)
         for c, kind, *fkey in cols:
             t.columns[c] = Column(c, kind)
             if fkey:
@@ -537,13 +620,14 @@ class Strato16:
             [(creator, cdef.name, b.name) for b in cdef.linearization],
         )
         views = [index_view(creator, cdef)]
-        views += collection_views(creator, cdef)
+        views += collection_views(creator, cdef, self.layout.collection_id)
         views += event_views(creator, cdef)  # after the collections: an event wins a name
-        for name, cols, source in views:
+        for name, cols, source, counted in views:
             old = self.tables.get(name)
             if (
                 old is not None
                 and old.source == source
+                and old.count_source == counted
                 and [(c.name, c.kind, *fkey_target16(old, c.name)) for c in old.columns.values()]
                 == cols
             ):
@@ -551,11 +635,19 @@ class Strato16:
             if name in GLOBALS:
                 continue
             self.db.execute(
-                "INSERT OR REPLACE INTO cirrus16_views (name, columns, source) VALUES (?, ?, ?)",
-                (name, json.dumps(cols), source),
+                "INSERT OR REPLACE INTO cirrus16_views (name, columns, source, counted) "
+                "VALUES (?, ?, ?, ?)",
+                (name, json.dumps(cols), source, counted),
             )
-            self.tables[name] = self._table(name, cols, source)
+            self.tables[name] = self._table(name, cols, source, counted)
             self._changed = True
+
+    def clear_rows(self) -> None:
+        """Empty the global tables (their views stay registered): before rebuilding them from
+        state, after a run that did not write them (``serve --cirrus-names seed``)."""
+        for name in GLOBALS:
+            self.db.execute(f"DELETE FROM {physical(name)}")
+        self.db.execute(f"DELETE FROM {mapping16.COUNTS}")
 
     def relationships(self, t: Table, name: str) -> list[Relationship]:
         """The relationships from ``t`` (a STRATO 16 table or view) to what ``name`` embeds

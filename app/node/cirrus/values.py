@@ -76,24 +76,20 @@ def glob_pattern(pattern: str) -> str:
 
 
 def convert(value: str, col: Column) -> Any:
-    if col.kind in ("int", "serial"):
-        v = value.strip()
-        try:
-            n = int(v) if len(v) < 4000 and v.isascii() else int("x")
-        except ValueError:
-            raise bad_value("int", value) from None
-        return encode_int(n) if col.kind == "int" else n
+    """A filter's text as the SQL parameter compared with column ``col``'s stored values, read
+    as PostgreSQL 14 reads input of the column's type (22P02 when it does not)."""
+    if col.kind == "int":
+        return _encode_numeric(numeric_input(value))
+    if col.kind == "serial":
+        return integer_input(value)
     if col.kind == "decimal":
-        v = value.strip()
-        if not DECIMAL_TEXT.match(v):
-            raise bad_value("decimal", value)
-        return v
+        d = numeric_input(value)
+        return str(d) if d.is_infinite() else value.strip(_PG_SPACE)
     if col.kind == "json":
         try:
-            parsed = json.loads(value, parse_float=decimal.Decimal)
-        except (ValueError, RecursionError):
+            return encode_json(_nested_numbers(parse_json(value)))
+        except RecursionError:
             raise bad_value("json", value) from None
-        return encode_json(parsed)
     if col.kind == "bool":
         v = value.strip().lower()
         if v in ("true", "t", "1", "yes", "on"):
@@ -102,6 +98,120 @@ def convert(value: str, col: Column) -> Any:
             return 0
         raise bad_value("bool", value)
     return value
+
+
+_PG_SPACE = " \t\n\r\f\v"  # what PostgreSQL's number inputs skip around the number
+# numeric's non-finite inputs (case-insensitive; Infinity since PostgreSQL 14). NaN sorts above
+# every number there, Infinity included; stored values are never NaN or infinite, so against
+# them NaN compares exactly as +Infinity does and is read as that.
+_NON_FINITE = {
+    "nan": "Infinity",
+    "infinity": "Infinity",
+    "+infinity": "Infinity",
+    "inf": "Infinity",
+    "+inf": "Infinity",
+    "-infinity": "-Infinity",
+    "-inf": "-Infinity",
+}
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def numeric_input(value: str) -> decimal.Decimal:
+    """A filter's text as PostgreSQL's ``numeric`` input reads it (spaces around, a sign, digits,
+    a point, an exponent up to +-1000, NaN, Infinity); 22P02 otherwise."""
+    v = value.strip(_PG_SPACE)
+    special = _NON_FINITE.get(v.lower())
+    if special is not None:
+        return decimal.Decimal(special)
+    if not DECIMAL_TEXT.match(v) or not _exponent_ok(v):
+        raise bad_value("decimal", value)
+    return decimal.Decimal(v)
+
+
+def _encode_numeric(d: decimal.Decimal) -> str:
+    """:func:`encode_int`'s order for any number: infinities beyond every integer's form, a
+    fraction just after its floor (so it equals no integer and sorts between two)."""
+    if d.is_infinite():
+        return ">~" if d > 0 else "<"
+    whole = d.to_integral_value(decimal.ROUND_FLOOR)
+    return encode_int(int(whole)) + ("" if whole == d else "~")
+
+
+def integer_input(value: str) -> int:
+    """A filter's text as PostgreSQL's ``integer`` input reads it: 22P02 for anything but
+    optionally signed digits, 22003 outside 32 bits."""
+    v = value.strip(_PG_SPACE)
+    if not _INTEGER_TEXT.match(v):
+        raise QueryError(
+            400,
+            {
+                "hint": None,
+                "details": None,
+                "code": "22P02",
+                "message": f'invalid input syntax for type integer: "{value[:200]}"',
+            },
+        )
+    digits = v.lstrip("+-").lstrip("0")
+    n = int(v) if len(digits) <= 10 else 2**31
+    if not -(2**31) <= n < 2**31:
+        raise QueryError(
+            400,
+            {
+                "hint": None,
+                "details": None,
+                "code": "22003",
+                "message": f'value "{value[:200]}" is out of range for type integer',
+            },
+        )
+    return n
+
+
+MAX_EXPONENT = 1000  # PostgreSQL's numeric input refuses a written exponent beyond +-1000
+
+
+def _exponent_ok(number: str) -> bool:
+    """True unless ``number`` (a valid numeric text) writes an exponent PostgreSQL refuses; also
+    what keeps ``1e999999999`` from being expanded into a billion-digit integer."""
+    _, e, exp = number.lower().partition("e")
+    return not e or abs(int(exp)) <= MAX_EXPONENT
+
+
+def _json_number(token: str) -> decimal.Decimal:
+    d = decimal.Decimal(token)
+    # the stored form writes a number's whole part in decimal digits (at most 4,300 in Python)
+    if not _exponent_ok(token) or d.adjusted() >= 4000:
+        raise bad_value("decimal", token)
+    return d
+
+
+def _json_constant(token: str) -> Any:
+    raise bad_value("json", token)  # NaN, Infinity, -Infinity: not JSON (Python accepts them)
+
+
+def parse_json(text: str) -> Any:
+    """A filter's or cast's JSON text as PostgreSQL's jsonb input reads it: numbers exact
+    (Decimal), NaN/Infinity refused (22P02 json), a written exponent beyond +-1000 refused
+    (22P02 numeric)."""
+    try:
+        return json.loads(text, parse_float=_json_number, parse_constant=_json_constant)
+    except (ValueError, RecursionError):
+        raise bad_value("json", text) from None
+
+
+def _nested_numbers(v: Any) -> Any:
+    """Numbers inside an array or object as the stored form's JSON text can hold them: stored
+    containers only ever hold integers, so a fraction there (written as a float) equals none."""
+    if isinstance(v, dict):
+        return {k: _nested(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_nested(x) for x in v]
+    return v
+
+
+def _nested(v: Any) -> Any:
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    return _nested_numbers(v)
 
 
 DECIMAL_COLLATION = "decimal_value"

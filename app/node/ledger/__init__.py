@@ -6,7 +6,9 @@ as ``Pending`` and only then hands out its hash. The block producer runs the que
 a block and commits the block, the results and the events in one SQLite transaction.
 
 Contract storage is written in snapshots (every few hundred blocks, every few seconds and at
-shutdown). On start the node loads the last snapshot and re-runs the blocks committed after it:
+shutdown), each writing only what changed since the last: the contract rows of changed
+contracts, and of their top-level mappings only the changed entries (``entries``, one row per
+entry). On start the node loads the last snapshot and re-runs the blocks committed after it:
 execution is deterministic (each block records its timestamp), so the state comes back exactly,
 and transactions still ``Pending`` run in new blocks. Nothing whose hash was returned is lost.
 

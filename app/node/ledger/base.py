@@ -33,7 +33,9 @@ from ..solidvm.ops import keccak256
 from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState
 from ..store import Store, dumps
+from ..timebox import call_bounded
 from ..vault import Vault
+from .codecache import UnitCache, collector_paused
 from .common import (
     DEFAULT_GAS_LIMIT,
     DEFAULT_GAS_PRICE,
@@ -43,6 +45,7 @@ from .common import (
     _to_address,
     parse_amount,
 )
+from .entries import EntryTracker
 from .readview import CommittedView
 from .watchdog import Watchdog
 
@@ -58,17 +61,18 @@ class LedgerBase:
         # sources compiled at run time by create()/create2() join the code table
         self.world.compile_hook = lambda src, vm: self.unit(vm, src)[1]
         self.world.test_clock = config.test_clock
-        self.units: dict[str, CompiledUnit] = {}
-        self.codes: dict[str, tuple[str, str]] = {}  # code hash -> (vm, source)
-        self.new_codes: set[str] = set()
+        self.units = UnitCache()
+        # code hash -> (vm, source) of the code deployed contracts run (the ``codes`` table)
+        self.codes: dict[str, tuple[str, str]] = {}
+        self.new_codes: set[str] = set()  # added since the last block: written with the next
         self.meta: dict[tuple[str, int], ContractMeta] = {}
         self.head = Head()
         self.queue: list[Sub] = []
         self.running: list[Sub] = []  # the batch the producer's worker is executing
         # held while a block is executed and committed (one block at a time, whatever thread)
         self.sealing = threading.Lock()
-        self.code_lock = threading.Lock()
-        self.seq_lock = threading.Lock()  # the compile cache, filled by the loop and the worker
+        self.code_lock = threading.Lock()  # ``codes`` and ``new_codes``
+        self.seq_lock = threading.Lock()  # transaction numbers, given out by the loop and workers
         # readers pin the committed block under it; the worker moves the head under it
         self.view_lock = threading.Lock()
         self._readers = 0  # views pinned now: the history is only pruned when none is
@@ -78,6 +82,8 @@ class LedgerBase:
         self.results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.dirty_contracts: dict[tuple[str, int], AccountState] = {}
         self.dirty_balances: set[tuple[str, int]] = set()
+        self.entry_tracker = EntryTracker()  # which mapping entries the next snapshot writes
+        self.var_ids: dict[tuple[str, str, str], int] = {}  # (chain, address, var) -> row id
         self.blocks_since_snapshot = 0
         self.last_snapshot = time.monotonic()
         self.started = time.time()
@@ -102,9 +108,12 @@ class LedgerBase:
         self.indexer = Indexer(backend, self.world, config.index_evm)
         self.collections = CollectionIndexer(backend, self.world)
         # STRATO 16's names beside the seed's (cirrus/strato16.py)
-        schema16 = Strato16(backend, only=config.cirrus_names == "strato16")
-        self.indexer16 = Indexer16(schema16, self.world)
-        self.collections.sinks.append(self.indexer16.write_entries)
+        # ("seed": none of them: no STRATO 16 rows are written, a later start rebuilds them)
+        self.indexer16: Indexer16 | None = None
+        if config.cirrus_names != "seed":
+            schema16 = Strato16(backend, only=config.cirrus_names == "strato16")
+            self.indexer16 = Indexer16(schema16, self.world)
+            self.collections.sinks.append(self.indexer16.write_entries)
 
     def _sub_from_row(self, row: Any) -> Sub:
         req = json.loads(row["request"])
@@ -238,28 +247,44 @@ class LedgerBase:
             return keccak256(source.encode()).hex()
         return keccak256(f"{vm}\0{source}".encode()).hex()
 
-    def unit(self, vm: str, source: str, stored: bool = False) -> tuple[str, CompiledUnit]:
-        """The compiled unit of a source (cached by code hash).
+    def unit(
+        self, vm: str, source: str, stored: bool = False, bounded: bool = False
+    ) -> tuple[str, CompiledUnit]:
+        """The compiled unit of a source (cached by code hash, see ``codecache``).
 
         ``stored`` code was accepted once already, maybe by this node started with
         ``--test-clock``: it compiles with ``fastForward`` declared, which then refuses to run
-        unless the node allows it.
+        unless the node allows it. A ``bounded`` compile (a request's, on a worker thread) stops
+        with a 400 after ``--compile-time-limit`` seconds. Compiling stores nothing: code joins
+        the ``codes`` table when a contract is deployed with it (``_keep_code``).
         """
         h = self.code_hash(vm, source)
         unit = self.units.get(h)
         if unit is None:
-            unit = compile_source(
-                source,
-                vm=vm,
-                test_clock=stored or self.config.test_clock,
-                checks=not stored,  # stored code loads as accepted, whatever checks came since
-            )
-            with self.code_lock:
-                self.units[h] = unit
-                if h not in self.codes:
-                    self.codes[h] = (vm, source)
-                    self.new_codes.add(h)
+            limit = self.config.compile_time_limit if bounded else 0.0
+            with collector_paused():
+                unit = call_bounded(
+                    limit,
+                    "the source",
+                    lambda: compile_source(
+                        source,
+                        vm=vm,
+                        test_clock=stored or self.config.test_clock,
+                        checks=not stored,  # stored code loads as accepted, whatever came since
+                    ),
+                )
+            unit = self.units.put(h, unit)
         return h, unit
+
+    def _keep_code(self, cdef: ContractDef) -> str:
+        """A contract was deployed with ``cdef``'s code: the code joins the ``codes`` table
+        (with the block being sealed) so that the contract loads again after a restart."""
+        h = self._code_of(cdef)
+        with self.code_lock:
+            if h not in self.codes:
+                self.codes[h] = (cdef.vm, cdef.source)
+                self.new_codes.add(h)
+        return h
 
     def _cdef(self, code_hash: str, name: str) -> ContractDef:
         vm, source = self.codes[code_hash]

@@ -6,19 +6,17 @@ Runs on the block producer's thread (see ``producer``), never on the event loop;
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
-from ..cirrus.indexer import cirrus_timestamp
-from ..solidvm import ContractDef
 from ..solidvm.ops import keccak256
 from ..store import dumps
-from .common import SNAPSHOT_EVERY_BLOCKS, SNAPSHOT_EVERY_SECONDS, Head, Sub, log
-from .snapshots import LedgerSnapshots
+from .common import SNAPSHOT_EVERY_BLOCKS, SNAPSHOT_EVERY_SECONDS, Head, Sub
+from .packing import pack_result
+from .reindex import LedgerReindex
 
 
-class LedgerBlocks(LedgerSnapshots):
+class LedgerBlocks(LedgerReindex):
     """Sealing blocks."""
 
     def _run_block(self, batch: list[Sub]) -> None:
@@ -72,7 +70,7 @@ class LedgerBlocks(LedgerSnapshots):
                 "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
                 "WHERE hash=?",
                 [
-                    (res["status"], dumps(res), number, i, sub.nonce, sub.hash)
+                    (res["status"], pack_result(res, block_hash), number, i, sub.nonce, sub.hash)
                     for i, (sub, res) in enumerate(zip(batch, results, strict=True))
                 ],
             )
@@ -90,16 +88,8 @@ class LedgerBlocks(LedgerSnapshots):
                         chain.to_row(),
                     )
             self.dirty_chains.clear()
-            db.execute("SAVEPOINT cirrus")
-            try:
-                self._index_block(number, block_hash, ts)
-            except Exception:
-                # Cirrus is derived data: a failure there must not stop the chain.
-                log.exception("indexing block %d failed; its Cirrus rows are missing", number)
-                db.execute("ROLLBACK TO cirrus")
-                self.indexer.backend.reload()
-            db.execute("RELEASE cirrus")
-            with self.code_lock:  # validation on the loop compiles into the same cache
+            self._index_block(number, block_hash, ts)  # never raises: see reindex.py
+            with self.code_lock:  # (``_keep_code`` adds under it)
                 new_codes = [(h, *self.codes[h]) for h in self.new_codes]
                 self.new_codes.clear()
             db.executemany(
@@ -124,70 +114,3 @@ class LedgerBlocks(LedgerSnapshots):
             for fut in self.watchers.pop(sub.hash, ()):
                 if not fut.done():
                     fut.set_result(res)
-
-    def _index_block(self, number: int, block_hash: str, ts: int) -> None:
-        """Cirrus rows for everything this block changed (called inside the block's commit)."""
-        ix = self.indexer
-        by_table: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
-        for k, (tx_hash, sender) in self._block_touched.items():
-            acct = self.world.accounts.get(k)
-            meta = self.meta.get(k)
-            if acct is None or acct.cdef is None or meta is None or not ix.indexed(acct.cdef):
-                continue
-            row = ix.row(acct, number, block_hash, ts, tx_hash, sender)
-            by_table.setdefault(meta.table, (acct.cdef, []))[1].append(row)
-        for table, (cdef, rows) in by_table.items():
-            ix.write_rows(table, cdef, rows)
-        db = self.store.db
-        db.execute("SAVEPOINT collections")
-        try:
-            self.collections.flush((number, block_hash, ts), self._collection_table)
-        except Exception:
-            # the contract rows stay; only this block's collection rows are missing
-            log.exception("indexing the collections of block %d failed", number)
-            db.execute("ROLLBACK TO collections")
-            ix.backend.reload()
-        db.execute("RELEASE collections")
-        hist: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
-        for table, cdef, row in self._pending_history:
-            row["block_hash"] = block_hash
-            row["block_timestamp"] = cirrus_timestamp(ts)
-            hist.setdefault(table, (cdef, []))[1].append(row)
-        for table, (cdef, rows) in hist.items():
-            ix.write_history(table, cdef, rows)
-        evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]], str, str]]] = {}
-        event_rows: list[tuple[str, str, list[tuple[str, str]], str, str]]
-        params: dict[tuple[str, str], list[str]] = {}
-        for tx_hash, chain, address, _contract, name, args_json in self._pending_events:
-            k2 = (chain, int(address, 16))
-            meta = self.meta.get(k2)
-            acct = self.world.accounts.get(k2)
-            if meta is None or acct is None or acct.cdef is None or not ix.indexed(acct.cdef):
-                continue
-            args = [(str(a[0]), str(a[1])) for a in json.loads(args_json)]
-            key = (meta.table, name)
-            sender = self._event_senders.get(tx_hash, "")
-            evs.setdefault(key, []).append((chain, address, args, tx_hash, sender))
-            params[key] = [a[0] for a in args]
-        for (table, name), event_rows in evs.items():
-            ix.write_events(
-                table, name, params[(table, name)], event_rows, (number, block_hash, ts)
-            )
-        db.execute("SAVEPOINT cirrus16")
-        try:
-            self.indexer16.flush(
-                (number, block_hash, ts),
-                list(self._block_touched),
-                self._pending_events,
-                self._event_senders,
-            )
-        except Exception:
-            log.exception("indexing block %d under STRATO 16's names failed", number)
-            db.execute("ROLLBACK TO cirrus16")
-            self.indexer16.layouts.clear()
-            ix.backend.reload()
-        db.execute("RELEASE cirrus16")
-        self._event_senders.clear()
-        self._block_touched.clear()
-        self._pending_history.clear()
-        self._pending_events.clear()

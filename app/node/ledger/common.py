@@ -32,12 +32,12 @@ TIME_LIMIT_PREFIX = "time limit exceeded:"  # the message of solidvm.runtime's t
 # transactions wait at most about this long (plus one transaction) behind a large request
 SLICE_SECONDS = 0.25
 PREPARE_ON_LOOP_MAX = 200  # larger requests are checked and signed on a worker thread
-SOURCE_ON_LOOP_MAX = 16_000  # characters of contract source compiled on the loop at most
 
 
 def source_size(txs: Any) -> int:
     """Characters of contract source in a request's CONTRACT payloads (a text or a collection);
-    uploads larger than ``SOURCE_ON_LOOP_MAX`` are compiled off the event loop."""
+    a request with any is checked off the event loop (compiling even a short source can take
+    long: compile time is not proportional to the length)."""
     total = 0
     for tx in txs if isinstance(txs, list) else ():
         payload = tx.get("payload") if isinstance(tx, dict) else None
@@ -122,16 +122,16 @@ class Sub:
     recorded: bool = False  # its row is in the database
 
     def request_json(self) -> str:
-        return dumps(
-            {
-                "type": self.type,
-                "payload": self.payload,
-                "gasLimit": self.gas_limit,
-                "gasPrice": self.gas_price,
-                "internal": self.internal,
-                "signature": self.signature,
-            }
-        )
+        """The stored request (its type is a column of the row; ``internal`` only when set)."""
+        req: dict[str, Any] = {
+            "payload": self.payload,
+            "gasLimit": self.gas_limit,
+            "gasPrice": self.gas_price,
+            "signature": self.signature,
+        }
+        if self.internal:
+            req["internal"] = True
+        return dumps(req)
 
 
 @dataclass

@@ -297,7 +297,7 @@ class LedgerExecutor(LedgerValidation):
             self._will_write(self.meta, k)
             self.meta[k] = ContractMeta(
                 acct.cdef.name,
-                self._code_of(acct.cdef),
+                self._keep_code(acct.cdef),
                 sub.sender if acct.creator is None else format(acct.creator, "040x"),
                 number,
                 sub.hash,
@@ -328,6 +328,9 @@ class LedgerExecutor(LedgerValidation):
                     self._pending_history.append((m.table, cdef, row))
             if addr == REGISTRY_ADDRESS and chain == "":
                 registry_touched = True
+        self.entry_tracker.note_tx(
+            res.journal, written, {(chain, int(addr, 16)) for chain, addr in res.created}
+        )
         for ev in res.events:
             chain_rec = self.chains.get(ev.chain_id) if ev.chain_id else None
             if chain_rec is not None and chain_rec.apply_event(ev.name, [v for _, v in ev.args]):
@@ -339,7 +342,7 @@ class LedgerExecutor(LedgerValidation):
         if res.journal:
             created = {(chain, int(addr, 16)) for chain, addr in res.created}
             self.collections.note_tx(res.journal, written, created, (sub.hash, sub.sender))
-        if res.created:
+        if res.created and self.indexer16 is not None:
             unit = None
             if sub.type == "CONTRACT":
                 unit = self.unit(sub.payload["metadata"].get("VM", "SolidVM"), sub.payload["src"])[

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import certs
-from ..chains import Chain
-from ..errors import ApiError, bad_request
+from ..chains import Chain, not_a_member
+from ..errors import ApiError
 from ..genesis import (
     FAUCET_AMOUNT,
     REGISTRY_ADDRESS,
@@ -118,12 +118,13 @@ class LedgerIdentities(LedgerResults):
         rec = self.chains.get(chain)
         return rec is not None and rec.is_member(self.cert_of_user(username))
 
-    def require_member(self, username: str, chain: str) -> Chain:
+    def require_member(self, username: str, chain: str, what: str = "chainid") -> Chain:
+        """The private chain ``chain`` (named by the request's field ``what``) when
+        ``username`` is one of its members. A chain that does not exist gets the same 403 as one
+        the user is not a member of, so that no outsider learns which chains exist."""
         rec = self.chains.get(chain)
-        if rec is None:
-            raise bad_request(f"Unknown chain {chain}")
-        if not rec.is_member(self.cert_of_user(username)):
-            raise ApiError(403, f"User {username} is not a member of chain {chain}")
+        if rec is None or not rec.is_member(self.cert_of_user(username)):
+            raise ApiError(403, not_a_member(username, chain, what))
         return rec
 
     def accessible_chains(self, username: str) -> list[Chain]:

@@ -23,7 +23,6 @@ from .blocks import LedgerBlocks
 from .common import (
     PREPARE_ON_LOOP_MAX,
     SLICE_SECONDS,
-    SOURCE_ON_LOOP_MAX,
     SWITCH_INTERVAL,
     ZERO_HASH,
     Sub,
@@ -52,6 +51,7 @@ class Ledger(LedgerBlocks):
         self._replay()
         self._index_collections_once()
         self._index_strato16_once()
+        self._rebuild_missed()
         if fresh:
             self._genesis()
         for row in self.store.all(
@@ -126,11 +126,9 @@ class Ledger(LedgerBlocks):
         if tx_params is not None and not isinstance(tx_params, dict):
             raise bad_request("txParams must be an object with gasLimit and gasPrice")
         args = (username, sender, txs, tx_params, query_chain, resolve)
-        if isinstance(txs, list) and (
-            len(txs) > PREPARE_ON_LOOP_MAX or source_size(txs) > SOURCE_ON_LOOP_MAX
-        ):
-            # checking, signing and recording thousands of transactions, or compiling a large
-            # source (the platform's Mercata bundle: 330,000 characters), takes a while
+        if isinstance(txs, list) and (len(txs) > PREPARE_ON_LOOP_MAX or source_size(txs) > 0):
+            # checking, signing and recording thousands of transactions, or compiling any
+            # source (bounded by --compile-time-limit), takes a while
             subs = await asyncio.to_thread(self._prepare, *args)
         else:
             subs = self._prepare(*args)
@@ -242,7 +240,8 @@ class Ledger(LedgerBlocks):
     async def create_chain(self, username: str, sender: str, body: Any) -> str:
         if self.halted:
             raise ApiError(503, self.halted)
-        payload = self.validate_chain(username, body)
+        # compiling the governance contract's source takes a while: off the loop
+        payload = await asyncio.to_thread(self.validate_chain, username, body)
         sub = self._new_sub(username, sender, "GENESIS", payload, "", None, resolve=True)
         sub.future = asyncio.get_running_loop().create_future()
         self._record([sub])

@@ -51,6 +51,8 @@ class CommittedView:
         self.balances = Table(self, world.balances)
         self.nonces = Table(self, world.nonces)
         self.meta = Table(self, meta)
+        # which chain is whose parent: set when a chain is made, never changed
+        self.chain_parents = world.chain_parents
 
     def get(self, c: Any, k: Any, default: Any = None) -> Any:
         v = c.get(k, MISSING)  # the live value first (see the module's docstring)

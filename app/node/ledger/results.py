@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,6 +12,7 @@ from .common import (
     RESULT_CACHE,
     pending_result,
 )
+from .packing import unpack_result
 
 
 class LedgerResults(LedgerBase):
@@ -27,11 +27,14 @@ class LedgerResults(LedgerBase):
         res = self.results.get(tx_hash)
         if res is not None:
             return res
-        row = self.store.one("SELECT status, result FROM txs WHERE hash=?", tx_hash)
+        row = self.store.one(
+            "SELECT t.status, t.result, b.hash FROM txs t LEFT JOIN blocks b "
+            "ON b.number = t.block_number WHERE t.hash=?",
+            tx_hash,
+        )
         if row is None or row["result"] is None:
             return pending_result(tx_hash)
-        parsed: dict[str, Any] = json.loads(row["result"])
-        return parsed
+        return unpack_result(row["result"], tx_hash, row["status"], row["hash"] or "")
 
     def results_of(self, hashes: Iterable[str]) -> list[dict[str, Any]]:
         return [self.result(h) for h in hashes]

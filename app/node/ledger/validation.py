@@ -54,7 +54,8 @@ class LedgerValidation(LedgerIdentities):
                 raise bad_request(f"{where}.payload must be an object")
             chain = norm_chain(payload.get("chainid") or query_chain, f"{where}.payload.chainid")
             if chain:
-                self.require_member(username, chain)
+                field = f"{where}.payload.chainid" if payload.get("chainid") else "chainid"
+                self.require_member(username, chain, field)
             if t == "CONTRACT":
                 out.append((t, self._check_upload(payload, where), chain))
             elif t == "FUNCTION":
@@ -90,8 +91,8 @@ class LedgerValidation(LedgerIdentities):
                 check_imports(p["src"])  # on the upload as sent: joining drops the file names
             except ParseError as exc:
                 raise bad_request(str(exc)) from None
-        try:
-            _, unit = self.unit(vm, src)
+        try:  # on a worker thread (see ``submit``): bounded by --compile-time-limit
+            _, unit = self.unit(vm, src, bounded=True)
         except ParseError as exc:
             raise bad_request(str(exc)) from None
         except SolidVMError as exc:
@@ -202,9 +203,7 @@ class LedgerValidation(LedgerIdentities):
             raise bad_request("At least one account must have a non-zero balance")
         parent = norm_chain(body.get("parentChain"), "parentChain")
         if parent:
-            if parent not in self.chains:
-                raise bad_request(f"Unknown parent chain {parent}")
-            self.require_member(username, parent)
+            self.require_member(username, parent, "parentChain")
         metadata = body.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise bad_request("metadata must be an object")
@@ -226,9 +225,7 @@ class LedgerValidation(LedgerIdentities):
             a, _, c = acct_text.partition(":")
             ptr_chain = "" if c in ("", "main") else norm_chain(c, "codePtr.account chain")
             if ptr_chain:
-                if ptr_chain not in self.chains:
-                    raise bad_request(f"codePtr: unknown chain {ptr_chain}")
-                self.require_member(username, ptr_chain)
+                self.require_member(username, ptr_chain, "codePtr.account")
             ptr = self.world.accounts.get((ptr_chain, int(norm_address(a, "codePtr.account"), 16)))
             if ptr is None or ptr.cdef is None:
                 raise bad_request(f"codePtr: no contract at {acct_text}")

@@ -12,16 +12,18 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute
 
+from ..connections import client_gone
 from ..errors import ApiError, bad_request
 from ..jsondecode import NotDecoded, loads_exactly, loads_in_pieces
 from ..jsonenc import compact_json, compact_json_in_pieces
 from ..ledger import Ledger
 from ..numbers import is_ascii_digits
 from ..oidc import InvalidJwt, OidcIssuer
+from ..text import may_hold_surrogate, refusal, surrogate_path
 from ..users import UserStore
 
 log = logging.getLogger("stratoscope.node")
@@ -66,9 +68,11 @@ async def json_answer(
 
 
 def decode_body(loads: Callable[[bytes], Any], raw: bytes) -> Any:
-    """``loads(raw)``, its errors as the 400 answers of every JSON route."""
+    """``loads(raw)``, its errors as the 400 answers of every JSON route. Text holding a lone
+    UTF-16 surrogate is refused here, for every route: it is not Unicode, and no text the
+    node stores (state, names, sources, metadata) may hold one (see app.node.text)."""
     try:
-        return loads(raw)
+        value = loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise bad_request(f"Error in $: request body is not valid JSON ({exc})") from None
     except ValueError:  # an integer literal beyond Python's int max-str-digits limit
@@ -78,6 +82,11 @@ def decode_body(loads: Callable[[bytes], Any], raw: bytes) -> Any:
         ) from None
     except RecursionError:
         raise bad_request("Error in $: request body nests too deeply") from None
+    if may_hold_surrogate(raw):
+        found = surrogate_path(value)
+        if found is not None:
+            raise bad_request(refusal(*found))
+    return value
 
 
 def iso(ts: int | float) -> str:
@@ -128,6 +137,9 @@ class ApiBase:
                 if isinstance(body, str) and exc.status == 400 and body.startswith("Need one"):
                     return PlainTextResponse(body, exc.status, headers=exc.headers)
                 return JsonBody(body, exc.status, headers=exc.headers)
+            except ClientDisconnect:  # nobody is left to answer: one log line, no traceback
+                client_gone(request.scope)
+                return Response(status_code=400)
             except Exception:
                 log.exception("unexpected error in %s %s", request.method, request.url.path)
                 return JsonBody(

@@ -11,6 +11,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..cirrus.http import prepare, search
 from ..cirrus.query import Query, QueryError
+from ..cirrus.schema_doc import schema_document
 from ..cirrus.stream import RowStream, open_rows
 from ..errors import ApiError
 from .base import ApiBase, JsonBody
@@ -49,7 +50,7 @@ class CirrusRoutes(ApiBase):
         return rows, total or 0
 
     async def cirrus_schema(self, request: Request) -> Response:
-        return JsonBody(self.ledger.indexer.backend.openapi())
+        return JsonBody(schema_document(self.ledger.indexer.backend.listed()))
 
     async def cirrus(self, request: Request) -> Response:
         if request.method != "GET":

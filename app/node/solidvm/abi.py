@@ -8,6 +8,7 @@ scalar is a string.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from .decimals import from_float, parse_decimal
@@ -59,14 +60,34 @@ def _bad(pname: str, t: Type, got: Any, why: str = "") -> ArgumentError:
     )
 
 
+# An address argument: 40 hex digits, or 0x and 1-40 hex digits. The platform also reads a bare
+# short form as hex ("10" is 0x10, "1e3" is 0x1e3), which silently sends to another account than
+# a client meaning a number expects; the sandbox asks for the 0x there. No sign, space or "_".
+_ADDRESS_ARG = re.compile(r"(?:0[xX]([0-9a-fA-F]{1,40})|([0-9a-fA-F]{40}))\Z")
+_ADDRESS_RULE = "expected 40 hex digits, or 0x and up to 40 hex digits"
+# A chain ID after "address:": hex digits, 0x optional (64 at most)
+_CHAIN_ARG = re.compile(r"(?:0[xX])?([0-9a-fA-F]{1,64})\Z")
+# An integer given as a string, as the platform's reader takes it: optional surrounding
+# whitespace, an optional "-", decimal digits or 0x and hex digits; no "+", no "_", no exponent.
+_INT_ARG = re.compile(r"\s*(-?)(?:0[xX]([0-9a-fA-F]+)|([0-9]+))\s*\Z")
+
+
 def _hex_int(s: str) -> int | None:
-    h = s[2:] if s[:2] in ("0x", "0X") else s
-    if not h or len(h) > 40 or not h.isascii():
+    """The address an address argument names (None when it is not one, see _ADDRESS_ARG)."""
+    m = _ADDRESS_ARG.match(s)
+    return None if m is None else int(m.group(1) or m.group(2), 16)
+
+
+def _int_arg(s: str) -> int | None:
+    m = _INT_ARG.match(s) if len(s) < 20_000 else None
+    if m is None:
         return None
+    sign, hexa, dec = m.groups()
     try:
-        return int(h, 16)
-    except ValueError:
+        n = int(hexa, 16) if hexa is not None else int(dec, 10)
+    except ValueError:  # more decimal digits than Python converts (sys.get_int_max_str_digits)
         return None
+    return -n if sign else n
 
 
 def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 0) -> Any:
@@ -81,13 +102,10 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
         elif isinstance(v, float) and v.is_integer():
             n = int(v)
         elif isinstance(v, str):
-            s = v.strip()
-            try:
-                if not s.isascii():
-                    raise ValueError(s)  # int() reads other scripts' digits: "٣" is 3
-                n = int(s, 16) if s[:2].lower() in ("0x", "-0x") else int(s, 10)
-            except ValueError:
+            parsed = _int_arg(v)  # ASCII digits only: int() reads other scripts' ("٣" is 3)
+            if parsed is None:
                 raise _bad(pname, t, v, "not an integer") from None
+            n = parsed
         else:
             raise _bad(pname, t, v)
         if vm == "EVM" and not t.fits(n):
@@ -118,7 +136,7 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
                 if isinstance(t, ContractType):
                     return ContractRef(t.name, a)
                 return Address(a)
-        raise _bad(pname, t, v, "expected 40 hex digits")
+        raise _bad(pname, t, v, _ADDRESS_RULE)
     if isinstance(t, AccountType):
         if isinstance(v, str):
             addr, _, chain = v.partition(":")
@@ -128,14 +146,12 @@ def decode_value(v: Any, t: Type, pname: str, vm: str = "SolidVM", depth: int = 
                     return Address(a)
                 if chain == "main":
                     return Address(a, "main")
-                c = _hex_int(chain) if len(chain) <= 40 else None
-                if c is None:
-                    try:
-                        c = int(chain[2:] if chain[:2] in ("0x", "0X") else chain, 16)
-                    except ValueError:
-                        raise _bad(pname, t, v, "bad chain id") from None
+                m = _CHAIN_ARG.match(chain)
+                if m is None:
+                    raise _bad(pname, t, v, "bad chain id: expected up to 64 hex digits")
+                c = int(m.group(1), 16)
                 return Address(a, "main" if c == 0 else format(c, "064x"))
-        raise _bad(pname, t, v, "expected an address with an optional :chainId")
+        raise _bad(pname, t, v, f"expected an address ({_ADDRESS_RULE}) with an optional :chainId")
     if isinstance(t, BytesType):
         if isinstance(v, str):
             h = v[2:] if v[:2] in ("0x", "0X") else v
@@ -227,10 +243,9 @@ def infer_value(v: Any, pname: str, depth: int = 0) -> Any:
         a = _hex_int(s)
         if a is not None:
             return Address(a)
-        try:
-            return int(s, 16)
-        except ValueError:
-            return v
+        if HEX_DIGITS.fullmatch(s[2:]):
+            return int(s[2:], 16)
+        return v
     if s.startswith('"'):
         try:
             text = json.loads(s)
@@ -262,6 +277,7 @@ def _inferred_type(v: Any) -> Type:
 
 
 STRING_T = StringType()
+HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
 
 
 def _decode_decimal(v: Any, t: Type, pname: str) -> DecimalValue:

@@ -43,10 +43,14 @@ def construct(
     value: int,
 ) -> None:
     """Run the constructors that create a contract of type ``cdef`` on ``acct``."""
-    if cdef.vm == "EVM":
-        run_linearized(ctx, cdef, acct, args, sender, value)
-    else:
-        run_constructor(ctx, cdef, acct, args, sender, value)
+    ctx.stack.append(acct.storage)
+    try:
+        if cdef.vm == "EVM":
+            run_linearized(ctx, cdef, acct, args, sender, value)
+        else:
+            run_constructor(ctx, cdef, acct, args, sender, value)
+    finally:
+        ctx.stack.pop()
 
 
 def run_constructor(

@@ -127,6 +127,10 @@ _ESCAPES = {
 }
 
 
+def _is_low_surrogate(h: str) -> bool:
+    return all(ch in "0123456789abcdefABCDEF" for ch in h) and 0xDC00 <= int(h, 16) <= 0xDFFF
+
+
 def _unescape(body: str, line: int, col: int) -> str:
     if "\\" not in body:
         return body
@@ -154,8 +158,21 @@ def _unescape(body: str, line: int, col: int) -> str:
             h = body[i + 1 : i + 5]
             if len(h) != 4 or not all(ch in "0123456789abcdefABCDEF" for ch in h):
                 raise ParseError("invalid \\u escape in string literal", line, col)
-            out.append(chr(int(h, 16)))
+            code = int(h, 16)
             i += 5
+            if 0xD800 <= code <= 0xDFFF:
+                # a string holds Unicode text: a surrogate only as the first half of a pair
+                low = body[i + 2 : i + 6] if body.startswith("\\u", i) else ""
+                if code <= 0xDBFF and len(low) == 4 and _is_low_surrogate(low):
+                    code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                    i += 6
+                else:
+                    raise ParseError(
+                        f"\\u{h} in string literal is a lone UTF-16 surrogate, not a character",
+                        line,
+                        col,
+                    )
+            out.append(chr(code))
         else:
             raise ParseError(f"unknown escape sequence '\\{e}' in string literal", line, col)
     return "".join(out)

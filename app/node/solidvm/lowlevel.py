@@ -73,6 +73,7 @@ class LowLevelCalls:
         def target_account(
             self, fr: Frame, target: Any, name: str
         ) -> tuple[AccountState, bool]: ...
+        def can_read(self, here: str, there: str) -> bool: ...
         def create_from(
             self,
             fr: Frame,
@@ -223,12 +224,11 @@ class LowLevelCalls:
         bound = self.bind_constructor(cdef, args)
         acct = self.create_from(fr, cdef, bound, None if salt is None else (salt, args))
         # the platform names the new collection after the first `username` string up the
-        # call stack (else BlockApps); the creating frame's storage is the one looked at here
-        user = fr.st.get("username")
+        # call stack, from the creating frame outwards (else BlockApps)
         reg = fr.ctx.registered
         if reg is None:
             reg = fr.ctx.registered = []
-        reg.append((acct, user if isinstance(user, str) and user else "BlockApps"))
+        reg.append((acct, first_username([*fr.ctx.stack, fr.st])))
         return Address(acct.address)
 
     def bind_constructor(self, cdef: ContractDef, args: list[Any]) -> list[Any]:
@@ -298,10 +298,34 @@ class LowLevelCalls:
 
     # ------------------------------------------------------------ introspection
 
+    def readable_chain(self, fr: Frame, a: Address, verb: str = "read") -> str:
+        """The chain ``a`` names as seen from frame ``fr``, refused (``inaccessible chain``)
+        unless code running there may see it: its own chain and its ancestors, the main chain
+        included, as for calls. Every builtin that looks at another account goes through
+        here, so that no contract learns anything of a chain it has no access to, not even
+        whether that chain or an account on it exists."""
+        chain = chain_key(fr, a)
+        here = fr.acct.chain
+        if chain != here and not self.can_read(here, chain):
+            raise ExecutionError(
+                f"inaccessible chain: accounts on chain {chain or 'main'} cannot be {verb} "
+                f"from chain {here or 'main'}",
+                "inaccessible chain",
+            )
+        return chain
+
     def account_at(self, fr: Frame, a: Any) -> AccountState | None:
+        """The account at ``a`` (``a.code``, ``.codehash``, ``.nonce``, ``.creator``,
+        ``.root``), on a chain the frame may read."""
         if not isinstance(a, Address):
             raise type_error(f"expected an address, got {describe(a)}")
-        return self.accounts.get((chain_key(fr, a), a.value))
+        return self.accounts.get((self.readable_chain(fr, a), a.value))
+
+    def balance_at(self, fr: Frame, a: Any) -> int:
+        """``a.balance``, on a chain the frame may read."""
+        if not isinstance(a, Address):
+            raise type_error(f"balance of {describe(a)}: not an address")
+        return self.balances.get((self.readable_chain(fr, a), a.value), 0)
 
     def root_of(self, fr: Frame, a: Any) -> int:
         """The user at the root of the creation tree of the contract at ``a`` (a user: itself)."""
@@ -315,3 +339,13 @@ class LowLevelCalls:
                 break
             acct, seen = parent, seen + 1
         return acct.origin if acct.origin is not None else 0
+
+
+def first_username(storages: list[dict[str, Any]]) -> str:
+    """The first non-empty ``username`` string from the innermost storage outwards, else
+    ``BlockApps`` (the platform's user wallets hold one; STRATO 16 names views after it)."""
+    for st in reversed(storages):
+        user = st.get("username")
+        if isinstance(user, str) and user:
+            return user
+    return "BlockApps"

@@ -260,6 +260,18 @@ def chain_key(fr: Frame, a: Address) -> str:
     return c
 
 
+def is_ancestor_chain(parents: dict[str, str], here: str, there: str) -> bool:
+    """Whether ``there`` is an ancestor of chain ``here`` ("" = main, every private chain's);
+    ``parents`` maps a chain to its parent. Code on a chain may read its ancestors."""
+    c, seen = here, 0
+    while c and seen < 64:
+        c = parents.get(c, "")
+        if c == there:
+            return True
+        seen += 1
+    return False
+
+
 # ------------------------------------------------------------------ coercion
 
 Coercer = Callable[[Any], Any]
@@ -607,7 +619,7 @@ def dyn_member(fr: Frame, v: Any, name: str) -> Any:
         if name == "chainId":
             return chain_id_of(fr, v)
         if name == "balance":
-            return fr.ctx.world.balance_of(chain_key(fr, v), v)
+            return fr.ctx.world.balance_at(fr, v)
     raise ExecutionError(f"missing field: {name} of {describe(v)}", "missing field")
 
 

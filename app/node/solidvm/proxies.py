@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .binding import try_bind
 from .defs import CompiledFunction, ContractDef, StateVar
 from .errors import ExecutionError
-from .ops import Coercer, describe
+from .ops import Coercer, describe, is_ancestor_chain
 from .runtime import PUSHED, Frame
 from .values import Address, VariadicValue
 
@@ -159,27 +159,38 @@ def delegated_vars(acct: AccountState, layouts: list[ContractDef] | None = None)
     return out
 
 
-def logic_chain(acct: AccountState, v: Address) -> str:
+def logic_chain(acct: AccountState, v: Address, parents: dict[str, str]) -> str | None:
     """The chain of the contract a proxy's ``logicContract`` (``v``) points to: the proxy's own
-    unless the address names one ("main": the main chain)."""
-    return acct.chain if v.chain is None else ("" if v.chain == "main" else v.chain)
+    unless the address names one ("main": the main chain). None when the proxy's chain may not
+    read that one (only its own and its ancestors): such a logic contract counts as none, so
+    that a proxy shows nothing of a private chain its creator cannot see."""
+    here = acct.chain
+    if v.chain is None:
+        return here
+    chain = "" if v.chain == "main" else v.chain
+    if chain != here and not is_ancestor_chain(parents, here, chain):
+        return None
+    return chain
 
 
 def logic_contract(
-    accounts: dict[tuple[str, int], AccountState], acct: AccountState
+    accounts: dict[tuple[str, int], AccountState], acct: AccountState, parents: dict[str, str]
 ) -> ContractDef | None:
     """The contract the platform API types a proxy's calls with: the one at the address its
     ``logicContract`` variable holds (None when that is no contract)."""
     v = acct.storage.get("logicContract")
     if not isinstance(v, Address) or v.value == 0:
         return None
-    chain = logic_chain(acct, v)
-    logic = accounts.get((chain, v.value))
+    chain = logic_chain(acct, v, parents)
+    logic = accounts.get((chain, v.value)) if chain is not None else None
     return logic.cdef if logic is not None else None
 
 
 def proxied_method(
-    accounts: dict[tuple[str, int], AccountState], acct: AccountState, method: str
+    accounts: dict[tuple[str, int], AccountState],
+    acct: AccountState,
+    method: str,
+    parents: dict[str, str],
 ) -> ContractDef | None:
     """The platform API's rule for proxies (contracts named Proxy, UserRegistry, User): a call
     of ``method``, unless it is one of the proxy's own listed functions, is typed by the logic
@@ -190,7 +201,7 @@ def proxied_method(
     own = PROXY_NAMES.get(cdef.name)
     if own is None or method in own:
         return None
-    return logic_contract(accounts, acct)
+    return logic_contract(accounts, acct, parents)
 
 
 __all__ = [

@@ -66,6 +66,7 @@ class ExecContext:
         "origin",
         "overtime",
         "registered",
+        "stack",
         "steps",
         "timestamp",
         "world",
@@ -107,6 +108,9 @@ class ExecContext:
         # contracts made by the create/create2 builtins, each with the creator of the code
         # collection it registered (Cirrus names its STRATO 16 views after it)
         self.registered: list[tuple[AccountState, str]] | None = None
+        # the storage of every running call and constructor, outermost first: the create
+        # builtins name a collection after the first `username` up this stack
+        self.stack: list[dict[str, Any]] = []
         # Set (with max_steps = -1) by a watchdog when the transaction outlives its wall-clock
         # budget: the next step check then stops it with the time limit's message.
         self.overtime = 0.0
@@ -276,6 +280,8 @@ def invoke(
     for slot, t in fn.ret_init:
         loc[slot] = default_value(t)
     ctx.depth += 1
+    stack = ctx.stack
+    stack.append(fr.st)
     try:
         if fn.mods:
             run_modifiers(fr, fn, 0)
@@ -285,10 +291,12 @@ def invoke(
         # A failed call leaves nothing behind, as the platform drops a failed frame's writes: a
         # `try` in a caller keeps the caller's own writes and loses only the callee's.
         ctx.depth -= 1
+        stack.pop()
         if len(j) > mark:
             ctx.rollback(mark)
         raise
     ctx.depth -= 1
+    stack.pop()
     r = fr.ret
     if r is None:
         ctx.implicit = True

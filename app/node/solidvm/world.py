@@ -18,7 +18,7 @@ from .defs import CompiledFunction, ContractDef
 from .errors import ArgumentError, ExecutionError, SolidVMError, located
 from .history import History, Journal
 from .lowlevel import LowLevelCalls, unpack
-from .ops import Coercer, chain_key, copy_in, keccak256, make_coercer, type_error
+from .ops import Coercer, copy_in, is_ancestor_chain, keccak256, make_coercer, type_error
 from .proxies import (
     PROXY_NAMES,
     bind_fallback,
@@ -199,14 +199,7 @@ class World(LowLevelCalls):
 
     def can_read(self, here: str, there: str) -> bool:
         """A contract may read (not write) contracts on its ancestor chains."""
-        c = here
-        seen = 0
-        while c and seen < 64:
-            c = self.chain_parents.get(c, "")
-            if c == there:
-                return True
-            seen += 1
-        return False
+        return is_ancestor_chain(self.chain_parents, here, there)
 
     def get_account(self, address: str | int, chain_id: str = "") -> AccountState | None:
         return self.accounts.get((chain_id, _addr_int(address)))
@@ -346,7 +339,7 @@ class World(LowLevelCalls):
         """
         cdef = acct.cdef
         assert cdef is not None
-        logic = proxied_method(self.accounts, acct, method)
+        logic = proxied_method(self.accounts, acct, method, self.chain_parents)
         if logic is None:
             return cdef
         if method not in logic.functions:
@@ -662,23 +655,15 @@ class World(LowLevelCalls):
         from there (contracts on ancestor chains can be read, not written)."""
         if not isinstance(target, Address):
             raise type_error(f"cannot call '{name}' on a value that is not a contract")
-        chain = chain_key(fr, target)
+        # the chain first: whether a contract exists on a chain one may not read is not told
+        chain = self.readable_chain(fr, target, "called")
         acct = self.accounts.get((chain, target.value))
         if acct is None or acct.cdef is None:
             raise ExecutionError(
                 f"unknown contract: no contract at address {target.hex} to call '{name}' on",
                 "unknown contract",
             )
-        ro = fr.ro
-        if chain != fr.acct.chain:
-            if not self.can_read(fr.acct.chain, chain):
-                raise ExecutionError(
-                    f"inaccessible chain: contracts on chain {chain or 'main'} cannot be called "
-                    f"from chain {fr.acct.chain or 'main'}",
-                    "inaccessible chain",
-                )
-            ro = True
-        return acct, ro
+        return acct, fr.ro or chain != fr.acct.chain
 
     def transfer_value(self, fr: Frame, to: Any, amount: int, is_send: bool) -> bool:
         if not isinstance(to, Address):

@@ -119,18 +119,22 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.services.controller import AppController
+    from app.ui.shell.gui_gc import collect_in_gui_thread
     from app.ui.shell.icons import APP_ID, app_icon
     from app.ui.shell.main_window import MainWindow
+    from app.ui.shell.screen_fit import fit_dialogs
     from app.ui.shell.theme import apply_theme
     from app.ui.shell.welcome_dialog import welcome_after
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
+    collect_in_gui_thread(app)  # a worker thread must never free Qt objects
     app.setApplicationName("Stratoscope")
     app.setOrganizationName("Stratoscope")
     app.setDesktopFileName(APP_ID)  # packaging/<APP_ID>.desktop: the desktop's icon and name
     app.setWindowIcon(app_icon())
     apply_theme(app, args.theme or "system")
+    fit_dialogs(app)  # dialogs stay on a small screen, frame included
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     loop.set_default_executor(ThreadPoolExecutor(4, thread_name_prefix="stratoscope-io"))

@@ -199,7 +199,11 @@ class ConnectionDialog(QDialog):
         self.password.setPlaceholderText(
             "demo users: leave empty (password = user name)" if sandbox else ""
         )
-        self.adjustSize()
+        # the height follows the fields shown, the width stays (the app keeps it on screen)
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        self.resize(max(self.width(), self.minimumSizeHint().width()), self.sizeHint().height())
 
     def profile(self) -> Profile:
         """The profile the form describes (raises ProfileError when it is incomplete)."""

@@ -6,7 +6,7 @@ import asyncio
 
 import shiboken6
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPalette, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -38,7 +38,7 @@ from app.ui.panels.dashboard.panel import DashboardPanel
 from app.ui.panels.explorer.panel import ExplorerPanel
 from app.ui.panels.files.panel import FilesPanel
 from app.ui.panels.tables.panel import TablesPanel
-from app.ui.shell import window_state
+from app.ui.shell import screen_fit, window_state
 from app.ui.shell.connection_dialog import ConnectionDialog
 from app.ui.shell.icons import ICON_PROPERTY, retint, set_icon
 from app.ui.shell.inspector_dock import InspectorDock
@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.sandbox_log)
         self.tabifyDockWidget(self.inspector, self.sandbox_log)
         self.sandbox_log.hide()
+        screen_fit.size_dock_on_first_show(self, self.sandbox_log)
         for line in controller.sandbox.log:
             self.sandbox_log_view.appendPlainText(line)
         controller.sandbox.log_line.connect(self.sandbox_log_view.appendPlainText)
@@ -293,6 +294,7 @@ class MainWindow(QMainWindow):
         controller.account.changed.connect(self._on_account)
         controller.users_changed.connect(self._on_users)
         controller.message.connect(self._on_message)
+        controller.node_error.connect(self._on_node_error)
         controller.sandbox.state_changed.connect(self._on_sandbox_state)
         controller.tasks.busy_changed.connect(self._on_count)
         controller.pending.count_changed.connect(self._on_count)
@@ -387,6 +389,8 @@ class MainWindow(QMainWindow):
         self._update_pending()
 
     def _on_health(self, health: Health | None) -> None:
+        if health is not None:  # the node answers: what said it did not is over
+            self.message_bar.clear_topic("node")
         self._show_health()
 
     def _show_health(self) -> None:
@@ -441,9 +445,21 @@ class MainWindow(QMainWindow):
         }
         self.status_sandbox.setText(labels.get(state, state))
         self.restart_button.setVisible(state == "crashed")
+        if state == "running":
+            self.message_bar.clear_topic("sandbox")
 
     def _on_message(self, level: str, title: str, text: str, action: str = "") -> None:
-        self.message_bar.show_message(level, title, text, action)
+        topic = "sandbox" if action == "restart" else ""
+        self.message_bar.show_message(level, title, text, action, topic)
+
+    def _on_node_error(self, title: str, text: str) -> None:
+        """A failure to reach the node; over once it answers. "Sandbox node stopped" with its
+        Restart says more, and stays."""
+        bar = self.message_bar
+        if bar.isVisible() and bar.topic == "sandbox":
+            bar.history.append(("error", title, text))
+            return
+        bar.show_message("error", title, text, "", "node")
 
     def _on_message_action(self, action: str) -> None:
         if action == "sign-in":
@@ -614,21 +630,22 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ look and remembered state
 
     def _fit_screen(self) -> None:
-        """A start size that fits the screen (1100x760, less on a small one)."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        room = screen.availableGeometry().size() if screen is not None else None
-        width, height = 1100, 760
-        # the offscreen platform (tests, screenshots) has a nominal 800x600 screen, not a desk
-        real = QGuiApplication.platformName() != "offscreen"
-        if real and room is not None and room.width() > 0:
-            width, height = min(width, room.width()), min(height, room.height())
-        self.resize(width, height)
+        """A start size that fits the screen's available area with the window's frame
+        (1100x760, less on a small one); corrected once the window manager framed it."""
+        area = screen_fit.available_of(self)
+        if area is None:
+            self.resize(screen_fit.PREFERRED)
+        else:
+            self.resize(screen_fit.start_size(area, screen_fit.ESTIMATED_FRAME))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._icons_applied:  # qtawesome loads after the window is on screen
             self._icons_applied = True
             QTimer.singleShot(0, self, self.apply_icons)
+            # the frame is known once the window manager reparented the window
+            for delay in (100, 600):
+                QTimer.singleShot(delay, self, lambda: screen_fit.keep_on_screen(self))
 
     def apply_icons(self) -> None:
         """(Re)draw every icon in the palette's colours (at start, and when the theme changes)."""
@@ -689,6 +706,8 @@ class MainWindow(QMainWindow):
                 apply_theme(app, str(saved_theme))
             self.theme_actions[current_theme()].setChecked(True)
         window_state.restore(self, self.controller.setting(window_state.SETTINGS_KEY))
+        if self.isVisible():  # a geometry saved on a larger screen
+            QTimer.singleShot(0, self, lambda: screen_fit.keep_on_screen(self))
 
     async def save_state(self) -> None:
         """Remember the window (only once settings.json was read: else it would be emptied)."""

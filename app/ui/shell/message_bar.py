@@ -41,10 +41,21 @@ class MessageBar(QFrame):
         lay.addWidget(self.action)
         lay.addWidget(self.close_button)
         self.history: deque[tuple[str, str, str]] = deque(maxlen=MAX_MESSAGES)
+        self.topic = ""
         self.hide()
 
-    def show_message(self, level: str, title: str, text: str, action: str = "") -> None:
+    def clear_topic(self, topic: str) -> None:
+        """Hide the message shown if it is about ``topic`` (what it said is over)."""
+        if self.isVisible() and self.topic == topic:
+            self.hide()
+
+    def show_message(
+        self, level: str, title: str, text: str, action: str = "", topic: str = ""
+    ) -> None:
+        """``topic`` names what the message is about ("node": the node did not answer,
+        "sandbox": the embedded node stopped), for :meth:`clear_topic`."""
         self.history.append((level, title, text))
+        self.topic = topic
         icon = {"error": "✘", "warning": "⚠", "info": "i"}.get(level, "")
         self.text.setText(f"{icon} <b>{_esc(title)}</b>: {_esc(text)}")
         self.setProperty("level", level)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -84,6 +84,32 @@ TYPES = r"\b(u?int\d*|bytes\d*|bool|string|address|byte|account)\b"
 ERROR_RE = re.compile(r"line (\d+), column (\d+)")
 
 
+# Each theme's syntax colours, every one at least WCAG AA's 4.5:1 against its editor background
+# (the light theme's Base, the dark theme's; tests/gui/test_syntax_contrast.py computes them)
+LIGHT_EDITOR_BACKGROUND = "#ffffff"
+DARK_EDITOR_BACKGROUND = "#1e2024"  # app.ui.shell.theme.dark_palette's Base
+SYNTAX_LIGHT = {
+    "keyword": "#7a1fa2",
+    "type": "#00778a",
+    "number": "#a05a00",
+    "string": "#2e7d32",
+    "comment": "#666666",
+    "function": "#1f5fbf",
+}
+SYNTAX_DARK = {
+    "keyword": "#c678dd",
+    "type": "#56b6c2",
+    "number": "#d19a66",
+    "string": "#98c379",
+    "comment": "#959cab",
+    "function": "#61afef",
+}
+
+
+def syntax_colours(dark: bool) -> dict[str, str]:
+    return SYNTAX_DARK if dark else SYNTAX_LIGHT
+
+
 def _fmt(color: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
     f = QTextCharFormat()
     f.setForeground(QColor(color))
@@ -153,12 +179,21 @@ class SolidityHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document: QTextDocument, dark: bool = False) -> None:
         super().__init__(document)
-        kw, ty, num, st, com = (
-            ("#c678dd", "#56b6c2", "#d19a66", "#98c379", "#7f848e")
-            if dark
-            else ("#7a1fa2", "#00778a", "#a05a00", "#2e7d32", "#7a7a7a")
-        )
-        fn = "#61afef" if dark else "#1f5fbf"
+        self.tree: TreeSitterSolidity | None = None
+        self.line_spans: dict[int, list[tuple[int, int, str]]] = {}
+        self._set_formats(dark)
+
+    def set_dark(self, dark: bool) -> None:
+        """Switch to the other theme's colours (the app's theme changed) and repaint."""
+        if dark != self.dark:
+            self._set_formats(dark)
+            self.rehighlight()
+
+    def _set_formats(self, dark: bool) -> None:
+        self.dark = dark
+        c = syntax_colours(dark)
+        kw, ty, num, st = c["keyword"], c["type"], c["number"], c["string"]
+        com, fn = c["comment"], c["function"]
         self.capture_formats = {
             "keyword": _fmt(kw, bold=True),
             "type": _fmt(ty),
@@ -168,8 +203,6 @@ class SolidityHighlighter(QSyntaxHighlighter):
             "comment": _fmt(com, italic=True),
             "function": _fmt(fn),
         }
-        self.tree: TreeSitterSolidity | None = None
-        self.line_spans: dict[int, list[tuple[int, int, str]]] = {}
         self.solidvm_rule = (re.compile(r"\b(account|record|solidvm)\b"), _fmt(kw, bold=True))
         self.rules = [
             (re.compile(r"\b(" + "|".join(KEYWORDS) + r")\b"), _fmt(kw, bold=True)),
@@ -250,6 +283,12 @@ class SourceEditor(QPlainTextEdit):
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._scroll_gutter)
         self._update_margin()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        changed = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
+        if event.type() in changed:  # the theme switched: its colours
+            self.highlighter.set_dark(self.palette().base().color().lightness() < 128)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier

@@ -74,6 +74,7 @@ def schema() -> Strato16:
     head = (addr(1), "h1", "2025-01-15 10:20:30 UTC", "7", "balances", "Mapping")
     write_mapping(
         db,
+        s.layout,
         [
             (
                 *head,
@@ -194,8 +195,8 @@ def test_history_rows_are_appended_and_closed_when_read(schema: Strato16) -> Non
     head = (addr(1), "h2", "2025-01-16 08:00:00 UTC", "8", "balances", "Mapping")
     key = encode_json({"key": addr(5)})
     path = f"balances[{addr(5)}]"
-    write_mapping(db, [(*head, key, path, encode_json(4), "", addr(5))])
-    write_mapping(db, [(*head, key, path, encode_json(4), "", addr(5))])  # unchanged
+    write_mapping(db, schema.layout, [(*head, key, path, encode_json(4), "", addr(5))])
+    write_mapping(db, schema.layout, [(*head, key, path, encode_json(4), "", addr(5))])  # unchanged
     stored = db.execute(
         'SELECT valid_to FROM "cirrus16:history@mapping" WHERE path = ?', (path,)
     ).fetchall()

@@ -12,7 +12,7 @@ import pytest
 
 from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.encoding import encode_int, encode_json
-from app.node.cirrus.indexer16 import STAMP, UPSERT_MAPPING, UPSERT_STORAGE
+from app.node.cirrus.indexer16 import STAMP, UPSERT_STORAGE, write_mapping
 from app.node.cirrus.query import QueryError, parse_query
 from app.node.cirrus.strato16 import Strato16
 from app.node.solidvm import compile_source
@@ -75,8 +75,9 @@ def schema() -> Strato16:
             encode_int(key) if isinstance(key, int) else key,
         )
 
-    db.executemany(
-        UPSERT_MAPPING,
+    write_mapping(
+        db,
+        s.layout,
         [
             entry(addr(1), "balances", addr(5), 3),
             entry(addr(1), "balances", addr(6), 4, PRIVATE),

@@ -379,3 +379,12 @@ def test_parse_int_takes_exact_json_numbers() -> None:
     assert parse_int(Decimal("1.5")) is None and parse_int(Decimal("NaN")) is None
     assert UINT.from_wire(Decimal("7")) == 7
     assert parse_int("1e99999999") is None  # refused at once, not built
+
+
+def test_short_addresses_go_out_as_40_hex_digits() -> None:
+    """The node refuses a bare short address ("1e3" would read as hex): always send 40 digits."""
+    assert AbiType("address").to_wire("0x1E3") == "0" * 37 + "1e3"
+    assert AbiType("contract", name="C").to_wire(" 5 ") == "0" * 39 + "5"
+    assert AbiType("address").to_wire("ab" * 20) == "ab" * 20
+    assert AbiType("account").to_wire("0x509:main") == "0" * 37 + "509:main"
+    assert AbiType("account").to_wire("0x509") == "0" * 37 + "509"

@@ -140,10 +140,17 @@ def test_both_families_at_once_plain_name_first() -> None:
 
 
 class FakeClient:
-    """The three reads :func:`read_names` makes, answered from data."""
+    """The reads :func:`read_names` makes, answered from data; ``plain``: the node serves the
+    plain names bloc lists as tables (not a STRATO 16 node)."""
 
-    def __init__(self, schema: dict[str, Any], contracts: dict[str, Any], rows: list[Any]):
-        self.schema, self.listed, self.rows = schema, contracts, rows
+    def __init__(
+        self,
+        schema: dict[str, Any],
+        contracts: dict[str, Any],
+        rows: list[Any],
+        plain: bool = True,
+    ):
+        self.schema, self.listed, self.rows, self.plain = schema, contracts, rows, plain
         self.asked = 0
 
     async def cirrus_schema(self) -> dict[str, Any]:
@@ -154,6 +161,8 @@ class FakeClient:
         return self.listed
 
     async def cirrus(self, table: str, params: Any = None) -> tuple[list[Any], None]:
+        if self.plain and table in self.listed:
+            return [], None
         if table != "contract" or not self.rows:
             raise RequestError("not found", status=404)
         return self.rows, None
@@ -174,6 +183,13 @@ def test_a_node_that_describes_nothing_gets_creator_views_from_the_contract_tabl
     assert n.global_events
     seed = asyncio.run(read_names(FakeClient({}, {"Nest": []}, [])))
     assert seed.contract_tables("Nest") == ["Nest"] and not seed.global_events
+
+
+def test_a_strato16_node_that_describes_nothing_gets_its_views_not_the_plain_names() -> None:
+    rows = [{"creator": "BlockApps", "contract_name": "Nest"}]
+    n = asyncio.run(read_names(FakeClient({}, {"Nest": [], "Old": []}, rows, plain=False)))
+    assert n.contract_tables("Nest") == ["BlockApps-Nest"]
+    assert "Nest" not in n and "Old" not in n
 
 
 def test_the_book_rereads_when_a_new_contract_is_asked_for() -> None:

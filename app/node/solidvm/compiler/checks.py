@@ -242,10 +242,17 @@ def check_overrides(c: ContractDef) -> None:
                 continue
             first.setdefault(d.name or d.kind, d)
     ancestors = _parents_dfs(c)
+    # each ancestor's declarations by name, and the names below it, once (not once per name)
+    own = {id(x): _own_decls(x) for x in ancestors}
+    below_of: dict[int, set[str]] = {}
     for name, d in first.items():
-        having = [(x, _own_decl(x, name)) for x in ancestors]
+        having = [(x, own[id(x)].get(name)) for x in ancestors]
         found = [(x, p) for x, p in having if p is not None]
-        below = {a.name for x, _ in found for a in _parents_dfs(x)}
+        below: set[str] = set()
+        for x, _ in found:
+            if id(x) not in below_of:
+                below_of[id(x)] = {a.name for a in _parents_dfs(x)}
+            below |= below_of[id(x)]
         nearest = [(x, p) for x, p in found if x.name not in below]
         if not nearest:
             if d.override:
@@ -272,15 +279,16 @@ def check_overrides(c: ContractDef) -> None:
                 )
 
 
-def _own_decl(x: ContractDef, name: str) -> A.FunctionDecl | None:
-    """The first function ``name`` that contract ``x`` itself declares."""
+def _own_decls(x: ContractDef) -> dict[str, A.FunctionDecl]:
+    """The first function of each name that contract ``x`` itself declares."""
     assert x.decl is not None
+    out: dict[str, A.FunctionDecl] = {}
     for d in x.decl.parts:
-        if isinstance(d, A.FunctionDecl) and d.kind != "constructor" and (d.name or d.kind) == name:
+        if isinstance(d, A.FunctionDecl) and d.kind != "constructor":
             if d.kind == "function" and d.name == x.name:
                 continue
-            return d
-    return None
+            out.setdefault(d.name or d.kind, d)
+    return out
 
 
 class BodyChecker:
@@ -301,6 +309,10 @@ class BodyChecker:
         self.declared: set[str] = set()
         self.track_declared = d is not None
         self.returns: list[Type | None] = []
+        # ``dtype`` of the expressions of the statement being checked, by node: an operator
+        # chain asks for its operands' types at every level, which without it costs the
+        # square of the chain's length (a new statement may change the scopes: it starts afresh)
+        self._dtypes: dict[int, Type | None] = {}
         self.state: set[str] = set()
         for x in c.linearization:
             for sv in x.own_svars:
@@ -359,6 +371,7 @@ class BodyChecker:
 
     def declare(self, slot: A.VarSlot, has_value: bool) -> None:
         self.scopes[-1][slot.name] = self.resolve(slot.type)
+        self._dtypes.clear()
         if has_value and self.track_declared:
             if slot.name in self.declared:
                 fail("Multiple declaration.", slot)
@@ -381,6 +394,7 @@ class BodyChecker:
         self.declared = saved
 
     def stmt(self, s: A.Stmt) -> None:
+        self._dtypes.clear()
         if isinstance(s, A.ExprStmt):
             self.expr(s.expr)
         elif isinstance(s, A.VarDecl):
@@ -615,6 +629,15 @@ class BodyChecker:
 
         Literals, builtins and `.length` have no signedness there, so they give None here.
         """
+        if e is None:
+            return None
+        key = id(e)
+        if key in self._dtypes:
+            return self._dtypes[key]
+        t = self._dtypes[key] = self._dtype(e)
+        return t
+
+    def _dtype(self, e: A.Expr) -> Type | None:
         if isinstance(e, A.Ident):
             found, t = self.local_type(e.name)
             if found:

@@ -12,7 +12,6 @@ from ..errors import ExecutionError
 from ..ops import (
     as_bool,
     chain_id_of,
-    chain_key,
     check_int,
     copy_in,
     describe,
@@ -242,7 +241,7 @@ class ExpressionsMixin(CompilerBase):
             if name == "chainId":
                 return (lambda fr: chain_id_of(fr, base(fr))), UINT
             if name == "balance":
-                return (lambda fr: fr.ctx.world.balance_of(chain_key(fr, base(fr)), base(fr))), UINT
+                return (lambda fr: fr.ctx.world.balance_at(fr, base(fr))), UINT
             member = self.account_member(base, name, e)
             if member is not None:
                 return member

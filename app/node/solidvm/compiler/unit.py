@@ -453,23 +453,14 @@ class UnitCompiler(FileScopeMixin):
         c.functions = by_name
         # super lookups: for each contract in the linearization, the next implementation after it
         lin = c.linearization
+        impls = [_implementations(x) for x in lin]
         for i, base in enumerate(lin):
             for fn in base.own_functions:
-                key = (base.name, fn.name, len(fn.params))
-                for nxt in lin[i + 1 :]:
-                    impl = next(
-                        (
-                            g
-                            for g in nxt.own_functions
-                            if g.name == fn.name
-                            and len(g.params) == len(fn.params)
-                            and g.decl
-                            and g.decl.body is not None
-                        ),
-                        None,
-                    )
+                k2 = (fn.name, len(fn.params))
+                for later in impls[i + 1 :]:
+                    impl = later.get(k2)
                     if impl is not None:
-                        c.super_table[key] = impl
+                        c.super_table[(base.name, *k2)] = impl
                         break
 
     def merge_overloads(
@@ -490,22 +481,18 @@ class UnitCompiler(FileScopeMixin):
         for fn in base.own_functions:
             k = (fn.name, len(fn.params))
             arity[k] = arity.get(k, 0) + 1
+        index = _SigIndex(sigs)  # lookups by name and arity: a scan per function is quadratic
         for fn in base.own_functions:
             k = (fn.name, len(fn.params))
             sig = fn.signature
             if sig not in sigs and arity[k] == 1:
-                same = {
-                    id(g): g
-                    for g in sigs.values()
-                    if g.name == fn.name and len(g.params) == len(fn.params)
-                }
+                same = index.groups.get(k, {})
                 if len(same) == 1:
                     (old,) = same.values()
-                    for s2, g in list(sigs.items()):
-                        if g is old:
-                            sigs[s2] = fn
+                    for s2 in list(index.sigs_of[id(old)]):
+                        index.put(s2, fn)
             functions[k] = fn
-            sigs[sig] = fn
+            index.put(sig, fn)
 
     def compile_bodies(self, c: ContractDef) -> None:
         assert c.decl is not None
@@ -603,3 +590,41 @@ def holds_variadic(t: Type, stack: list[str]) -> bool:
         stack.pop()
         return found
     return False
+
+
+def _implementations(x: ContractDef) -> dict[tuple[str, int], CompiledFunction]:
+    """The first function of each name and arity that ``x`` itself implements (has a body)."""
+    out: dict[tuple[str, int], CompiledFunction] = {}
+    for g in x.own_functions:
+        if g.decl and g.decl.body is not None:
+            out.setdefault((g.name, len(g.params)), g)
+    return out
+
+
+class _SigIndex:
+    """A signature table (signature -> function) with the functions grouped by name and arity
+    and each function's signatures, kept in step as entries are set."""
+
+    def __init__(self, sigs: dict[str, CompiledFunction]) -> None:
+        self.sigs = sigs
+        self.groups: dict[tuple[str, int], dict[int, CompiledFunction]] = {}
+        self.sigs_of: dict[int, list[str]] = {}
+        for s, g in sigs.items():
+            self._add(s, g)
+
+    def _add(self, s: str, g: CompiledFunction) -> None:
+        self.groups.setdefault((g.name, len(g.params)), {})[id(g)] = g
+        self.sigs_of.setdefault(id(g), []).append(s)
+
+    def put(self, s: str, g: CompiledFunction) -> None:
+        prev = self.sigs.get(s)
+        if prev is g:
+            return
+        if prev is not None:
+            mine = self.sigs_of[id(prev)]
+            mine.remove(s)
+            if not mine:
+                del self.sigs_of[id(prev)]
+                del self.groups[(prev.name, len(prev.params))][id(prev)]
+        self.sigs[s] = g
+        self._add(s, g)

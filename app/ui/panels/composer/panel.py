@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QTextBrowser,
     QVBoxLayout,
@@ -38,8 +39,9 @@ from app.client.models import TxRequest, TxResult
 from app.client.scenario import Scenario
 from app.services.composer import Draft
 from app.services.controller import AppController
-from app.ui.panels.composer.build import Build, Problem, compile_front, failure_place
+from app.ui.panels.composer.build import Build, Problem, compile_front
 from app.ui.panels.composer.project_api import ProjectApi
+from app.ui.panels.composer.results import result_html
 from app.ui.panels.composer.scenarios import ScenarioBar
 from app.ui.panels.composer.source_pane import SAMPLES, SourcePane, go_to
 from app.ui.panels.composer.tests_view import TestsView
@@ -47,7 +49,6 @@ from app.ui.widgets.arg_editor import AddressBook, ArgumentsEditor, FittingScrol
 from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
 from app.ui.widgets.contact_name import ask_contact_name
-from app.ui.widgets.tx_render import returned_items, status_colour
 
 __all__ = ["SAMPLES", "ComposerPanel"]
 MAIN_CHAIN = "Main chain"
@@ -77,6 +78,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         self._stale = False  # the lists wait for the first user (sign-in), not the first show
         self.contract_rows: list[tuple[str, str, str]] = []
         self.last_results: list[TxResult] = []
+        self.block_numbers: dict[str, int] = {}  # hash -> block, of failures looked up
 
         # -- source side
         self.source = SourcePane(controller, self)
@@ -115,11 +117,6 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         df.addRow("VM", self.vm)
         df.addRow("", self.history)
         df.addRow("Constructor", self.deploy_args)
-        db = QHBoxLayout()
-        db.addWidget(self.deploy_button)
-        db.addWidget(self.deploy_batch)
-        db.addStretch(1)
-        df.addRow(db)
 
         # -- call tab
         self.known = QComboBox(self)
@@ -165,11 +162,6 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         cf.addRow("Function", self.function)
         cf.addRow("Arguments", self.call_args)
         cf.addRow("Value", self.value)
-        cb = QHBoxLayout()
-        cb.addWidget(self.call_button)
-        cb.addWidget(self.call_batch)
-        cb.addStretch(1)
-        cf.addRow(cb)
 
         # -- shared options, batch, result
         self.chain = QComboBox(self)
@@ -227,6 +219,26 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         self.compose_scroll = FittingScrollArea(self)
         self.compose_scroll.setObjectName("composerComposeScroll")
         self.compose_scroll.setWidget(compose)
+        # Deploy…/Call… under what scrolls, never below its fold (a small screen, long forms)
+        self.compose_actions = QStackedWidget(self)
+        self.compose_actions.setObjectName("composerActions")
+        for first, second in (
+            (self.deploy_button, self.deploy_batch),
+            (self.call_button, self.call_batch),
+        ):
+            row = QWidget(self.compose_actions)
+            rh = QHBoxLayout(row)
+            rh.setContentsMargins(0, 0, 0, 0)
+            rh.addWidget(first)
+            rh.addWidget(second)
+            rh.addStretch(1)
+            self.compose_actions.addWidget(row)
+        self.tabs.currentChanged.connect(self.compose_actions.setCurrentIndex)
+        composing = QWidget(self)
+        cl = QVBoxLayout(composing)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.compose_scroll, 1)
+        cl.addWidget(self.compose_actions)
         batch = QWidget(self)
         bl = QVBoxLayout(batch)
         bh = QHBoxLayout()
@@ -249,7 +261,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.setObjectName("composerRightSplit")
         right.setChildrenCollapsible(False)
-        right.addWidget(self.compose_scroll)
+        right.addWidget(composing)
         right.addWidget(results)
         right.setStretchFactor(0, 2)
         right.setStretchFactor(1, 1)
@@ -273,6 +285,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         split.setSizes([0, 400, 400])  # folded until a folder is open
         self.split = split
         self.sidebar.root_changed.connect(self._root_changed)
+        self.track_sidebar_width()
         self.tests_view = TestsView(controller, self, self)  # the Tests view: a sidebar tab
         self.add_sidebar_tab(self.tests_view, "Tests")
         self.tests_view.install_shortcuts(self, self.show_tests)
@@ -285,7 +298,12 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         # Tab follows the layout: the editor, the Deploy/Call tabs, their page ... the result
         self.source.focus_next = self.tabs
         self.source._documents_changed()
-        QWidget.setTabOrder(self.gas_price, self.output)
+        # after the form and its options, the buttons under them
+        QWidget.setTabOrder(self.gas_price, self.deploy_button)
+        QWidget.setTabOrder(self.deploy_button, self.deploy_batch)
+        QWidget.setTabOrder(self.deploy_batch, self.call_button)
+        QWidget.setTabOrder(self.call_button, self.call_batch)
+        QWidget.setTabOrder(self.call_batch, self.output)
         QWidget.setTabOrder(self.output, self.result)
         self._shortcuts()
 
@@ -321,6 +339,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             return
         below = results.minimumSizeHint().height()
         wanted = page.sizeHint().height() + 2 * self.compose_scroll.frameWidth()
+        wanted += self.compose_actions.sizeHint().height() + 6  # the buttons and a spacing
         top = max(min(wanted, total - below), total // 3)
         self.right_split.setSizes([top, total - top])
 
@@ -540,24 +559,55 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
     def _send(self, draft: Draft) -> None:
         self.result.setHtml("<i>Sending…</i>")
 
-        async def run() -> list[TxResult]:
+        # the form's contract is known; other calls of a batch are read from the node
+        known: dict[tuple[str, str, str], ContractSpec | None] = {}
+        if self.call_spec is not None:
+            here = self.call_address.text().strip().lower().removeprefix("0x")
+            known[(self.call_name.text().strip(), here, self._chain() or "")] = self.call_spec
+
+        async def run() -> tuple[list[TxResult], list[FunctionSpec | None]]:
             try:
-                return await self.composer.send(draft)
+                results = await self.composer.send(draft)
             except TransactionFailed as exc:
-                # a single failing transaction answers 422 with the VM's message only
-                return [TxResult("Failure", "", message=exc.message)]
+                # a single failing transaction answers 422 with the VM's message only: the
+                # transaction itself (hash, gas, block) is looked up
+                failed, block = TxResult("Failure", "", message=exc.message), -1
+                if len(draft.txs) == 1:
+                    failed, block = await self.composer.failed_result(draft.txs[0], exc.message)
+                if failed.hash and block >= 0:
+                    self.block_numbers[failed.hash] = block
+                results = [failed]
+            functions: list[FunctionSpec | None] = []
+            if len(results) == len(draft.txs):
+                functions = await self.composer.called_functions(draft.txs, known)
+            return results, functions
 
         self.controller.tasks.start(
             "Sending",
             run(),
-            on_done=while_alive(self, self.show_results),
+            on_done=while_alive(self, lambda done: self.show_results(*done)),
             on_error=while_alive(self, self._show_error),
         )
 
-    def show_results(self, results: list[TxResult]) -> None:
+    def show_results(
+        self, results: list[TxResult], functions: list[FunctionSpec | None] | None = None
+    ) -> None:
+        """``functions``: the function each result answers (its returns label the values)."""
         self.last_results = results
         self.places = []
-        parts = [self._result_html(r) for r in results]
+        called = list(functions or [])
+        called += [None] * (len(results) - len(called))
+        parts = [
+            result_html(
+                r,
+                f,
+                block=self.block_numbers.get(r.hash),
+                build=self.last_build,
+                specs=self.specs,
+                places=self.places,
+            )
+            for r, f in zip(results, called, strict=False)
+        ]
         self.result.setHtml("<hr>".join(parts))
         tracker = self.controller.pending
         for r in results:
@@ -571,34 +621,6 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             self.call_address.setText(created.address or "")
             if name in self.specs:
                 self._set_call_spec(self.specs[name])
-
-    def _result_html(self, r: TxResult) -> str:
-        rows = [f'<b style="color:{status_colour(r.status)}">{r.status}</b>']
-        if r.hash:
-            rows.append(f'hash <a href="tx:{r.hash}"><code>{r.hash}</code></a>')
-        if r.message and r.status != "Success":
-            rows.append(f'<span style="color:#c0392b"><b>{escape(r.message)}</b></span>')
-        pos = r.source_position if r.status == "Failure" else None
-        place = failure_place(pos, self.last_build, self.specs) if pos is not None else None
-        if place is not None:
-            self.places.append(place)
-            where = f'<a href="loc:{len(self.places) - 1}">{escape(place.where())}</a>'
-            rows.append(f"failed at {where}")
-        elif pos is not None:
-            rows.append(f"failed in {escape(pos.name)} at line {pos.line}, column {pos.column}")
-        if r.gas_used:
-            rows.append(f"gas used {r.gas_used:,}")
-        if r.tag == "Upload" and isinstance(r.contents, dict):
-            name = escape(str(r.contents.get("name", "")))
-            rows.append(f"created <b>{name}</b> at <code>{r.contents.get('address')}</code>")
-        elif r.tag == "Call":
-            rows.append("returned " + self._returned_html(r.values))
-        elif r.tag:
-            rows.append(f"{r.tag}: {escape(json.dumps(r.contents))}")
-        return "<br>".join(rows)
-
-    def _returned_html(self, values: list[Any]) -> str:
-        return ", ".join(returned_items(values, self._function())) or "nothing"
 
     def _link(self, url: QUrl) -> None:
         text = url.toString()

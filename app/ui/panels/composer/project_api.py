@@ -5,9 +5,9 @@ tabs. Mixed into :class:`ComposerPanel` (which keeps the panel's own jobs under 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QSplitter, QWidget
 
@@ -16,6 +16,11 @@ from app.ui.panels.composer.source_pane import SourcePane
 from app.ui.panels.composer.tests_view import TestsView
 from app.ui.widgets.source_editor import SourceEditor
 
+if TYPE_CHECKING:
+    from app.services.controller import AppController
+
+SIDEBAR_WIDTH_KEY = "composer_sidebar_width"  # in settings.json: the width the user dragged
+
 
 class ProjectApi(QWidget):
     source: SourcePane
@@ -23,6 +28,8 @@ class ProjectApi(QWidget):
     tests_view: TestsView
     _compose_asked = False  # Deploy & call was asked for while the tests were in front
     split: QSplitter
+    controller: AppController
+    _width_saver: QTimer | None = None
 
     @property
     def editor(self) -> SourceEditor:
@@ -115,11 +122,44 @@ class ProjectApi(QWidget):
         """Another view beside "Files" in the left sidebar (tests ...)."""
         self.sidebar.addTab(widget, title)
 
+    def default_sidebar_width(self) -> int:
+        """Room for file names such as ``CounterTest.sol`` beside a folder's indent, and for
+        the "Files" and "Tests" tabs side by side."""
+        em = self.fontMetrics().horizontalAdvance("M")
+        return max(em * 17, self.sidebar.tabBar().sizeHint().width() + em)
+
+    def sidebar_width(self) -> int:
+        """The width the user last dragged the sidebar to (kept across starts), else the
+        default."""
+        saved = self.controller.setting(SIDEBAR_WIDTH_KEY)
+        if isinstance(saved, int) and saved >= self.sidebar.minimumWidth():
+            return saved
+        return self.default_sidebar_width()
+
+    def track_sidebar_width(self) -> None:
+        """Remember the sidebar's width when the user drags it (saved once the drag ends)."""
+        self._width_saver = QTimer(self)
+        self._width_saver.setSingleShot(True)
+        self._width_saver.setInterval(500)
+        self._width_saver.timeout.connect(self._save_sidebar_width)
+        self.split.splitterMoved.connect(lambda _pos, _index: self._width_saver_start())
+
+    def _width_saver_start(self) -> None:
+        if self._width_saver is not None and self.split.sizes()[0] > 0:
+            self._width_saver.start()
+
+    def _save_sidebar_width(self) -> None:
+        width = self.split.sizes()[0]
+        if width > 0 and self.sidebar.currentWidget() is not self.tests_view:
+            self.controller.tasks.start(
+                "Saving settings", self.controller.save_settings(**{SIDEBAR_WIDTH_KEY: width})
+            )
+
     def unfold_sidebar(self, shown: bool = True) -> None:
         """Show the sidebar (its width taken from the editor's side: what is composed keeps
         its room) or fold it away."""
         sizes = self.split.sizes()
-        width = self.fontMetrics().horizontalAdvance("M") * 10
+        width = self.sidebar_width()
         if (shown and not self.split.isVisible()) or sum(sizes[1:]) < 2 * width:
             # not laid out yet (a restore at start): the sidebar keeps this width when the
             # splitter first gets its size (stretch 0), the other two share the rest

@@ -10,8 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.client.abi_types import FunctionSpec
 from app.client.models import TxResult
 from app.client.scenario import ReplayStep, Scenario
 from app.services.composer import Preview
@@ -28,7 +37,7 @@ class ScenarioBar(QWidget):
     def __init__(
         self,
         controller: AppController,
-        show_results: Callable[[list[TxResult]], None],
+        show_results: Callable[[list[TxResult], list[FunctionSpec | None]], None],
         show_error: Callable[[str], None],
         parent: QWidget | None = None,
     ) -> None:
@@ -53,15 +62,25 @@ class ScenarioBar(QWidget):
         self.replay_button.clicked.connect(self.open_scenario)
         self.scenario_status = QLabel("", self)
         name_widget(self.scenario_status, "composerScenarioStatus", "Scenario status")
+        # on its own line under the buttons: what it says never widens the composer's column
+        # (that squeezed the project sidebar to its tabs' scroll arrows), it wraps there
+        self.scenario_status.setWordWrap(True)
+        self.scenario_status.setSizePolicy(
+            QSizePolicy.Policy.Ignored, self.scenario_status.sizePolicy().verticalPolicy()
+        )
         self.composer.recording_changed.connect(self._on_recording)
         self.composer.replay_progress.connect(self._on_replay_progress)
         self.composer.result.connect(self._on_sent)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        lay = QHBoxLayout()
         lay.addWidget(self.record_button)
         lay.addWidget(self.save_scenario_button)
         lay.addWidget(self.replay_button)
-        lay.addWidget(self.scenario_status, 1)
+        lay.addStretch(1)
+        outer.addLayout(lay)
+        outer.addWidget(self.scenario_status)
 
     def _button(self, text: str, name: str, accessible: str) -> QPushButton:
         b = QPushButton(text, self)
@@ -161,7 +180,12 @@ class ScenarioBar(QWidget):
 
         def done(steps: list[ReplayStep]) -> None:
             results = [r for s in steps for r in s.results]
-            self.show_results(results)
+            functions = [
+                s.functions[i] if i < len(s.functions) else None
+                for s in steps
+                for i in range(len(s.results))
+            ]
+            self.show_results(results, functions)
             failed = any(r.status == "Failure" for r in results)
             self.scenario_status.setText(
                 f"Replayed {len(steps)} of {len(scenario.steps)} step(s)"

@@ -73,19 +73,21 @@ class WorkspaceStore:
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="composer-autosave")
 
     def save(self, state: dict[str, Any], changed: dict[str | None, str | None]) -> Future[None]:
-        """Write ``changed`` buffers (None deletes one) and then ``state``, on the worker."""
+        """Write ``state`` and then the ``changed`` buffers (None deletes one), on the worker."""
         return self._worker.submit(self._save, dict(state), dict(changed))
 
     def _save(self, state: dict[str, Any], changed: dict[str | None, str | None]) -> None:
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(self.directory, 0o700)  # the edits are the user's alone
+        # the state (folder, tabs) first: killed between the writes, edits on disk never go
+        # without the folder they belong to (a tab listed before its text is only unedited)
+        _write_private(self.directory / STATE_FILE, json.dumps(state, indent=1))
         for path, text in changed.items():
             target = self.buffers / f"{buffer_key(path)}.json"
             if text is None:
                 target.unlink(missing_ok=True)
             else:
                 _write_private(target, json.dumps({"path": path, "text": text}))
-        _write_private(self.directory / STATE_FILE, json.dumps(state, indent=1))
 
     def load(self) -> Future[Restored]:
         return self._worker.submit(self._load)

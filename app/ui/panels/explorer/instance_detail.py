@@ -268,7 +268,7 @@ class InstanceDetail(QWidget):
         """The table with the instance's rows only (all instances of a contract share it)."""
         inst = self.instance
         where = [Condition("address", "eq", inst.address)]
-        if inst.chain_id:
+        if inst.chain_id and self.tables.by_chain(table):
             where.append(Condition("chainId", "eq", inst.chain_id))
         self.table_requested.emit(table, CirrusQuery(table, where=Group("and", list(where))))
 

@@ -530,7 +530,8 @@ class TablesPanel(ReadsWhenShown):
                 # STRATO 16 keeps no history per contract: one global table, by address
                 history = "history@storage"
                 where = Group("and", [Condition("address", "eq", address)])
-                order = [Order("valid_from", desc=True)]
+                # versions of one second (valid_from) by their block: its number as text
+                order = [Order("valid_from", desc=True), Order("block_number", desc=True)]
             else:
                 history = history or HISTORY_PREFIX + table
                 where, order = _where(address, chain), [Order("block_number", desc=True)]

@@ -1,0 +1,318 @@
+"""A block's Cirrus rows, one contract's failure never costing the others theirs.
+
+Every block's rows are written at once inside the block's commit (the fast path). Should that
+raise, the block's Cirrus writes are rolled back and written again contract by contract, each
+in its own savepoint: a contract whose rows still fail is recorded (the ``cirrus_missed`` meta
+entry: chain, address, block) and logged once, the others keep theirs. At start the recorded
+contracts are indexed again from their state and the node's own event table
+(:meth:`LedgerReindex._rebuild_missed`), and the entries that succeed are dropped.
+
+The second pass and the rebuild write text holding a lone surrogate (state stored by older
+versions) with U+FFFD in its place (:class:`app.node.text.TextSafeConnection`): such state
+costs a retry, not its rows.
+
+The pending inputs of the block (contracts touched, collection changes, history rows, events,
+contracts created) are taken once per block (:class:`BlockWork`), so that a failure can never
+carry them into the next block (which made the raw events table repeat them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cirrus.indexer import cirrus_timestamp
+from ..solidvm import ContractDef
+from ..text import scrubbing
+from .common import log
+from .snapshots import LedgerSnapshots
+
+Key = tuple[str, int]  # (chain, address), as World.accounts is keyed
+Event = tuple[str, str, str, str, str, str]  # tx hash, chain, address, contract, name, args
+MISSED_KEY = "cirrus_missed"
+
+
+@dataclass
+class BlockWork:
+    """What one block left for the Cirrus indexers (copies: the ledger's lists are cleared)."""
+
+    touched: dict[Key, tuple[str, str]] = field(default_factory=dict)
+    collections: dict[Key, Any] = field(default_factory=dict)
+    history: list[tuple[str, ContractDef, dict[str, Any]]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    event_numbers: list[int] = field(default_factory=list)  # each event's place in the block
+    senders: dict[str, str] = field(default_factory=dict)
+    created16: list[Any] = field(default_factory=list)
+
+    def contracts(self) -> list[Key]:
+        """Every contract this work writes rows for, in a stable order."""
+        out: dict[Key, None] = dict.fromkeys(self.touched)
+        out.update(dict.fromkeys(self.collections))
+        out.update(dict.fromkeys(_row_key(r) for _, _, r in self.history))
+        out.update(dict.fromkeys(_event_key(e) for e in self.events))
+        out.update(dict.fromkeys(k for k, _, _ in self.created16))
+        return list(out)
+
+    def only(self, key: Key) -> BlockWork:
+        """The part of this work that writes ``key``'s rows."""
+        events = [(e, n) for e, n in zip(self.events, self.event_numbers, strict=True)]
+        mine = [(e, n) for e, n in events if _event_key(e) == key]
+        return BlockWork(
+            touched={k: v for k, v in self.touched.items() if k == key},
+            collections={k: v for k, v in self.collections.items() if k == key},
+            history=[h for h in self.history if _row_key(h[2]) == key],
+            events=[e for e, _ in mine],
+            event_numbers=[n for _, n in mine],
+            senders=self.senders,
+            created16=[c for c in self.created16 if c[0] == key],
+        )
+
+
+def _row_key(row: dict[str, Any]) -> Key:
+    return (str(row["chainId"]), int(str(row["address"]), 16))
+
+
+def _event_key(e: Event) -> Key:
+    return (e[1], int(e[2], 16))
+
+
+class LedgerReindex(LedgerSnapshots):
+    """Cirrus rows of a block, contract by contract when need be; rebuilding missed ones."""
+
+    def _take_work(self) -> BlockWork:
+        """The block's pending Cirrus inputs, the ledger's own cleared for the next block."""
+        work = BlockWork(
+            touched=dict(self._block_touched),
+            collections=self.collections.pending,
+            history=list(self._pending_history),
+            events=list(self._pending_events),
+            event_numbers=list(range(1, len(self._pending_events) + 1)),
+            senders=dict(self._event_senders),
+        )
+        ix16 = self.indexer16
+        if ix16 is not None:
+            work.created16, ix16.created = ix16.created, []
+        self.collections.pending = {}
+        self._block_touched.clear()
+        self._pending_history.clear()
+        self._pending_events.clear()
+        self._event_senders.clear()
+        return work
+
+    def _index_block(self, number: int, block_hash: str, ts: int) -> None:
+        """Cirrus rows for everything this block changed (inside the block's commit, which
+        goes on whatever happens here: Cirrus is derived data)."""
+        work = self._take_work()
+        block = (number, block_hash, ts)
+        db = self.store.db
+        db.execute("SAVEPOINT cirrus")
+        try:
+            self._write_work(block, work)
+            return
+        except Exception as exc:
+            db.execute("ROLLBACK TO cirrus")
+            self._forget_cirrus_writes()
+            log.warning(
+                "indexing block %d at once failed (%s: %s); indexing it contract by contract",
+                number,
+                type(exc).__name__,
+                exc,
+            )
+        finally:
+            db.execute("RELEASE cirrus")
+        try:
+            with scrubbing(db):
+                missed = self._write_by_contract(block, work)
+            if missed:
+                self._record_missed(number, missed)
+        except Exception:  # the block commits all the same: Cirrus is derived data
+            log.exception("indexing block %d contract by contract failed", number)
+
+    def _forget_cirrus_writes(self) -> None:
+        """After a rollback: the indexers' memory of tables and stamps the database lost."""
+        if self.indexer16 is not None:
+            self.indexer16.layouts.clear()
+        self.indexer.backend.reload()
+
+    def _write_by_contract(self, block: tuple[int, str, int], work: BlockWork) -> list[Key]:
+        """``work`` written one contract at a time; returns the contracts that failed."""
+        db = self.store.db
+        missed: list[Key] = []
+        for key in work.contracts():
+            db.execute("SAVEPOINT cirrus_one")
+            try:
+                self._write_work(block, work.only(key))
+            except Exception:
+                db.execute("ROLLBACK TO cirrus_one")
+                self._forget_cirrus_writes()
+                log.exception(
+                    "indexing contract %040x (chain %r) in block %d failed; its rows are "
+                    "rebuilt at the next start",
+                    key[1],
+                    key[0],
+                    block[0],
+                )
+                missed.append(key)
+            finally:
+                db.execute("RELEASE cirrus_one")
+        return missed
+
+    def _record_missed(self, number: int, keys: Iterable[Key]) -> None:
+        """Noted in the block's own commit: the rows are rebuilt at start if nothing else."""
+        have = self._missed()
+        have += [[chain, format(addr, "040x"), number] for chain, addr in keys]
+        self.store.db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            (MISSED_KEY, json.dumps(have)),
+        )
+
+    def _missed(self) -> list[list[Any]]:
+        row = self.store.db.execute("SELECT value FROM meta WHERE key=?", (MISSED_KEY,)).fetchone()
+        return list(json.loads(row[0])) if row else []
+
+    # ------------------------------------------------------------ one block's rows
+
+    def _write_work(self, block: tuple[int, str, int], work: BlockWork) -> None:
+        number, block_hash, ts = block
+        ix = self.indexer
+        by_table: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
+        for k, (tx_hash, sender) in work.touched.items():
+            acct = self.world.accounts.get(k)
+            meta = self.meta.get(k)
+            if acct is None or acct.cdef is None or meta is None or not ix.indexed(acct.cdef):
+                continue
+            row = ix.row(acct, number, block_hash, ts, tx_hash, sender)
+            by_table.setdefault(meta.table, (acct.cdef, []))[1].append(row)
+        for table, (cdef, rows) in by_table.items():
+            ix.write_rows(table, cdef, rows)
+        self.collections.pending = work.collections
+        try:
+            self.collections.flush(block, self._collection_table)
+        finally:
+            self.collections.pending = {}
+        hist: dict[str, tuple[ContractDef, list[dict[str, Any]]]] = {}
+        for table, cdef, row in work.history:
+            row["block_hash"] = block_hash
+            row["block_timestamp"] = cirrus_timestamp(ts)
+            hist.setdefault(table, (cdef, []))[1].append(row)
+        for table, (cdef, rows) in hist.items():
+            ix.write_history(table, cdef, rows)
+        self._write_seed_events(block, work.events, work.senders)
+        ix16 = self.indexer16
+        if ix16 is None:  # --cirrus-names seed: no STRATO 16 rows
+            return
+        ix16.created = list(work.created16)
+        try:
+            ix16.flush(block, list(work.touched), work.events, work.senders, work.event_numbers)
+        finally:
+            ix16.created = []
+
+    def _write_seed_events(
+        self, block: tuple[int, str, int], events: list[Event], senders: dict[str, str]
+    ) -> None:
+        ix = self.indexer
+        evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]], str, str]]] = {}
+        params: dict[tuple[str, str], list[str]] = {}
+        for tx_hash, chain, address, _contract, name, args_json in events:
+            k2 = (chain, int(address, 16))
+            meta = self.meta.get(k2)
+            acct = self.world.accounts.get(k2)
+            if meta is None or acct is None or acct.cdef is None or not ix.indexed(acct.cdef):
+                continue
+            args = [(str(a[0]), str(a[1])) for a in json.loads(args_json)]
+            key = (meta.table, name)
+            evs.setdefault(key, []).append(
+                (chain, address, args, tx_hash, senders.get(tx_hash, ""))
+            )
+            params[key] = [a[0] for a in args]
+        for (table, name), event_rows in evs.items():
+            ix.write_events(table, name, params[(table, name)], event_rows, block)
+
+    # ------------------------------------------------------------ at start
+
+    def _rebuild_missed(self) -> None:
+        """Index again, from their state and the recorded events, the contracts a failed
+        block missed; those that fail again stay recorded for the next start."""
+        missed = self._missed()
+        if not missed:
+            return
+        blocks_of: dict[Key, list[int]] = {}
+        for chain, address, number in missed:
+            blocks_of.setdefault((str(chain), int(str(address), 16)), []).append(int(number))
+        still: list[list[Any]] = []
+        with self.store.transaction() as db, scrubbing(db):
+            for key, numbers in blocks_of.items():
+                db.execute("SAVEPOINT cirrus_rebuild")
+                try:
+                    self._rebuild_one(key, sorted(set(numbers)))
+                except Exception:
+                    db.execute("ROLLBACK TO cirrus_rebuild")
+                    self._forget_cirrus_writes()
+                    log.exception(
+                        "rebuilding the Cirrus rows of contract %040x (chain %r) failed again",
+                        key[1],
+                        key[0],
+                    )
+                    still += [[key[0], format(key[1], "040x"), n] for n in numbers]
+                finally:
+                    db.execute("RELEASE cirrus_rebuild")
+            if still:
+                db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    (MISSED_KEY, json.dumps(still)),
+                )
+            else:
+                db.execute("DELETE FROM meta WHERE key=?", (MISSED_KEY,))
+        log.info(
+            "Cirrus: rebuilt the rows of %d of %d contracts a failed block had missed",
+            len(blocks_of) - len({(c, a) for c, a, _ in still}),
+            len(blocks_of),
+        )
+
+    def _block_stamp(self, number: int) -> tuple[int, str, int]:
+        b = self.store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
+        return (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
+
+    def _rebuild_one(self, key: Key, numbers: list[int]) -> None:
+        """``key``'s rows as of its state now (contract, history, collection and STRATO 16
+        storage and mapping rows) and its events of the blocks ``numbers``."""
+        acct = self.world.accounts.get(key)
+        meta = self.meta.get(key)
+        if acct is None or meta is None or self._collection_table(key) is None:
+            return  # gone, or not indexed: nothing to rebuild
+        assert acct.cdef is not None
+        row = self.store.one("SELECT sender FROM txs WHERE hash=?", meta.updated_tx)
+        sender = str(row["sender"]) if row else ""
+        block = self._block_stamp(meta.updated_block)
+        cx = self.collections
+        for cv in cx.vars_of(acct.cdef):
+            cx.mark_all(acct, cv, (meta.updated_tx, sender))
+        work = BlockWork(
+            touched={key: (meta.updated_tx, sender)},
+            collections={key: cx.pending.pop(key)} if key in cx.pending else {},
+        )
+        if meta.history:
+            hrow = self.indexer.row(acct, block[0], block[1], block[2], meta.updated_tx, sender)
+            work.history.append((meta.table, acct.cdef, hrow))
+        ix16 = self.indexer16
+        if ix16 is not None:
+            ix16.adopt(key, acct)
+            work.created16, ix16.created = ix16.created, []
+        self._write_work(block, work)
+        for number in numbers:
+            events = self.store.all(
+                "SELECT e.tx_hash, e.chain, e.address, e.contract, e.name, e.args, t.sender "
+                "FROM events e LEFT JOIN txs t ON t.hash = e.tx_hash WHERE e.block_number=? "
+                "ORDER BY e.id",
+                number,
+            )
+            work = BlockWork(senders={str(e[0]): str(e[6] or "") for e in events})
+            for i, e in enumerate(events, 1):
+                ev: Event = (str(e[0]), str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]))
+                if _event_key(ev) == key:
+                    work.events.append(ev)
+                    work.event_numbers.append(i)
+            if work.events:
+                self._write_work(self._block_stamp(number), work)

@@ -1,0 +1,87 @@
+"""A wall-clock bound on pure computation in a worker thread (compiling a source).
+
+A transaction's budget is enforced by the interpreter's step checks (ledger/watchdog.py); the
+compiler has no such checkpoints, and a Python thread cannot be stopped from outside. So a
+timer asks CPython to raise an exception in the compiling thread at its next bytecode
+(``PyThreadState_SetAsyncExc``): the compile stops and its core is free again. Only for code
+that holds no lock and writes no shared state while it runs, and never on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from .solidvm.errors import SolidVMError
+
+R = TypeVar("R")
+
+
+class TimeLimitError(SolidVMError):
+    """A compile ran past its bound (``--compile-time-limit``); the request gets a 400."""
+
+    kind = "compile time limit"
+
+
+class _Expired(BaseException):
+    """Raised asynchronously in the bounded thread: a BaseException, so that no
+    ``except Exception`` on its way swallows it."""
+
+
+def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
+    """Make ``thread_id`` raise ``exc`` at its next bytecode (None: forget a pending one)."""
+    obj = ctypes.py_object(exc) if exc is not None else None
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), obj)
+
+
+def call_bounded(seconds: float, what: str, fn: Callable[[], R]) -> R:
+    """``fn()``, stopped with :class:`TimeLimitError` once it has run ``seconds`` (0: no bound).
+
+    On the event loop's thread it runs unbounded (an exception there could land anywhere):
+    callers move the work to a worker thread first.
+    """
+    if seconds <= 0 or _on_loop():
+        return fn()
+    tid = threading.get_ident()
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                _raise_in(tid, _Expired)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    expired = False
+    try:
+        try:
+            timer.start()
+            result = fn()
+        finally:
+            timer.cancel()
+            with lock:
+                state["done"] = True
+                if state["fired"]:
+                    _raise_in(tid, None)  # fired but not delivered yet: nothing may leak out
+                    expired = True
+    except _Expired:
+        expired = True
+    if expired:
+        raise TimeLimitError(
+            f"compile time limit exceeded: {what} took longer than {seconds:g} s to compile "
+            "(the node's --compile-time-limit)"
+        )
+    return result
+
+
+def _on_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
