@@ -52,3 +52,54 @@ def compact_json_in_pieces(items: list[Any], piece: int = 256) -> bytes:
         return b"[]"
     parts = [compact_json(items[k : k + piece])[1:-1] for k in range(0, len(items), piece)]
     return b"[" + b",".join(parts) + b"]"
+
+
+def compact_json_nested_in_pieces(content: Any, piece: int = 256) -> bytes:
+    """``compact_json(content)``, byte for byte, with every object or array of more than
+    ``piece`` members (at any depth, under string keys) encoded ``piece`` members at a time:
+    a contract's state, one mapping of which may hold 100,000 entries, lets the event loop run
+    while a worker thread encodes it (see :func:`compact_json_in_pieces`)."""
+    if not _has_big(content, piece):
+        return compact_json(content)
+    if isinstance(content, list):
+        return b"[" + b",".join(_pieces(content, piece, lambda g: g)) + b"]"
+    items = list(content.items())
+    return b"{" + b",".join(_pieces(items, piece, dict)) + b"}"
+
+
+def _has_big(v: Any, piece: int) -> bool:
+    if isinstance(v, dict):
+        return len(v) > piece or any(
+            isinstance(k, str) and isinstance(x, dict | list) and _has_big(x, piece)
+            for k, x in v.items()
+        )
+    if isinstance(v, list):
+        return len(v) > piece or any(isinstance(x, dict | list) and _has_big(x, piece) for x in v)
+    return False
+
+
+def _pieces(members: list[Any], piece: int, make: Any) -> list[bytes]:
+    """The members (list elements, or an object's (key, value) pairs) encoded without their
+    brackets: runs of small members ``piece`` at a time, a large member on its own."""
+    is_obj = make is dict
+    out: list[bytes] = []
+    run: list[Any] = []
+
+    def flush() -> None:
+        if run:
+            out.append(compact_json(make(run))[1:-1])
+            run.clear()
+
+    for m in members:
+        value = m[1] if is_obj else m
+        big = isinstance(value, dict | list) and _has_big(value, piece)
+        if big and (not is_obj or isinstance(m[0], str)):
+            flush()
+            inner = compact_json_nested_in_pieces(value, piece)
+            out.append(compact_json(m[0]) + b":" + inner if is_obj else inner)
+            continue
+        run.append(m)
+        if len(run) >= piece:
+            flush()
+    flush()
+    return out

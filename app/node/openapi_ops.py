@@ -342,9 +342,14 @@ OPERATIONS: dict[str, S] = {
         "parameters": [
             CHAINID,
             query("name", STR, "only this state variable"),
-            query("offset", UINT, "of an array variable"),
-            query("count", UINT, "of an array variable"),
-            query("length", FLAG, "the length of an array variable"),
+            query(
+                "offset",
+                UINT,
+                "of an array variable's elements, or (sandbox) of a mapping's entries in stored "
+                "order (entries holding the default are not shown and not counted)",
+            ),
+            query("count", UINT, "of an array variable's elements or a mapping's entries"),
+            query("length", FLAG, "the length of an array variable, or a mapping's entries"),
         ],
         "responses": {
             **ok({"type": "object"}, "state variables and values"),

@@ -342,7 +342,8 @@ class CirrusBackend:
         if q.embeds or any(f.aggregate for f in q.fields):
             return False  # they read other tables, or every matching row
         if (
-            any(
+            t.kind == "contract"  # one row per address: other tables hold many (events, entries)
+            and any(
                 isinstance(f, Filter) and f.op == "eq" and not f.negate and f.column in INDEXED
                 for f in q.where.items
             )

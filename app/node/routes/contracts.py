@@ -4,19 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from ..errors import ApiError, bad_request
+from ..jsonenc import compact_json_nested_in_pieces
 from ..ledger import norm_address, norm_chain
+from ..ledger.readview import CommittedView
 from ..solidvm import ParseError, SolidVMError, compile_source
 from ..solidvm.abi import encode_value
 from ..solidvm.proxies import PROXY_NAMES, delegated_vars
 from ..solidvm.values import Address
+from ..state_pages import Budget, OverBudget, variable_answer, whole_state
 from ..timebox import call_bounded
 from .base import ApiBase, JsonBody, flag, int_param
+
+# the state route reads at most this many entries on the event loop; larger reads run one at a
+# time on a worker thread of its own (not the default pool, which the block producer's worker
+# uses; a second thread would add no CPU under the GIL, only contend with the loop for it)
+STATE_ON_LOOP_ENTRIES = 2_000
+_STATE_READS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="state-read")
 
 
 def merged_xabi(own: dict[str, Any], logic: dict[str, Any]) -> dict[str, Any]:
@@ -102,23 +112,36 @@ class ContractRoutes(ApiBase):
     async def contract_state(self, request: Request) -> Response:
         acct, addr, chain = self._contract(request)
         var = request.query_params.get("name")
-        state = self.ledger.read_state(addr, chain, var)
-        if var is not None:
-            if var not in state:
+        length = flag(request, "length")
+        offset = int_param(request, "offset", 0) or 0
+        count = int_param(request, "count")
+
+        def answer(view: CommittedView, budget: Budget) -> dict[str, Any]:
+            found = view.account(int(addr, 16), chain)
+            if found is None or found.cdef is None:  # (contracts are never removed)
+                raise bad_request(f"Couldn't find contract {acct.cdef.name} at address {addr}")
+            if var is None:
+                return whole_state(view, found, budget)
+            out = variable_answer(view, found, var, length, offset, count, budget)
+            if out is None:
                 raise bad_request(f"contract {acct.cdef.name} has no state variable {var!r}")
-            value = state[var]
-            if flag(request, "length") and isinstance(value, list | dict):
-                return JsonBody({var: len(value)})
-            if isinstance(value, list | dict):  # a mapping pages its keys in stored order
-                offset = int_param(request, "offset", 0) or 0
-                count = int_param(request, "count", len(value))
-                end = offset + (count if count is not None else len(value))
-                if isinstance(value, dict):
-                    value = dict(list(value.items())[offset:end])
-                else:
-                    value = value[offset:end]
-            return JsonBody({var: value})
-        return JsonBody(state)
+            return out
+
+        # a small answer is read on the loop; a large one (more entries than the budget
+        # allows) is read, and encoded in pieces, on a worker thread, pinned at a committed
+        # block, while the loop serves other requests
+        try:
+            return JsonBody(answer(self.ledger.committed(), Budget(STATE_ON_LOOP_ENTRIES)))
+        except OverBudget:
+            pass
+
+        def read() -> bytes:
+            with self.ledger.pinned_view() as view:
+                out = answer(view, Budget(None))
+            return compact_json_nested_in_pieces(out)
+
+        body = await asyncio.get_running_loop().run_in_executor(_STATE_READS, read)
+        return Response(body, media_type=JsonBody.media_type)
 
     async def contract_state_key(self, request: Request) -> Response:
         acct, _, _ = self._contract(request)

@@ -1,0 +1,333 @@
+"""A contract's state as the state route answers it: one variable's page, its length, or
+everything, encoded from a :class:`CommittedView` without copying what the answer leaves out.
+
+A page of a mapping walks the mapping's entries in stored order and stops after the page
+(entries holding the default are left out, as :func:`encode_value` leaves them out, so
+``offset`` counts the others). Entries before the page whose values are ints, bools or strings
+are passed a chunk of 1,024 at a time by counting defaults in C; other entries, and the page,
+are walked in Python. The walk reads the live mapping, each chunk in one C-level call (atomic
+for the producer's thread), and then asks the history whether a block after the pinned one
+wrote the mapping: if none did (before or after), what it read is the committed mapping; else
+(or if the mapping changed size under it) it walks the committed copy
+:meth:`CommittedView.items` makes (one C-level copy of the dict and the keys written since).
+
+Every function takes a :class:`Budget`: on the event loop, a small one, so that a large read
+stops early (:class:`OverBudget`) and the route runs it again on a worker thread.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from itertools import islice
+from typing import Any, TypeVar
+
+from .ledger.readview import CommittedView
+from .solidvm.abi import encode_value, key_text
+from .solidvm.errors import ExecutionError
+from .solidvm.proxies import delegated_vars
+from .solidvm.types import (
+    AddressType,
+    ArrayType,
+    DecimalType,
+    EnumType,
+    IntType,
+    MappingType,
+    StringType,
+    Type,
+)
+from .solidvm.values import (
+    Address,
+    ArrayValue,
+    MappingValue,
+    StructValue,
+    default_value,
+    is_default,
+)
+from .solidvm.world import AccountState
+
+CHUNK = 1024  # entries read from a live mapping per C-level call
+_CONTAINERS = (MappingValue, StructValue, ArrayValue)
+T = TypeVar("T")
+
+
+class OverBudget(Exception):
+    """The read would touch more entries than its budget allows (run it on a thread)."""
+
+
+class Budget:
+    """How many entries (of any container, at any depth) a read may still touch."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, entries: int | None) -> None:
+        self.left = entries
+
+    def spend(self, n: int) -> None:
+        if self.left is not None:
+            self.left -= n
+            if self.left < 0:
+                raise OverBudget
+
+    def spend_on(self, v: Any) -> None:
+        """Spend what reading ``v`` (any depth) costs; an unbounded budget does not look."""
+        if self.left is not None:
+            self.spend(size_upto(v, self.left))
+
+
+def size_upto(v: Any, limit: int) -> int:
+    """The entries of ``v`` at every depth (live; a cost estimate), counting past ``limit``
+    no further than needed to know it is past."""
+    if type(v) not in _CONTAINERS:
+        return 1
+    total = 1
+    for x in list(v.values() if isinstance(v, dict) else v):  # a C-level copy, as readers do
+        total += size_upto(x, limit - total) if type(x) in _CONTAINERS else 1
+        if total > limit:
+            break
+    return total
+
+
+class _Changed(Exception):
+    """The live mapping changed size under an iterator of a walk."""
+
+
+def _chunks(it: Iterator[T], offer_every: int = 1) -> Iterator[list[T]]:
+    """``it`` a chunk at a time, each chunk one C-level call: atomic for the writer thread.
+    On a worker thread, the GIL is offered to the event loop every ``offer_every`` chunks (else
+    the loop waits for the interpreter's 5 ms switch interval each time it wakes)."""
+    worker = threading.current_thread() is not threading.main_thread()
+    n = 0
+    while True:
+        try:
+            chunk = list(islice(it, CHUNK))
+        except RuntimeError:  # "dictionary changed size during iteration"
+            raise _Changed from None
+        if not chunk:
+            return
+        yield chunk
+        n += 1
+        if worker and n % offer_every == 0:
+            time.sleep(0)
+
+
+def committed_walk(view: CommittedView, m: MappingValue, walk: Callable[[dict[Any, Any]], T]) -> T:
+    """``walk(d)``, where ``d`` is ``m`` as committed: ``m`` itself if no block after the
+    pinned one wrote it, before the walk and after it (the walk must read ``d`` through
+    :func:`_chunks` and take its values' containers through ``view``), else a copy."""
+    h = view.history
+    if h is None:  # nothing executes beside the reader: the live mapping is committed
+        return walk(m)
+    if not h.keys_of(m, view.pinned):
+        try:
+            out = walk(m)
+            # live first, record second: a write the walk may have seen has its record by now
+            if not h.keys_of(m, view.pinned):
+                return out
+        except _Changed:
+            pass
+    # a committed copy (one C-level copy of the dict, then the few keys blocks wrote since)
+    return walk(view.items(m))
+
+
+def _is_default(view: CommittedView, x: Any, budget: Budget) -> tuple[bool, Any]:
+    """Whether committed value ``x`` is its type's default, and ``x`` as committed."""
+    if type(x) in _CONTAINERS:
+        budget.spend_on(x)
+        x = view.copy(x)
+    return is_default(x), x
+
+
+_SCALARS = frozenset((int, bool, str))
+
+
+def _shown_in(values: list[Any]) -> int | None:
+    """How many of ``values`` are not the default, counted in C when every one is an int, bool
+    or str (whose defaults, as is_default says, are 0, False and ""); None for others."""
+    if not set(map(type, values)) <= _SCALARS:
+        return None
+    return len(values) - values.count(0) - values.count("")  # (False == 0)
+
+
+def _scalar_prefix(d: dict[Any, Any], budget: Budget, limit: int) -> tuple[int, int]:
+    """(entries, shown entries among them) of the whole chunks at the start of ``d`` whose
+    values are all scalars and together show at most ``limit`` entries: counted in C."""
+    pos = passed = 0
+    for values in _chunks(iter(d.values()), 16):  # counted in C: about 0.1 ms a chunk
+        shown = _shown_in(values)
+        if shown is None or passed + shown > limit:
+            break
+        budget.spend(len(values))
+        pos += len(values)
+        passed += shown
+    return pos, passed
+
+
+def _shown(
+    view: CommittedView, d: dict[Any, Any], budget: Budget, skip: int = 0, pos: int = 0
+) -> Iterator[tuple[Any, Any]]:
+    """The (key, committed value) pairs of ``d`` from position ``pos`` the state shows (those
+    not holding the default), after the first ``skip`` of them."""
+    if skip:
+        pos, passed = _scalar_prefix(d, budget, skip)
+        skip -= passed
+    it = iter(d.items())
+    if pos:
+        next(islice(it, pos, pos), None)  # advanced in C (a changed size raises below)
+    limit = budget.left if budget.left is not None else sys.maxsize
+    n = 0
+    try:
+        for chunk in _chunks(it):
+            n += len(chunk)
+            if n > limit:
+                raise OverBudget
+            for k, x in chunk:
+                cls = type(x)
+                if cls is int or cls is str or cls is bool:  # as is_default decides
+                    if not x:
+                        continue
+                    committed = x
+                else:
+                    default, committed = _is_default(view, x, budget)
+                    if default:
+                        continue
+                if skip:
+                    skip -= 1
+                    continue
+                yield k, committed
+    finally:
+        if budget.left is not None:
+            budget.left -= n
+
+
+def _count_shown(view: CommittedView, d: dict[Any, Any], budget: Budget) -> int:
+    pos, passed = _scalar_prefix(d, budget, sys.maxsize)
+    return passed + sum(1 for _ in _shown(view, d, budget, 0, pos))
+
+
+def _value_encoder(t: Type) -> Callable[[Any], Any]:
+    """``encode_value(_, t)``, shorter for the usual value types of large mappings."""
+    if isinstance(t, IntType | EnumType | DecimalType):
+        return str  # what encode_value does for them
+    if isinstance(t, StringType):
+        return _same
+    return lambda v: encode_value(v, t)
+
+
+def _key_encoder(t: Type) -> Callable[[Any], str]:
+    """``key_text(_, t)``, shorter for the usual key types of large mappings."""
+    if isinstance(t, IntType):
+        return lambda k: str(k) if type(k) is int else key_text(k, t)
+    if isinstance(t, AddressType):
+        return lambda k: format(k.value, "040x") if type(k) is Address else key_text(k, t)
+    return lambda k: key_text(k, t)
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def mapping_entries(
+    view: CommittedView,
+    m: MappingValue,
+    mtype: MappingType,
+    offset: int,
+    count: int | None,
+    budget: Budget,
+) -> dict[str, Any]:
+    """Entries ``offset`` .. ``offset + count`` (all from ``offset`` if None) of mapping ``m``
+    as :func:`encode_value` shows the whole mapping, and in its order."""
+    key, value = _key_encoder(mtype.key), _value_encoder(mtype.value)
+
+    def walk(d: dict[Any, Any]) -> dict[str, Any]:
+        page = islice(_shown(view, d, budget, offset), count)
+        return {key(k): value(x) for k, x in page}
+
+    return committed_walk(view, m, walk)
+
+
+def mapping_length(view: CommittedView, m: MappingValue, budget: Budget) -> int:
+    """How many entries of ``m`` the state route shows (those not holding the default)."""
+    return committed_walk(view, m, lambda d: _count_shown(view, d, budget))
+
+
+def encode_var(view: CommittedView, raw: Any, t: Type, budget: Budget) -> Any:
+    """A state variable's whole value as the API returns it."""
+    if type(raw) is MappingValue and isinstance(t, MappingType):
+        return mapping_entries(view, raw, t, 0, None, budget)
+    budget.spend_on(raw)
+    return encode_value(view.copy(raw), t)
+
+
+def variable(view: CommittedView, acct: AccountState, name: str) -> tuple[Any, Type] | None:
+    """State variable ``name`` of ``acct`` (its own or one its logic contract keeps there) as
+    committed, with its type; None if it has no such (non-constant) variable."""
+    for sv in variables(view, acct):
+        if sv.name == name:
+            raw = view.get(acct.storage, name, None)
+            return (default_value(sv.type) if raw is None else raw), sv.type
+    return None
+
+
+def variables(view: CommittedView, acct: AccountState) -> list[Any]:
+    """The contract's non-constant state variables, its logic contract's after its own."""
+    assert acct.cdef is not None
+    svs = [sv for sv in acct.cdef.state_vars if not sv.constant]
+    if acct.layouts:  # a proxy keeps its logic contract's variables
+        svs += delegated_vars(acct, view.elements(acct.layouts))
+    return svs
+
+
+def whole_state(view: CommittedView, acct: AccountState, budget: Budget) -> dict[str, Any]:
+    """Every state variable of the contract, encoded as the API returns the state."""
+    if acct.cdef is None:
+        raise ExecutionError("no contract at this address", "unknown contract")
+    st = view.items(acct.storage)
+    out: dict[str, Any] = {}
+    for sv in variables(view, acct):
+        raw = st.get(sv.name, None)
+        if raw is None:
+            raw = default_value(sv.type)
+        out[sv.name] = encode_var(view, raw, sv.type, budget)
+    return out
+
+
+def variable_answer(
+    view: CommittedView,
+    acct: AccountState,
+    name: str,
+    length: bool,
+    offset: int,
+    count: int | None,
+    budget: Budget,
+) -> dict[str, Any] | None:
+    """``{name: value}``: the variable's length, its page (a mapping's keys or an array's
+    elements from ``offset``, at most ``count``), or its value. None: no such variable."""
+    found = variable(view, acct, name)
+    if found is None:
+        return None
+    raw, t = found
+    paged = offset > 0 or count is not None
+    if type(raw) is MappingValue and isinstance(t, MappingType):
+        if length:
+            return {name: mapping_length(view, raw, budget)}
+        return {name: mapping_entries(view, raw, t, offset, count, budget)}
+    if type(raw) is ArrayValue and isinstance(t, ArrayType) and (length or paged):
+        elems = view.elements(raw)  # one C-level copy of the references
+        if length:
+            return {name: len(elems)}
+        end = None if count is None else offset + count
+        page = elems[offset:end]
+        budget.spend(len(page))
+        return {name: [encode_var(view, e, t.elem, budget) for e in page]}
+    value = encode_var(view, raw, t, budget)
+    if isinstance(value, list | dict):  # a struct: its fields count and page
+        if length:
+            return {name: len(value)}
+        end = None if count is None else offset + count
+        value = (
+            dict(list(value.items())[offset:end]) if isinstance(value, dict) else value[offset:end]
+        )
+    return {name: value}
