@@ -31,6 +31,9 @@ class _Expired(BaseException):
     ``except Exception`` on its way swallows it."""
 
 
+REFIRE_SECONDS = 0.05  # how soon an undelivered expiry is raised again
+
+
 def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
     """Make ``thread_id`` raise ``exc`` at its next bytecode (None: forget a pending one)."""
     obj = ctypes.py_object(exc) if exc is not None else None
@@ -48,10 +51,15 @@ def call_bounded(seconds: float, what: str, fn: Callable[[], R]) -> R:
     tid = threading.get_ident()
     lock = threading.Lock()
     state = {"done": False, "fired": False}
+    finished = threading.Event()
 
     def fire() -> None:
-        with lock:
-            if not state["done"]:
+        # Raised again until the thread has ended the call: an asynchronous exception that
+        # lands in code which swallows what it raises (a __del__, a gc callback) is lost.
+        while not finished.wait(0 if not state["fired"] else REFIRE_SECONDS):
+            with lock:
+                if state["done"]:
+                    return
                 state["fired"] = True
                 _raise_in(tid, _Expired)
 
@@ -63,11 +71,19 @@ def call_bounded(seconds: float, what: str, fn: Callable[[], R]) -> R:
             timer.start()
             result = fn()
         finally:
-            timer.cancel()
-            with lock:
-                state["done"] = True
-                if state["fired"]:
-                    _raise_in(tid, None)  # fired but not delivered yet: nothing may leak out
+            # this clean-up may itself be hit by an exception fired meanwhile: it runs until
+            # it is through, and then nothing is pending for the thread any more
+            while True:
+                try:
+                    timer.cancel()
+                    with lock:
+                        state["done"] = True
+                        finished.set()
+                        if state["fired"]:
+                            _raise_in(tid, None)  # fired but not delivered: nothing leaks out
+                            expired = True
+                    break
+                except _Expired:
                     expired = True
     except _Expired:
         expired = True
