@@ -38,17 +38,20 @@ class ExplorerRoutes(ApiBase):
     """Blocks, transactions and accounts in strato-api's shapes."""
 
     def _blocks_json(
-        self, rows: list[Any], visible: Callable[[list[Any]], list[Any]]
+        self, rows: list[Any], visible: Callable[[list[Any]], list[Any]], by_block: bool = False
     ) -> list[dict[str, Any]]:
         """Blocks with the transactions ``visible`` keeps, read in one query (a page of 100
-        blocks was 100 queries on the loop, and as many look-ups of the caller's chains)."""
+        blocks was 100 queries on the loop, and as many look-ups of the caller's chains), or
+        ``by_block`` one query a block: a worker thread then holds the store's lock, which the
+        loop may be waiting for, for one block's rows at a time."""
         txs: dict[int, list[Any]] = {r["number"]: [] for r in rows}
-        if txs:
-            marks = ",".join("?" * len(txs))
+        groups = [[n] for n in txs] if by_block else [list(txs)] if txs else []
+        for numbers in groups:
+            marks = ",".join("?" * len(numbers))
             found = self.ledger.store.all(
                 f"SELECT * FROM txs WHERE block_number IN ({marks}) "
                 "ORDER BY block_number, tx_index",
-                *txs,
+                *numbers,
             )
             for t in visible(found):
                 txs[t["block_number"]].append(t)
@@ -65,7 +68,7 @@ class ExplorerRoutes(ApiBase):
             return [t for t in found if not t["chain"] or t["chain"] in visible]
 
         def build() -> bytes:
-            return compact_json_nested_in_pieces(self._blocks_json(rows, keep))
+            return compact_json_nested_in_pieces(self._blocks_json(rows, keep, by_block=True))
 
         return _json_bytes(await asyncio.to_thread(build))
 
