@@ -1,10 +1,11 @@
 """Large explorer answers do not stop the node's event loop (issue 26, item 7).
 
-The last 10 blocks of 2,000 transfers each are an 11 MB answer: read, built and encoded on the
-event loop they held ``GET /health`` 0.30-0.41 s (median 0.33 s over 5 reads, on a loaded
-2-core machine). Blocks holding many transactions, and long or large transaction lists, are now
-built and encoded on a worker thread (in pieces, so the loop runs between them): 0.01-0.05 s.
-The bound below is generous; the answers must not change.
+The last 20 blocks of 2,000 transfers each are a 22 MB answer: read, built and encoded on the
+event loop they held ``GET /health`` 0.53-0.67 s per read (median 0.57 s over 5 reads, load
+average 2.3 on 2 cores). Blocks holding many transactions, and long or large transaction
+lists, are now built and encoded on a worker thread (in pieces, so the loop runs between them):
+median 0.036 s (0.145 s with two CPU burners beside). The bound below is generous; the
+answers must not change.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import httpx
 
 from tests.integration.node_fixture import RunningNode, transfer_tx, wait_results
 
-BLOCKS = 10
+BLOCKS = 20
 PER_BLOCK = 2000
 READS = 5
-BOUND_S = 0.1  # median over the reads of the slowest /health answer during each read
+BOUND_S = 0.3  # median over the reads of the slowest /health answer during each read
 ETH = "/strato-api/eth/v1.2"
 
 
@@ -80,7 +81,7 @@ def test_health_answers_while_large_blocks_are_encoded(node: RunningNode) -> Non
     finally:
         stop.set()
         prober.join()
-    assert min(sizes) > 8_000_000
+    assert min(sizes) > 16_000_000
     worst = []
     for start, end in spans:
         during = [e - s for s, e in probes if s < end and e > start]
