@@ -37,6 +37,7 @@ from ..solidvm.types import (
 from . import mapping16
 from .backend import EXTENSION_KEY, CirrusBackend, Table, quote
 from .mapping16 import HIDDEN_VALUES, MappingLayout, bounds
+from .query import Filter, Query
 from .relations import Relationship, follows, qualified
 from .values import Column
 
@@ -259,6 +260,38 @@ class Table16(Table):
 
     def counted(self) -> str:
         return self.count_source
+
+    def range_hint(self, q: Query, limit: int, db: sqlite3.Connection) -> str:
+        """``mapping`` filtered on ``collection_name``: that name's range of rowids
+        (mapping16.py), unless an ``address`` filter picks few of its rows, which the address
+        index then finds faster. Reading the range in order stops at the page's end; the
+        address index reads every row of the address and sorts them (a token holding most of a
+        collection: 37 ms for 20 rows at 150,000 holders)."""
+        if self.name != "mapping" or q.order or q.count or q.embeds:
+            return ""
+        eq = {
+            f.column: f.value
+            for f in q.where.items
+            if isinstance(f, Filter) and f.op == "eq" and not f.negate
+        }
+        name = eq.get("collection_name")
+        if q.where.op != "and" or not isinstance(name, str):
+            return ""
+        row = db.execute("SELECT id FROM cirrus16_collections WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return ""
+        address = eq.get("address")
+        if isinstance(address, str):
+            (mine, total) = db.execute(
+                f"SELECT coalesce(sum(n * (address = ?)), 0), coalesce(sum(n), 0) FROM "
+                f"{mapping16.COUNTS} WHERE collection_name = ?",
+                (address, name),
+            ).fetchone()
+            # the range reads about limit * total / mine rows, the index mine (and sorts them)
+            if mine * mine <= limit * total:
+                return ""
+        lo, hi = bounds(int(row[0]))
+        return f"rowid BETWEEN {lo} AND {hi}"
 
 
 # ------------------------------------------------------------ view definitions

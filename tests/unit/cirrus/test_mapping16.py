@@ -215,3 +215,33 @@ def test_a_data_dir_from_before_is_renumbered_once(db: sqlite3.Connection) -> No
     snapshot = db.execute(f"SELECT rowid, path FROM {physical('mapping')}").fetchall()
     make(db)
     assert db.execute(f"SELECT rowid, path FROM {physical('mapping')}").fetchall() == snapshot
+
+
+def plan_of(s: Strato16, name: str, query: str) -> tuple[list[Any], str]:
+    params = [(k, v) for k, _, v in (p.partition("=") for p in query.split("&") if p)]
+    t = s.backend.table(name)
+    plan = s.backend.plan(t, parse_query(params), set(), s.db)
+    assert not isinstance(plan, list) and plan.sql is not None
+    steps = " ".join(r[3] for r in s.db.execute("EXPLAIN QUERY PLAN " + plan.sql, plan.args))
+    return rows(s, name, query), steps
+
+
+def test_the_mapping_table_read_by_collection_name_reads_its_range(
+    db: sqlite3.Connection,
+) -> None:
+    s = make(db)
+    got, steps = plan_of(s, "mapping", "collection_name=eq.notes&select=key")
+    assert "rowid>? AND rowid<?" in steps, steps
+    assert [r["key"]["key"] for r in got] == ["1", "2", "3", "4", "5"]
+    # a contract holding much of the collection: its first rows from the range, in order
+    got, steps = plan_of(
+        s, "mapping", f"collection_name=eq.balances&address=eq.{addr(1)}&limit=2&select=key"
+    )
+    assert "rowid>? AND rowid<?" in steps, steps
+    assert [r["key"]["key"] for r in got] == [addr(101), addr(102)]
+    # one holding little of it: found through the address index
+    got, steps = plan_of(
+        s, "mapping", f"collection_name=eq.balances&address=eq.{addr(3)}&limit=2&select=key"
+    )
+    assert "rowid>? AND rowid<?" not in steps and "address=?" in steps, steps
+    assert got == []  # a private chain's row: not for a user who is no member
