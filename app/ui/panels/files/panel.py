@@ -478,7 +478,7 @@ class FilesPanel(ReadsWhenShown):
             f"main chain, signed by {user}",
         ]
         sheet = self._sheet(request, what, f"Upload {local.name}?")
-        sheet.send_button.setText("Upload")
+        sheet.set_send_text("Upload")
 
         def finished(code: int) -> None:
             if code == QDialog.DialogCode.Accepted:
@@ -577,7 +577,7 @@ class FilesPanel(ReadsWhenShown):
             f"Hash on chain: {entry.hash or 'none'}",
         ]
         sheet = self._sheet(request, what, f"Attest {original_name(entry.key)}?")
-        sheet.send_button.setText("Attest")
+        sheet.set_send_text("Attest")
 
         def finished(code: int) -> None:
             if code == QDialog.DialogCode.Accepted:
