@@ -10,7 +10,7 @@ from pathlib import Path
 
 import qasync
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
@@ -51,10 +51,14 @@ def test_transfer_form_enter_after_completion_and_alt_s_open_the_sheet(
     qtbot.waitUntil(form.isActiveWindow)
     line = form.to.lineEdit()
     assert line is not None
-    line.setFocus()
-    qtbot.keyClicks(line, "bo")  # the completion fills in "bob — Globex / …"
+    qtbot.waitUntil(line.hasFocus)  # the keyboard starts in the New owner field, not on Cancel
+    # keys go where the window system sends them: the focus widget (the combo box, which
+    # hands them to its line edit itself)
+    focus = QApplication.focusWidget()
+    assert focus in (form.to, line)
+    qtbot.keyClicks(focus, "bo")  # the completion fills in "bob — Globex / …"
     assert line.text().startswith("bob — ")
-    qtbot.keyClick(line, Qt.Key.Key_Return)  # one press: the completion, then the sheet
+    qtbot.keyClick(focus, Qt.Key.Key_Return)  # one press: the completion, then the sheet
     sheet = _sheet_over(loop, form)
     head, body = request_of(sheet)
     assert head.endswith("/apps/CarDemo/car/transferOwnership")

@@ -143,6 +143,21 @@ class AssetForm(QDialog):
         room = screen.availableGeometry().height() - SCREEN_RESERVE if screen else body.height()
         self.scroller.setMinimumHeight(min(self.body.sizeHint().height(), max(room, 80)))
         super().showEvent(event)
+        self.focus_first_entry()
+
+    def focus_first_entry(self) -> None:
+        """The keyboard starts in the first entry (it started on *Cancel*: typing "bo" went
+        nowhere and Enter cancelled the form)."""
+        w: QWidget | None = self.body
+        while (w := w.nextInFocusChain() if w is not None else None) not in (None, self.body):
+            assert w is not None
+            if (
+                self.body.isAncestorOf(w)
+                and w.isEnabled()
+                and w.focusPolicy() & (Qt.FocusPolicy.TabFocus)
+            ):
+                w.setFocus(Qt.FocusReason.OtherFocusReason)
+                return
 
     def say(self, label: QLabel, text: str) -> None:
         """Show a message under the form, growing the dialog (within the screen) to fit it."""
@@ -456,6 +471,7 @@ class TransferAssetDialog(AssetForm):
         # Enter accepts the inline completion ("bo" → bob) and reviews in one press: the line
         # edit used to keep the key for the completion, so the form never heard it
         line.installEventFilter(self)
+        self.to.installEventFilter(self)  # the combo hands keys to its line edit directly
         self.note = QLabel("", self)
         self.note.setWordWrap(True)
         name_widget(self.note, "assetTransferNote", "What the transfer does")
@@ -470,7 +486,7 @@ class TransferAssetDialog(AssetForm):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (
-            watched is self.to.lineEdit()
+            watched in (self.to, self.to.lineEdit())
             and event.type() == QEvent.Type.KeyPress
             and isinstance(event, QKeyEvent)
             and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
