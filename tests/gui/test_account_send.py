@@ -83,8 +83,14 @@ def request_of(sheet: ConfirmDialog) -> tuple[str, dict[str, Any]]:
 
 
 def fill(qtbot: QtBot, dialog: SendDialog, recipient: str, amount: str) -> None:
+    """Type the recipient, then go on to the amount (leaving the recipient judges it)."""
+    if not dialog.isActiveWindow():
+        dialog.activateWindow()
+        qtbot.waitUntil(dialog.isActiveWindow)
+    dialog.recipient_edit.setFocus()
     dialog.recipient_edit.clear()
     qtbot.keyClicks(dialog.recipient_edit, recipient)
+    dialog.amount.setFocus()
     dialog.amount.clear()
     qtbot.keyClicks(dialog.amount, amount)
 

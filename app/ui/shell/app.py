@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -133,6 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("Stratoscope")
     app.setDesktopFileName(APP_ID)  # packaging/<APP_ID>.desktop: the desktop's icon and name
     app.setWindowIcon(app_icon())
+    from app.ui.shell.single_instance import SingleInstance, bring_forward, instance_name
+
+    instance = SingleInstance(instance_name(args.sandbox_dir))
+    if not instance.claim():
+        print("Stratoscope is already running with this sandbox: its window was brought forward.")
+        return 0
     apply_theme(app, args.theme or "system")
     fit_dialogs(app)  # dialogs stay on a small screen, frame included
     loop = qasync.QEventLoop(app)
@@ -142,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     controller = AppController(config_directory=args.config_dir, sandbox_dir=args.sandbox_dir)
     window = MainWindow(controller)
     window.follow_saved_theme = args.theme is None
+    instance.raise_requested.connect(functools.partial(bring_forward, window))
     bench = BenchProbe(os.environ.get(BENCH_ENV), controller, window)
     window.show()
     QTimer.singleShot(0, bench.shown)
@@ -159,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         loop.run_until_complete(done.wait())
     # Tear Qt objects down while the interpreter is whole: left to the final garbage
     # collection, PySide6 6.12 can free them in an order that aborts the process.
+    instance.close()
+    instance.raise_requested.disconnect()
     window.deleteLater()
     controller.deleteLater()
     del window, controller, bench

@@ -13,6 +13,7 @@ anything is sent.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -564,6 +565,10 @@ class ArgumentsEditor(QWidget):
     """All parameters of one function: structured editors or the raw JSON ``args`` object.
 
     Signals: changed(): any edit (the problems list is up to date when it fires).
+
+    A parameter's problems are shown in red once it has a value from the user (typed, picked,
+    set, or the raw JSON page); an untouched form only says which fields are left to fill in
+    (a red "an address is up to 40 hex digits" under a function just chosen read as an error).
     """
 
     changed = Signal()
@@ -600,19 +605,20 @@ class ArgumentsEditor(QWidget):
         self.problems_label = QLabel("", self)
         self.problems_label.setWordWrap(True)
         name_widget(self.problems_label, f"{name}Problems", "Problems with the arguments")
-        self.problems_label.setStyleSheet("color: #c0392b;")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.raw_toggle)
         lay.addWidget(self.stack)
         lay.addWidget(self.problems_label)
         self._raw_error = ""
+        self.touched: set[str] = set()  # the parameters the user gave a value
 
     def set_function(self, spec: FunctionSpec | None, vm: str = "SolidVM") -> None:
         self.spec, self.vm = spec, vm
         while self.form.rowCount():
             self.form.removeRow(0)
         self.editors = {}
+        self.touched = set()
         self.raw_toggle.blockSignals(True)
         self.raw_toggle.setChecked(False)
         self.raw_toggle.blockSignals(False)
@@ -624,7 +630,7 @@ class ArgumentsEditor(QWidget):
             self.form.addRow(QLabel("(no arguments)", self.form_page))
         for p in spec.params:
             ed = editor_for(p.type, p.name, self.form_page, self.book)
-            ed.changed.connect(self._update_problems)
+            ed.changed.connect(lambda n=p.name: self._edited(n))
             self.editors[p.name] = ed
             self.form.addRow(f"{p.name} ({p.type.describe()})", ed)
         self.stack.updateGeometry()  # the area asks for the new fields' height
@@ -639,6 +645,7 @@ class ArgumentsEditor(QWidget):
         return {n: ed.value() for n, ed in self.editors.items()}
 
     def set_values(self, values: dict[str, Any]) -> None:
+        self.touched.update(values)
         for n, ed in self.editors.items():
             if n in values:
                 ed.set_value(values[n])
@@ -647,13 +654,22 @@ class ArgumentsEditor(QWidget):
         self._update_problems()
 
     def problems(self) -> list[str]:
+        """Every problem, shown or not (what keeps Deploy/Call off)."""
+        return [str(p) for p in self._errors()]
+
+    def _errors(self) -> list[AbiTypeError]:
         if self.spec is None:
             return []
         try:
             values = self.values()
         except AbiTypeError as exc:
-            return [str(exc)]
-        return [str(p) for p in self.spec.problems(values, self.vm)]
+            return [exc]
+        return list(self.spec.problems(values, self.vm))
+
+    def touch_all(self) -> None:
+        """Show every problem in red (the user asked to send the form as it is)."""
+        self.touched.update(self.editors)
+        self._update_problems()
 
     def wire_args(self) -> dict[str, Any]:
         """The ``args`` object to send; raises AbiTypeError listing the first problem."""
@@ -702,6 +718,7 @@ class ArgumentsEditor(QWidget):
                 self.raw_toggle.blockSignals(True)
                 self.raw_toggle.setChecked(True)
                 self.raw_toggle.blockSignals(False)
+                self.problems_label.setStyleSheet("color: #c0392b;")
                 self.problems_label.setText(f"Fix the JSON first: {exc}")
                 return
             for n, ed in self.editors.items():
@@ -710,9 +727,26 @@ class ArgumentsEditor(QWidget):
             self.stack.updateGeometry()
         self._update_problems()
 
+    def _edited(self, name: str) -> None:
+        self.touched.add(name)
+        self._update_problems()
+
     def _update_problems(self) -> None:
-        found = self.problems()
-        self.problems_label.setText("\n".join(found[:8]) + ("\n…" if len(found) > 8 else ""))
+        raw = self.raw_toggle.isChecked()
+        shown, left = [], []
+        for e in self._errors():
+            top = re.split(r"[\[.:]", e.path, maxsplit=1)[0]
+            if raw or not e.path or top in self.touched:
+                shown.append(str(e))
+            elif top not in left:
+                left.append(top)
+        if shown:
+            self.problems_label.setStyleSheet("color: #c0392b;")
+            text = "\n".join(shown[:8]) + ("\n…" if len(shown) > 8 else "")
+        else:
+            self.problems_label.setStyleSheet("")  # a to-do, not an error
+            text = f"To fill in: {', '.join(left)}" if left else ""
+        self.problems_label.setText(text)
         self.changed.emit()
 
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QShowEvent
+from PySide6.QtGui import QFontDatabase, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -97,6 +97,13 @@ class ConfirmDialog(QDialog):
         self.activateWindow()
         self.raise_()
         self.cancel_button.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+
+    def set_send_text(self, text: str) -> None:
+        """Name the send button after what it does (*Upload*, *Attest*); Alt+S still sends
+        (a button's new text drops its old mnemonic, so the shortcut is set again)."""
+        self.send_button.setText(text)
+        self.send_button.setShortcut(QKeySequence("Alt+S"))
+        self.send_button.setToolTip(f"{text.replace('&', '')}: sign and send (Alt+S)")
 
     def _copy(self) -> None:
         copy_text(self.preview.curl(), self.copy_curl, "curl command")

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMenu,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableView,
@@ -32,7 +33,7 @@ from app.ui.models.transactions_model import HASH, MAIN, TransactionsModel
 from app.ui.panels.account.send_dialog import SendDialog
 from app.ui.shell.icons import set_icon
 from app.ui.shell.menus import make_action
-from app.ui.widgets.common import CopyField, QrCodeView, copy_text, name_widget
+from app.ui.widgets.common import CopyField, QrCodeView, copy_text, name_widget, while_alive
 from app.ui.widgets.scroll import scrolling_panel
 
 NO_IDENTITY = (
@@ -46,8 +47,18 @@ NO_KEY = (
     "the private key in its vault and signs transactions for you."
 )
 GAS_OFF = (
-    "gas is off on this node, so transactions are free and the faucet adds nothing "
-    "(the sandbox charges gas when started with --gas: Connection… > Charge gas)."
+    "Gas is off on this node: every transaction is free, so nobody needs tokens to deploy, "
+    "call or send, and the faucet has nothing to add. It funds accounts on a node that "
+    "charges gas."
+)
+GAS_OFF_SANDBOX = (
+    GAS_OFF + " To try fees and the faucet, restart the sandbox charging gas: its data stays."
+)
+GAS_OFF_REMOTE = GAS_OFF + " This node is not the sandbox: its operator decides about gas."
+CHARGE_GAS_ASK = (
+    "Restart the sandbox node charging gas?\n\nIts data stays. Every transaction then costs "
+    "gas, paid from the sender's balance, and the faucet funds accounts (2,000 tokens a "
+    "time). Connection… > Charge gas turns it off again."
 )
 CERT_ROWS = (
     ("commonName", "Common name"),
@@ -188,11 +199,17 @@ class AccountPanel(QWidget):
         self.faucet_status.setWordWrap(True)
         name_widget(self.faucet_status, "accountFaucetStatus", "Faucet result")
         self.faucet_hash = CopyField("accountFaucetHash", "Transaction hash", self.faucet_box)
+        # on a gas-free sandbox: the way to one that charges gas (where the faucet matters)
+        self.charge_gas_button = QPushButton("Restart the sandbox charging gas…", self.faucet_box)
+        name_widget(self.charge_gas_button, "accountChargeGas", "Restart the sandbox charging gas")
+        self.charge_gas_button.setVisible(False)
+        self.charge_gas_button.clicked.connect(self.ask_charge_gas)
         fb = QGridLayout(self.faucet_box)
         fb.addWidget(self.faucet_button, 0, 0)
         fb.addWidget(self.faucet_progress, 0, 1)
         fb.addWidget(self.faucet_status, 1, 0, 1, 2)
-        fb.addWidget(self.faucet_hash, 2, 0, 1, 2)
+        fb.addWidget(self.charge_gas_button, 2, 0, 1, 2, Qt.AlignmentFlag.AlignLeft)
+        fb.addWidget(self.faucet_hash, 3, 0, 1, 2)
 
         # -- recent transactions
         self.tx_model = TransactionsModel(self)
@@ -358,23 +375,79 @@ class AccountPanel(QWidget):
     def _on_health(self, _health: object) -> None:
         self._gas_note()
 
+    def _gas_off_text(self) -> str:
+        profile = self.controller.session.profile
+        return GAS_OFF_SANDBOX if profile is not None and profile.sandbox else GAS_OFF_REMOTE
+
     def _gas_note(self) -> None:
+        """On a gas-free node the faucet box says what the faucet does there (nothing needed)
+        and, on the sandbox, offers to restart it charging gas."""
         health = self.controller.session.health
         if health is None:
             return
-        if health.gas is False:
-            self.faucet_box.setToolTip(GAS_OFF)
-            if not self.faucet_status.text():
-                self.faucet_status.setText(GAS_OFF)
-        elif self.faucet_status.text() == GAS_OFF:
+        off = health.gas is False
+        profile = self.controller.session.profile
+        self.charge_gas_button.setVisible(off and profile is not None and profile.sandbox)
+        text = self._gas_off_text()
+        if off:
+            self.faucet_box.setToolTip(text)
+            if not self.faucet_status.text() or self.faucet_status.text() in (
+                GAS_OFF_SANDBOX,
+                GAS_OFF_REMOTE,
+            ):
+                self.faucet_status.setText(text)
+        elif self.faucet_status.text() in (GAS_OFF_SANDBOX, GAS_OFF_REMOTE):
             self.faucet_box.setToolTip("")
             self.faucet_status.setText("")
+
+    def ask_charge_gas(self) -> QMessageBox:
+        """Ask before restarting the sandbox with gas (the window's node goes away a moment)."""
+        ask = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Charge gas?",
+            CHARGE_GAS_ASK,
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        ask.setObjectName("chargeGasAsk")
+        restart = ask.addButton("Restart charging gas", QMessageBox.ButtonRole.AcceptRole)
+        ask.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        ask.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        ask.buttonClicked.connect(lambda b: self.charge_gas() if b is restart else None)
+        ask.open()
+        return ask
+
+    def charge_gas(self) -> None:
+        self.charge_gas_button.setEnabled(False)
+        self.faucet_status.setText("Restarting the sandbox charging gas…")
+
+        async def restart() -> None:
+            await self.controller.set_sandbox_gas(True)
+            await self.controller.restart_sandbox()
+
+        def done(_r: object = None) -> None:
+            self.charge_gas_button.setEnabled(True)
+            self.faucet_status.setText(
+                "✔ The sandbox charges gas now: the faucet funds this account."
+            )
+            self._gas_note()
+
+        def failed(text: str) -> None:
+            self.charge_gas_button.setEnabled(True)
+            self.faucet_status.setText(f"✘ The sandbox did not restart: {text}")
+
+        self.controller.tasks.start(
+            "Restarting the sandbox charging gas",
+            restart(),
+            on_done=while_alive(self, done),
+            on_error=while_alive(self, failed),
+        )
 
     def _on_faucet_result(self, result: TxResult) -> None:
         zero = bool(result.hash) and set(result.hash) == {"0"}
         self.faucet_hash.set_value("" if zero else result.hash)
         if zero:
-            self.faucet_status.setText(f"✔ Nothing to do: {GAS_OFF}")
+            self.faucet_status.setText(f"Nothing sent. {self._gas_off_text()}")
         elif result.ok:
             self.faucet_status.setText("✔ The faucet sent tokens to this account.")
         elif result.pending:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt, Signal
+from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -214,6 +215,12 @@ class SendDialog(QDialog):
         self.resize(620, 360)
 
         self.recipient_edit.textChanged.connect(self._update)
+        # "bo" on the way to "bob" is not an unknown name: a recipient is judged once the
+        # field is left (or Enter pressed); while typing, the note says where it is going
+        self._recipient_left = False
+        self.recipient_edit.textEdited.connect(self._recipient_typing)
+        self.recipient_edit.editingFinished.connect(self._recipient_finished)
+        self.recipient_edit.installEventFilter(self)  # leaving it by Tab or a click, too
         self.amount.textChanged.connect(self._update)
         self.unit.currentIndexChanged.connect(self._on_unit)
         self.chain.currentIndexChanged.connect(self._on_chain)
@@ -381,6 +388,34 @@ class SendDialog(QDialog):
             act = menu.addAction(f"{kind} {name}  {address[:10]}…")
             act.triggered.connect(lambda _c=False, n=name: self.recipient_edit.setText(n))
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # editingFinished does not fire when the completer's popup had the keyboard, or
+        # when nothing was typed since the last time: losing the focus finishes the field
+        if (
+            watched is self.recipient_edit
+            and event.type() == QEvent.Type.FocusOut
+            and isinstance(event, QFocusEvent)
+            and event.reason() != Qt.FocusReason.PopupFocusReason
+        ):
+            self._recipient_finished()
+        return super().eventFilter(watched, event)
+
+    def _recipient_typing(self, _text: str) -> None:
+        self._recipient_left = False  # textChanged runs _update after this
+
+    def _recipient_finished(self) -> None:
+        if not self._recipient_left:
+            self._recipient_left = True
+            self._update()
+
+    def _typing_hint(self) -> str:
+        """Where a recipient still being typed is going ("" once it cannot get anywhere)."""
+        if self._recipient_left:
+            return ""
+        return typing_hint(
+            self.recipient_edit.text(), list(self.controller.contacts), [n for n, _ in self.users]
+        )
+
     def _resolve(self) -> Recipient:
         return resolve_recipient(self.recipient_edit.text(), self.controller.contacts, self.users)
 
@@ -400,8 +435,9 @@ class SendDialog(QDialog):
                     note += " (only the gas is spent, when the node charges it)."
                 self.recipient_note.setStyleSheet("")
             except TransferProblem as exc:
-                note = f"✘ {exc}"
-                self.recipient_note.setStyleSheet(RED)
+                hint = self._typing_hint()
+                note = hint or f"✘ {exc}"
+                self.recipient_note.setStyleSheet("" if hint else RED)
         self.recipient_note.setText(note)
         self.save_contact.setEnabled(
             self.recipient is not None and self.recipient.source != "contact"
@@ -595,3 +631,21 @@ class SendDialog(QDialog):
             saved,
             r.name,
         )
+
+
+def typing_hint(text: str, contacts: list[str], users: list[str]) -> str:
+    """A neutral note for a recipient that more typing can still make right: the start of a
+    contact's or a user's name, or of an address; "" when it cannot."""
+    t = text.strip()
+    if not t:
+        return ""
+    low = t.lower()
+    names = [n for n in dict.fromkeys(contacts + users) if n.lower().startswith(low)]
+    if names:
+        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+        return f"… {shown}?"
+    digits = low.removeprefix("0x")
+    hexish = all(c in "0123456789abcdef" for c in digits)
+    if (low.startswith("0x") or len(digits) >= 8) and len(digits) < 40 and hexish:
+        return f"… an address: {len(digits)} of 40 hex digits so far"
+    return ""

@@ -1,8 +1,10 @@
 """The Assets panel's forms: create an asset, update some of its fields, transfer it.
 
 Each form checks what is typed as it is typed (the reason beside *Review…*), then asks the panel
-for the confirmation sheet with ``review_requested``. The form stays open while the request
-runs, so a refusal by the node is shown in it, in words, with everything typed kept.
+for the confirmation sheet with ``review_requested`` (the button, Enter, or Alt+S: the key that
+sends on the sheet opens the sheet from the form, and never types an "s"). The form stays open
+while the request runs, so a refusal by the node is shown in it, in words, with everything
+typed kept.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QSize, QTimer, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -102,6 +104,13 @@ class AssetForm(QDialog):
         name_widget(cancel, f"{prefix}Cancel", "Cancel")
         self.buttons.rejected.connect(self.reject)
         self.review_button.clicked.connect(self._review)
+        self.review_button.setDefault(True)  # Enter in an entry reviews
+        self.review_button.setToolTip(
+            "Show the exact request before anything is sent (Enter, Alt+S)"
+        )
+        # Alt+S sends on the sheet; in the form it opens the sheet (it used to type an "s")
+        self.review_key = QShortcut(QKeySequence("Alt+S"), self)
+        self.review_key.activated.connect(self.review_from_keyboard)
         self.busy = False
         # the messages take the height they need and never squeeze the entries: the dialog
         # grows for them, and where the screen is too small the entries scroll
@@ -134,6 +143,21 @@ class AssetForm(QDialog):
         room = screen.availableGeometry().height() - SCREEN_RESERVE if screen else body.height()
         self.scroller.setMinimumHeight(min(self.body.sizeHint().height(), max(room, 80)))
         super().showEvent(event)
+        self.focus_first_entry()
+
+    def focus_first_entry(self) -> None:
+        """The keyboard starts in the first entry (it started on *Cancel*: typing "bo" went
+        nowhere and Enter cancelled the form)."""
+        w: QWidget | None = self.body
+        while (w := w.nextInFocusChain() if w is not None else None) not in (None, self.body):
+            assert w is not None
+            if (
+                self.body.isAncestorOf(w)
+                and w.isEnabled()
+                and w.focusPolicy() & (Qt.FocusPolicy.TabFocus)
+            ):
+                w.setFocus(Qt.FocusReason.OtherFocusReason)
+                return
 
     def say(self, label: QLabel, text: str) -> None:
         """Show a message under the form, growing the dialog (within the screen) to fit it."""
@@ -172,6 +196,13 @@ class AssetForm(QDialog):
         self.fit_height()  # a form's own notes (the transfer's) change its height too
         self.review_button.setEnabled(not found and not self.busy)
         return found
+
+    def review_from_keyboard(self) -> None:
+        """Enter or Alt+S: review, as the button would (nothing while a request runs)."""
+        if self.review_button.isEnabled():
+            self._review()
+        else:
+            self.check()
 
     def _review(self) -> None:
         if not self.check():
@@ -437,6 +468,10 @@ class TransferAssetDialog(AssetForm):
             self.to.addItem(f"{i.common_name} — {i.organization} / {i.unit}", i.address)
         self.to.setCurrentIndex(-1)
         self.to.currentTextChanged.connect(self.check)
+        # Enter accepts the inline completion ("bo" → bob) and reviews in one press: the line
+        # edit used to keep the key for the completion, so the form never heard it
+        line.installEventFilter(self)
+        self.to.installEventFilter(self)  # the combo hands keys to its line edit directly
         self.note = QLabel("", self)
         self.note.setWordWrap(True)
         name_widget(self.note, "assetTransferNote", "What the transfer does")
@@ -448,6 +483,25 @@ class TransferAssetDialog(AssetForm):
         self.layout_.addWidget(self.note)
         self.finish_layout()
         self.check()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched in (self.to, self.to.lineEdit())
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        ):
+            line = self.to.lineEdit()
+            assert line is not None
+            line.deselect()  # the completed text stays, the caret goes to its end
+            line.end(False)
+            idx = self.to.findText(line.text())
+            if idx >= 0:
+                self.to.setCurrentIndex(idx)
+            self.review_from_keyboard()
+            return True
+        return super().eventFilter(watched, event)
 
     def choose(self, common_name: str) -> None:
         idx = next(

@@ -525,9 +525,11 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
     # ------------------------------------------------------------ sending
 
     def deploy(self) -> ConfirmDialog | None:
+        self.deploy_args.touch_all()  # asked to send: every problem in red
         return self._confirm(self.deploy_request)
 
     def call(self) -> ConfirmDialog | None:
+        self.call_args.touch_all()
         return self._confirm(self.call_request)
 
     def _confirm(self, build: Any) -> ConfirmDialog | None:

@@ -6,6 +6,7 @@ Split from the panel (its own job); results and errors still show in the panel's
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,8 +26,9 @@ from app.client.models import TxResult
 from app.client.scenario import ReplayStep, Scenario
 from app.services.composer import Preview
 from app.services.controller import AppController
-from app.ui.widgets.common import file_dialog, name_widget, while_alive
+from app.ui.widgets.common import name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
+from app.ui.widgets.file_places import SCENARIO, place_dialog
 
 
 class ScenarioBar(QWidget):
@@ -117,12 +119,15 @@ class ScenarioBar(QWidget):
     def save_scenario(self) -> QFileDialog | None:
         if self.scenario is None:
             return None
-        return file_dialog(
+        return place_dialog(
             self,
+            self.controller,
+            SCENARIO,
             "Save the scenario",
             "Scenario (*.json)",
             self.save_scenario_to,
             save_suffix="json",
+            suggested=f"scenario-{time.strftime('%Y-%m-%d-%H%M')}.json",
         )
 
     def save_scenario_to(self, name: str) -> None:
@@ -138,8 +143,13 @@ class ScenarioBar(QWidget):
         )
 
     def open_scenario(self) -> QFileDialog:
-        return file_dialog(
-            self, "Replay a scenario", "Scenario (*.json);;All (*)", self.replay_file
+        return place_dialog(
+            self,
+            self.controller,
+            SCENARIO,
+            "Replay a scenario",
+            "Scenario (*.json);;All (*)",
+            self.replay_file,
         )
 
     def replay_file(self, name: str) -> None:

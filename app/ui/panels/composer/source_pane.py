@@ -40,6 +40,7 @@ from app.ui.panels.composer.restore import apply_restored
 from app.ui.panels.composer.workspace import Restored, WorkspaceStore
 from app.ui.paths import RESOURCES
 from app.ui.widgets.common import file_dialog, name_widget, while_alive
+from app.ui.widgets.file_places import CONTRACT, start_folder
 from app.ui.widgets.source_editor import SourceEditor
 
 SAMPLES = RESOURCES / "contracts"
@@ -490,7 +491,8 @@ class SourcePane(QWidget):
             "Solidity (*.sol)",
             lambda f: self.save_to(f, then=then, doc=doc),
             save_suffix="sol",
-            directory=str(self.folder or ""),
+            # the project's folder, else the documents folder (not the working directory)
+            directory=str(self.folder or start_folder(self.controller, CONTRACT)),
         )
 
     def save_to(

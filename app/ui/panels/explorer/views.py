@@ -151,6 +151,10 @@ class TransactionsView(QWidget):
         for text in ("Any status", "Success", "Failure"):
             self.status_box.addItem(text, "" if text.startswith("Any") else text)
         name_widget(self.status_box, "txFilterStatus", "Transaction status")
+        # a choice in either list applies at once (no extra click on Filter); ``activated``
+        # is the user's choice only, so clear_filter/set_filter do not apply twice
+        self.kind.activated.connect(self.apply_filter)
+        self.status_box.activated.connect(self.apply_filter)
         self.sender_edit = self._edit("txFilterSender", "Sender", "sender address")
         self.contract = self._edit("txFilterContract", "Contract or recipient", "to address")
         self.address = self._edit("txFilterAddress", "Address (either side)", "from or to")

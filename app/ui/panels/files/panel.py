@@ -55,8 +55,9 @@ from app.ui.panels.files.models import (
     time_text,
     upload_request,
 )
-from app.ui.widgets.common import CopyField, ReadsWhenShown, file_dialog, name_widget, while_alive
+from app.ui.widgets.common import CopyField, ReadsWhenShown, name_widget, while_alive
 from app.ui.widgets.confirm_dialog import ConfirmDialog
+from app.ui.widgets.file_places import DOWNLOAD, UPLOAD, place_dialog, safe_file_name
 from app.ui.widgets.scroll import scrolling_panel
 
 __all__ = ["FilesModel", "FilesPanel", "original_name", "size_text", "storage_of"]
@@ -374,7 +375,14 @@ class FilesPanel(ReadsWhenShown):
     # ------------------------------------------------------------ local file and upload
 
     def ask_file(self) -> None:
-        file_dialog(self, "Choose a file to upload", "All files (*)", self.choose_file)
+        place_dialog(
+            self,
+            self.controller,
+            UPLOAD,
+            "Choose a file to upload",
+            "All files (*)",
+            self.choose_file,
+        )
 
     def choose_file(self, path: str) -> None:
         """Hash ``path`` here (the upload waits for it); a running hashing is cancelled."""
@@ -478,7 +486,7 @@ class FilesPanel(ReadsWhenShown):
             f"main chain, signed by {user}",
         ]
         sheet = self._sheet(request, what, f"Upload {local.name}?")
-        sheet.send_button.setText("Upload")
+        sheet.set_send_text("Upload")
 
         def finished(code: int) -> None:
             if code == QDialog.DialogCode.Accepted:
@@ -577,7 +585,7 @@ class FilesPanel(ReadsWhenShown):
             f"Hash on chain: {entry.hash or 'none'}",
         ]
         sheet = self._sheet(request, what, f"Attest {original_name(entry.key)}?")
-        sheet.send_button.setText("Attest")
+        sheet.set_send_text("Attest")
 
         def finished(code: int) -> None:
             if code == QDialog.DialogCode.Accepted:
@@ -690,13 +698,15 @@ class FilesPanel(ReadsWhenShown):
             return
         name = original_name(entry.key)
         suffix = Path(name).suffix.lstrip(".")
-        file_dialog(
+        place_dialog(
             self,
+            self.controller,
+            DOWNLOAD,
             "Save the downloaded file",
             "All files (*)",
             lambda path: self.download_to(path, entry),
             save_suffix=suffix or "bin",
-            directory=name,
+            suggested=safe_file_name(name),
         )
 
     def download_to(self, path: str, entry: FileEntry | None = None) -> None:

@@ -49,7 +49,8 @@ from app.services.cirrus import CirrusExporter
 from app.services.controller import AppController
 from app.ui.panels.tables.cirrus_model import CirrusTableModel, text
 from app.ui.panels.tables.filter_builder import FilterBuilder
-from app.ui.widgets.common import ReadsWhenShown, file_dialog, name_widget, while_alive
+from app.ui.widgets.common import ReadsWhenShown, name_widget, while_alive
+from app.ui.widgets.file_places import EXPORT, place_dialog, safe_file_name
 from app.ui.widgets.scroll import scroll_area
 
 # a contract's tables in the picker: its own, its collections, its history, its events
@@ -629,12 +630,18 @@ class TablesPanel(ReadsWhenShown):
         self.export_json.setEnabled(ready and not running)
 
     def ask_export(self, fmt: str) -> QFileDialog:
-        return file_dialog(
+        """Where to export: the last export folder, a file named after the table."""
+        query = self.model.query
+        table = query.table if query is not None else "export"
+        return place_dialog(
             self,
+            self.controller,
+            EXPORT,
             f"Export as {fmt.upper()}",
             f"{fmt.upper()} (*.{fmt})",
             lambda name: self.export_to(Path(name), fmt),
             save_suffix=fmt,
+            suggested=f"{safe_file_name(table)}.{fmt}",
         )
 
     def export_to(self, path: Path, fmt: str) -> None:
