@@ -24,6 +24,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
+from .debug.routes import DebugRoutes
 from .api import NodeApi, build_app
 from .appgen import DEMO_APP
 from .apps import AppManager
@@ -118,7 +119,10 @@ class Node:
         except ValueError as exc:
             raise NodeError(str(exc)) from None
         self.files = FileService(self.ledger, blobs, config.max_upload)
-        self.api.extra_routes = self.apps.routes(self.api) + self.files.routes(self.api)
+        self.debug = DebugRoutes(self.api)  # the step debugger's sessions (app/node/debug)
+        self.api.extra_routes = (
+            self.apps.routes(self.api) + self.files.routes(self.api) + self.debug.routes()
+        )
 
     def open(self) -> None:
         self.ledger.open()

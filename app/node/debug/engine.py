@@ -213,6 +213,15 @@ class DebugSession:
         self._commands.put((fn, fut))
         return fut.result(timeout)
 
+    @property
+    def stepping(self) -> int | None:
+        """The platform's ``Stepping n``: the frame count below which the step stops."""
+        st = self._step
+        if st is None:
+            return None
+        mode, d = st
+        return d + {"in": 2, "over": 1, "out": 0}[mode]
+
     # ------------------------------------------------------------ breakpoints
 
     def set_breakpoints(

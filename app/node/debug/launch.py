@@ -227,22 +227,37 @@ def fresh_world(user: str = "alice") -> tuple[World, TxEnv]:
     return world, TxEnv(sender=sender, block_number=1, timestamp=0)
 
 
-def make_session(
-    spec: LaunchSpec, world: World, env: TxEnv, unit: DebugUnit | None = None, name: str = "debug"
+def apply_breakpoints(s: DebugSession, bps: list[tuple[str, int, str | None]]) -> None:
+    """Set ``bps`` (file, line, condition) as the session's breakpoints, file by file."""
+    by_file: dict[str, list[tuple[int, str | None]]] = {f: [] for f in s.breakpoints}
+    for f, line, cond in bps:
+        by_file.setdefault(f, []).append((line, cond))
+    for f, lines in by_file.items():
+        s.set_breakpoints(f, lines)
+
+
+def session_for(
+    spec: LaunchSpec,
+    unit: DebugUnit,
+    plan: Callable[[DebugSession], dict[str, Any]],
+    name: str = "debug",
 ) -> DebugSession:
     """A session ready to start: breakpoints of the spec already set (so none arrives late)."""
-    unit = unit or compile_spec(spec, world.test_clock)
     s = DebugSession(
         unit,
         spec.sources,
-        make_plan(spec, unit, world, env),
+        plan,
         stop_on_entry=spec.stop_on_entry,
         pause_on_failure=spec.pause_on_failure,
         name=name,
     )
-    by_file: dict[str, list[tuple[int, str | None]]] = {}
-    for f, line, cond in spec.breakpoints:
-        by_file.setdefault(f, []).append((line, cond))
-    for f, lines in by_file.items():
-        s.set_breakpoints(f, lines)
+    apply_breakpoints(s, spec.breakpoints)
     return s
+
+
+def make_session(
+    spec: LaunchSpec, world: World, env: TxEnv, unit: DebugUnit | None = None, name: str = "debug"
+) -> DebugSession:
+    """A session on ``world`` (compiling the spec's source unless ``unit`` is given)."""
+    unit = unit or compile_spec(spec, world.test_clock)
+    return session_for(spec, unit, make_plan(spec, unit, world, env), name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,12 @@ class SourceMap:
             parts.append(text)
             line += n
         return cls("\n".join(parts), spans)
+
+    @classmethod
+    def bundled(cls, text: str, files: Sequence[Any]) -> SourceMap:
+        """A bundle's text and its files (objects with name, first_line and lines, as the
+        test runner's bundler makes them: dependencies first, the root last)."""
+        return cls(text, [FileSpan(f.name, f.first_line, f.lines) for f in files])
 
     def locate(self, line: int) -> tuple[str, int]:
         """(file, line in that file) of a line of the compiled text."""
