@@ -90,7 +90,8 @@ class DebugFunctionCompiler(FunctionCompiler):
         return self.c.name
 
     def stmt(self, s: A.Stmt) -> Fn:
-        if isinstance(s, A.Block):
+        if isinstance(s, A.Block) or self.in_for_init:
+            # a `for`'s init runs as part of the `for` statement: one stop there, not two
             return super().stmt(s)
         visible: dict[str, LocalVar] = {}
         for scope in self.scopes:

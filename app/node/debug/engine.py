@@ -198,6 +198,8 @@ class DebugSession:
         self._stop = True
         with self._cv:
             paused = self.state == "paused"
+            if paused:
+                self.state = "running"  # until the thread has unwound and finished
         if paused:
             self._commands.put("stop")
 
