@@ -18,7 +18,7 @@ from ..solidvm.errors import SolidVMError
 from ..solidvm.world import TxEnv, World
 from .compiler import DebugUnit, compile_debug
 from .engine import DebugSession
-from .sources import SourceMap
+from .sources import FileSpan, SourceMap
 
 HOOKS_BEFORE = ("beforeAll", "beforeEach")
 HOOKS_AFTER = ("afterEach", "afterAll")
@@ -82,6 +82,20 @@ def parse_breakpoints(raw: Any) -> list[tuple[str, int, str | None]]:
     return out
 
 
+def _bundled(text: str, files: Any) -> SourceMap:
+    """A bundled text and where its files start: ``[{name, firstLine, lines}]``."""
+    if not isinstance(files, list) or not files:
+        raise LaunchError("files", "must be a list of {name, firstLine, lines}")
+    spans: list[FileSpan] = []
+    for i, f in enumerate(files):
+        ok = isinstance(f, dict) and isinstance(f.get("name"), str)
+        nums = [f.get(k) for k in ("firstLine", "lines")] if ok else []
+        if not ok or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in nums):
+            raise LaunchError(f"files[{i}]", "must be {name, firstLine, lines} (lines from 1)")
+        spans.append(FileSpan(f["name"], nums[0], nums[1]))
+    return SourceMap(text, spans)
+
+
 def parse_launch(body: Any, sources: SourceMap | None = None) -> LaunchSpec:
     """A launch request: ``source`` (text, or ``{file: text}``; not needed when ``sources``
     is given), then ``test`` or ``contract`` (+ ``function``, ``args``, ``constructorArgs``)."""
@@ -89,7 +103,10 @@ def parse_launch(body: Any, sources: SourceMap | None = None) -> LaunchSpec:
         raise LaunchError("body", "must be a JSON object")
     if sources is None:
         src = body.get("source")
-        if isinstance(src, str) and src.strip():
+        files = body.get("files")
+        if isinstance(src, str) and src.strip() and files is not None:
+            sources = _bundled(src, files)
+        elif isinstance(src, str) and src.strip():
             name = body.get("name", "main.sol")
             if not isinstance(name, str) or not name:
                 raise LaunchError("name", "must be a file name")
