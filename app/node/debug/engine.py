@@ -129,6 +129,7 @@ class DebugSession:
             ACTIVE.tracer = None
         with self._cv:
             self.state = "finished"
+            self._step = None
             self.stack = []
             self.result = result
         msg = result.get("message") or result.get("status", "")

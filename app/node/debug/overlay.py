@@ -88,3 +88,21 @@ def overlay_world(
     w.balances = LazyTable(table(view.balances))
     w.nonces = LazyTable(table(view.nonces))
     return w
+
+
+def same_code_swap(contracts: dict[str, ContractDef]) -> Callable[[ContractDef], ContractDef | None]:
+    """The debug-compiled contract of the same name whose code reads the same (as the
+    platform prints a contract's code back), for an account's contract; None for others."""
+    from ..solidvm.codeview import code_of  # noqa: PLC0415 - only sessions on a node need it
+
+    seen: dict[int, ContractDef | None] = {}
+
+    def swap(cdef: ContractDef) -> ContractDef | None:
+        k = id(cdef)
+        if k not in seen:
+            mine = contracts.get(cdef.name)
+            same = mine is not None and code_of(mine, mine.name) == code_of(cdef, cdef.name)
+            seen[k] = mine if same else None
+        return seen[k]
+
+    return swap

@@ -30,7 +30,7 @@ from ..solidvm.world import TxEnv
 from . import inspect as I
 from .engine import DebugSession, NotPaused
 from .launch import LaunchError, compile_spec, make_plan, parse_breakpoints, parse_launch, session_for
-from .overlay import overlay_world
+from .overlay import overlay_world, same_code_swap
 from .platform import PlatformState, ShapeError, parse_breakpoints as parse_platform_bps
 from .platform import parse_strings, status_of
 
@@ -123,7 +123,7 @@ class DebugSessions:
 
         def plan(s: DebugSession) -> dict[str, Any]:
             with ledger.pinned_view() as view:
-                world = overlay_world(ledger.world, view)
+                world = overlay_world(ledger.world, view, same_code_swap(unit.contracts))
                 return make_plan(spec, unit, world, env)(s)
 
         sid = str(next(self.ids))
