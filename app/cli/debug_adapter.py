@@ -147,7 +147,10 @@ class Adapter:
                 },
             )
         elif kind == "output":
-            self.event("output", {"category": body.get("category", "console"), "output": body.get("output", "")})
+            self.event(
+                "output",
+                {"category": body.get("category", "console"), "output": body.get("output", "")},
+            )
         elif kind == "terminated":
             result = body.get("result") or {}
             code = 0 if result.get("status") in ("success", "passed") else 1
@@ -170,7 +173,15 @@ class Adapter:
         self.sources = SourceMap.bundled(b.source, b.files)
         body: dict[str, Any] = {
             k: args[k]
-            for k in ("test", "contract", "function", "args", "constructorArgs", "stopOnEntry", "pauseOnFailure")
+            for k in (
+                "test",
+                "contract",
+                "function",
+                "args",
+                "constructorArgs",
+                "stopOnEntry",
+                "pauseOnFailure",
+            )
             if k in args
         }
         node = args.get("node")
@@ -186,7 +197,9 @@ class Adapter:
 
             parse_launch(body)  # the same checks as the node's, before signing in
             try:
-                self.backend = RemoteBackend(node, user if isinstance(user, str) else None, body, self.on_engine)
+                self.backend = RemoteBackend(
+                    node, user if isinstance(user, str) else None, body, self.on_engine
+                )
             except Exception as exc:
                 raise RequestFailed(f"launch: {exc}") from None
         else:
@@ -197,7 +210,7 @@ class Adapter:
     def after_launch(self) -> None:
         self.event("initialized")
 
-    def on_setBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
+    def on_setBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         src = args.get("source") or {}
         path = src.get("path") or src.get("name") or ""
         bps = args.get("breakpoints")
@@ -211,14 +224,14 @@ class Adapter:
             out = self.backend.set_breakpoints(path, lines)
         return {"breakpoints": [{"verified": b["verified"], "line": b["line"]} for b in out]}
 
-    def on_setExceptionBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
+    def on_setExceptionBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         return {}
 
-    def on_configurationDone(self, args: dict[str, Any]) -> None:  # noqa: N802
+    def on_configurationDone(self, args: dict[str, Any]) -> None:
         if self.backend is None:
             raise RequestFailed("configurationDone before launch")
 
-    def after_configurationDone(self) -> None:  # noqa: N802
+    def after_configurationDone(self) -> None:
         if self.backend is not None and not self.started:
             self.started = True
             self.backend.run()
@@ -238,16 +251,16 @@ class Adapter:
     def on_next(self, args: dict[str, Any]) -> None:
         self._backend().control("next")
 
-    def on_stepIn(self, args: dict[str, Any]) -> None:  # noqa: N802
+    def on_stepIn(self, args: dict[str, Any]) -> None:
         self._backend().control("stepIn")
 
-    def on_stepOut(self, args: dict[str, Any]) -> None:  # noqa: N802
+    def on_stepOut(self, args: dict[str, Any]) -> None:
         self._backend().control("stepOut")
 
     def on_pause(self, args: dict[str, Any]) -> None:
         self._backend().control("pause")
 
-    def on_stackTrace(self, args: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
+    def on_stackTrace(self, args: dict[str, Any]) -> dict[str, Any]:
         frames = self._backend().stack()
         start = int(args.get("startFrame") or 0)
         levels = int(args.get("levels") or 0)
@@ -279,7 +292,11 @@ class Adapter:
         r = self._backend().evaluate(expr, int(args.get("frameId") or 1))
         if "error" in r:
             raise RequestFailed(r["error"])
-        return {"result": r["result"], "type": r["type"], "variablesReference": r["variablesReference"]}
+        return {
+            "result": r["result"],
+            "type": r["type"],
+            "variablesReference": r["variablesReference"],
+        }
 
     def on_terminate(self, args: dict[str, Any]) -> None:
         if self.backend is not None:

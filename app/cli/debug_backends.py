@@ -53,7 +53,8 @@ class LocalBackend:
         self, file: str, lines: list[tuple[int, str | None]]
     ) -> list[dict[str, Any]]:
         return [
-            {"line": b.line, "verified": b.verified} for b in self.session.set_breakpoints(file, lines)
+            {"line": b.line, "verified": b.verified}
+            for b in self.session.set_breakpoints(file, lines)
         ]
 
     def run(self) -> None:
@@ -141,7 +142,9 @@ class RemoteBackend:
             self.pending[file] = lines
             return [{"line": line, "verified": True} for line, _ in lines]
         bps = [{"line": line, "condition": c} for line, c in lines]
-        out = self.call(self._req("POST", f"/{self.sid}/source-breakpoints", {"file": file, "breakpoints": bps}))
+        out = self.call(
+            self._req("POST", f"/{self.sid}/source-breakpoints", {"file": file, "breakpoints": bps})
+        )
         return [{"line": b["line"], "verified": b["verified"]} for b in out]
 
     def run(self) -> None:

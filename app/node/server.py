@@ -24,7 +24,6 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
-from .debug.routes import DebugRoutes
 from .api import NodeApi, build_app
 from .appgen import DEMO_APP
 from .apps import AppManager
@@ -36,6 +35,7 @@ from .connections import (
     guarded_protocol,
     raise_file_limit,
 )
+from .debug.routes import DebugRoutes
 from .files import FileService, blob_store_from_env
 from .ledger import Ledger
 from .oidc import OidcIssuer

@@ -68,14 +68,21 @@ def test_paused_run_keeps_the_chain_going_and_writes_nothing(node: RunningNode) 
     store = deploy(alice, "Store", STORE)
     submit(alice, call_tx(store, "set", {"v": 7}))
     bp = {"file": "Probe.sol", "line": 8}  # seen = s.value(); after the call wrote 99
-    s = start(alice, contract="Probe", function="poke", args={"store": store, "v": 99}, breakpoints=[bp])
+    s = start(
+        alice, contract="Probe", function="poke", args={"store": store, "v": 99}, breakpoints=[bp]
+    )
     sid = s["id"]
     try:
         assert paused(alice, sid)["reason"] == "breakpoint"
         # the run sees its own write ...
         r = alice.post(f"/vm-debug/sessions/{sid}/evaluate", json={"expression": "s.value()"})
         assert r.json()["result"] == "99"
-        assert alice.post(f"/vm-debug/sessions/{sid}/evaluate", json={"expression": "before"}).json()["result"] == "7"
+        assert (
+            alice.post(f"/vm-debug/sessions/{sid}/evaluate", json={"expression": "before"}).json()[
+                "result"
+            ]
+            == "7"
+        )
         # ... the chain does not, and keeps taking transactions and reads meanwhile
         t0 = time.monotonic()
         res = submit(alice, call_tx(store, "set", {"v": 8}))
@@ -121,7 +128,10 @@ def test_platform_routes_shapes(node: RunningNode) -> None:
         assert alice.get(f"{base}/watches").json() == {}
         # breakpoints: the platform's set (union, removal, per file)
         ubp = {"tag": "UnconditionalBP", "contents": {"name": "Probe.sol", "line": 14, "column": 1}}
-        cbp = {"tag": "ConditionalBP", "contents": [{"name": "Probe.sol", "line": 15, "column": 1}, "k > 1"]}
+        cbp = {
+            "tag": "ConditionalBP",
+            "contents": [{"name": "Probe.sol", "line": 15, "column": 1}, "k > 1"],
+        }
         fbp = {"tag": "FunctionBP", "contents": "boom"}
         assert alice.put(f"{base}/breakpoints", json=[ubp, cbp, fbp]).status_code == 200
         got = alice.get(f"{base}/breakpoints").json()
@@ -149,22 +159,35 @@ def test_platform_routes_shapes(node: RunningNode) -> None:
 def test_rich_routes_frames_scopes_variables(node: RunningNode) -> None:
     alice = node.client("alice")
     store = deploy(alice, "Store", STORE)
-    s = start(alice, contract="Probe", function="poke", args={"store": store, "v": 5}, stopOnEntry=True)
+    s = start(
+        alice, contract="Probe", function="poke", args={"store": store, "v": 5}, stopOnEntry=True
+    )
     sid = s["id"]
     try:
         paused(alice, sid)
-        assert alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "next"}).status_code == 200
+        assert (
+            alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "next"}).status_code
+            == 200
+        )
         paused(alice, sid)
-        assert alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "next"}).status_code == 200
+        assert (
+            alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "next"}).status_code
+            == 200
+        )
         paused(alice, sid)
-        assert alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "stepIn"}).status_code == 200
+        assert (
+            alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "stepIn"}).status_code
+            == 200
+        )
         paused(alice, sid)
         frames = alice.get(f"/vm-debug/sessions/{sid}/frames").json()
         assert [f["name"] for f in frames] == ["Store.set", "Probe.poke"]
         assert frames[0]["address"] == store.lower().removeprefix("0x")
         scopes = alice.get(f"/vm-debug/sessions/{sid}/scopes", params={"frame": 2}).json()
         assert [x["name"] for x in scopes] == ["Locals", "Contract state", "msg / block / tx"]
-        local = alice.get(f"/vm-debug/sessions/{sid}/variables/{scopes[0]['variablesReference']}").json()
+        local = alice.get(
+            f"/vm-debug/sessions/{sid}/variables/{scopes[0]['variablesReference']}"
+        ).json()
         assert {v["name"]: v["value"] for v in local}["before"] == "0"
         r = alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "fly"})
         assert r.status_code == 400 and r.json()["field"] == "action"

@@ -13,11 +13,11 @@ import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..solidvm import ast as A
+from ..solidvm.abi import contract_xabi
 from ..solidvm.compile import CompiledUnit, code_collection, join_sources
 from ..solidvm.compiler.base import LocalVar
 from ..solidvm.compiler.function import FunctionCompiler
 from ..solidvm.compiler.unit import UnitCompiler
-from ..solidvm.abi import contract_xabi
 from ..solidvm.errors import ParseError
 from ..solidvm.parser import parse
 from ..solidvm.runtime import Fn, Frame

@@ -33,7 +33,7 @@ T = TypeVar("T")
 COMMAND_TIMEOUT = 10.0  # seconds an inspection waits for the paused thread
 
 
-class DebugStopped(BaseException):  # noqa: N818 - control flow, not an error
+class DebugStopped(BaseException):
     """Raised from a hook to end the run (stop, disconnect, idle timeout)."""
 
 
@@ -141,7 +141,9 @@ class DebugSession:
         self._entry_armed = self.stop_on_entry
 
     def output(self, text: str) -> None:
-        self.emit("output", {"category": "stdout", "output": text if text.endswith("\n") else text + "\n"})
+        self.emit(
+            "output", {"category": "stdout", "output": text if text.endswith("\n") else text + "\n"}
+        )
 
     def emit(self, kind: str, body: dict[str, Any]) -> None:
         with self._cv:
@@ -227,9 +229,7 @@ class DebugSession:
 
     # ------------------------------------------------------------ breakpoints
 
-    def set_breakpoints(
-        self, file: str, lines: list[tuple[int, str | None]]
-    ) -> list[Breakpoint]:
+    def set_breakpoints(self, file: str, lines: list[tuple[int, str | None]]) -> list[Breakpoint]:
         """Replace the breakpoints of ``file`` (a line and an optional condition each)."""
         self.last_used = time.monotonic()
         span = self.sources.find(file)
@@ -300,7 +300,7 @@ class DebugSession:
         self._pause("exception", str(getattr(exc, "message", None) or exc))
 
     def _condition(self, text: str) -> bool:
-        from .inspect import evaluate_raw  # noqa: PLC0415 - inspect imports this module
+        from .inspect import evaluate_raw
 
         try:
             v, _ = evaluate_raw(self, 0, text)

@@ -14,6 +14,7 @@ meanwhile, so calls the expression makes do not stop.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..solidvm import ast as A
@@ -173,13 +174,19 @@ def _key(k: Any, t: Type) -> str:
     return text
 
 
+def _lister(
+    s: DebugSession, kids: list[tuple[str, Any, Type | None]]
+) -> Callable[[], list[dict[str, Any]]]:
+    return lambda: [variable(s, n, x, xt) for n, x, xt in kids]
+
+
 def variable(s: DebugSession, name: str, v: Any, t: Type | None) -> dict[str, Any]:
     """One DAP-style variable: name, value, type, and a reference when it has children."""
     ref = 0
     kids = _children(v, t)
     if kids is not None:
         ref = len(s.refs) + 1
-        s.refs[ref] = lambda kids=kids: [variable(s, n, x, xt) for n, x, xt in kids]
+        s.refs[ref] = _lister(s, kids)
     tt = type_of(v, t)
     return {
         "name": name,
@@ -309,7 +316,11 @@ def evaluate(s: DebugSession, frame_id: int, text: str) -> dict[str, Any]:
     except (LookupError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         return {"error": f"cannot evaluate: {exc}"}
     var = variable(s, text, v, t)
-    return {"result": var["value"], "type": var["type"], "variablesReference": var["variablesReference"]}
+    return {
+        "result": var["value"],
+        "type": var["type"],
+        "variablesReference": var["variablesReference"],
+    }
 
 
 # ------------------------------------------------------------------ the platform's strings

@@ -90,7 +90,9 @@ def _bundled(text: str, files: Any) -> SourceMap:
     for i, f in enumerate(files):
         ok = isinstance(f, dict) and isinstance(f.get("name"), str)
         nums = [f.get(k) for k in ("firstLine", "lines")] if ok else []
-        if not ok or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in nums):
+        if not ok or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in nums
+        ):
             raise LaunchError(f"files[{i}]", "must be {name, firstLine, lines} (lines from 1)")
         spans.append(FileSpan(f["name"], nums[0], nums[1]))
     return SourceMap(text, spans)

@@ -90,10 +90,12 @@ def overlay_world(
     return w
 
 
-def same_code_swap(contracts: dict[str, ContractDef]) -> Callable[[ContractDef], ContractDef | None]:
+def same_code_swap(
+    contracts: dict[str, ContractDef],
+) -> Callable[[ContractDef], ContractDef | None]:
     """The debug-compiled contract of the same name whose code reads the same (as the
     platform prints a contract's code back), for an account's contract; None for others."""
-    from ..solidvm.codeview import code_of  # noqa: PLC0415 - only sessions on a node need it
+    from ..solidvm.codeview import code_of
 
     seen: dict[int, ContractDef | None] = {}
 

@@ -14,6 +14,7 @@ waits for a paused run on the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import threading
 import time
@@ -29,10 +30,17 @@ from ..routes.base import JsonBody
 from ..solidvm.world import TxEnv
 from . import inspect as I
 from .engine import DebugSession, NotPaused
-from .launch import LaunchError, compile_spec, make_plan, parse_breakpoints, parse_launch, session_for
+from .launch import (
+    LaunchError,
+    compile_spec,
+    make_plan,
+    parse_breakpoints,
+    parse_launch,
+    session_for,
+)
 from .overlay import overlay_world, same_code_swap
-from .platform import PlatformState, ShapeError, parse_breakpoints as parse_platform_bps
-from .platform import parse_strings, status_of
+from .platform import PlatformState, ShapeError, parse_strings, status_of
+from .platform import parse_breakpoints as parse_platform_bps
 
 if TYPE_CHECKING:
     from ..api import NodeApi
@@ -93,7 +101,9 @@ class DebugSessions:
             if sid is None:
                 mine = [e for e in self.entries.values() if e.user == user]
                 if not mine:
-                    raise ApiError(404, {"error": "no debug session: start one with POST /vm-debug/sessions"})
+                    raise ApiError(
+                        404, {"error": "no debug session: start one with POST /vm-debug/sessions"}
+                    )
                 return mine[-1]
             e = self.entries.get(sid)
         if e is None or e.user != user:
@@ -107,7 +117,8 @@ class DebugSessions:
             mine = [e for e in self.entries.values() if e.user == user]
             if len(mine) >= MAX_PER_USER:
                 raise ApiError(
-                    429, {"error": f"at most {MAX_PER_USER} debug sessions per user: stop one first"}
+                    429,
+                    {"error": f"at most {MAX_PER_USER} debug sessions per user: stop one first"},
                 )
             if len(self.entries) >= MAX_TOTAL:
                 raise ApiError(429, {"error": f"the node runs {MAX_TOTAL} debug sessions already"})
@@ -117,9 +128,7 @@ class DebugSessions:
         except LaunchError as exc:
             raise ApiError(400, {"error": str(exc), "field": exc.field}) from None
         ledger = self.ledger
-        env = TxEnv(
-            sender=sender, block_number=ledger.head.number + 1, timestamp=int(time.time())
-        )
+        env = TxEnv(sender=sender, block_number=ledger.head.number + 1, timestamp=int(time.time()))
 
         def plan(s: DebugSession) -> dict[str, Any]:
             with ledger.pinned_view() as view:
@@ -181,7 +190,7 @@ class DebugRoutes:
         await _off_loop(lambda: entry.session.wait_stopped(2.0))
         return JsonBody(entry.summary(), 201)
 
-    async def list(self, request: Request) -> Response:
+    async def sessions_of(self, request: Request) -> Response:
         self.sessions.reap()
         user = request.state.user
         return JsonBody([e.summary() for e in self.sessions.entries.values() if e.user == user])
@@ -216,7 +225,9 @@ class DebugRoutes:
             "stop": s.stop,
         }
         if action not in acts:
-            raise ApiError(400, {"error": f"action: must be one of {', '.join(acts)}", "field": "action"})
+            raise ApiError(
+                400, {"error": f"action: must be one of {', '.join(acts)}", "field": "action"}
+            )
         await _off_loop(acts[action])
         return JsonBody(e.summary())
 
@@ -238,7 +249,9 @@ class DebugRoutes:
         s = self.entry(request).session
         body = await self.api.json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("expression"), str):
-            raise ApiError(400, {"error": "expression: must be a SolidVM expression", "field": "expression"})
+            raise ApiError(
+                400, {"error": "expression: must be a SolidVM expression", "field": "expression"}
+            )
         frame = body.get("frame", 1)
         if not isinstance(frame, int) or isinstance(frame, bool):
             raise ApiError(400, {"error": "frame: must be a frame id", "field": "frame"})
@@ -253,13 +266,18 @@ class DebugRoutes:
             raise ApiError(400, {"error": "file: must be a file name", "field": "file"})
         f = body["file"]
         raw = body.get("breakpoints", [])
-        items = [{"file": f, **b} if isinstance(b, dict) else b for b in (raw if isinstance(raw, list) else [raw])]
+        items = [
+            {"file": f, **b} if isinstance(b, dict) else b
+            for b in (raw if isinstance(raw, list) else [raw])
+        ]
         try:
             bps = parse_breakpoints(items)
         except LaunchError as exc:
             raise ApiError(400, {"error": str(exc), "field": exc.field}) from None
         set_ = s.set_breakpoints(f, [(line, cond) for _, line, cond in bps])
-        return JsonBody([{"line": b.line, "verified": b.verified, "condition": b.condition} for b in set_])
+        return JsonBody(
+            [{"line": b.line, "verified": b.verified, "condition": b.condition} for b in set_]
+        )
 
     # ------------------------------------------------------------ the platform's routes
 
@@ -272,10 +290,8 @@ class DebugRoutes:
             e = self.entry(request)
 
             def go() -> Any:
-                try:
+                with contextlib.suppress(NotPaused):  # the platform answers the status as is
                     act(e.session)
-                except NotPaused:
-                    pass  # the platform enqueues and answers the status as it is
                 return status_of(e.platform)
 
             return JsonBody(await _off_loop(go))
@@ -332,7 +348,9 @@ class DebugRoutes:
 
             def read() -> Any:
                 try:
-                    return s.on_thread(lambda: {w: I.platform_eval(s, w) for w in e.platform.watches})
+                    return s.on_thread(
+                        lambda: {w: I.platform_eval(s, w) for w in e.platform.watches}
+                    )
                 except NotPaused:
                     return {}
 
@@ -370,7 +388,7 @@ class DebugRoutes:
         e = self.api.endpoint
         out: list[BaseRoute] = [
             Route(f"{PREFIX}/sessions", e(self.start), methods=["POST"]),
-            Route(f"{PREFIX}/sessions", e(self.list), methods=["GET"]),
+            Route(f"{PREFIX}/sessions", e(self.sessions_of), methods=["GET"]),
         ]
         rich: list[tuple[str, Handler, list[str]]] = [
             ("", self.show, ["GET"]),

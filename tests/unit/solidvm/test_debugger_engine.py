@@ -171,10 +171,12 @@ def test_normal_compile_has_no_hooks() -> None:
     try:
         plain = compile_source(LIB)
         addr = w.deploy(plain.contracts["Counter"], {}, env).address
+        assert addr is not None
         w.call(addr, "bump", {"by": 2}, env)
         assert seen == []
         debug = compile_debug(LIB)
         addr = w.deploy(debug.contracts["Counter"], {}, env).address
+        assert addr is not None
         w.call(addr, "bump", {"by": 2}, env)
         assert seen == [4, 5]
     finally:
@@ -278,7 +280,10 @@ def test_evaluate_is_read_only_and_reports_errors(
     s = start(sources, contract="Main", function="run", args={"k": 3}, breakpoints=bps)
     sessions.append(s)
     assert where(s) == ("main.sol", 34)
-    ev = lambda text: s.on_thread(lambda: I.evaluate(s, 1, text))  # noqa: E731
+
+    def ev(text: str) -> dict[str, Any]:
+        return s.on_thread(lambda: I.evaluate(s, 1, text))
+
     assert ev("acc * 10 + total")["result"] == "31"
     assert ev("item.name")["result"] == '"seven"'
     assert ev("balances[msg.sender]")["result"] == "10"
