@@ -197,7 +197,8 @@ def main() -> int:
     for key in ("dap_first_stop", "rest_first_stop", "dap_step", "rest_step"):
         v = result[key]
         print(
-            f"{key:16} median {v['median_ms']:7.1f} ms  p95 {v['p95_ms']:7.1f}  max {v['max_ms']:7.1f}"
+            f"{key:16} median {v['median_ms']:7.1f} ms  p95 {v['p95_ms']:7.1f}  "
+            f"max {v['max_ms']:7.1f}"
         )
     print(f"first stop < 300 ms: {mark(ok_first)}; a step < 50 ms (p95): {mark(ok_step)}")
     print("a call outside a session: " + ", ".join(f"{k} {v:.0f}" for k, v in cost.items()))

@@ -38,6 +38,7 @@ from .openapi_shapes import (
     ref,
     text_of,
 )
+from .openapi_debug import DEBUG_OPERATIONS
 from .openapi_strato16 import STRATO16_OPERATIONS
 
 
@@ -692,3 +693,4 @@ OPERATIONS: dict[str, S] = {
 
 # the routes STRATO 16 serves beyond the seeds (their entries win: accounts gains its search)
 OPERATIONS.update(STRATO16_OPERATIONS)
+OPERATIONS.update(DEBUG_OPERATIONS)

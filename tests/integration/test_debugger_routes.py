@@ -47,7 +47,7 @@ def start(client: httpx.Client, **body: Any) -> dict[str, Any]:
     body.setdefault("source", PROBE)
     body.setdefault("name", "Probe.sol")
     r = client.post("/vm-debug/sessions", json=body)
-    assert r.status_code == 201, r.text
+    assert r.status_code == 200, r.text
     return dict(r.json())
 
 

@@ -188,7 +188,7 @@ class DebugRoutes:
         entry = await _off_loop(lambda: self.sessions.create(user, sender, body))
         # answer once it first stops or finishes (a quick run finishes before the answer)
         await _off_loop(lambda: entry.session.wait_stopped(2.0))
-        return JsonBody(entry.summary(), 201)
+        return JsonBody(entry.summary())
 
     async def sessions_of(self, request: Request) -> Response:
         self.sessions.reap()
@@ -242,7 +242,10 @@ class DebugRoutes:
 
     async def variables(self, request: Request) -> Response:
         s = self.entry(request).session
-        ref = request.path_params["ref"]
+        raw = str(request.path_params["ref"])
+        if not raw.isdigit() or len(raw) > 9:
+            raise ApiError(400, {"error": "ref: must be a variables reference", "field": "ref"})
+        ref = int(raw)
         return JsonBody(await _off_loop(lambda: s.on_thread(lambda: I.variables(s, ref))))
 
     async def evaluate(self, request: Request) -> Response:
@@ -285,18 +288,32 @@ class DebugRoutes:
         e = self.entry(request)
         return JsonBody(await _off_loop(lambda: status_of(e.platform)))
 
-    def _platform_command(self, act: Callable[[DebugSession], None]) -> Handler:
-        async def run(request: Request) -> Response:
-            e = self.entry(request)
+    async def _platform_command(
+        self, request: Request, act: Callable[[DebugSession], None]
+    ) -> Response:
+        e = self.entry(request)
 
-            def go() -> Any:
-                with contextlib.suppress(NotPaused):  # the platform answers the status as is
-                    act(e.session)
-                return status_of(e.platform)
+        def go() -> Any:
+            with contextlib.suppress(NotPaused):  # the platform answers the status as is
+                act(e.session)
+            return status_of(e.platform)
 
-            return JsonBody(await _off_loop(go))
+        return JsonBody(await _off_loop(go))
 
-        return run
+    async def p_pause(self, request: Request) -> Response:
+        return await self._platform_command(request, DebugSession.pause)
+
+    async def p_resume(self, request: Request) -> Response:
+        return await self._platform_command(request, DebugSession.resume)
+
+    async def p_step_in(self, request: Request) -> Response:
+        return await self._platform_command(request, DebugSession.step_in)
+
+    async def p_step_over(self, request: Request) -> Response:
+        return await self._platform_command(request, DebugSession.step_over)
+
+    async def p_step_out(self, request: Request) -> Response:
+        return await self._platform_command(request, DebugSession.step_out)
 
     async def p_breakpoints(self, request: Request) -> Response:
         e = self.entry(request)
@@ -397,7 +414,7 @@ class DebugRoutes:
             ("/control", self.control, ["POST"]),
             ("/frames", self.frames, ["GET"]),
             ("/scopes", self.scopes, ["GET"]),
-            ("/variables/{ref:int}", self.variables, ["GET"]),
+            ("/variables/{ref}", self.variables, ["GET"]),
             ("/evaluate", self.evaluate, ["POST"]),
             ("/source-breakpoints", self.source_breakpoints, ["POST"]),
         ]
@@ -405,13 +422,13 @@ class DebugRoutes:
             out.append(Route(f"{PREFIX}/sessions/{{sid}}{path}", e(h), methods=methods))
         platform: list[tuple[str, Handler, list[str]]] = [
             ("/status", self.p_status, ["GET"]),
-            ("/pause", self._platform_command(lambda s: s.pause()), ["PUT"]),
-            ("/resume", self._platform_command(lambda s: s.resume()), ["PUT"]),
+            ("/pause", self.p_pause, ["PUT"]),
+            ("/resume", self.p_resume, ["PUT"]),
             ("/breakpoints", self.p_breakpoints, ["GET", "PUT", "DELETE"]),
             ("/breakpoints/{file}", self.p_breakpoints_file, ["DELETE"]),
-            ("/step-in", self._platform_command(lambda s: s.step_in()), ["POST"]),
-            ("/step-over", self._platform_command(lambda s: s.step_over()), ["POST"]),
-            ("/step-out", self._platform_command(lambda s: s.step_out()), ["POST"]),
+            ("/step-in", self.p_step_in, ["POST"]),
+            ("/step-over", self.p_step_over, ["POST"]),
+            ("/step-out", self.p_step_out, ["POST"]),
             ("/stack-trace", self.p_stack, ["GET"]),
             ("/variables", self.p_variables, ["GET"]),
             ("/watches", self.p_watches, ["GET", "PUT", "DELETE"]),
