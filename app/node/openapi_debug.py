@@ -116,7 +116,7 @@ DEBUG_OPERATIONS: dict[str, S] = {
         "responses": {"200": json_of(SESSION, "taken"), "400": BAD, "404": GONE, "409": NOT_PAUSED},
     },
     "DebugRoutes.frames": {
-        "summary": "The paused call stack, innermost first (id, name, contract, address, file, line)",
+        "summary": "The paused call stack, innermost first (name, contract, address, file, line)",
         "responses": {
             "200": json_of(array({"type": "object"}), "frames"),
             "404": GONE,

@@ -9,6 +9,7 @@ bearer-token statuses (401, 403) and those of any JSON body (400, 413) are added
 
 from __future__ import annotations
 
+from .openapi_debug import DEBUG_OPERATIONS
 from .openapi_shapes import (
     BAD,
     CHAIN_IN,
@@ -38,7 +39,6 @@ from .openapi_shapes import (
     ref,
     text_of,
 )
-from .openapi_debug import DEBUG_OPERATIONS
 from .openapi_strato16 import STRATO16_OPERATIONS
 
 
