@@ -57,7 +57,9 @@ VARIABLE: S = obj(
     type=STR,
     variablesReference=UINT,
 )
-BAD = json_of(ERR, "the body is not the shape required (the message and 'field' name it)")
+BAD = json_of(
+    ref("Problem"), "the body is not the shape required (the message and 'field' name it)"
+)
 GONE = json_of(ERR, "no such debug session of the caller (or none at all)")
 NOT_PAUSED = json_of(ERR, "the run is not paused")
 
