@@ -15,12 +15,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class DapClient:
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "debug-adapter"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=ROOT,
+            env={**os.environ, **(env or {})},
         )
         self.seq = 0
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -52,12 +53,12 @@ class DapClient:
         self.proc.stdin.flush()
         return self.seq
 
-    def next_message(self, timeout: float = 10.0) -> dict[str, Any]:
+    def next_message(self, timeout: float = 30.0) -> dict[str, Any]:
         m = self.messages.get(timeout=timeout)
         self.seen.append(m)
         return m
 
-    def response(self, seq: int, timeout: float = 10.0) -> dict[str, Any]:
+    def response(self, seq: int, timeout: float = 30.0) -> dict[str, Any]:
         while True:
             m = self.next_message(timeout)
             if m["type"] == "response" and m["request_seq"] == seq:
@@ -66,7 +67,7 @@ class DapClient:
     def request(self, command: str, **arguments: Any) -> dict[str, Any]:
         return self.response(self.send(command, **arguments))
 
-    def event(self, name: str, timeout: float = 10.0) -> dict[str, Any]:
+    def event(self, name: str, timeout: float = 30.0) -> dict[str, Any]:
         while True:
             m = self.next_message(timeout)
             if m["type"] == "event" and m["event"] == name:

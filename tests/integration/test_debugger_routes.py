@@ -7,10 +7,12 @@ node keeps taking transactions and answering reads, and nothing the run writes r
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from tests.dap_client import DapClient
 from tests.integration.node_fixture import RunningNode, call_tx, deploy, submit, wait_for
 
 STORE = """
@@ -221,3 +223,46 @@ def test_sessions_are_per_user_bounded_and_checked(node: RunningNode) -> None:
         assert r.status_code == 400, r.text
         assert r.json()["field"] == field
     assert node.client(None).get("/vm-debug/status").status_code == 401
+
+
+def test_debug_adapter_on_a_node(node: RunningNode, tmp_path: Path) -> None:
+    """``node`` in the launch: the adapter drives this node's routes, signed in by token."""
+    alice = node.client("alice")
+    store = deploy(alice, "Store", STORE)
+    program = tmp_path / "Probe.sol"
+    program.write_text(PROBE)
+    dap = DapClient(env={"STRATOSCOPE_TOKEN": node.token("alice")})
+    try:
+        dap.request("initialize", adapterID="strato")
+        r = dap.request(
+            "launch",
+            program=str(program),
+            contract="Probe",
+            function="poke",
+            args={"store": store, "v": 3},
+            node=node.url,
+        )
+        assert r["success"], r
+        dap.event("initialized")
+        dap.request("setBreakpoints", source={"path": str(program)}, breakpoints=[{"line": 7}])
+        dap.request("configurationDone")
+        assert dap.event("stopped")["body"]["reason"] == "breakpoint"
+        frames = dap.request("stackTrace", threadId=1)["body"]["stackFrames"]
+        assert (frames[0]["name"], frames[0]["line"]) == ("Probe.poke", 7)
+        dap.request("stepIn", threadId=1)
+        dap.event("stopped")
+        frames = dap.request("stackTrace", threadId=1)["body"]["stackFrames"]
+        assert [f["name"] for f in frames] == ["Store.set", "Probe.poke"]
+        r = dap.request("evaluate", expression="v * 2", frameId=frames[0]["id"])
+        assert r["body"]["result"] == "6"
+        scopes = dap.request("scopes", frameId=frames[1]["id"])["body"]["scopes"]
+        local = dap.request("variables", variablesReference=scopes[0]["variablesReference"])
+        assert {v["name"]: v["value"] for v in local["body"]["variables"]}["before"] == "0"
+        dap.request("continue", threadId=1)
+        assert dap.event("exited")["body"]["exitCode"] == 0
+        dap.event("terminated")
+        assert dap.request("disconnect")["success"]
+        assert dap.proc.wait(10) == 0
+    finally:
+        dap.close()
+    assert alice.get(f"/bloc/v2.2/contracts/Store/{store}/state").json()["value"] == "0"

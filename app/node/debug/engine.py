@@ -95,6 +95,10 @@ class DebugSession:
         self.watches: list[str] = []
         self.events: list[Event] = []
         self.listeners: list[Callable[[Event], None]] = []
+        # called on the run's thread as it pauses and as it goes on (the node's overlay
+        # unpins its committed view meanwhile)
+        self.on_pause: list[Callable[[], None]] = []
+        self.on_resume: list[Callable[[], None]] = []
         self.last_used = time.monotonic()
         self.created = time.time()
         self._cv = threading.Condition()
@@ -319,6 +323,8 @@ class DebugSession:
             self.description = description
             self._cv.notify_all()
         self.stopped_at = time.monotonic()
+        for cb in self.on_pause:
+            cb()
         self.emit("stopped", {"reason": reason, "description": description})
         while True:
             try:
@@ -346,6 +352,8 @@ class DebugSession:
             elif item == "step_out":
                 self._step = ("out", d)
             self.refs = {}
+            for cb in self.on_resume:
+                cb()
             self.emit("continued", {})
             return
 

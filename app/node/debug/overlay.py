@@ -11,15 +11,20 @@ contract already on the chain stops at breakpoints in its source too.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState, World
 
 if TYPE_CHECKING:
+    from ..ledger import Ledger
     from ..ledger.readview import CommittedView
     from ..solidvm.defs import ContractDef
+
+
+T = TypeVar("T")
 
 
 class LazyTable(dict[Any, Any]):
@@ -49,12 +54,41 @@ class LazyTable(dict[Any, Any]):
         return v
 
 
+class ViewSource:
+    """The committed state for a debug run: a view pinned while the run runs, none while it is
+    paused (a pinned view keeps the node from pruning its history of writes, so a session
+    paused for minutes would make the node hold every write of those minutes). A read while
+    unpinned (an evaluation) pins a view just for itself. Accounts first read after a pause
+    are therefore read as of the block committed last, not the one the run started on."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.view: CommittedView | None = None
+        self._pin: contextlib.AbstractContextManager[CommittedView] | None = None
+
+    def pin(self) -> None:
+        if self._pin is None:
+            self._pin = self.ledger.pinned_view()
+            self.view = self._pin.__enter__()
+
+    def unpin(self) -> None:
+        pin, self._pin, self.view = self._pin, None, None
+        if pin is not None:
+            pin.__exit__(None, None, None)
+
+    def read(self, fn: Callable[[CommittedView], T]) -> T:
+        if self.view is not None:
+            return fn(self.view)
+        with self.ledger.pinned_view() as v:
+            return fn(v)
+
+
 def overlay_world(
     live: World,
-    view: CommittedView,
+    source: ViewSource,
     swap: Callable[[ContractDef], ContractDef | None] | None = None,
 ) -> World:
-    """A world reading ``view`` (pinned by the caller for the run's life) and writing nowhere."""
+    """A world reading the committed state through ``source`` and writing nowhere."""
     w = World()
     w.identities = dict(live.identities)
     w.chain_parents = dict(live.chain_parents)
@@ -63,31 +97,37 @@ def overlay_world(
     w.test_clocks = dict(live.test_clocks)
 
     def account(key: Any) -> Any:
-        chain, addr = key
-        a = view.account(addr, chain)
-        if a is None:
-            return MISSING
-        cdef = a.cdef
-        if cdef is not None and swap is not None:
-            cdef = swap(cdef) or cdef
-        b = AccountState(a.address, a.chain, cdef)
-        b.storage = view.storage(a)
-        b.creator = a.creator
-        b.origin = a.origin
-        if a.layouts:
-            b.layouts = list(view.elements(a.layouts))
-        return b
+        return source.read(lambda view: _copy_account(view, key, swap))
 
-    def table(live_table: Any) -> Callable[[Any], Any]:
+    def table(name: str) -> Callable[[Any], Any]:
         def load(key: Any) -> Any:
-            return live_table.get(key, MISSING)
+            return source.read(lambda view: getattr(view, name).get(key, MISSING))
 
         return load
 
     w.accounts = LazyTable(account)
-    w.balances = LazyTable(table(view.balances))
-    w.nonces = LazyTable(table(view.nonces))
+    w.balances = LazyTable(table("balances"))
+    w.nonces = LazyTable(table("nonces"))
     return w
+
+
+def _copy_account(
+    view: CommittedView, key: Any, swap: Callable[[ContractDef], ContractDef | None] | None
+) -> Any:
+    chain, addr = key
+    a = view.account(addr, chain)
+    if a is None:
+        return MISSING
+    cdef = a.cdef
+    if cdef is not None and swap is not None:
+        cdef = swap(cdef) or cdef
+    b = AccountState(a.address, a.chain, cdef)
+    b.storage = view.storage(a)
+    b.creator = a.creator
+    b.origin = a.origin
+    if a.layouts:
+        b.layouts = list(view.elements(a.layouts))
+    return b
 
 
 def same_code_swap(

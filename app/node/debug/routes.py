@@ -29,7 +29,7 @@ from ..errors import ApiError
 from ..routes.base import JsonBody
 from ..solidvm.world import TxEnv
 from . import inspect as I
-from .engine import DebugSession, NotPaused
+from .engine import DebugSession, Event, NotPaused
 from .launch import (
     LaunchError,
     compile_spec,
@@ -38,7 +38,7 @@ from .launch import (
     parse_launch,
     session_for,
 )
-from .overlay import overlay_world, same_code_swap
+from .overlay import ViewSource, overlay_world, same_code_swap
 from .platform import PlatformState, ShapeError, parse_strings, status_of
 from .platform import parse_breakpoints as parse_platform_bps
 
@@ -131,9 +131,15 @@ class DebugSessions:
         env = TxEnv(sender=sender, block_number=ledger.head.number + 1, timestamp=int(time.time()))
 
         def plan(s: DebugSession) -> dict[str, Any]:
-            with ledger.pinned_view() as view:
-                world = overlay_world(ledger.world, view, same_code_swap(unit.contracts))
+            source = ViewSource(ledger)
+            s.on_pause.append(source.unpin)
+            s.on_resume.append(source.pin)
+            source.pin()
+            try:
+                world = overlay_world(ledger.world, source, same_code_swap(unit.contracts))
                 return make_plan(spec, unit, world, env)(s)
+            finally:
+                source.unpin()
 
         sid = str(next(self.ids))
         session = session_for(spec, unit, plan, name=sid)
@@ -147,6 +153,17 @@ class DebugSessions:
         with self.lock:
             self.entries.pop(entry.id, None)
         entry.session.stop()
+
+
+async def _events_after(s: DebugSession, after: int, wait: float) -> list[Event]:
+    """Events newer than ``after``, waiting up to ``wait`` seconds for one on the loop (a
+    long poll must not hold one of the loop's worker threads)."""
+    deadline = time.monotonic() + wait
+    while True:
+        evs = s.events[after:]
+        if evs or time.monotonic() >= deadline:
+            return evs
+        await asyncio.sleep(0.01)
 
 
 def _sid(request: Request) -> str | None:
@@ -187,7 +204,10 @@ class DebugRoutes:
         sender = self.api.sender_of(user)
         entry = await _off_loop(lambda: self.sessions.create(user, sender, body))
         # answer once it first stops or finishes (a quick run finishes before the answer)
-        await _off_loop(lambda: entry.session.wait_stopped(2.0))
+        s = entry.session
+        deadline = time.monotonic() + 2.0
+        while s.state not in ("paused", "finished") and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
         return JsonBody(entry.summary())
 
     async def sessions_of(self, request: Request) -> Response:
@@ -207,7 +227,7 @@ class DebugRoutes:
         e = self.entry(request)
         after = _int(request, "after", 0)
         wait = min(float(_int(request, "wait", 0)), MAX_WAIT)
-        evs = await asyncio.to_thread(e.session.wait_events, after, wait)
+        evs = await _events_after(e.session, after, wait)
         return JsonBody([{"seq": ev.seq, "event": ev.kind, "body": ev.body} for ev in evs])
 
     async def control(self, request: Request) -> Response:
