@@ -80,16 +80,23 @@ class Entry:
 class DebugSessions:
     """The node's debug sessions, per user, bounded and idle-timed out."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, idle: float = IDLE_SECONDS) -> None:
         self.ledger = ledger
+        self.idle = idle
         self.entries: dict[str, Entry] = {}
         self.lock = threading.Lock()
         self.ids = itertools.count(1)
+        self._reaper: threading.Thread | None = None
+
+    def _reap_forever(self) -> None:
+        while True:
+            time.sleep(min(30.0, self.idle / 2))
+            self.reap()
 
     def reap(self) -> None:
         now = time.monotonic()
         with self.lock:
-            old = [e for e in self.entries.values() if now - e.session.last_used > IDLE_SECONDS]
+            old = [e for e in self.entries.values() if now - e.session.last_used > self.idle]
             for e in old:
                 del self.entries[e.id]
         for e in old:
@@ -141,6 +148,9 @@ class DebugSessions:
             finally:
                 source.unpin()
 
+        if self._reaper is None:  # idle sessions end even when nobody asks the routes
+            self._reaper = threading.Thread(target=self._reap_forever, daemon=True)
+            self._reaper.start()
         sid = str(next(self.ids))
         session = session_for(spec, unit, plan, name=sid)
         entry = Entry(sid, user, session)

@@ -387,3 +387,21 @@ def test_launch_errors_name_the_field(sources: SourceMap) -> None:
     with pytest.raises(LaunchError) as err:
         make_session(parse_launch({"contract": "B"}, bad), world, env)
     assert err.value.field == "source" and "b.sol:1:" in str(err.value)
+
+
+def test_idle_sessions_are_stopped_and_forgotten(sessions: list[DebugSession]) -> None:
+    from app.node.debug.routes import DebugSessions, Entry
+
+    sm = SourceMap.single("t.sol", TESTS)
+    s = start(sm, test="Describe_Main.it_adds", stopOnEntry=True)
+    sessions.append(s)
+    assert s.wait_stopped(5) == "paused"
+    book = DebugSessions(None, idle=60.0)  # type: ignore[arg-type]  # reaping needs no ledger
+    book.entries["1"] = Entry("1", "alice", s)
+    book.reap()
+    assert list(book.entries) == ["1"]  # used just now
+    s.last_used -= 61
+    book.reap()
+    assert book.entries == {}
+    assert s.wait_stopped(5) == "finished"
+    assert s.result is not None and s.result["status"] == "stopped"
