@@ -15,6 +15,7 @@ debug there; without it the engine runs in this process, see :mod:`.debug_backen
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Sequence
@@ -166,6 +167,7 @@ class Adapter:
         program = args.get("program")
         if not isinstance(program, str) or not program:
             raise RequestFailed("launch: 'program' must name a .sol file")
+        program = os.path.abspath(program)  # editors map stack frames by absolute path
         try:
             b = bundle(program)
         except BundleError as exc:

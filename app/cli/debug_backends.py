@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
-from app.node.debug import inspect as I
+from app.node.debug import inspection as I
 from app.node.debug.engine import DebugSession, Event
 from app.node.debug.launch import fresh_world, make_session, parse_launch
 from app.node.debug.sources import SourceMap

@@ -304,7 +304,7 @@ class DebugSession:
         self._pause("exception", str(getattr(exc, "message", None) or exc))
 
     def _condition(self, text: str) -> bool:
-        from .inspect import evaluate_raw
+        from .inspection import evaluate_raw
 
         try:
             v, _ = evaluate_raw(self, 0, text)

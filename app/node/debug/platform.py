@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from .engine import DebugSession
-from .inspect import platform_eval, platform_variables
+from .inspection import platform_eval, platform_variables
 from .launch import apply_breakpoints
 
 RUNNING = {"tag": "Running"}

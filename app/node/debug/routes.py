@@ -28,7 +28,7 @@ from starlette.routing import BaseRoute, Route
 from ..errors import ApiError
 from ..routes.base import JsonBody
 from ..solidvm.world import TxEnv
-from . import inspect as I
+from . import inspection as I
 from .engine import DebugSession, Event, NotPaused
 from .launch import (
     LaunchError,

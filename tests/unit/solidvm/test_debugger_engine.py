@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from app.client.bundler import bundle
-from app.node.debug import inspect as I
+from app.node.debug import inspection as I
 from app.node.debug.compiler import ACTIVE, compile_debug
 from app.node.debug.engine import DebugSession, NotPaused
 from app.node.debug.launch import LaunchError, fresh_world, make_session, parse_launch
