@@ -8,7 +8,8 @@ Messages are JSON with a ``Content-Length`` header, both ways. The session: ``in
 
 Launch attributes: ``program`` (a ``.sol`` file; imports resolved as ``python -m app test``
 resolves them), then ``test`` (``Describe_X.it_y``) or ``contract`` + ``function`` + ``args``
-(+ ``constructorArgs``); ``stopOnEntry``; ``pauseOnFailure`` (default true); ``node`` (a URL:
+(+ ``constructorArgs``), or with ``node`` ``address`` + ``function`` + ``args`` (a contract on the
+node); ``stopOnEntry``; ``pauseOnFailure`` (default true); ``node`` (a URL:
 debug there; without it the engine runs in this process, see :mod:`.debug_backends`); ``user``.
 """
 
@@ -190,6 +191,8 @@ class Adapter:
         if node is not None and not isinstance(node, str):
             raise RequestFailed("launch: 'node' must be a URL")
         user = args.get("user")
+        if "address" in body and not node:
+            raise RequestFailed("launch: 'address' (a deployed contract) needs 'node'")
         if node:
             body["source"] = b.source
             body["files"] = [

@@ -42,6 +42,7 @@ LAUNCH: S = obj(
     name={"type": "string", "description": "the file name of a one-text source (main.sol)"},
     files=array(obj(["name", "firstLine", "lines"], name=STR, firstLine=UINT, lines=UINT)),
     contract=STR,
+    address={"type": "string", "description": "a deployed contract to call (40 hex)"},
     function=STR,
     args={"type": "object"},
     constructorArgs={"type": "object"},

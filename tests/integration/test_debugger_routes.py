@@ -199,6 +199,42 @@ def test_rich_routes_frames_scopes_variables(node: RunningNode) -> None:
         stop(alice, sid)
 
 
+def test_call_on_a_deployed_contract(node: RunningNode) -> None:
+    """``address``: a call on a contract already on the chain, stepping in its own source
+    (fetched from the node when no ``source`` is given), its state as committed."""
+    alice = node.client("alice")
+    store = deploy(alice, "Store", STORE)
+    submit(alice, call_tx(store, "set", {"v": 41}))
+    r = alice.post(
+        "/vm-debug/sessions",
+        json={"address": "0x" + store, "function": "set", "args": {"v": 42}, "stopOnEntry": True},
+    )
+    assert r.status_code == 200, r.text
+    sid = r.json()["id"]
+    try:
+        assert r.json()["files"] == ["Store.sol"]
+        paused(alice, sid)
+        frames = alice.get(f"/vm-debug/sessions/{sid}/frames").json()
+        assert [(f["name"], f["file"], f["address"]) for f in frames] == [
+            ("Store.set", "Store.sol", store)
+        ]
+        ev = alice.post(f"/vm-debug/sessions/{sid}/evaluate", json={"expression": "value + v"})
+        assert ev.json()["result"] == "83"
+        alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "continue"})
+        assert paused(alice, sid)["result"]["status"] == "success"
+    finally:
+        stop(alice, sid)
+    assert alice.get(f"/bloc/v2.2/contracts/Store/{store}/state").json()["value"] == "41"
+    for body, field in [
+        ({"address": "12", "function": "set"}, "address"),
+        ({"address": "ab" * 20, "function": "set"}, "address"),
+        ({"address": store}, "function"),
+    ]:
+        r = alice.post("/vm-debug/sessions", json=body)
+        assert r.status_code == 400, r.text
+        assert r.json()["field"] == field
+
+
 def test_sessions_are_per_user_bounded_and_checked(node: RunningNode) -> None:
     alice, bob = node.client("alice"), node.client("bob")
     a = start(alice, contract="Probe", function="boom", args={"k": 0}, stopOnEntry=True)

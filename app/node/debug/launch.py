@@ -23,6 +23,9 @@ from .sources import FileSpan, SourceMap
 HOOKS_BEFORE = ("beforeAll", "beforeEach")
 HOOKS_AFTER = ("afterEach", "afterAll")
 _TEST_RE = re.compile(r"^(Describe_\w+)\.(\w+)$")
+_ADDRESS_RE = re.compile(r"^(0[xX])?[0-9a-fA-F]{40}$")
+SourceOf = Callable[[str], tuple[str, str, str]]
+"""address -> (file name, source text, contract name) of a deployed contract's code."""
 
 
 class LaunchError(ValueError):
@@ -41,6 +44,7 @@ class LaunchSpec:
     args: dict[str, Any] = field(default_factory=dict)
     constructor_args: dict[str, Any] = field(default_factory=dict)
     test: str = ""
+    address: str = ""  # a call on this deployed contract instead of a fresh deployment
     stop_on_entry: bool = False
     pause_on_failure: bool = True
     breakpoints: list[tuple[str, int, str | None]] = field(default_factory=list)
@@ -98,11 +102,25 @@ def _bundled(text: str, files: Any) -> SourceMap:
     return SourceMap(text, spans)
 
 
-def parse_launch(body: Any, sources: SourceMap | None = None) -> LaunchSpec:
+def parse_launch(
+    body: Any, sources: SourceMap | None = None, source_of: SourceOf | None = None
+) -> LaunchSpec:
     """A launch request: ``source`` (text, or ``{file: text}``; not needed when ``sources``
-    is given), then ``test`` or ``contract`` (+ ``function``, ``args``, ``constructorArgs``)."""
+    is given), then ``test`` or ``contract`` (+ ``function``, ``args``, ``constructorArgs``),
+    or ``address`` + ``function`` + ``args`` (a call on a deployed contract; without
+    ``source``, ``source_of`` finds the contract's own)."""
     if not isinstance(body, dict):
         raise LaunchError("body", "must be a JSON object")
+    address = body.get("address")
+    if address is not None and (not isinstance(address, str) or not _ADDRESS_RE.match(address)):
+        raise LaunchError("address", "must be 40 hex digits (0x allowed)")
+    address = address[-40:].lower() if address else ""
+    if address and "test" in body:
+        raise LaunchError("test", "give a test or an address, not both")
+    deployed: tuple[str, str, str] | None = None
+    if sources is None and address and body.get("source") is None and source_of is not None:
+        deployed = source_of(address)
+        sources = SourceMap.single(deployed[0], deployed[1])
     if sources is None:
         src = body.get("source")
         files = body.get("files")
@@ -124,10 +142,13 @@ def parse_launch(body: Any, sources: SourceMap | None = None) -> LaunchSpec:
             raise LaunchError("test", "must be Describe_X.it_y")
         spec.test = test
     else:
-        contract = body.get("contract")
+        contract = body.get("contract", deployed[2] if deployed else None)
         if not isinstance(contract, str) or not contract:
             raise LaunchError("contract", "give the contract to deploy (or a test)")
         spec.contract = contract
+        spec.address = address
+        if address and not body.get("function"):
+            raise LaunchError("function", "give the function to call on the contract at address")
         fn = body.get("function", "")
         if not isinstance(fn, str):
             raise LaunchError("function", "must be a function name")
@@ -182,9 +203,26 @@ def make_plan(
         for line in lines:
             s.output(line)
 
+    def call(s: DebugSession, addr: str) -> dict[str, Any]:
+        name = spec.contract
+        s.begin_target()
+        try:
+            res = world.call(addr, spec.function, spec.args, env)
+        except SolidVMError as exc:
+            return _failure(f"{name}.{spec.function}", exc, spec)
+        logs(s, res.logs)
+        return {
+            "status": "success",
+            "message": f"{name}.{spec.function} returned {res.values}",
+            "values": res.values,
+            "address": addr,
+        }
+
     def plan(s: DebugSession) -> dict[str, Any]:
         name = spec.test.split(".")[0] if spec.test else spec.contract
         cdef = unit.contracts[name]
+        if spec.address:
+            return call(s, spec.address)
         if not spec.test and not spec.function:
             s.begin_target()
         try:
@@ -197,18 +235,7 @@ def make_plan(
         if not spec.test and not spec.function:
             return {"status": "success", "message": f"deployed {name} at {addr}", "address": addr}
         if not spec.test:
-            s.begin_target()
-            try:
-                res = world.call(addr, spec.function, spec.args, env)
-            except SolidVMError as exc:
-                return _failure(f"{name}.{spec.function}", exc, spec)
-            logs(s, res.logs)
-            return {
-                "status": "success",
-                "message": f"{name}.{spec.function} returned {res.values}",
-                "values": res.values,
-                "address": addr,
-            }
+            return call(s, addr)
         test = spec.test.split(".")[1]
         for hook in HOOKS_BEFORE:
             if hook in cdef.functions:

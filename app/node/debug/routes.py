@@ -130,7 +130,7 @@ class DebugSessions:
             if len(self.entries) >= MAX_TOTAL:
                 raise ApiError(429, {"error": f"the node runs {MAX_TOTAL} debug sessions already"})
         try:
-            spec = parse_launch(body)
+            spec = parse_launch(body, source_of=self.source_of)
             unit = compile_spec(spec, self.ledger.world.test_clock)
         except LaunchError as exc:
             raise ApiError(400, {"error": str(exc), "field": exc.field}) from None
@@ -158,6 +158,17 @@ class DebugSessions:
             self.entries[sid] = entry
         session.start()
         return entry
+
+    def source_of(self, address: str) -> tuple[str, str, str]:
+        """The source a deployed contract was compiled from (file ``<Contract>.sol``)."""
+        with self.ledger.pinned_view() as view:
+            acct = view.account(int(address, 16), "")
+        cdef = acct.cdef if acct is not None else None
+        if cdef is None:
+            raise LaunchError("address", f"no contract at {address} on the main chain")
+        if cdef.vm != "SolidVM" or cdef.unit is None:
+            raise LaunchError("address", f"{cdef.name} at {address} is not SolidVM code")
+        return f"{cdef.name}.sol", cdef.unit.source, cdef.name
 
     def delete(self, entry: Entry) -> None:
         with self.lock:
