@@ -36,6 +36,14 @@ CAPABILITIES = {
     "supportsEvaluateForHovers": True,
     "supportTerminateDebuggee": True,
     "supportsTerminateRequest": True,
+    "exceptionBreakpointFilters": [
+        {
+            "filter": "failures",
+            "label": "SolidVM failures (require, revert, runtime errors)",
+            "description": "Pause where a failure fires, before its frame unwinds",
+            "default": True,
+        }
+    ],
 }
 
 
@@ -78,6 +86,7 @@ class Adapter:
         self.started = False
         self.done = False
         self.sources: SourceMap | None = None
+        self.pause_on_failure: bool | None = None  # from setExceptionBreakpoints before launch
 
     # ------------------------------------------------------------ wire
 
@@ -211,6 +220,8 @@ class Adapter:
             self.backend = LocalBackend(body, self.sources, self.on_engine)
         for f, lines in self.pending_bps.items():
             self.backend.set_breakpoints(f, lines)
+        if self.pause_on_failure is not None:
+            self.backend.set_pause_on_failure(self.pause_on_failure)
 
     def after_launch(self) -> None:
         self.event("initialized")
@@ -230,6 +241,11 @@ class Adapter:
         return {"breakpoints": [{"verified": b["verified"], "line": b["line"]} for b in out]}
 
     def on_setExceptionBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
+        on = "failures" in (args.get("filters") or [])
+        if self.backend is None:
+            self.pause_on_failure = on
+        else:
+            self.backend.set_pause_on_failure(on)
         return {}
 
     def on_configurationDone(self, args: dict[str, Any]) -> None:

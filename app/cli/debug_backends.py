@@ -32,6 +32,7 @@ class Backend(Protocol):
         self, file: str, lines: list[tuple[int, str | None]]
     ) -> list[dict[str, Any]]: ...
     def run(self) -> None: ...
+    def set_pause_on_failure(self, on: bool) -> None: ...
     def control(self, action: str) -> None: ...
     def stack(self) -> list[dict[str, Any]]: ...
     def scopes(self, frame: int) -> list[dict[str, Any]]: ...
@@ -59,6 +60,9 @@ class LocalBackend:
 
     def run(self) -> None:
         self.session.start()
+
+    def set_pause_on_failure(self, on: bool) -> None:
+        self.session.pause_on_failure = on
 
     def control(self, action: str) -> None:
         s = self.session
@@ -146,6 +150,14 @@ class RemoteBackend:
             self._req("POST", f"/{self.sid}/source-breakpoints", {"file": file, "breakpoints": bps})
         )
         return [{"line": b["line"], "verified": b["verified"]} for b in out]
+
+    def set_pause_on_failure(self, on: bool) -> None:
+        if not self.sid:
+            self.body["pauseOnFailure"] = on
+        else:
+            self.call(
+                self._req("POST", f"/{self.sid}/control", {"action": "pauseOnFailure", "value": on})
+            )
 
     def run(self) -> None:
         body = dict(self.body)

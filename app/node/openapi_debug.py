@@ -114,8 +114,8 @@ DEBUG_OPERATIONS: dict[str, S] = {
         },
     },
     "DebugRoutes.control": {
-        "summary": "continue, next, stepIn, stepOut, pause or stop",
-        "requestBody": body(obj(["action"], action=STR), {"action": "next"}),
+        "summary": "continue, next, stepIn, stepOut, pause, stop; or pauseOnFailure with a value",
+        "requestBody": body(obj(["action"], action=STR, value=FLAG), {"action": "next"}),
         "responses": {"200": json_of(SESSION, "taken"), "400": BAD, "404": GONE, "409": NOT_PAUSED},
     },
     "DebugRoutes.frames": {

@@ -193,6 +193,14 @@ def test_rich_routes_frames_scopes_variables(node: RunningNode) -> None:
         assert {v["name"]: v["value"] for v in local}["before"] == "0"
         r = alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "fly"})
         assert r.status_code == 400 and r.json()["field"] == "action"
+        r = alice.post(
+            f"/vm-debug/sessions/{sid}/control", json={"action": "pauseOnFailure", "value": 1}
+        )
+        assert r.status_code == 400 and r.json()["field"] == "value"
+        r = alice.post(
+            f"/vm-debug/sessions/{sid}/control", json={"action": "pauseOnFailure", "value": False}
+        )
+        assert r.status_code == 200
         evs = alice.get(f"/vm-debug/sessions/{sid}/events").json()
         assert [e["event"] for e in evs if e["event"] == "stopped"] == ["stopped"] * 4
     finally:

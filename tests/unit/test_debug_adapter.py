@@ -151,3 +151,16 @@ def test_pause_and_launch_errors(dap: DapClient, project: Path, tmp_path: Path) 
     assert top(dap)["name"] == "S.go"
     assert dap.request("disconnect")["success"]
     assert dap.proc.wait(5) == 0
+
+
+def test_exception_filter_turns_pause_on_failure_off(dap: DapClient, project: Path) -> None:
+    r = dap.request("initialize", adapterID="strato")
+    assert [f["filter"] for f in r["body"]["exceptionBreakpointFilters"]] == ["failures"]
+    dap.request("launch", program=str(project / "main.sol"), test="Describe_Main.it_fails")
+    dap.event("initialized")
+    assert dap.request("setExceptionBreakpoints", filters=[])["success"]
+    dap.request("configurationDone")
+    out = dap.event("output")
+    assert "x is not three" in out["body"]["output"]
+    assert dap.event("exited")["body"]["exitCode"] == 1
+    assert not [m for m in dap.seen if m.get("event") == "stopped"]

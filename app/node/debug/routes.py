@@ -252,7 +252,8 @@ class DebugRoutes:
         return JsonBody([{"seq": ev.seq, "event": ev.kind, "body": ev.body} for ev in evs])
 
     async def control(self, request: Request) -> Response:
-        """The rich control route: POST .../control {"action": continue|stepIn|...}."""
+        """The rich control route: POST .../control {"action": continue|stepIn|...}, or
+        {"action": "pauseOnFailure", "value": bool}."""
         e = self.entry(request)
         body = await self.api.json_body(request)
         action = body.get("action") if isinstance(body, dict) else None
@@ -265,6 +266,12 @@ class DebugRoutes:
             "pause": s.pause,
             "stop": s.stop,
         }
+        if action == "pauseOnFailure":
+            value = body.get("value")
+            if not isinstance(value, bool):
+                raise ApiError(400, {"error": "value: must be true or false", "field": "value"})
+            s.pause_on_failure = value
+            return JsonBody(e.summary())
         if action not in acts:
             raise ApiError(
                 400, {"error": f"action: must be one of {', '.join(acts)}", "field": "action"}
