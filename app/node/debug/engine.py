@@ -136,9 +136,20 @@ class DebugSession:
             self._step = None
             self.stack = []
             self.result = result
+        self._drain()
         msg = result.get("message") or result.get("status", "")
         self.emit("output", {"category": "console", "output": f"{msg}\n"})
         self.emit("terminated", {"result": result})
+
+    def _drain(self) -> None:
+        """Answer inspections still queued (sent as the run went on or ended): not paused."""
+        while True:
+            try:
+                item = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, tuple) and item[1].set_running_or_notify_cancel():
+                item[1].set_exception(NotPaused("the run is finished, not paused"))
 
     def begin_target(self) -> None:
         """Called by a plan just before the run it was asked for (after set-up calls)."""
@@ -220,6 +231,8 @@ class DebugSession:
                 raise NotPaused(f"the run is {self.state}, not paused")
         fut: Future[T] = Future()
         self._commands.put((fn, fut))
+        if self.state == "finished":  # it ended between the check and the put
+            self._drain()
         return fut.result(timeout)
 
     @property
