@@ -405,3 +405,14 @@ def test_idle_sessions_are_stopped_and_forgotten(sessions: list[DebugSession]) -
     assert book.entries == {}
     assert s.wait_stopped(5) == "finished"
     assert s.result is not None and s.result["status"] == "stopped"
+
+
+def test_log_lines_and_the_result_are_output_events(sessions: list[DebugSession]) -> None:
+    src = 'contract G { function hi(uint n) public returns (uint) { log("hello", n); return n; } }'
+    s = start(SourceMap.single("g.sol", src), contract="G", function="hi", args={"n": 3})
+    sessions.append(s)
+    assert s.wait_stopped(5) == "finished"
+    outs = [e.body["output"] for e in s.events if e.kind == "output"]
+    assert outs[:2] == ["hello\n", "3\n"]  # what log(...) printed, a line per value
+    assert outs[-1] == "G.hi returned ['3']\n"
+    assert s.events[-1].kind == "terminated"
