@@ -72,3 +72,17 @@ def test_bad_parameters_are_a_400_and_queue_nothing(tmp_path: Path) -> None:
             )
         assert err.value.status == 400 and "txParams" in str(err.value.body)
         assert not ledger.queue.has_pending()
+
+
+def test_a_resolve_timeout_records_the_transaction_it_names(tmp_path: Path) -> None:
+    with opened(tmp_path, resolve_timeout=0.05) as ledger:  # no producer: nothing runs
+        sender = address(ledger, "alice")
+        with pytest.raises(ApiError) as err:
+            asyncio.run(
+                ledger.intake.submit("alice", sender, [_transfer(ledger, "bob", 1)], None, "", True)
+            )
+        assert err.value.status == 504
+        (h,) = err.value.body["hashes"]
+        row = ledger.store.one("SELECT status FROM txs WHERE hash=?", h)
+        assert row is not None and row["status"] == "Pending"  # it survives a crash
+        assert ledger.queue.is_queued(h)

@@ -98,23 +98,28 @@ class BlockSealer:
             if isinstance(tr, dict):
                 tr["blockHash"] = block_hash
         events = list(self.journal.events)
+        # packed before the store's lock is taken: the loop records submissions under it
+        sealed = [
+            (res["status"], pack_result(res, block_hash), number, i, sub.nonce, sub.hash)
+            for i, (sub, res) in enumerate(zip(batch, results, strict=True))
+        ]
         with self.store.transaction() as db:
-            fresh = [s for s in batch if not s.recorded]
-            if fresh:
-                TxQueue.insert_rows(db, fresh)
+            # under the store's lock: the loop may have recorded some meanwhile (a 504)
+            fresh = [(s, row) for s, row in zip(batch, sealed, strict=True) if not s.recorded]
+            known = [row for s, row in zip(batch, sealed, strict=True) if s.recorded]
+            if fresh:  # never recorded (resolve=true): written sealed, in one statement
+                TxQueue.insert_sealed(db, fresh)
             db.execute(
                 "INSERT INTO blocks (number, hash, parent_hash, timestamp, tx_count, gas_used) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (number, block_hash, head.hash, ts, len(batch), gas),
             )
-            db.executemany(
-                "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
-                "WHERE hash=?",
-                [
-                    (res["status"], pack_result(res, block_hash), number, i, sub.nonce, sub.hash)
-                    for i, (sub, res) in enumerate(zip(batch, results, strict=True))
-                ],
-            )
+            if known:
+                db.executemany(
+                    "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
+                    "WHERE hash=?",
+                    known,
+                )
             if events:
                 db.executemany(
                     "INSERT INTO events (block_number, tx_hash, chain, address, contract, name, "
@@ -131,9 +136,11 @@ class BlockSealer:
             self.journal.dirty_chains.clear()
             self.reindexer.index_block(number, block_hash, ts)  # never raises: see reindex.py
             new_codes = self.codes.take_new()
-            db.executemany(
-                "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)", new_codes
-            )
+            if new_codes:
+                db.executemany(
+                    "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)",
+                    new_codes,
+                )
         self.state.advance(Head(number, block_hash, ts))
         self.snapshots.block_committed()
         return results

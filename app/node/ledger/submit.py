@@ -25,6 +25,28 @@ from .txqueue import TxQueue
 from .validation import Validator
 
 
+async def _within(fut: asyncio.Future[dict[str, Any]], timeout: float) -> dict[str, Any]:
+    """``fut``'s result, or TimeoutError after ``timeout`` seconds: awaited directly, so that
+    the producer's result reaches the request in one step of the loop (``wait_for`` and
+    ``shield`` each add one). A request cancelled meanwhile cancels ``fut`` only: the
+    transaction runs all the same and its result stays readable by hash."""
+    expiry = asyncio.get_running_loop().call_later(timeout, _expire, fut)
+    try:
+        return await fut
+    finally:
+        expiry.cancel()
+
+
+def _expire(fut: asyncio.Future[dict[str, Any]]) -> None:
+    if not fut.done():
+        fut.set_exception(TimeoutError())
+
+
+def _answered(fut: asyncio.Future[dict[str, Any]] | None) -> bool:
+    """``fut`` holds a result (not a timeout, nor a cancellation)."""
+    return fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None
+
+
 class Intake:
     """The write path's front: what ``POST /transaction``, the faucet, chain creation and the
     node's own transactions go through (on the event loop; large requests are prepared on a
@@ -86,16 +108,17 @@ class Intake:
         if not resolve:
             return [pending_result(s.hash) for s in subs]
         futures = [s.future for s in subs if s.future is not None]
+        # one transaction (the usual request) waits on its own future: no gather in between
         try:
+            if len(futures) == 1:
+                return [await _within(futures[0], self.config.resolve_timeout)]
             done = await asyncio.wait_for(
                 asyncio.shield(asyncio.gather(*futures)), timeout=self.config.resolve_timeout
             )
         except TimeoutError:
-            unrecorded = [s for s in subs if not s.recorded and not (s.future and s.future.done())]
-            if unrecorded:
-                self.queue.record(
-                    unrecorded
-                )  # the 504 names their hashes: they must survive a crash
+            unrecorded = [s for s in subs if not s.recorded and not _answered(s.future)]
+            if unrecorded:  # the 504 names their hashes: they must survive a crash
+                self.queue.record(unrecorded)
             raise ApiError(
                 504,
                 {

@@ -59,6 +59,37 @@ class TxQueue:
             ],
         )
 
+    @staticmethod
+    def insert_sealed(db: Any, sealed: list[tuple[Sub, tuple[Any, ...]]]) -> None:
+        """The rows of transactions never recorded, written sealed (in their block's
+        transaction): each with (status, result, block number, index, nonce, hash)."""
+        for s, _ in sealed:
+            s.recorded = True
+        db.executemany(
+            "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
+            "to_address, submitted_at, result, block_number, tx_index, nonce) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    s.seq,
+                    s.hash,
+                    s.sender,
+                    s.username,
+                    s.type,
+                    s.request_json(),
+                    status,
+                    s.chain,
+                    _to_address(s),
+                    s.submitted_at,
+                    result,
+                    number,
+                    index,
+                    nonce,
+                )
+                for s, (status, result, number, index, nonce, _) in sealed
+            ],
+        )
+
     # ------------------------------------------------------------ the loop's side
 
     def put(self, subs: list[Sub]) -> None:
