@@ -83,7 +83,7 @@ class Ledger:
             self.results,
         )
         self.producer = Producer(
-            config, self.state, self.queue, self.sealer, self.results, self.snapshots
+            config, store, self.state, self.queue, self.sealer, self.results, self.snapshots
         )
         self.intake = Intake(
             config, self.keys, self.validator, self.queue, self.results, self.producer

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..config import NodeConfig
 from ..errors import ApiError
+from ..store import Store
 from .blocks import BlockSealer
 from .common import (
     SLICE_SECONDS,
@@ -33,6 +34,7 @@ class Producer:
     def __init__(
         self,
         config: NodeConfig,
+        store: Store,
         state: ChainState,
         queue: TxQueue,
         sealer: BlockSealer,
@@ -40,6 +42,7 @@ class Producer:
         snapshots: Snapshots,
     ) -> None:
         self.config = config
+        self.store = store
         self.state = state
         self.queue = queue
         self.sealer = sealer
@@ -63,6 +66,7 @@ class Producer:
         # loop's requests fast while contracts run.
         sys.setswitchinterval(SWITCH_INTERVAL)
         self.queue.open()
+        self.store.checkpoint_in_background()  # not in the blocks' commits
         # transactions recorded before a crash or shutdown are in the queue already: they
         # run first
         self._thread = threading.Thread(target=self._produce, name="block-producer", daemon=True)
@@ -81,6 +85,7 @@ class Producer:
         if self._watchdog is not None:
             self._watchdog.stop()
         self.snapshots.snapshot()
+        await asyncio.to_thread(self.store.checkpoint_in_background, False)
 
     def _produce(self) -> None:
         """The producer thread: a slice as soon as the queue holds anything. Transactions
