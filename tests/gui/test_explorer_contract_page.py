@@ -186,6 +186,7 @@ def test_token_page_holders_largest_first_with_share_transfers_newest_first(
     drive(loop, lambda: token.info is not None and token.supply is not None)
     assert token.info is not None
     assert token.info.holders_table == coin.family.collection("Coin", "balances")
+    assert token.info.sole  # the only Coin: its table is read without the address filter
     assert token.info.transfers_table == coin.family.event("Coin", "Transfer")
     holders = token.holders_model
     drive(loop, lambda: holders.rowCount() == 3)
@@ -231,3 +232,20 @@ def test_token_page_holders_largest_first_with_share_transfers_newest_first(
     links.resize(1024, 640)
     token.tabs.setCurrentIndex(0)
     links.grab().save(f"{SHOTS}/token_{coin.family.strato16}.png")
+
+
+def test_a_token_sharing_its_table_lists_only_its_own_holders(
+    coin: Coin, controller: AppController, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    alice = coin.node.client("alice")
+    _ok(submit(alice, upload_tx("Coin", COIN, {"_name": "Silver", "supply": 9})))  # a 2nd Coin
+    _links, detail = open_page(coin, controller, loop, qtbot)
+    drive(loop, lambda: detail.page.token is not None)
+    token = detail.page.token
+    assert token is not None
+    drive(loop, lambda: token.info is not None and token.holders_model.rowCount() > 0)
+    assert token.info is not None and not token.info.sole  # read with the address filter
+    holders = token.holders_model
+    assert holders.rowCount() == 3
+    drive(loop, lambda: holders.holder(2) is not None)
+    assert [holders.holder(r).amount for r in range(3)] == [700, 250, 50]  # type: ignore[union-attr]

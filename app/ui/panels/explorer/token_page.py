@@ -10,6 +10,7 @@ time as the list is scrolled down.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 
 Index = QModelIndex | QPersistentModelIndex
 PLACEHOLDER = "…"
+MAX_READS = 2  # holder pages read at once (deep pages sort the whole table on the node)
+QUEUED = 4  # pages asked for and not read yet that are kept (the newest asked are read first)
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -75,10 +78,14 @@ class HoldersModel(QAbstractTableModel):
         self.total = 0
         self.supply: int | None = None
         self.names: dict[str, str] = {}
+        # pages painted but not read yet, newest last: a fast scroll through a million rows
+        # asks for hundreds of pages; only the last few asked (those on screen) are read
+        self._queued: OrderedDict[int, None] = OrderedDict()
 
     def reset(self, info: TokenInfo) -> None:
         self.beginResetModel()
         self.pages.clear()
+        self._queued.clear()
         self.info = info
         self.total = 0
         self.endResetModel()
@@ -119,9 +126,26 @@ class HoldersModel(QAbstractTableModel):
             i = row % HOLDERS_PAGE
             return rows[i] if i < len(rows) else None
         if page not in self.pages.loading:
-            coro = self.service.holders(self.info, page * HOLDERS_PAGE, HOLDERS_PAGE)
-            self.pages.load(page, coro, self._got, self.failed.emit)
+            self._queued[page] = None
+            self._queued.move_to_end(page)
+            while len(self._queued) > QUEUED:
+                self._queued.popitem(last=False)  # scrolled past before it could be read
+            self._pump()
         return None
+
+    def _pump(self) -> None:
+        """Start reading the newest pages asked for, up to :data:`MAX_READS` at once."""
+        info = self.info
+        while info is not None and self._queued and len(self.pages.loading) < MAX_READS:
+            page, _ = self._queued.popitem(last=True)
+            if page in self.pages.pages or page in self.pages.loading:
+                continue
+            coro = self.service.holders(info, page * HOLDERS_PAGE, HOLDERS_PAGE)
+            self.pages.load(page, coro, self._got, self._page_failed)
+
+    def _page_failed(self, text: str) -> None:
+        self.failed.emit(text)
+        self._pump()
 
     def _got(self, page: int, rows: list[Holder]) -> None:
         self.pages.put(page, rows)
@@ -129,6 +153,7 @@ class HoldersModel(QAbstractTableModel):
         last = min(first + HOLDERS_PAGE, self.total) - 1
         if first <= last:
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(self.COLUMNS) - 1))
+        self._pump()
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < self.total:
