@@ -97,6 +97,11 @@ class HoldersModel(QAbstractTableModel):
             self.counted.emit(n)
 
         self.start(self.service.holders_count(info), got, self.failed.emit)
+        # the first page is read beside the count, not after it: the largest holders show
+        # as soon as both are in
+        self.pages.load(
+            0, self.service.holders(info, 0, HOLDERS_PAGE), self._got, self._page_failed
+        )
 
     def set_supply(self, supply: int | None) -> None:
         self.supply = supply
