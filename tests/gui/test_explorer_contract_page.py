@@ -6,19 +6,22 @@ first, total supply), under the seed's Cirrus names and STRATO 16's."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
 from app.services.explorer_contracts import Instance
 from app.ui.panels.explorer.instance_detail import InstanceDetail
+from app.ui.panels.explorer.panel import ExplorerPanel
 from app.ui.panels.explorer.token_page import TokenPage
+from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import Family, connect, drive
 from tests.gui.test_explorer_contracts import Links
 from tests.integration.node_fixture import RunningNode, call_tx, submit, upload_tx
@@ -249,3 +252,35 @@ def test_a_token_sharing_its_table_lists_only_its_own_holders(
     assert holders.rowCount() == 3
     drive(loop, lambda: holders.holder(2) is not None)
     assert [holders.holder(r).amount for r in range(3)] == [700, 250, 50]  # type: ignore[union-attr]
+
+
+def test_contract_and_token_page_in_the_window_at_1024x640(
+    coin: Coin, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, coin.node, "alice")
+    window.resize(1024, 640)
+    panel = next(p for p in window.panels if isinstance(p, ExplorerPanel))
+    window.nav.setCurrentRow(window.panels.index(panel))
+    panel.tabs.setCurrentWidget(panel.contracts_view)
+    detail = panel.contracts_view.show_instance(Instance("Coin", coin.address))
+    drive(loop, lambda: detail.page.token is not None and detail.page.source is not None)
+    token = detail.page.token
+    assert token is not None
+    detail.tabs.setCurrentWidget(detail.page.read)
+    detail.page.read.choose("balanceOf")
+    loop.run_until_complete(asyncio.sleep(0.3))
+    window.grab().save(f"{SHOTS}/window_read_{coin.family.strato16}.png")
+    detail.tabs.setCurrentWidget(token)
+    drive(loop, lambda: token.holders_model.holder(0) is not None)
+    loop.run_until_complete(asyncio.sleep(0.3))
+    window.grab().save(f"{SHOTS}/window_token_{coin.family.strato16}.png")
+    bar = detail.tabs.tabBar()
+    for i in range(bar.count()):  # every tab's title whole (arrows reach those off the bar)
+        assert bar.tabRect(i).width() >= bar.tabSizeHint(i).width(), bar.tabText(i)
+    # the pane stays inside the window, whichever tab is in front
+    for page in (token, detail.page.read, detail.page.code, detail.methods):
+        detail.tabs.setCurrentWidget(page)
+        loop.run_until_complete(asyncio.sleep(0.05))
+        right = detail.mapTo(window, QPoint(detail.width(), 0)).x()
+        assert right <= window.width(), (page.objectName(), right)
+    assert token.holders.viewport().width() > 200

@@ -131,10 +131,12 @@ class InstanceDetail(QWidget):
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("instanceTabs")
-        # the four tabs fit the narrow pane (elided) rather than hide one behind arrows
+        # seven tabs (with Read, Code, Token) do not fit the narrow pane at 1024 px: whole
+        # titles with scroll arrows, not "S…", "R…" (nor a pane pushed past the window's edge:
+        # without arrows a tab widget is at least as wide as all its titles)
         self.tabs.setDocumentMode(True)
-        self.tabs.setUsesScrollButtons(False)
-        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs.setUsesScrollButtons(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         # state
         self.state_model = StateModel(self.service, self.tasks, self)
         self.state_view = QTreeView(self)
@@ -148,6 +150,7 @@ class InstanceDetail(QWidget):
         self.state_view.activated.connect(self._state_activated)
         self.state_view.clicked.connect(self._state_clicked)
         self.state_status = QLabel("Reading the state…", self)
+        self.state_status.setWordWrap(True)  # one long line made the pane wider than the window
         state_page = QWidget(self)
         sl = QVBoxLayout(state_page)
         sl.setContentsMargins(0, 0, 0, 0)

@@ -308,14 +308,14 @@ class TokenPage(QWidget):
         self.holders_model.names = names
         self.holders = ExplorerTable(self)
         self.holders.setModel(self.holders_model)
-        for col, width in enumerate((60, 300, 140)):
+        for col, width in enumerate((34, 140, 70)):  # the narrow pane at 1024 px
             self.holders.setColumnWidth(col, width)
         name_widget(self.holders, "tokenHolders", "Holders, largest first")
         self.transfers_model = TransfersModel(service, self._start, self)
         self.transfers_model.names = names
         self.transfers = ExplorerTable(self)
         self.transfers.setModel(self.transfers_model)
-        for col, width in enumerate((70, 130, 130, 120)):
+        for col, width in enumerate((60, 120, 120, 80)):
             self.transfers.setColumnWidth(col, width)
         name_widget(self.transfers, "tokenTransfers", "Transfers, newest first")
         self.transfers.activated.connect(self._transfer_chosen)
