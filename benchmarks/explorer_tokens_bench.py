@@ -185,9 +185,29 @@ def run(node: Node, work: Path, token: str, jumps: int = 60) -> dict[str, Any]:
         view.close()
         return out
 
+    def node_times(table: str) -> dict[str, float]:
+        """The node's own time for the model's two first requests (a plain HTTP client, one
+        after the other): what the app's figure is made of, apart from the app."""
+        import httpx
+
+        out: dict[str, float] = {}
+        headers = {"Authorization": f"Bearer {node.token('alice')}"}
+        with httpx.Client(base_url=node.url, headers=headers, timeout=300) as c:
+            for key, query in (
+                ("node_count_ms", "select=count()"),
+                ("node_first_page_ms", "select=key,value&order=value.desc,key.asc&limit=100"),
+            ):
+                t0 = time.perf_counter()
+                c.get(f"/cirrus/search/{table}?{query}").raise_for_status()
+                out[key] = (time.perf_counter() - t0) * 1000
+        return out
+
     async def measure() -> dict[str, Any]:
         timer.start()
-        figures = {name: await family(name, table) for name, table in TABLES.items()}
+        figures: dict[str, Any] = {}
+        for name, table in TABLES.items():
+            reference = await asyncio.to_thread(node_times, table)
+            figures[name] = {**await family(name, table), **reference}
         timer.stop()
         return figures
 
@@ -212,7 +232,9 @@ def report(figures: dict[str, Any]) -> bool:
         print(
             f"  {fam}: {f['holders']:,} holders; count {f['count_ms']:.0f} ms; GUI CPU in the "
             f"longest gap {f['scroll_busy_ms']:.1f} ms; reads drained {f['drain_s']:.1f} s "
-            f"after scrolling; {f['pages_held']} pages held; first page with the address "
+            f"after scrolling; {f['pages_held']} pages held; the node alone: count "
+            f"{f['node_count_ms']:.0f} ms, first page {f['node_first_page_ms']:.0f} ms; "
+            f"first page with the address "
             f"filter (a token sharing its table) {f['first_page_address_filtered_ms']:.0f} ms"
         )
     return ok

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import qasync
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -153,13 +154,21 @@ def test_read_tab_queries_views_inline_write_opens_composer_code_shows_source(
     code = page.code
     detail.tabs.setCurrentWidget(code)
     tree = code.interface
-    tops = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
+
+    def node(*path: int) -> QTreeWidgetItem:
+        found = tree.topLevelItem(path[0])
+        for i in path[1:]:
+            assert found is not None
+            found = found.child(i)
+        assert found is not None
+        return found
+
+    tops = [node(i).text(0) for i in range(tree.topLevelItemCount())]
     assert tops == ["Functions (3)", "Events (1)", "State variables (3)"], tops
-    variables = tree.topLevelItem(2)
-    got = {variables.child(i).text(0): variables.child(i).text(1) for i in range(3)}
+    got = {node(2, i).text(0): node(2, i).text(1) for i in range(3)}
     assert got["balances"].startswith("mapping(address => uint256)"), got
     assert got["totalSupply"].startswith("uint256"), got
-    event = tree.topLevelItem(1).child(0)
+    event = node(1, 0)
     assert (event.text(0), event.text(1)) == (
         "Transfer",
         "(address from, address to, uint256 value)",

@@ -295,7 +295,9 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
 
     # transactions: the one that created it first (the address filter misses it: a CONTRACT
     # transaction has no `to`), then the two calls; a click asks the panel to show one
-    detail.tabs.setCurrentIndex(detail.tabs.indexOf(detail.txs.parentWidget()))
+    txs_page = detail.txs.parentWidget()
+    assert txs_page is not None
+    detail.tabs.setCurrentWidget(txs_page)
     txs = detail.txs_model
     drive(loop, lambda: txs.rowCount() == 3 and txs.at_end)
     assert txs.index(0, 0).data().startswith("[created]")
