@@ -61,8 +61,27 @@ def make_token(data: Path, holders: int) -> str:
     return built.token
 
 
+def node_times(node: Node, table: str) -> dict[str, float]:
+    """The node's own time for the model's two first requests (a plain HTTP client, one
+    after the other): what the app's figure is made of, apart from the app."""
+    import httpx
+
+    out: dict[str, float] = {}
+    headers = {"Authorization": f"Bearer {node.token('alice')}"}
+    with httpx.Client(base_url=node.url, headers=headers, timeout=300) as c:
+        for key, query in (
+            ("node_count_ms", "select=count()"),
+            ("node_first_page_ms", "select=key,value&order=value.desc,key.asc&limit=100"),
+        ):
+            t0 = time.perf_counter()
+            c.get(f"/cirrus/search/{table}?{query}").raise_for_status()
+            out[key] = (time.perf_counter() - t0) * 1000
+    return out
+
+
 def run(node: Node, work: Path, token: str, jumps: int = 60) -> dict[str, Any]:
     """The figures of both table families (``seed``, ``strato16``), in one app process."""
+    reference = {name: node_times(node, table) for name, table in TABLES.items()}
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import qasync
     from PySide6.QtCore import QTimer
@@ -185,29 +204,11 @@ def run(node: Node, work: Path, token: str, jumps: int = 60) -> dict[str, Any]:
         view.close()
         return out
 
-    def node_times(table: str) -> dict[str, float]:
-        """The node's own time for the model's two first requests (a plain HTTP client, one
-        after the other): what the app's figure is made of, apart from the app."""
-        import httpx
-
-        out: dict[str, float] = {}
-        headers = {"Authorization": f"Bearer {node.token('alice')}"}
-        with httpx.Client(base_url=node.url, headers=headers, timeout=300) as c:
-            for key, query in (
-                ("node_count_ms", "select=count()"),
-                ("node_first_page_ms", "select=key,value&order=value.desc,key.asc&limit=100"),
-            ):
-                t0 = time.perf_counter()
-                c.get(f"/cirrus/search/{table}?{query}").raise_for_status()
-                out[key] = (time.perf_counter() - t0) * 1000
-        return out
-
     async def measure() -> dict[str, Any]:
         timer.start()
         figures: dict[str, Any] = {}
         for name, table in TABLES.items():
-            reference = await asyncio.to_thread(node_times, table)
-            figures[name] = {**await family(name, table), **reference}
+            figures[name] = {**await family(name, table), **reference[name]}
         timer.stop()
         return figures
 
