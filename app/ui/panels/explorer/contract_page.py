@@ -249,7 +249,7 @@ class ContractPage:
         tabs = detail.tabs
         tabs.insertTab(1, self.read, "&Read")
         tabs.setTabToolTip(1, "Query the view functions")
-        tabs.addTab(self.code, "&Code")
+        tabs.addTab(self.code, "C&ode")  # Alt+C is "Open in &composer"
         tabs.setTabToolTip(tabs.indexOf(self.code), "The interface and the source")
         detail.tasks.start(
             f"Source of {detail.instance.name}",
