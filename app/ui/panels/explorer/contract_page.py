@@ -211,7 +211,10 @@ class CodeTab(QSplitter):
         funcs = QTreeWidgetItem(tree, [f"Functions ({len(spec.functions)})", ""])
         for f in spec.functions:
             kind = f.mutability or ("payable" if f.payable else "")
-            QTreeWidgetItem(funcs, [f.signature(), (kind + returns_text(f)).strip()])
+            row = QTreeWidgetItem(funcs, [f.signature(), (kind + returns_text(f)).strip()])
+            whole = f"{f.signature()} {kind}{returns_text(f)}".strip()
+            row.setToolTip(0, whole)  # the narrow pane cuts long signatures
+            row.setToolTip(1, whole)
         events = QTreeWidgetItem(tree, [f"Events ({len(spec.events)})", ""])
         for e in spec.events:
             fields = ", ".join(f"{t.describe()} {n}" for n, t in e.type.fields)
