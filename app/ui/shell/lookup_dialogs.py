@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from app.client.models import Block
 from app.client.units import amount_tooltip, format_amount
 from app.services.search import AddressInfo
-from app.ui.models.transactions_model import TransactionsModel
+from app.ui.models.transactions_model import COLUMNS, TransactionsModel
 from app.ui.widgets.common import CopyField, name_widget, while_alive
 from app.ui.widgets.contact_name import ask_contact_name
 
@@ -172,6 +172,8 @@ class BlockDialog(QDialog):
         self.model.set_names(names or {})
         self.model.set_transactions("", block.transactions)
         self.view = _tx_table(self, self.model, "blockTransactions")
+        # in or out is an account's view of its history: a block has no side to take
+        self.view.setColumnHidden(COLUMNS.index("Direction"), True)
         self.view.doubleClicked.connect(self._open)
         form = QFormLayout()
         number = QLabel(str(block.number), self)
