@@ -28,6 +28,7 @@ from .dashboard import DashboardService
 from .explorer_contracts import ExplorerContractsService
 from .files import FileService
 from .inspector import InspectorFeed
+from .names import NameService
 from .pending import PendingTracker
 from .profiles import (
     AppSettings,
@@ -114,6 +115,8 @@ class AppController(QObject):
         self.search = SearchService(self.session, self)
         self.test_runs = TestRunService(self.session, self.tasks, self)
         self.explorer_contracts = ExplorerContractsService(self.session, self)
+        self.names = NameService(self.session, self)  # address -> name, for every view
+        self.contacts_changed.connect(self.names.set_contacts)
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)

@@ -70,6 +70,7 @@ class AddressDialog(QDialog):
         self.save_contact.clicked.connect(self.ask_contact_name)
         self.model = TransactionsModel(self)
         self.model.set_names(controller.address_names())
+        self.model.set_name_service(controller.names)
         self.view = _tx_table(self, self.model, "addressTransactions")
         self.view.doubleClicked.connect(self._open)
         self.status = QLabel("Loading…", self)

@@ -22,6 +22,7 @@ from PySide6.QtGui import QColor, QFont
 
 from app.client.units import format_amount
 from app.services.explorer import KINDS, PAGE, ExplorerService, TxFilter, TxRow
+from app.services.names import NameService, short_hex
 from app.ui.panels.explorer.paging import Pages, Starter
 from app.ui.panels.explorer.table import COPY_ROLE
 
@@ -60,6 +61,7 @@ class TransactionsModel(QAbstractTableModel):
         self.known = 0  # rows under the anchor counted so far
         self.at_end = False
         self.names: dict[str, str] = {}
+        self.name_service: NameService | None = None
         self.pages: Pages[list[TxRow]] = Pages(start)
         self._advancing = False
         self._wanted_head = -1
@@ -127,6 +129,10 @@ class TransactionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             text = self._text(tx, col)
             return f"{self.pin_mark}  {text}" if col == 0 and self._is_pinned(index) else text
+        if role == Qt.ItemDataRole.ToolTipRole and col in (3, 4) and (tx.sender, tx.to)[col - 3]:
+            address = (tx.sender, tx.to)[col - 3]
+            name = self._name(address)
+            return f"{name}\n{address}" if name else address
         if role in (Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
             full = {2: tx.hash, 3: tx.sender, 4: tx.to, 7: tx.chain}.get(col)
             return full or (self._text(tx, col) if role == Qt.ItemDataRole.ToolTipRole else None)
@@ -162,9 +168,17 @@ class TransactionsModel(QAbstractTableModel):
         return tx.timestamp.replace("T", " ").removesuffix(".000Z")
 
     def _address(self, address: str) -> str:
-        short = f"{address[:6]}…{address[-4:]}" if len(address) > 12 else address
-        name = self.names.get(address.lower())
+        name = self._name(address)
+        short = short_hex(address)
         return f"{name} · {short}" if name else short
+
+    def _name(self, address: str) -> str:
+        """What the name service knows (a contact's name, a user with organisation, a
+        contract's name), else the name given by :meth:`set_names`."""
+        a = address.lower()
+        service = self.name_service
+        known = service.lookup(a) if service is not None else None
+        return known.text if known is not None else self.names.get(a, "")
 
     # ------------------------------------------------------------ reading
 
@@ -193,6 +207,16 @@ class TransactionsModel(QAbstractTableModel):
         if first <= last:
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
         self.loaded.emit()
+
+    def set_name_service(self, service: NameService) -> None:
+        """Names of contracts and users from the app's cache (repainted as they arrive)."""
+        self.name_service = service
+        service.resolved.connect(self._renamed)
+        service.reset.connect(lambda: self._renamed([]))
+
+    def _renamed(self, _addresses: list[str]) -> None:
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 3), self.index(self.rowCount() - 1, 4))
 
     def set_names(self, names: dict[str, str]) -> None:
         self.names = {a.lower(): n for a, n in names.items()}
