@@ -115,7 +115,7 @@ class AppController(QObject):
         self.search = SearchService(self.session, self)
         self.test_runs = TestRunService(self.session, self.tasks, self)
         self.explorer_contracts = ExplorerContractsService(self.session, self)
-        self.names = NameService(self.session, self)  # address -> name, for every view
+        self.names = NameService(self.session, self, self.tasks)  # address -> name, for every view
         self.contacts_changed.connect(self.names.set_contacts)
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client

@@ -30,12 +30,17 @@ from app.client.cirrus_names import table_of
 from app.client.errors import StratoError
 
 from .session import Session
+from .tasks import TaskRegistry
 
 log = logging.getLogger("stratoscope.services")
 
 BATCH = 64  # unknown addresses looked up one by one per round, at most
 READERS = 4  # account reads at once
 FLUSH_MS = 30  # addresses asked within this long are resolved together
+
+
+def _ignore(_result: object) -> None:
+    """A round's end: what it found was announced by ``resolved``; a failure leaves hex."""
 
 
 def norm(address: str) -> str:
@@ -85,9 +90,15 @@ class NameService(QObject):
     resolved = Signal(list)
     reset = Signal()
 
-    def __init__(self, session: Session, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        parent: QObject | None = None,
+        tasks: TaskRegistry | None = None,
+    ) -> None:
         super().__init__(parent)
         self.session = session
+        self.tasks = tasks  # the app's registry: a shutdown cancels a round under way
         self._names: dict[str, AddressName] = {}
         self._contacts: dict[str, AddressName] = {}
         self._nameless: set[str] = set()
@@ -172,7 +183,12 @@ class NameService(QObject):
         queued, self._queued = self._queued, set()
         if not queued or self.session.client is None:
             return
-        self._task = asyncio.ensure_future(self._round(queued))
+        if self.tasks is None:
+            self._task = asyncio.ensure_future(self._round(queued))
+        else:
+            self._task = self.tasks.start(
+                "Naming addresses", self._round(queued), _ignore, _ignore, background="names"
+            )
 
     async def _round(self, addresses: set[str]) -> None:
         try:

@@ -51,10 +51,10 @@ class TransactionsModel(RowsTableModel):
     def set_name_service(self, service: NameService) -> None:
         """Contracts' and users' names from the app's cache, repainted as they arrive."""
         self.name_service = service
-        service.resolved.connect(lambda _a: self._renamed())
+        service.resolved.connect(self._renamed)  # bound methods: let go when deleted
         service.reset.connect(self._renamed)
 
-    def _renamed(self) -> None:
+    def _renamed(self, *_addresses: object) -> None:
         if self._rows:
             self.dataChanged.emit(
                 self.index(0, COUNTERPARTY), self.index(len(self._rows) - 1, COUNTERPARTY)

@@ -17,10 +17,12 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidge
 
 from app.services.controller import AppController
 from app.services.explorer import ExplorerService, TxFilter
+from app.ui.panels.explorer.account_links import add_accounts
 from app.ui.panels.explorer.blocks_model import BlocksModel
 from app.ui.panels.explorer.contracts_view import ContractsView
 from app.ui.panels.explorer.detail import DetailPane
 from app.ui.panels.explorer.events_view import EventsView
+from app.ui.panels.explorer.list_bars import add_list_bars
 from app.ui.panels.explorer.transactions_model import TransactionsModel
 from app.ui.panels.explorer.views import BlocksView, TransactionsView
 from app.ui.shell.icons import icon
@@ -71,6 +73,8 @@ class ExplorerPanel(ReadsWhenShown):
         self.add_view("Contracts", self.contracts_view, "mdi6.file-code-outline")
         self.events_view = EventsView(controller, self, self)
         self.add_view("Events", self.events_view, "mdi6.bell-outline")
+        add_accounts(self, controller)  # the Accounts view and account pages
+        add_list_bars(self)  # counts and exports of the Blocks and Transactions views
 
         self.blocks_view.block_chosen.connect(self.show_block)
         self.txs_view.tx_chosen.connect(self.show_transaction)

@@ -23,6 +23,7 @@ from PySide6.QtGui import QColor, QFont
 from app.client.units import format_amount
 from app.services.explorer import KINDS, PAGE, ExplorerService, TxFilter, TxRow
 from app.services.names import NameService, short_hex
+from app.ui.panels.explorer.list_tools import Clock, exact, parse_time, relative
 from app.ui.panels.explorer.paging import Pages, Starter
 from app.ui.panels.explorer.table import COPY_ROLE
 
@@ -67,6 +68,14 @@ class TransactionsModel(QAbstractTableModel):
         self._wanted_head = -1
         self._bold = QFont()
         self._bold.setBold(True)
+        Clock.shared().tick.connect(self._tick)  # "2 min ago" stays true
+
+    def _tick(self) -> None:
+        if self.rowCount():
+            last = self.rowCount() - 1
+            self.dataChanged.emit(
+                self.index(0, 8), self.index(last, 8), [Qt.ItemDataRole.DisplayRole]
+            )
 
     # ------------------------------------------------------------ the model
 
@@ -133,6 +142,8 @@ class TransactionsModel(QAbstractTableModel):
             address = (tx.sender, tx.to)[col - 3]
             name = self._name(address)
             return f"{name}\n{address}" if name else address
+        if col == 8 and role in (Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
+            return exact(parse_time(tx.timestamp)) or tx.timestamp
         if role in (Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
             full = {2: tx.hash, 3: tx.sender, 4: tx.to, 7: tx.chain}.get(col)
             return full or (self._text(tx, col) if role == Qt.ItemDataRole.ToolTipRole else None)
@@ -165,7 +176,7 @@ class TransactionsModel(QAbstractTableModel):
             return f"{tx.block_number:,}"
         if col == 7:
             return f"{tx.chain[:10]}…" if tx.chain else "main"
-        return tx.timestamp.replace("T", " ").removesuffix(".000Z")
+        return relative(parse_time(tx.timestamp)) or tx.timestamp
 
     def _address(self, address: str) -> str:
         name = self._name(address)
@@ -211,10 +222,10 @@ class TransactionsModel(QAbstractTableModel):
     def set_name_service(self, service: NameService) -> None:
         """Names of contracts and users from the app's cache (repainted as they arrive)."""
         self.name_service = service
-        service.resolved.connect(self._renamed)
-        service.reset.connect(lambda: self._renamed([]))
+        service.resolved.connect(self._renamed)  # bound methods: let go when deleted
+        service.reset.connect(self._renamed)
 
-    def _renamed(self, _addresses: list[str]) -> None:
+    def _renamed(self, *_addresses: object) -> None:
         if self.rowCount():
             self.dataChanged.emit(self.index(0, 3), self.index(self.rowCount() - 1, 4))
 
