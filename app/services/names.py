@@ -162,11 +162,13 @@ class NameService(QObject):
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        known = bool(self._names)
         self._names.clear()
         self._nameless.clear()
         self._queued.clear()
         self._bulk_done = False
-        self.reset.emit()
+        if known:
+            self.reset.emit()
 
     async def resolve(self, addresses: Iterable[str]) -> dict[str, AddressName]:
         """The names of ``addresses`` (those that have one), read from the node if needed."""

@@ -99,3 +99,36 @@ def test_times_gas_counts_and_export(
     assert lines[0] == "number,hash,timestamp,tx_count,gas_used,size"
     assert len(lines) == 1 + blocks.head + 1
     assert lines[1].startswith(f"{blocks.head},")
+
+
+def test_explorer_words_match_the_account_panel(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+) -> None:
+    """The Explorer's Type column says what the account panel says: an asset's creation is
+    "Asset created: Car (CarDemo)", not the node's GENESIS ("Genesis")."""
+    alice = node.client("alice")
+    car = alice.post(
+        "/apps/CarDemo/car",
+        json={"carArgs": {"vin": "1HGCM82633A004352", "color": "red", "model": "T", "weight": 9}},
+    )
+    assert car.status_code == 200, car.text
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    txs = panel.txs_model
+
+    def kinds() -> list[str]:
+        return [
+            str(txs.index(r, 0).data())
+            for r in range(txs.rowCount())
+            if txs.index(r, 0).data(TX_ROLE) is not None
+        ]
+
+    drive(loop, lambda: "Asset created: Car (CarDemo)" in kinds())
+    words = kinds()
+    assert not any(w.startswith("Genesis") for w in words), words
+    assert "Application created: CarDemo" in words
+    assert "Contract created: CarDemo" in words

@@ -51,8 +51,7 @@ class TransactionsModel(RowsTableModel):
     def set_name_service(self, service: NameService) -> None:
         """Contracts' and users' names from the app's cache, repainted as they arrive."""
         self.name_service = service
-        service.resolved.connect(self._renamed)  # bound methods: let go when deleted
-        service.reset.connect(self._renamed)
+        service.resolved.connect(self._renamed)  # a bound method: let go when deleted
 
     def _renamed(self, *_addresses: object) -> None:
         if self._rows:

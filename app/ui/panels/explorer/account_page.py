@@ -114,6 +114,7 @@ class AccountPage(QWidget):
         self.txs_model = TransactionsModel(self.explorer, self._start, self)
         self.txs_model.set_names(controller.address_names())
         self.txs_model.set_name_service(controller.names)
+        self.txs_model.set_words(controller.tx_words)
         self.txs = ExplorerTable(self)
         self.txs.setModel(self.txs_model)
         for col, width in enumerate((150, 70, 130, 140, 140, 70, 60, 70)):

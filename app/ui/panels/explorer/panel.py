@@ -43,6 +43,7 @@ class ExplorerPanel(ReadsWhenShown):
         self.txs_model = TransactionsModel(self.service, self._start, self)
         self.txs_model.set_names(controller.address_names())
         self.txs_model.set_name_service(controller.names)
+        self.txs_model.set_words(controller.tx_words)
         self._reading = False
 
         self.blocks_view = BlocksView(self.blocks_model, self)

@@ -23,6 +23,7 @@ from PySide6.QtGui import QColor, QFont
 from app.client.units import format_amount
 from app.services.explorer import KINDS, PAGE, ExplorerService, TxFilter, TxRow
 from app.services.names import NameService, short_hex
+from app.services.tx_words import TxWords
 from app.ui.panels.explorer.list_tools import Clock, exact, parse_time, relative
 from app.ui.panels.explorer.paging import Pages, Starter
 from app.ui.panels.explorer.table import COPY_ROLE
@@ -63,6 +64,7 @@ class TransactionsModel(QAbstractTableModel):
         self.at_end = False
         self.names: dict[str, str] = {}
         self.name_service: NameService | None = None
+        self.words: TxWords | None = None
         self.pages: Pages[list[TxRow]] = Pages(start)
         self._advancing = False
         self._wanted_head = -1
@@ -161,6 +163,8 @@ class TransactionsModel(QAbstractTableModel):
 
     def _text(self, tx: TxRow, col: int) -> str:
         if col == 0:
+            if self.words is not None:
+                return self.words.describe(tx)
             return kind_word(tx.kind) + (f" · {tx.label}" if tx.label else "")
         if col == 1:
             return tx.status
@@ -219,11 +223,20 @@ class TransactionsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
         self.loaded.emit()
 
+    def set_words(self, words: TxWords) -> None:
+        """Say what each transaction did as the account panel does ("Asset created: Car
+        (CarDemo)", "Call: add()"), not in the node's kinds."""
+        self.words = words
+        words.changed.connect(self._reworded)
+
+    def _reworded(self) -> None:
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, 0))
+
     def set_name_service(self, service: NameService) -> None:
         """Names of contracts and users from the app's cache (repainted as they arrive)."""
         self.name_service = service
-        service.resolved.connect(self._renamed)  # bound methods: let go when deleted
-        service.reset.connect(self._renamed)
+        service.resolved.connect(self._renamed)  # a bound method: let go when deleted
 
     def _renamed(self, *_addresses: object) -> None:
         if self.rowCount():
