@@ -19,9 +19,9 @@ from app.client.errors import AuthError, RequestError
 from app.client.http import StratoClient
 from app.client.models import Transaction, as_int
 
+from .names import ACCOUNT_TABLE as LIST_ROUTE
 from .session import Session
 
-LIST_ROUTE = "/stratoscope/accounts"
 PLATFORM_PAGE = 100  # the platform's account search answers at most 1000; pages of 100
 SORTS = ("address", "name", "kind", "balance", "nonce", "txs")
 

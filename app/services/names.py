@@ -10,6 +10,8 @@ Where names come from, cheapest first, each read once per node and user:
 - the node's users with a certificate: the ``Certificate`` table of Cirrus, found by what the
   node lists (the seed's ``Certificate`` or STRATO 16's ``<creator>-Certificate`` view):
   common name and organisation;
+- on the sandbox, its account table's users (``/stratoscope/accounts?kind=user``: those
+  without a certificate too);
 - the contracts the node lists (``/bloc/v2.2/contracts``: name and instances), one request;
 - any address still unknown: its account (``/strato-api/eth/v1.2/account?address=``), whose
   ``contractName`` names a contract created since (a few at a time).
@@ -37,6 +39,7 @@ log = logging.getLogger("stratoscope.services")
 BATCH = 64  # unknown addresses looked up one by one per round, at most
 READERS = 4  # account reads at once
 FLUSH_MS = 30  # addresses asked within this long are resolved together
+ACCOUNT_TABLE = "/stratoscope/accounts"  # the sandbox's own account table
 
 
 def _ignore(_result: object) -> None:
@@ -248,6 +251,20 @@ class NameService(QObject):
             if a and r.get("commonName"):
                 self._names[a] = AddressName(
                     a, "user", str(r["commonName"]), str(r.get("organization") or "")
+                )
+                got.append(a)
+        try:  # the sandbox's account table also names users without a certificate
+            self.requests += 1
+            data = await client.json(
+                "GET", ACCOUNT_TABLE, params={"kind": "user", "limit": 1000, "sort": "name"}
+            )
+        except StratoError:
+            data = {}  # a STRATO node: no such table
+        for r in data.get("accounts", []) if isinstance(data, dict) else []:
+            a = norm(str(r.get("address") or ""))
+            if a and r.get("name") and a not in self._names:
+                self._names[a] = AddressName(
+                    a, "user", str(r["name"]), str(r.get("organization") or "")
                 )
                 got.append(a)
         try:

@@ -157,7 +157,3 @@ def test_account_page_transactions_created_contracts_and_holdings(
     drive(loop, lambda: bob_page.holdings_model.rowCount() > 0 and bob_page.entry is not None)
     assert bob_page.holdings_model.index(0, 2).data() == "250"
     assert bob_page.name_label.text() == "bob (Globex)"
-    shot = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-    if shot.is_dir() and __import__("os").environ.get("STRATOSCOPE_SHOTS"):
-        window.resize(1400, 900)
-        panel.grab().save(str(shot / "explorer-account-page.png"))

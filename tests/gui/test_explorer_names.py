@@ -37,6 +37,9 @@ def test_name_service_resolves_contracts_and_users_in_batches(
     bob = got[node.address("bob")]
     assert (bob.kind, bob.text) == ("user", "bob (Globex)")
     assert "ab" * 20 not in got  # nameless: remembered, not asked again
+    # dave has no certificate: the sandbox's account table names him
+    dave = loop.run_until_complete(names.resolve([node.address("dave")]))
+    assert dave[node.address("dave")].text == "dave (Initech)"
     before = names.requests
     loop.run_until_complete(names.resolve(["ab" * 20, counter]))
     assert names.requests == before

@@ -117,7 +117,7 @@ class AccountPage(QWidget):
         self.txs_model.set_words(controller.tx_words)
         self.txs = ExplorerTable(self)
         self.txs.setModel(self.txs_model)
-        for col, width in enumerate((150, 70, 130, 140, 140, 70, 60, 70)):
+        for col, width in enumerate((180, 70, 130, 140, 140, 70, 60, 70)):
             self.txs.setColumnWidth(col, width)
         name_widget(self.txs, "accountPageTransactions", "The account's transactions")
         self.txs.activated.connect(self._tx)
@@ -133,7 +133,8 @@ class AccountPage(QWidget):
         self.holdings_model = HoldingsModel(self)
         self.holdings = ExplorerTable(self)
         self.holdings.setModel(self.holdings_model)
-        self.holdings.setColumnWidth(0, 200)
+        self.holdings.setColumnWidth(0, 150)
+        self.holdings.setColumnWidth(1, 80)
         name_widget(self.holdings, "accountPageHoldings", "Token balances of the account")
         self.holdings.activated.connect(self._account)
         self.tabs.addTab(self.holdings, "Holdings")

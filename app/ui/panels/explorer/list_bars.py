@@ -64,6 +64,9 @@ def add_list_bars(panel: ExplorerPanel) -> tuple[ListBar, ListBar]:
 
     txs_bar = ListBar(controller, "transactions", tx_source, panel.txs_view)
     blocks_bar = ListBar(controller, "blocks", block_source, panel.blocks_view)
+    # room for what a transaction did ("Contract created: Token", "Asset created: Car …")
+    panel.txs_view.table.setColumnWidth(0, 190)
+    panel.detail.block.table.setColumnWidth(0, 170)
     for view, bar in ((panel.txs_view, txs_bar), (panel.blocks_view, blocks_bar)):
         lay = view.layout()
         if isinstance(lay, QBoxLayout):
