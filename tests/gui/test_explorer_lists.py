@@ -132,3 +132,31 @@ def test_explorer_words_match_the_account_panel(
     assert not any(w.startswith("Genesis") for w in words), words
     assert "Application created: CarDemo" in words
     assert "Contract created: CarDemo" in words
+
+
+def test_events_relative_times_and_export(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    """The Events view: relative times too, and its Export ▾ writes the events as filtered
+    (the node's own certificate registry logged some in its genesis block)."""
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    panel.tabs.setCurrentWidget(panel.events_view)
+    model = panel.events_view.model
+    drive(loop, lambda: len(model.rows) >= 4 and not model.loading)
+    text = str(model.index(0, 1).data())
+    assert text.endswith(" ago") or text == "just now", text
+    assert "UTC" in model.index(0, 1).data(TIME)
+    target = tmp_path / "events.json"
+    task = panel.events_bar.export_to(target, "json")  # type: ignore[attr-defined]
+    assert task is not None
+    loop.run_until_complete(task)
+    rows = json.loads(target.read_text())
+    assert len(rows) == len(model.rows)
+    assert {r["contract"] for r in rows} >= {"CertificateRegistry"}
+    assert [r["tx_hash"] for r in rows] == [r.tx_hash for r in model.rows]

@@ -13,6 +13,7 @@ from app.services.controller import AppController
 from app.ui.panels.account.panel import AccountPanel
 from app.ui.panels.explorer.table import COPY_ROLE
 from app.ui.panels.explorer.transactions_model import TX_ROLE
+from app.ui.shell.lookup_dialogs import BlockDialog
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.gui.test_explorer import show_explorer
@@ -93,3 +94,25 @@ def test_names_in_explorer_inspector_and_account_history(
         return [str(tm.index(r, 3).data()) for r in range(tm.rowCount())]
 
     drive(loop, lambda: any(s.startswith("Counter (") for s in shown()))
+
+
+def test_block_dialog_names_contracts(
+    node: RunningNode, loop: qasync.QEventLoop, controller: AppController, qtbot: QtBot
+) -> None:
+    """The search's block dialog (a block's transactions) names through the name service too:
+    the user with their organisation (its one address column is the sender's)."""
+    alice = node.client("alice")
+    counter = deploy(alice, "Counter", COUNTER)
+    called = submit(alice, call_tx(counter, "add", {"n": 1}, "Counter"))[0]
+    connect(loop, controller, node)
+    client = controller.session.client
+    assert client is not None
+    txs = loop.run_until_complete(client.transactions(hash=called["hash"]))
+    block = loop.run_until_complete(client.block(txs[0].block_number))
+    assert block is not None
+    dialog = BlockDialog(block, None, controller.address_names(), controller.names)
+    qtbot.addWidget(dialog)
+    model = dialog.model
+    row = next(r for r in range(model.rowCount()) if model.transaction(r).hash == called["hash"])
+    drive(loop, lambda: str(model.index(row, 3).data()).startswith("alice (Acme) ("))
+    assert node.address("alice") in model.index(row, 3).data(0x03)  # the hex in the tooltip

@@ -85,6 +85,36 @@ def add_list_bars(panel: ExplorerPanel) -> tuple[ListBar, ListBar]:
         signal.connect(count_txs)
     for signal in (blocks.modelReset, blocks.rowsInserted):
         signal.connect(count_blocks)
+    panel.events_bar = _events_bar(panel)  # type: ignore[attr-defined]
     panel.txs_bar = txs_bar  # type: ignore[attr-defined]
     panel.blocks_bar = blocks_bar  # type: ignore[attr-defined]
     return blocks_bar, txs_bar
+
+
+EVENT_COLUMNS = ["block_number", "timestamp", "contract", "event", "args", "address", "tx_hash"]
+
+
+def _events_bar(panel: ExplorerPanel) -> ListBar:
+    """Export ▾ of the Events view: its contract and event as chosen, newest first, read
+    through a new feed over the same tables (the view's own keeps its place)."""
+    view = panel.events_view
+    model = view.model
+
+    def source() -> Any:
+        tables, address = model.source
+        if not tables:
+            return None
+        feed = model.service.feed(tables, address)
+
+        async def read(_offset: int) -> list[dict[str, Any]]:
+            rows = await feed.next(PAGE)
+            return [{k: getattr(r, k) for k in EVENT_COLUMNS} for r in rows]
+
+        return read, PAGE, "events", EVENT_COLUMNS
+
+    bar = ListBar(panel.controller, "events", source, view)
+    bar.count.hide()  # the view's status line counts already
+    lay = view.layout()
+    if isinstance(lay, QBoxLayout):
+        lay.insertWidget(lay.count() - 1, bar)
+    return bar
