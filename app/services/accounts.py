@@ -117,9 +117,8 @@ class AccountsService(QObject):
                 return AccountPage(rows, as_int(data.get("total")))
         self.requests += 1
         data = await client._spelled("eth", "/account", params={"limit": limit, "offset": offset})
+        # address order is all the platform offers (whatever order was asked for)
         rows = [AccountEntry.from_platform(d) for d in data if isinstance(d, dict)]
-        if descending:  # address order is all the platform offers; desc reverses a page only
-            rows.reverse()
         return AccountPage(rows, None)
 
     async def account(self, address: str) -> AccountEntry | None:

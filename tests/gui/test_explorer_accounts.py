@@ -157,3 +157,33 @@ def test_account_page_transactions_created_contracts_and_holdings(
     drive(loop, lambda: bob_page.holdings_model.rowCount() > 0 and bob_page.entry is not None)
     assert bob_page.holdings_model.index(0, 2).data() == "250"
     assert bob_page.name_label.text() == "bob (Globex)"
+
+
+def test_accounts_view_on_a_node_without_the_account_table(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+) -> None:
+    """Where the node has no ``/stratoscope/accounts`` (a STRATO node), the view lists the
+    platform's account search: address order, no transaction counts, and says so. (The path is
+    taken here by telling the service the table is missing; the search is the sandbox's own
+    implementation of the platform's route.)"""
+    connect(loop, controller, node)
+    panel = accounts_tab(window, loop)
+    view = panel.accounts_view  # type: ignore[attr-defined]
+    view.service.full_listing = False
+    view.model.reset()
+    model = view.model
+    drive(loop, lambda: model.rowCount() > 0 and not model.loading)
+    rows = entries(model)
+    addresses = [e.address for e in rows]
+    assert addresses == sorted(addresses)
+    assert all(e.tx_count is None for e in rows)
+    assert model.index(0, 5).data() == "—"
+    assert "address order" in view.note.text() and view.note.isVisibleTo(view)
+    assert view.bar.count.text().endswith(" accounts")
+    # users are still named (the name service's certificates)
+    alice = addresses.index(node.address("alice"))
+    drive(loop, lambda: str(model.index(alice, 0).data()).startswith("alice (Acme) · "))
