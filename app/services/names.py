@@ -14,7 +14,9 @@ Where names come from, cheapest first, each read once per node and user:
   without a certificate too);
 - the contracts the node lists (``/bloc/v2.2/contracts``: name and instances), one request;
 - any address still unknown: its account (``/strato-api/eth/v1.2/account?address=``), whose
-  ``contractName`` names a contract created since (a few at a time).
+  ``contractName`` names a contract created since (a few at a time);
+- still unknown: the contracts of the private chains the user sees (once), labelled with
+  their chain (an asset's contract on its shard: ``Car · <the shard's label>``).
 An address that none of these names is remembered as nameless (asked once).
 """
 
@@ -31,6 +33,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.client.cirrus_names import table_of
 from app.client.errors import StratoError
 
+from .chains import all_chains
 from .session import Session
 from .tasks import TaskRegistry
 
@@ -39,6 +42,7 @@ log = logging.getLogger("stratoscope.services")
 BATCH = 64  # unknown addresses looked up one by one per round, at most
 READERS = 4  # account reads at once
 FLUSH_MS = 30  # addresses asked within this long are resolved together
+MAX_CHAINS = 100  # private chains whose contracts name addresses, at most
 ACCOUNT_TABLE = "/stratoscope/accounts"  # the sandbox's own account table
 
 
@@ -107,6 +111,9 @@ class NameService(QObject):
         self._nameless: set[str] = set()
         self._queued: set[str] = set()
         self._bulk_done = False
+        self._private_done = False
+        self._want_private = False  # a view met an address on a private chain
+        self._on_chains: dict[tuple[str, str], AddressName] = {}  # (chain, address) -> name
         self._task: asyncio.Task[Any] | None = None
         self.requests = 0  # node reads made (the tests count them)
         self._timer = QTimer(self)
@@ -118,23 +125,38 @@ class NameService(QObject):
 
     # ------------------------------------------------------------ what views call
 
-    def lookup(self, address: str) -> AddressName | None:
-        """The name known for ``address`` now (None: unknown yet, and it is asked for)."""
+    def lookup(self, address: str, chain: str = "") -> AddressName | None:
+        """The name known for ``address`` now (None: unknown yet, and it is asked for).
+        ``chain``: the private chain the address was met on (a contract there is not the main
+        chain's: an asset's contract shares its address with every other shard's)."""
         a = norm(address)
         if not a:
             return None
+        if chain:
+            found = self._contacts.get(a) or self._on_chains.get((chain, a))
+            if found is None:
+                user = self._names.get(a)
+                if user is not None and user.kind == "user":
+                    return user
+                if not self._private_done and not self._want_private:
+                    self._want_private = True
+                    if not self._timer.isActive():
+                        self._timer.start()
+            return found
         found = self._contacts.get(a) or self._names.get(a)
         if found is None and a not in self._nameless:
             self.request([a])
         return found
 
-    def text(self, address: str) -> str:
+    def text(self, address: str, chain: str = "") -> str:
         """``name · short hex`` or the short hex (and the name asked for)."""
-        return display(address, self.lookup(address))
+        return display(address, self.lookup(address, chain))
 
-    def known(self, address: str) -> AddressName | None:
+    def known(self, address: str, chain: str = "") -> AddressName | None:
         """The name known now, without asking the node."""
         a = norm(address)
+        if chain:
+            return self._contacts.get(a) or self._on_chains.get((chain, a))
         return self._contacts.get(a) or self._names.get(a)
 
     def request(self, addresses: Iterable[str]) -> None:
@@ -169,15 +191,19 @@ class NameService(QObject):
         self._names.clear()
         self._nameless.clear()
         self._queued.clear()
-        self._bulk_done = False
+        self._on_chains.clear()
+        self._bulk_done = self._private_done = self._want_private = False
         if known:
             self.reset.emit()
 
-    async def resolve(self, addresses: Iterable[str]) -> dict[str, AddressName]:
-        """The names of ``addresses`` (those that have one), read from the node if needed."""
+    async def resolve(self, addresses: Iterable[str], chain: str = "") -> dict[str, AddressName]:
+        """The names of ``addresses`` (those that have one; met on ``chain``), read from the
+        node if needed."""
         wanted = {norm(a) for a in addresses if a}
+        if chain and not self._private_done:
+            self._want_private = True
         await self._resolve(wanted - set(self._names) - self._nameless)
-        return {a: n for a in wanted if (n := self.known(a)) is not None}
+        return {a: n for a in wanted if (n := self.known(a, chain) or self.known(a)) is not None}
 
     # ------------------------------------------------------------ reading
 
@@ -186,7 +212,7 @@ class NameService(QObject):
             self._timer.start()  # one round at a time; this one follows
             return
         queued, self._queued = self._queued, set()
-        if not queued or self.session.client is None:
+        if (not queued and not self._want_private) or self.session.client is None:
             return
         if self.tasks is None:
             self._task = asyncio.ensure_future(self._round(queued))
@@ -207,9 +233,12 @@ class NameService(QObject):
 
     async def _resolve(self, addresses: set[str]) -> None:
         client = self.session.client
-        if client is None or not addresses:
+        if client is None or not (addresses or self._want_private):
             return
         got: list[str] = []
+        if self._want_private and not self._private_done:
+            self._private_done = True
+            got += await self._private(client)
         if not self._bulk_done:
             self._bulk_done = True
             got += await self._bulk(client)
@@ -231,8 +260,49 @@ class NameService(QObject):
                 self._nameless.add(a)
 
         await asyncio.gather(*(one(a) for a in rest))
+        missing = [a for a in rest if a in self._nameless]
+        if missing and not self._private_done:
+            self._private_done = True
+            got += await self._private(client)
+        for a in missing:  # met on the main chain's side: named if one private chain has it
+            found = {n for (_c, b), n in self._on_chains.items() if b == a}
+            if len(found) == 1:
+                self._names[a] = found.pop()
+                self._nameless.discard(a)
+                got.append(a)
         if got:
             self.resolved.emit(sorted(set(got)))
+
+    async def _private(self, client: Any) -> list[str]:
+        """Contracts of the private chains the user sees, labelled with their chain (read
+        once, when an address is still unknown after the main chain's reads)."""
+        try:
+            self.requests += 1
+            chains = (await all_chains(client))[:MAX_CHAINS]
+        except StratoError as exc:
+            log.info("no private chains to name contracts by: %s", exc)
+            return []
+        sem = asyncio.Semaphore(READERS)
+        got: list[str] = []
+
+        async def listed(chain: Any) -> None:
+            async with sem:
+                self.requests += 1
+                try:
+                    data = await client.contracts(chain.id)
+                except StratoError:
+                    return
+            label = chain.label or f"chain {chain.id[:8]}…"
+            for name, entries in data.items():
+                for e in entries if isinstance(entries, list) else []:
+                    a = norm(str(e.get("address") or "")) if isinstance(e, dict) else ""
+                    if a:
+                        named = AddressName(a, "contract", str(name), label=label)
+                        self._on_chains[(chain.id, a)] = named
+                        got.append(a)
+
+        await asyncio.gather(*(listed(c) for c in chains))
+        return got
 
     async def _bulk(self, client: Any) -> list[str]:
         """Users (Cirrus' certificates) and listed contracts, one request each."""

@@ -117,3 +117,35 @@ def test_block_dialog_names_contracts(
     row = hashes.index(called["hash"])
     drive(loop, lambda: str(model.index(row, 3).data()).startswith("alice (Acme) ("))
     assert node.address("alice") in model.index(row, 3).data(0x03)  # the hex in the tooltip
+
+
+def test_private_chain_contract_named_with_its_chain_label(
+    node: RunningNode, loop: qasync.QEventLoop, controller: AppController
+) -> None:
+    """An asset's contract lives on its own shard (a private chain): named after the main
+    chain's reads found nothing, labelled with the shard's label."""
+    alice = node.client("alice")
+    car = alice.post(
+        "/apps/CarDemo/car",
+        json={"carArgs": {"vin": "1HGCM82633A004353", "color": "blue", "model": "S", "weight": 3}},
+    )
+    assert car.status_code == 200, car.text
+    made = car.json()["data"]
+    address, chain = made["address"], made["chainIds"][0]
+    labels = {
+        str(c["id"]): str(c.get("label") or c.get("info", {}).get("label") or "")
+        for c in alice.get("/bloc/v2.2/chain").json()
+        if isinstance(c, dict)
+    }
+    connect(loop, controller, node)
+    names = controller.names
+    got = loop.run_until_complete(names.resolve([address], chain))
+    name = got[address]
+    assert (name.kind, name.name) == ("contract", "Car")
+    assert name.label == labels[chain] and name.text == f"Car · {labels[chain]}"
+    # the same address on the application's realm chain is its governance contract
+    realm = next(c for c, label in labels.items() if label == "CarDemo-realm")
+    assert names.known(address, realm) is not None
+    assert names.known(address, realm).name == "CarDemo"  # type: ignore[union-attr]
+    # met without a chain: several chains hold it, so no one name is claimed for it
+    assert names.known(address) is None or names.known(address).kind != "contract"  # type: ignore[union-attr]

@@ -59,9 +59,9 @@ class TransactionsModel(RowsTableModel):
                 self.index(0, COUNTERPARTY), self.index(len(self._rows) - 1, COUNTERPARTY)
             )
 
-    def _name(self, address: str) -> str:
+    def _name(self, address: str, chain: str = "") -> str:
         service = self.name_service
-        known = service.lookup(address) if service is not None and address else None
+        known = service.lookup(address, chain) if service is not None and address else None
         return known.text if known is not None else self.names.get(address.lower(), "")
 
     def set_names(self, names: dict[str, str]) -> None:
@@ -136,7 +136,7 @@ class TransactionsModel(RowsTableModel):
             direction = self._direction(tx)
             created = "(new chain)" if tx.kind == "GENESIS" else "(new contract)"
             other = tx.sender if direction == "in" else (tx.to or created)
-            name = self._name(other) if not other.startswith("(") else ""
+            name = self._name(other, tx.chain_id or "") if not other.startswith("(") else ""
             if role == Qt.ItemDataRole.ToolTipRole:
                 return self._tooltip(tx, col, f"{name}\n{other}" if name else other)
             if name:

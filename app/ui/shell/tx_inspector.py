@@ -155,8 +155,9 @@ class TxInspector(QWidget):
         is drawn again when they arrive)."""
         names = self.controller.address_names()
         service = self.controller.names
+        chain = (d.tx.chain_id or "") if d.tx is not None else ""
         for a in self._addresses(d):
-            known = service.lookup(a)
+            known = service.lookup(a, chain)
             if known is not None:
                 names[a] = known.text
         return names

@@ -142,7 +142,7 @@ class TransactionsModel(QAbstractTableModel):
             return f"{self.pin_mark}  {text}" if col == 0 and self._is_pinned(index) else text
         if role == Qt.ItemDataRole.ToolTipRole and col in (3, 4) and (tx.sender, tx.to)[col - 3]:
             address = (tx.sender, tx.to)[col - 3]
-            name = self._name(address)
+            name = self._name(address, tx.chain)
             return f"{name}\n{address}" if name else address
         if col == 8 and role in (Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
             return exact(parse_time(tx.timestamp)) or tx.timestamp
@@ -171,9 +171,9 @@ class TransactionsModel(QAbstractTableModel):
         if col == 2:
             return f"{tx.hash[:10]}…{tx.hash[-6:]}"
         if col == 3:
-            return self._address(tx.sender)
+            return self._address(tx.sender, tx.chain)
         if col == 4:
-            return self._address(tx.to) if tx.to else "(new contract)"
+            return self._address(tx.to, tx.chain) if tx.to else "(new contract)"
         if col == 5:
             return format_amount(tx.value) if tx.value else "0"
         if col == 6:
@@ -182,17 +182,17 @@ class TransactionsModel(QAbstractTableModel):
             return f"{tx.chain[:10]}…" if tx.chain else "main"
         return relative(parse_time(tx.timestamp)) or tx.timestamp
 
-    def _address(self, address: str) -> str:
-        name = self._name(address)
+    def _address(self, address: str, chain: str = "") -> str:
+        name = self._name(address, chain)
         short = short_hex(address)
         return f"{name} · {short}" if name else short
 
-    def _name(self, address: str) -> str:
+    def _name(self, address: str, chain: str = "") -> str:
         """What the name service knows (a contact's name, a user with organisation, a
         contract's name), else the name given by :meth:`set_names`."""
         a = address.lower()
         service = self.name_service
-        known = service.lookup(a) if service is not None else None
+        known = service.lookup(a, "" if chain == "all" else chain) if service else None
         return known.text if known is not None else self.names.get(a, "")
 
     # ------------------------------------------------------------ reading
