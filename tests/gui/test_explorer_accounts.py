@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
@@ -184,6 +184,11 @@ def test_accounts_view_on_a_node_without_the_account_table(
     assert model.index(0, 5).data() == "—"
     assert "address order" in view.note.text() and view.note.isVisibleTo(view)
     assert view.bar.count.text().endswith(" accounts")
-    # users are still named (the name service's certificates)
+    # users are still named (the name service's certificates); pages follow as scrolled
+    while node.address("alice") not in addresses and not model.at_end:
+        model.fetchMore(QModelIndex())  # what the view asks as it is scrolled down
+        drive(loop, lambda: not model.loading)
+        addresses = [e.address for e in entries(model)]
+    assert addresses == sorted(addresses)
     alice = addresses.index(node.address("alice"))
     drive(loop, lambda: str(model.index(alice, 0).data()).startswith("alice (Acme) · "))
