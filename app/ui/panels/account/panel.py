@@ -224,6 +224,7 @@ class AccountPanel(QWidget):
         # -- recent transactions
         self.tx_model = TransactionsModel(self)
         self.tx_model.set_names(controller.address_names())
+        self.tx_model.set_name_service(controller.names)
         controller.names_changed.connect(self.tx_model.set_names)
         self.tx_table = QTableView(self)
         name_widget(self.tx_table, "accountTransactions", "Recent transactions")

@@ -170,6 +170,8 @@ class InstanceDetail(QWidget):
         self.explorer = ExplorerService(controller.session, self)
         self.txs_model = TransactionsModel(self.explorer, self._start, self)
         self.txs_model.set_names(controller.address_names())
+        self.txs_model.set_name_service(controller.names)
+        self.txs_model.set_words(controller.tx_words)
         self.txs_model.failed.connect(self._tx_failed)
         self.txs_model.loaded.connect(self._tx_counted)
         self.txs = ExplorerTable(self)
