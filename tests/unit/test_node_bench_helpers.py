@@ -91,3 +91,30 @@ def test_checked_in_token_bytecode_matches_its_source() -> None:
     assert art["method_identifiers"]["balanceOf(address)"] == "70a08231"
     assert art["evm_version"] == "paris"
     assert len(art["bytecode"]) > 1000
+
+
+RAW = """\
+thread (0x1F): MainThread;<module> (app/node/__main__.py:501);Runner.run (asyncio/runners.py:118) 40
+thread (0x2A): block-producer;Ledger._produce (p.py:306);Condition.wait (threading.py:327) 30
+thread (0x2A): block-producer;Ledger._produce (p.py:312);Store.commit (s.py:9) 20
+thread (0x2A): block-producer;Ledger._produce (p.py:312);Store.commit (s.py:11) 5
+thread (0x3B): tx-watchdog;Event.wait (threading.py:629);Condition.wait (threading.py:331) 9
+not a sample line
+"""
+
+
+def test_py_spy_raw_stacks_group_by_thread() -> None:
+    from write_profile import by_group, minus, own_time, parse_raw, waiting_sites
+
+    stacks = parse_raw(RAW.splitlines())
+    assert len(stacks) == 5
+    assert stacks[1].thread == "block-producer" and stacks[1].count == 30
+    assert stacks[0].frames[-1] == "Runner.run (asyncio/runners.py:118)"
+    groups = by_group(stacks)
+    assert groups == {"event loop": 40, "producer": 55, "others": 9}
+    own = own_time(stacks, "producer")  # line numbers dropped: one function
+    assert own == {"Condition.wait (threading.py)": 30, "Store.commit (s.py)": 25}
+    running = [s for s in stacks if not s.frames[-1].startswith("Condition.wait")]
+    idle = minus(waiting_sites(stacks, "producer"), waiting_sites(running, "producer"))
+    assert idle == {"Condition.wait (threading.py:327) <- Ledger._produce (p.py:306)": 30}
+    assert by_group(running)["others"] == 0
