@@ -134,9 +134,18 @@ def seed(api: Conn, rows: int) -> None:
         }
         for s in range(0, rows, PER_TX)
     ]
-    results = api.json(
-        "POST", "/svc/v2.3/transaction?resolve=true", {"txs": txs, "txParams": tx_params}
-    )
+    # resolve=false, then polling: on a loaded machine the rows take longer than the node's
+    # 60 s limit for a resolve=true request
+    hashes = [
+        r["hash"]
+        for r in api.json("POST", "/svc/v2.3/transaction", {"txs": txs, "txParams": tx_params})
+    ]
+    deadline = time.monotonic() + 600
+    while True:
+        results = api.json("POST", "/bloc/v2.2/transactions/results", hashes)
+        if all(r["status"] != "Pending" for r in results) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     if not all(r["status"] == "Success" for r in results):
         raise RuntimeError(f"seeding failed: {str(results)[:1000]}")
     if api.json("GET", f"{SEARCH}?select=count") != [{"count": rows}]:

@@ -146,6 +146,8 @@ def sandbox_round(s: Settings, r: int, clients: list[str], tmp: Path, rows: Rows
 def peer_rounds(peer: Peer, s: Settings, r: int, clients: list[str], tmp: Path, rows: Rows) -> None:
     mine = rows.setdefault(peer.name, {})
     for client in clients:
+        if client == "python-receipt" and peer.send == "eth_sendTransaction":
+            continue  # the same requests as "python" on this peer
         run = peer_round(peer, client, s.duration, tmp / f"{peer.name}-{client}{r}.log")
         mine.setdefault(client, []).append(row(run))
         print(
@@ -215,6 +217,16 @@ def timed(label: str, fn: Callable[[], Any]) -> Any:
     return out
 
 
+def attempt(label: str, fn: Callable[[], Any], failures: dict[str, str]) -> Any:
+    """``timed``, but a failure is reported (in ``failures``) instead of losing the run."""
+    try:
+        return timed(label, fn)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        failures[label] = str(exc)[:500]
+        print(f"  FAILED: {str(exc)[:500]}", flush=True)
+        return None
+
+
 def describe_clients(peers: list[Peer]) -> dict[str, str]:
     d = {
         "python": "Python http.client keep-alive connection, TCP_NODELAY, sequential; sandbox: "
@@ -242,6 +254,47 @@ def seq_table(med: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
                 )
             )
     return rows
+
+
+def cold_rows(cold: ColdStart) -> list[tuple[str, str, str]]:
+    return [
+        (
+            "cold start, fresh data dir",
+            f"{cold.fresh_s:.2f} s",
+            f"target < {TARGET_COLD_S:g} s: {mark(cold.fresh_s < TARGET_COLD_S)}",
+        ),
+        (
+            f"restart, data dir with {cold.restart_txs:,} txs",
+            f"{cold.restart_s:.2f} s",
+            f"target < {TARGET_COLD_S:g} s: {mark(cold.restart_s < TARGET_COLD_S)}",
+        ),
+    ]
+
+
+def runaway_rows(runaway: RunawayRun) -> list[tuple[str, str, str]]:
+    nan = float("nan")
+    return [
+        (
+            f"GET /health during {RUNAWAY_TXS} runaway txs",
+            f"{runaway.health_p99_ms:,.1f} ms",
+            f"p99 (p50 {runaway.health_p50_ms:.1f} ms, {runaway.health_n} requests); "
+            f"target < {TARGET_HEALTH_P99_MS:g} ms: "
+            + mark(runaway.health_p99_ms < TARGET_HEALTH_P99_MS),
+        ),
+        (
+            "  another user's state read",
+            f"{runaway.read_p99_ms:,.1f} ms",
+            f"p99 (p50 {runaway.read_p50_ms:.1f} ms, {runaway.read_n} requests); "
+            f"target < {TARGET_READ_P99_MS:g} ms: "
+            + mark(runaway.read_p99_ms < TARGET_READ_P99_MS),
+        ),
+        (
+            "  another user's resolve=true transfer",
+            f"{max(runaway.other_tx_ms, default=nan):,.0f} ms",
+            f"slowest of {len(runaway.other_tx_ms)}; {runaway.runaway_done_during} runaway txs "
+            "ended meanwhile, " + ("all Failure" if runaway.runaway_failed else "NOT ALL FAILED"),
+        ),
+    ]
 
 
 def main() -> None:
@@ -287,21 +340,25 @@ def main() -> None:
             + f"; {s.duration} s per sequential measurement",
             lambda: write_rounds(s, peers, wrk, tmp, problems),
         )
-        cold = timed(
+        failures: dict[str, str] = {}
+        cold: ColdStart | None = attempt(
             f"cold start, best of {s.cold_tries}",
             lambda: bench_cold(s, tmp, tmp / f"sandbox-python{s.rounds - 1}"),
+            failures,
         )
-        runaway: RunawayRun = timed(
+        runaway: RunawayRun | None = attempt(
             f"reads while {RUNAWAY_TXS} runaway transactions execute",
             lambda: runaway_round(s, tmp / "runaway"),
+            failures,
         )
         unbounded_rows = 20_000 if opts.quick else 100_000
         unbounded = (
             None
             if opts.no_unbounded
-            else timed(
+            else attempt(
                 f"32 concurrent unbounded Cirrus queries, {unbounded_rows:,} rows",
                 lambda: bench_unbounded(tmp, unbounded_rows),
+                failures,
             )
         )
     load_after = os.getloadavg()[0]
@@ -340,37 +397,11 @@ def main() -> None:
             + mark(batch["rate"] >= TARGET_BATCHED)
             + ("; all Success, in state" if batch["verified"] else "; NOT VERIFIED"),
         ),
-        (
-            "cold start, fresh data dir",
-            f"{cold.fresh_s:.2f} s",
-            f"target < {TARGET_COLD_S:g} s: {mark(cold.fresh_s < TARGET_COLD_S)}",
-        ),
-        (
-            f"restart, data dir with {cold.restart_txs:,} txs",
-            f"{cold.restart_s:.2f} s",
-            f"target < {TARGET_COLD_S:g} s: {mark(cold.restart_s < TARGET_COLD_S)}",
-        ),
-        (
-            f"GET /health during {RUNAWAY_TXS} runaway txs",
-            f"{runaway.health_p99_ms:,.1f} ms",
-            f"p99 (p50 {runaway.health_p50_ms:.1f} ms, {runaway.health_n} requests); "
-            f"target < {TARGET_HEALTH_P99_MS:g} ms: "
-            + mark(runaway.health_p99_ms < TARGET_HEALTH_P99_MS),
-        ),
-        (
-            "  another user's state read",
-            f"{runaway.read_p99_ms:,.1f} ms",
-            f"p99 (p50 {runaway.read_p50_ms:.1f} ms, {runaway.read_n} requests); "
-            f"target < {TARGET_READ_P99_MS:g} ms: "
-            + mark(runaway.read_p99_ms < TARGET_READ_P99_MS),
-        ),
-        (
-            "  another user's resolve=true transfer",
-            f"{max(runaway.other_tx_ms, default=nan):,.0f} ms",
-            f"slowest of {len(runaway.other_tx_ms)}; {runaway.runaway_done_during} runaway txs "
-            "ended meanwhile, " + ("all Failure" if runaway.runaway_failed else "NOT ALL FAILED"),
-        ),
     ]
+    if cold is not None:
+        table += cold_rows(cold)
+    if runaway is not None:
+        table += runaway_rows(runaway)
     if unbounded is not None:
         u = describe(unbounded)
         table.append((u[0].removeprefix("(e) "), u[1], u[2]))
@@ -385,6 +416,8 @@ def main() -> None:
     print(f"peers: {', '.join(peer_version(p) for p in peers) or 'none'}; wrk: {wrk_note}")
     for name, why in problems.items():
         print(f"  {name}: UNAVAILABLE ({why})")
+    for name, why in failures.items():
+        print(f"  {name}: FAILED ({why})")
     for name, value, note in table:
         print(f"  {name:<{width}}  {value:>12}  {note}")
     print(
@@ -410,8 +443,9 @@ def main() -> None:
         "ratios": ratios,
         "batched": {"batch_size": s.batch_size, "batches": s.batches, "clients": s.clients},
         "rounds_detail": rows,
-        "cold_start": asdict(cold),
-        "runaway": asdict(runaway),
+        "failures": failures,
+        "cold_start": asdict(cold) if cold is not None else None,
+        "runaway": asdict(runaway) if runaway is not None else None,
         "unbounded_cirrus": asdict(unbounded) if unbounded is not None else None,
         "targets": {
             "ratio_anvil_min": TARGET_RATIO_ANVIL,
@@ -425,10 +459,12 @@ def main() -> None:
             "batched_min_tx_per_s": TARGET_BATCHED,
             "batched_met": median_of(rows["sandbox"]["batched"], "rate") >= TARGET_BATCHED,
             "cold_start_max_s": TARGET_COLD_S,
-            "cold_start_met": max(cold.fresh_s, cold.restart_s) < TARGET_COLD_S,
+            "cold_start_met": cold is not None
+            and max(cold.fresh_s, cold.restart_s) < TARGET_COLD_S,
             "runaway_health_p99_max_ms": TARGET_HEALTH_P99_MS,
             "runaway_read_p99_max_ms": TARGET_READ_P99_MS,
-            "runaway_met": runaway.health_p99_ms < TARGET_HEALTH_P99_MS
+            "runaway_met": runaway is not None
+            and runaway.health_p99_ms < TARGET_HEALTH_P99_MS
             and runaway.read_p99_ms < TARGET_READ_P99_MS,
         },
         "wall_seconds": round(time.perf_counter() - t_start, 1),
