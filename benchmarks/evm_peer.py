@@ -160,14 +160,17 @@ def token_balance(api: Http, token: str, selector: str, who: str) -> int:
 
 
 def settled_nonce(api: Http, sender: str, timeout: float = 30.0) -> int:
-    """The sender's nonce once nothing of it is pending any more."""
+    """The sender's nonce once nothing of it is pending and it stayed for 0.3 s (a request cut
+    off by the end of a run may still be on its way in)."""
     deadline = time.monotonic() + timeout
+    last = -1
     while True:
         latest = int(rpc(api, "eth_getTransactionCount", [sender, "latest"]), 16)
         pending = int(rpc(api, "eth_getTransactionCount", [sender, "pending"]), 16)
-        if latest == pending or time.monotonic() > deadline:
+        if (latest == pending == last) or time.monotonic() > deadline:
             return latest
-        time.sleep(0.05)
+        last = latest if latest == pending else -1
+        time.sleep(0.3 if latest == pending else 0.05)
 
 
 def peer_round(peer: Peer, client: str, duration: int, log: Path) -> SeqRun:
