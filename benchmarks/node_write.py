@@ -40,7 +40,7 @@ from seq_client import SeqRun, run_python, run_wrk
 WARMUP = 100  # untimed transfers before each measurement (the same on the peers)
 
 
-def _warm_up(api: Http, contract: str) -> None:
+def warm_up(api: Http, contract: str) -> None:
     for i in range(WARMUP):
         status, body = api.post(
             f"{TX_PATH}?resolve=true",
@@ -86,7 +86,7 @@ def seq_round(client: str, duration: int, data_dir: Path, flags: tuple[str, ...]
         token = node.token()
         api = Http(node.url, token)
         contract = deploy_token(api)
-        _warm_up(api, contract)
+        warm_up(api, contract)
         if client == "wrk":
             run = run_wrk("strato_transfer.lua", node.url, [token, contract], duration)
         else:
@@ -129,7 +129,7 @@ def submit_round(duration: int, data_dir: Path) -> SubmitRun:
         token = node.token()
         api = Http(node.url, token)
         contract = deploy_token(api)
-        _warm_up(api, contract)
+        warm_up(api, contract)
         run = run_python("strato-submit", node.url, [token, contract], duration)
         t0 = time.perf_counter()
         statuses, _ = wait_results(api, run.hashes)

@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -39,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module b
 
 from benchlib import ROOT, machine, running_node, utc_now, write_results
 from node_http import Http, deploy_token
-from node_write import WARMUP, _warm_up
+from node_write import WARMUP, warm_up
 from seq_client import run_python
 
 GROUPS = ("event loop", "producer", "others")
@@ -145,15 +146,13 @@ def profile(seconds: int, rate: int, tmp: Path) -> tuple[list[Stack], list[Stack
         token = node.token()
         api = Http(node.url, token)
         contract = deploy_token(api)
-        _warm_up(api, contract)
+        warm_up(api, contract)
         api.close()
-        import multiprocessing as mp
-        import queue as q
-
-        ctx = mp.get_context("spawn")
-        results: q.Queue[float] = ctx.Queue()  # type: ignore[assignment]
-        client = ctx.Process(
-            target=_client, args=(node.url, token, contract, seconds + 2.0, results)
+        rates: list[float] = []  # the client (its own process) runs while py-spy samples
+        client = threading.Thread(
+            target=lambda: rates.append(
+                run_python("strato", node.url, [token, contract], seconds + 2.0).rate
+            )
         )
         client.start()
         time.sleep(1.0)  # the client is running at full speed
@@ -165,15 +164,12 @@ def profile(seconds: int, rate: int, tmp: Path) -> tuple[list[Stack], list[Stack
             _, err = r.communicate(timeout=seconds + 60)
             if r.returncode != 0:
                 raise SystemExit(f"py-spy failed: {err.decode(errors='replace')[-500:]}")
-        tx_per_s = results.get(timeout=seconds + 60)
-        client.join(timeout=10)
+        client.join(timeout=seconds + 60)
+        if not rates:
+            raise SystemExit("the Python client did not finish")
+        tx_per_s = rates[0]
     with (tmp / "all.txt").open() as f_all, (tmp / "running.txt").open() as f_run:
         return parse_raw(f_all), parse_raw(f_run), tx_per_s
-
-
-def _client(url: str, token: str, contract: str, seconds: float, out: object) -> None:
-    run = run_python("strato", url, [token, contract], seconds)
-    out.put(run.rate)  # type: ignore[attr-defined]
 
 
 # ================================================================ report
