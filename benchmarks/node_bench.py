@@ -414,6 +414,12 @@ def main() -> None:
         f"before, {load_after:.2f} after (per round: {', '.join(f'{x:.2f}' for x in loads)})"
     )
     print(f"peers: {', '.join(peer_version(p) for p in peers) or 'none'}; wrk: {wrk_note}")
+    busy = max(load_before, load_after, *loads)
+    if busy > (mach["cpus"] or 1):
+        print(
+            f"NOTE: a loaded machine (1-min load up to {busy:.1f} on {mach['cpus']} cores): the "
+            "figures are far below a quiet machine's, and the peers do not lose alike"
+        )
     for name, why in problems.items():
         print(f"  {name}: UNAVAILABLE ({why})")
     for name, why in failures.items():
