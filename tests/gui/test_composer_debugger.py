@@ -1,0 +1,134 @@
+"""The composer's step debugger against a real sandbox node: a breakpoint set with F9, Debug on
+the Call tab, the stack and the lit line at the breakpoint, F10, a local's value in the lazy
+variables tree, F5 to the end, and the chain unchanged (the run used a copy of the state)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
+
+from app.client.debug import DebugClient, NoDebugger
+from app.services.controller import AppController
+from app.ui.shell.main_window import MainWindow
+from tests.gui.conftest import connect, drive
+from tests.gui.test_composer import compile_source, confirm, panel_of
+from tests.integration.node_fixture import RunningNode
+
+COUNTER = """contract Counter {
+    uint public total;
+    constructor(uint start) public { total = start; }
+    function add(uint x) public returns (uint) {
+        uint doubled = x * 2;
+        total = total + doubled;
+        return total;
+    }
+}
+"""
+
+
+def _state(loop: qasync.QEventLoop, controller: AppController, address: str) -> Any:
+    client = controller.session.client
+    assert client is not None
+    return loop.run_until_complete(
+        client.json("GET", f"/bloc/v2.2/contracts/Counter/{address}/state")
+    )
+
+
+def test_breakpoint_step_variables_and_run_to_the_end(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+    qtmodeltester: Any,
+    tmp_path: Path,
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, COUNTER)
+    assert panel.source_status.text().startswith("✔")
+    panel.contract.setCurrentText("Counter")
+    panel.deploy_args.editors["start"].set_value("10")
+    confirm(loop, panel, panel.deploy())
+    address = panel.call_address.text()
+    assert len(address) == 40
+    before = _state(loop, controller, address)
+    assert str(before["total"]) == "10"
+    panel.function.setCurrentIndex(panel.function.findData("add"))
+    panel.call_args.editors["x"].set_value("21")
+
+    # F9 on line 5 sets a breakpoint (drawn in the gutter); a second F9 would clear it
+    editor = panel.editor
+    window.activateWindow()
+    editor.setFocus()
+    cursor = QTextCursor(editor.document().findBlockByNumber(4))
+    editor.setTextCursor(cursor)
+    QTest.keyClick(editor, Qt.Key.Key_F9)
+    assert editor.breakpoints == {5}
+
+    dbg = panel.debugger
+    assert dbg.debug_button.isVisible() and dbg.fresh.isChecked()
+    qtbot.mouseClick(dbg.debug_button, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: editor.paused_line == 5, 30)
+    stack = dbg.pane.stack_model
+    assert stack.rowCount() >= 1
+    top = stack.data(stack.index(0))
+    assert "Counter.add" in top and ":5)" in top
+    assert dbg.pane.buttons["next"].isEnabled()
+    assert "Paused" in dbg.pane.status.text()
+
+    # F10: the next line is lit; the local `doubled` now holds 42
+    editor.setFocus()
+    QTest.keyClick(editor, Qt.Key.Key_F10)
+    drive(loop, lambda: editor.paused_line == 6, 15)
+    model = dbg.variables
+    drive(loop, lambda: model.find("Locals").isValid())
+    locals_ix = model.find("Locals")
+    if model.canFetchMore(locals_ix):
+        model.fetchMore(locals_ix)
+    drive(loop, lambda: model.find("doubled", model.find("Locals")).isValid())
+    doubled = model.find("doubled", model.find("Locals"))
+    value = model.index(doubled.row(), 1, doubled.parent()).data()
+    assert "42" in str(value)
+    x = model.find("x", model.find("Locals"))
+    assert "21" in str(model.index(x.row(), 1, x.parent()).data())
+    qtmodeltester.check(model)
+    shot = Path(os.environ.get("STRATOSCOPE_SHOTS", tmp_path)) / "debugger-paused.png"
+    window.grab().save(str(shot))
+
+    # F5 runs to the end: the call succeeded on its copy; the chain's state is as it was
+    QTest.keyClick(editor, Qt.Key.Key_F5)
+    drive(loop, lambda: not dbg.service.active, 15)
+    assert editor.paused_line is None
+    assert "✔" in dbg.pane.status.text() and "returned" in dbg.pane.status.text()
+    assert _state(loop, controller, address) == before
+
+
+def test_a_node_without_the_debugger_is_named(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    """A 404 at POST /vm-debug/sessions reads "this node has no debugger" (a path the sandbox
+    does not serve stands in for a node without the routes)."""
+    connect(loop, controller, node, "alice")
+    assert controller.session.client is not None
+    client = DebugClient(controller.session.client)
+    import app.client.debug as d
+
+    old = d.BASE
+    d.BASE = "/vm-debug-missing/sessions"
+    try:
+        try:
+            loop.run_until_complete(client.start({"source": "contract C {}"}))
+        except NoDebugger as exc:
+            assert "has no debugger" in str(exc)
+        else:
+            raise AssertionError("no NoDebugger")
+    finally:
+        d.BASE = old
