@@ -132,3 +132,47 @@ def test_a_node_without_the_debugger_is_named(
             raise AssertionError("no NoDebugger")
     finally:
         d.BASE = old
+
+
+def test_breakpoints_are_clicked_in_the_gutter_and_kept_with_the_project(
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+    qtbot: QtBot,
+) -> None:
+    from tests.gui.test_composer_project import click_file, make_project
+    from tests.gui.test_composer_source import close_window, restarted
+
+    loop.run_until_complete(controller.load_settings())
+    panel = panel_of(window)
+    proj = make_project(tmp_path)
+    panel.open_folder(proj)
+    counter = click_file(loop, panel, qtbot, proj / "lib" / "Counter.sol")
+    ed = counter.editor
+    block = ed.document().findBlockByNumber(2)
+    y = round(ed.blockBoundingGeometry(block).translated(ed.contentOffset()).center().y())
+    qtbot.mouseClick(ed.gutter, Qt.MouseButton.LeftButton, pos=ed.gutter.rect().topLeft() + _at(y))
+    assert ed.breakpoints == {3}
+    panel.source.close_tab(counter)  # closed: its breakpoints stay with the project
+    close_window(loop, window)
+    loop.run_until_complete(panel.source.flushed())
+
+    again, win = restarted(loop, tmp_path)
+    try:
+        composer = panel_of(win)
+        drive(loop, lambda: composer.project_root() == proj)
+        composer.source.open_path(proj / "lib" / "Counter.sol")
+        drive(loop, lambda: composer.source.path == proj / "lib" / "Counter.sol")
+        assert composer.source.current.editor.breakpoints == {3}
+    finally:
+        close_window(loop, win)
+        loop.run_until_complete(again.shutdown())
+        win.deleteLater()
+        again.deleteLater()
+
+
+def _at(y: int) -> Any:
+    from PySide6.QtCore import QPoint
+
+    return QPoint(4, y)

@@ -94,11 +94,16 @@ class DebugPane(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.stack)
         split.addWidget(self.variables)
+        split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 2)
+        self.variables.setAlternatingRowColors(True)
+        self.variables.header().setStretchLastSection(True)
+        self.log.setMaximumHeight(self.fontMetrics().lineSpacing() * 6)
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.addWidget(split)
         right.addWidget(self.log)
-        right.setStretchFactor(0, 3)
+        right.setStretchFactor(0, 4)
+        right.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.status)
@@ -300,6 +305,7 @@ class ComposerDebugger(QObject):
         if scopes:  # the locals open at once
             first = self.variables.index(0, 0)
             self.pane.variables.expand(first)
+            self.pane.variables.resizeColumnToContents(0)
 
     def _fetch(self, ref: int, deliver: Any) -> None:
         self.tasks.start(

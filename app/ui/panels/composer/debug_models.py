@@ -45,8 +45,10 @@ class StackModel(QAbstractListModel):
         f = self.frames[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             where = f"{_base(str(f.get('file', '')))}:{f.get('line', '')}"
-            owner = f"{f.get('contract')}." if f.get("contract") else ""
-            return f"{owner}{f.get('name', '')}  ({where})"
+            name, contract = str(f.get("name", "")), str(f.get("contract") or "")
+            if contract and not name.startswith(contract + "."):
+                name = f"{contract}.{name}"
+            return f"{name}  ({where})"
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{f.get('file', '')}, line {f.get('line')}, column {f.get('column')}"
         if role == Qt.ItemDataRole.UserRole:
