@@ -19,14 +19,17 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QCheckBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListView,
+    QMenu,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTextBrowser,
+    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -131,26 +134,35 @@ class ComposerDebugger(QObject):
         self.pane.variables.setModel(self.variables)
         self.frame = 1  # the frame shown (1 = innermost)
         self.frames: list[dict[str, Any]] = []
-        self.debug_button = QPushButton("Debug", panel)
+        # Debug, and beside its arrow where the run happens (the row stays narrow)
+        self.debug_button = QToolButton(panel)
+        self.debug_button.setText("Debug")
         name_widget(self.debug_button, "callDebug", "Debug the call (on a copy of the state)")
         self.debug_button.setToolTip(
             "Run the call in the debugger, on a copy of the state: it stops at breakpoints "
             "(F9 in the editor) and writes nothing to the chain"
         )
+        self.debug_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.debug_button.clicked.connect(self.debug)
-        self.fresh = QCheckBox("on a fresh deployment", panel)
-        name_widget(self.fresh, "callDebugFresh", "Debug on a fresh deployment")
-        self.fresh.setToolTip(
-            "Deploy the compiled contract (with the Deploy tab's constructor arguments) in the "
-            "debugged run; unchecked: debug the contract at the address"
-        )
+        menu = QMenu(self.debug_button)
+        self.fresh = menu.addAction("On a fresh deployment (the Deploy tab's constructor)")
+        self.fresh.setCheckable(True)
         self.fresh.setChecked(True)
+        self.fresh.setToolTip("Unchecked: debug the contract at the call form's address")
+        self.debug_button.setMenu(menu)
         row = panel.call_button.parentWidget()
         actions = row.layout() if row is not None else None
         assert isinstance(actions, QHBoxLayout)
         actions.insertWidget(2, self.debug_button)
-        actions.insertWidget(3, self.fresh)
-        panel.output.addTab(self.pane, "Debug")
+        # in a scroll area: the pane never raises the result area's minimum height (the form
+        # above keeps its room on a small screen)
+        self.page = QScrollArea(panel)
+        self.page.setObjectName("debugPage")
+        self.page.setWidgetResizable(True)
+        self.page.setFrameShape(QFrame.Shape.NoFrame)
+        self.page.setWidget(self.pane)
+        self.pane.setMinimumHeight(self.pane.fontMetrics().lineSpacing() * 16)
+        panel.output.addTab(self.page, "Debug")
         for action, b in self.pane.buttons.items():
             b.clicked.connect(lambda _=False, a=action: self.service.command(a))
         self.pane.stack.clicked.connect(self._frame_clicked)
@@ -215,7 +227,7 @@ class ComposerDebugger(QObject):
             return
         self.pane.log.clear()
         self.pane.status.setText("Starting the debugger…")
-        self.panel.output.setCurrentWidget(self.pane)
+        self.panel.output.setCurrentWidget(self.page)
         self.service.start(body)
 
     # ------------------------------------------------------------ breakpoints
