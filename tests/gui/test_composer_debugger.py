@@ -33,11 +33,13 @@ COUNTER = """contract Counter {
 """
 
 
-def _state(loop: qasync.QEventLoop, controller: AppController, address: str) -> Any:
+def _state(
+    loop: qasync.QEventLoop, controller: AppController, address: str, name: str = "Counter"
+) -> Any:
     client = controller.session.client
     assert client is not None
     return loop.run_until_complete(
-        client.json("GET", f"/bloc/v2.2/contracts/Counter/{address}/state")
+        client.json("GET", f"/bloc/v2.2/contracts/{name}/{address}/state")
     )
 
 
@@ -176,3 +178,72 @@ def _at(y: int) -> Any:
     from PySide6.QtCore import QPoint
 
     return QPoint(4, y)
+
+
+STEPS = """contract Steps {
+    uint public total;
+    function inner(uint a) internal returns (uint) {
+        uint b = a + 1;
+        return b;
+    }
+    function outer(uint x) public returns (uint) {
+        uint y = inner(x);
+        total = y;
+        require(y < 5, "too big");
+        return y;
+    }
+}
+"""
+
+
+def test_step_in_out_frames_evaluate_failure_and_stop_at_an_address(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    connect(loop, controller, node, "bob")
+    panel = panel_of(window)
+    compile_source(loop, panel, STEPS)
+    panel.contract.setCurrentText("Steps")
+    confirm(loop, panel, panel.deploy())
+    address = panel.call_address.text()
+    panel.function.setCurrentIndex(panel.function.findData("outer"))
+    panel.call_args.editors["x"].set_value("10")
+    editor = panel.editor
+    editor.toggle_breakpoint(8)
+    dbg = panel.debugger
+    dbg.fresh.setChecked(False)  # the contract at the address, its state as committed
+    assert dbg.launch_body()["address"] == address
+    dbg.debug_button.click()
+    drive(loop, lambda: editor.paused_line == 8, 30)
+    window.activateWindow()
+    editor.setFocus()
+    QTest.keyClick(editor, Qt.Key.Key_F11)  # step in: inside inner
+    drive(loop, lambda: editor.paused_line == 4, 15)
+    stack = dbg.pane.stack_model
+    assert stack.rowCount() == 2 and "inner" in stack.data(stack.index(0))
+    # the caller's frame, clicked: its line lit, its variables shown
+    rect = dbg.pane.stack.visualRect(stack.index(1))
+    qtbot.mouseClick(dbg.pane.stack.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    drive(loop, lambda: editor.paused_line == 8 and dbg.variables.find("Locals").isValid())
+    editor.setFocus()
+    QTest.keyClick(editor, Qt.Key.Key_F11, Qt.KeyboardModifier.ShiftModifier)  # step out
+    drive(loop, lambda: dbg.service.paused and stack.rowCount() == 1, 15)
+    assert editor.paused_line in (8, 9)
+    # evaluate in the frame
+    dbg.pane.evaluate.setText("x * 3")
+    QTest.keyClick(dbg.pane.evaluate, Qt.Key.Key_Return)
+    drive(loop, lambda: "30" in dbg.pane.log.toPlainText())
+    # F5: the require fails; the run pauses there (pause on failure), before it unwinds
+    editor.setFocus()
+    QTest.keyClick(editor, Qt.Key.Key_F5)
+    drive(loop, lambda: dbg.service.paused and editor.paused_line == 10, 15)
+    assert "too big" in dbg.pane.status.text()
+    # Shift+F5 stops the session
+    editor.setFocus()
+    QTest.keyClick(editor, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)
+    drive(loop, lambda: not dbg.service.active)
+    assert editor.paused_line is None and dbg.pane.status.text().startswith("Stopped")
+    assert str(_state(loop, controller, address, "Steps")["total"]) == "0"

@@ -187,28 +187,28 @@ class ComposerDebugger(QObject):
         """The launch request of the call form (AbiTypeError says what is missing)."""
         p = self.panel
         build = p.last_build
-        if build is None or build.bundle is None or not build.source:
-            raise AbiTypeError("", "compile the source first (the debugger runs what it compiled)")
         fn = p._function()
         if fn is None:
             raise AbiTypeError("", "choose a function on the Call tab")
         name = p.call_name.text().strip()
         body: dict[str, Any] = {
-            "source": build.source,
-            "files": [
-                {"name": f.name, "firstLine": f.first_line, "lines": max(f.lines, 1)}
-                for f in build.bundle.files
-            ],
+            "contract": name,
             "function": fn.name,
             "args": p.call_args.wire_args(),
             "stopOnEntry": False,
             "pauseOnFailure": True,
-            "breakpoints": self.breakpoints(),
         }
+        compiled = build is not None and build.bundle is not None and name in build.specs
+        if compiled and build is not None and build.bundle is not None:
+            body["source"] = build.source
+            body["files"] = [
+                {"name": f.name, "firstLine": f.first_line, "lines": max(f.lines, 1)}
+                for f in build.bundle.files
+            ]
+            body["breakpoints"] = self.breakpoints()
         if self.fresh.isChecked():
-            if name not in build.specs:
-                raise AbiTypeError("", f"{name or 'the contract'} is not in the compiled source")
-            body["contract"] = name
+            if not compiled:
+                raise AbiTypeError("", f"compile the source of {name or 'the contract'} first")
             same = p.contract.currentText() == name
             body["constructorArgs"] = p.deploy_args.wire_args() if same else {}
         else:
@@ -216,6 +216,8 @@ class ComposerDebugger(QObject):
             if len(address) != 40:
                 raise AbiTypeError("address", "a contract address of 40 hex digits")
             body["address"] = address
+            if not compiled:  # the node debugs the contract's own source (no breakpoints)
+                body.pop("contract")
         return body
 
     def debug(self) -> None:
@@ -302,7 +304,7 @@ class ComposerDebugger(QObject):
         if doc is not None:
             self.panel.source.tabs.show_document(doc)
             _show_line(doc, line)
-        elif f.get("file"):
+        elif Path(str(f.get("file", ""))).is_absolute():  # a project file not open
             self.panel.source.open_path(Path(str(f["file"])), then=lambda d: _show_line(d, line))
         self.variables.clear()
         self.tasks.start(
@@ -394,10 +396,10 @@ class ComposerDebugger(QObject):
             return False
         shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
         action = KEYS.get((event.key(), shift))
-        focus = QApplication.focusWidget()
-        if action is None or focus is None or not self.panel.isAncestorOf(focus):
+        target = QApplication.focusWidget() or watched  # (no focus: the window is inactive)
+        if action is None or watched is not target or not isinstance(target, QWidget):
             return False
-        if watched is not focus:
+        if not self.panel.isAncestorOf(target):
             return False
         if kind == QEvent.Type.ShortcutOverride:
             event.accept()  # the key goes to the focus widget, not the window's shortcut
