@@ -134,6 +134,7 @@ class ComposerDebugger(QObject):
         self.pane.variables.setModel(self.variables)
         self.frame = 1  # the frame shown (1 = innermost)
         self.frames: list[dict[str, Any]] = []
+        self.pause_no = 0  # counts pauses and resumptions: reads of an older pause are dropped
         # Debug, and beside its arrow where the run happens (the row stays narrow)
         self.debug_button = QToolButton(panel)
         self.debug_button.setText("Debug")
@@ -154,6 +155,8 @@ class ComposerDebugger(QObject):
         actions = row.layout() if row is not None else None
         assert isinstance(actions, QHBoxLayout)
         actions.insertWidget(2, self.debug_button)
+        QWidget.setTabOrder(panel.call_batch, self.debug_button)
+        QWidget.setTabOrder(self.debug_button, panel.output)
         # in a scroll area: the pane never raises the result area's minimum height (the form
         # above keeps its room on a small screen)
         self.page = QScrollArea(panel)
@@ -281,6 +284,7 @@ class ComposerDebugger(QObject):
     # ------------------------------------------------------------ a pause
 
     def _stopped(self, frames: list[dict[str, Any]], reason: str, description: str) -> None:
+        self.pause_no += 1
         self.frames = frames
         self.pane.stack_model.set_frames(frames)
         self._buttons()
@@ -307,11 +311,14 @@ class ComposerDebugger(QObject):
         elif Path(str(f.get("file", ""))).is_absolute():  # a project file not open
             self.panel.source.open_path(Path(str(f["file"])), then=lambda d: _show_line(d, line))
         self.variables.clear()
+        now = self.pause_no
         self.tasks.start(
             "Reading the frame's variables",
             self.service.scopes(frame),
-            on_done=while_alive(self.pane, self._scopes),
-            on_error=while_alive(self.pane, self._failed),
+            on_done=while_alive(
+                self.pane, lambda sc: self._scopes(sc) if now == self.pause_no else None
+            ),
+            on_error=while_alive(self.pane, lambda e: self._read_failed(now, e)),
         )
 
     def _scopes(self, scopes: list[dict[str, Any]]) -> None:
@@ -322,12 +329,19 @@ class ComposerDebugger(QObject):
             self.pane.variables.resizeColumnToContents(0)
 
     def _fetch(self, ref: int, deliver: Any) -> None:
+        now = self.pause_no
         self.tasks.start(
             "Reading variables",
             self.service.variables(ref),
-            on_done=while_alive(self.pane, deliver),
-            on_error=while_alive(self.pane, self._failed),
+            on_done=while_alive(self.pane, deliver),  # the model drops an older pause's
+            on_error=while_alive(self.pane, lambda e: self._read_failed(now, e)),
         )
+
+    def _read_failed(self, pause_no: int, text: str) -> None:
+        """A read of the paused run failed; one of a pause since left is nothing to report
+        (the run went on meanwhile)."""
+        if pause_no == self.pause_no:
+            self._log(_red(text))
 
     def _frame_clicked(self, index: QModelIndex) -> None:
         self.show_frame(index.row() + 1)
@@ -351,11 +365,13 @@ class ComposerDebugger(QObject):
     # ------------------------------------------------------------ running, the end
 
     def _running(self) -> None:
+        self.pause_no += 1
         self._clear_lines()
         self._buttons()
         self.pane.status.setText("Running…")
 
     def _finished(self, result: Any) -> None:
+        self.pause_no += 1
         self._clear_lines()
         self.frames = []
         self.pane.stack_model.set_frames([])
