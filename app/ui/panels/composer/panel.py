@@ -304,10 +304,9 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         QWidget.setTabOrder(self.deploy_button, self.deploy_batch)
         QWidget.setTabOrder(self.deploy_batch, self.call_button)
         QWidget.setTabOrder(self.call_button, self.call_batch)
-        QWidget.setTabOrder(self.call_batch, self.output)
         QWidget.setTabOrder(self.output, self.result)
         self._shortcuts()
-        self.debugger = ComposerDebugger(self)  # Debug beside Call, the Debug pane, the keys
+        self.debugger = ComposerDebugger(self)  # Debug after Add to batch, its pane, the keys
         controller.session.user_changed.connect(self._on_user)
         controller.contacts_changed.connect(self._refill_book)
         self._update_buttons()
