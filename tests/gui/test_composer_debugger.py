@@ -105,6 +105,15 @@ def test_breakpoint_step_variables_and_run_to_the_end(
     shot = Path(os.environ.get("STRATOSCOPE_SHOTS", tmp_path)) / "debugger-paused.png"
     window.grab().save(str(shot))
 
+    # a breakpoint set while paused reaches the run: F5 stops there
+    editor.setFocus()
+    editor.setTextCursor(QTextCursor(editor.document().findBlockByNumber(6)))
+    QTest.keyClick(editor, Qt.Key.Key_F9)
+    assert editor.breakpoints == {5, 7}
+    drive(loop, lambda: dbg.breakpoints_sent is not None and dbg.breakpoints_sent.done())
+    QTest.keyClick(editor, Qt.Key.Key_F5)
+    drive(loop, lambda: dbg.service.paused and editor.paused_line == 7, 15)
+
     # F5 runs to the end: the call succeeded on its copy; the chain's state is as it was
     QTest.keyClick(editor, Qt.Key.Key_F5)
     drive(loop, lambda: not dbg.service.active, 15)

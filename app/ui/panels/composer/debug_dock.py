@@ -10,6 +10,7 @@ frames' files are the project's files (or the Untitled tab) and breakpoints are 
 
 from __future__ import annotations
 
+import asyncio
 import os
 from html import escape
 from pathlib import Path
@@ -134,6 +135,7 @@ class ComposerDebugger(QObject):
         self.pane.variables.setModel(self.variables)
         self.frame = 1  # the frame shown (1 = innermost)
         self.frames: list[dict[str, Any]] = []
+        self.breakpoints_sent: asyncio.Task[Any] | None = None  # the last change sent
         self.pause_no = 0  # counts pauses and resumptions: reads of an older pause are dropped
         # Debug, and beside its arrow where the run happens (the row stays narrow)
         self.debug_button = QToolButton(panel)
@@ -279,7 +281,9 @@ class ComposerDebugger(QObject):
         if client is None or name is None:
             return
         lines: list[tuple[int, str | None]] = [(n, None) for n in sorted(doc.editor.breakpoints)]
-        self.tasks.start("Setting breakpoints", client.set_breakpoints(name, lines))
+        self.breakpoints_sent = self.tasks.start(
+            "Setting breakpoints", client.set_breakpoints(name, lines), on_error=self._failed
+        )
 
     # ------------------------------------------------------------ a pause
 
