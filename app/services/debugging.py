@@ -118,6 +118,8 @@ class DebugService(QObject):
                 elif ev.kind == "terminated":
                     self._end()
                     self.finished.emit(ev.body.get("result"))
+                    with contextlib.suppress(StratoError):  # a finished one still counts
+                        await client.stop()  # against the node's sessions per user
                     return
 
     # ------------------------------------------------------------ commands

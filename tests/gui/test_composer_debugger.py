@@ -4,6 +4,7 @@ variables tree, F5 to the end, and the chain unchanged (the run used a copy of t
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,19 @@ def test_breakpoint_step_variables_and_run_to_the_end(
     assert editor.paused_line is None
     assert "✔" in dbg.pane.status.text() and "returned" in dbg.pane.status.text()
     assert _state(loop, controller, address) == before
+    # the finished session is gone from the node (each user may keep only 2)
+    client = controller.session.client
+    assert client is not None
+
+    async def sessions_left() -> Any:
+        for _ in range(100):
+            left = await client.json("GET", "/vm-debug/sessions")
+            if not left:
+                break
+            await asyncio.sleep(0.05)
+        return left
+
+    assert loop.run_until_complete(sessions_left()) == []
 
 
 def test_a_node_without_the_debugger_is_named(

@@ -179,6 +179,7 @@ class ComposerDebugger(QObject):
         s.finished.connect(self._finished)
         s.failed.connect(self._failed)
         s.active_changed.connect(lambda _a: self._buttons())
+        controller.session.user_changed.connect(lambda _u: self.service.command("stop"))
         self._watched: set[int] = set()
         panel.source.tabs.documents_changed.connect(self._watch_editors)
         self._watch_editors()
