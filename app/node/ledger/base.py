@@ -34,6 +34,7 @@ from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState
 from ..store import Store, dumps
 from ..timebox import call_bounded
+from ..traces import TraceKeeper
 from ..vault import Vault
 from .codecache import UnitCache, collector_paused
 from .common import (
@@ -61,6 +62,9 @@ class LedgerBase:
         # sources compiled at run time by create()/create2() join the code table
         self.world.compile_hook = lambda src, vm: self.unit(vm, src)[1]
         self.world.test_clock = config.test_clock
+        # call traces of recent transactions (traces.py); the executor hands them over
+        self.traces = TraceKeeper(store, config.trace_keep if config.traces else 0)
+        self.world.trace_items = self.traces.max_items if self.traces.enabled else 0
         self.units = UnitCache()
         # code hash -> (vm, source) of the code deployed contracts run (the ``codes`` table)
         self.codes: dict[str, tuple[str, str]] = {}

@@ -71,6 +71,7 @@ class LedgerExecutor(LedgerValidation):
         )
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
+        self.world.last_trace = None
         kind = "SolidVM"
         where: Where | None = None
         try:
@@ -146,6 +147,7 @@ class LedgerExecutor(LedgerValidation):
             "trace": "\n".join(res.logs) if res is not None else "",  # log(...) lines
             "contractsCreated": ",".join(a for _, a in res.created) if res else "",
         }
+        self.traces.note(sub.hash, self.world.last_trace)
         if where is not None:
             # Not a key of the platform's txResult (its runtime failures carry no position):
             # the statement that failed, in the platform's SourcePosition shape; `name` is the

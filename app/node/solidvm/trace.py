@@ -1,0 +1,527 @@
+"""Call traces: the tree of calls one transaction made, recorded at call boundaries only.
+
+A :class:`TraceRecorder` hangs on the transaction's :class:`~.runtime.ExecContext` (``ctx.trace``,
+None when traces are off: ``invoke`` and ``construct`` test it once per call). It opens a
+:class:`TraceFrame` for every call that crosses a contract boundary (an external call, a
+delegatecall, a library function, a contract creation) and not for internal calls, whose work is
+the enclosing frame's. Nothing is recorded per statement: a frame's events and state writes are
+read back from the transaction's undo journal when the frame ends (before a failed frame's
+entries are rolled back), so they keep the order they happened in, between the frame's calls.
+
+The frame model (kind, contract, function, typed arguments and results, sender, value, status,
+failure and its position, steps, items) is what the node stores and serves as JSON
+(:meth:`TraceRecorder.finish`); a step debugger can show the same frames.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .abi import encode_dynamic, encode_value, key_text
+from .errors import SolidVMError, where_of
+from .runtime import MISSING, POPPED, PUSHED, REPLACED
+from .types import ArrayType, MappingType, StructType, Type
+from .values import ArrayValue, MappingValue, StructValue, default_value
+
+if TYPE_CHECKING:
+    from .defs import CompiledFunction, ContractDef
+    from .runtime import ExecContext
+
+TRACE_VERSION = 1
+DEFAULT_MAX_ITEMS = 5_000  # frames + events + state writes kept per transaction
+MAX_TEXT = 400  # characters of one shown value (longer ones are cut, and say so)
+MAX_LIST = 50  # elements of one shown array or mapping
+_SEARCH_BUDGET = 20_000  # container entries looked through to name a nested storage write
+
+
+class TraceFrame:
+    """One recorded call. ``j0``/``j1`` and ``e0``/``e1``: its span of the journal and of the
+    events list (after a failed frame's rollback the span is empty again)."""
+
+    __slots__ = (
+        "acct",
+        "args",
+        "children",
+        "e0",
+        "e1",
+        "error",
+        "fn",
+        "items",
+        "j0",
+        "j1",
+        "kind",
+        "returns",
+        "s0",
+        "sender",
+        "status",
+        "steps",
+        "value",
+    )
+
+    def __init__(
+        self, kind: str, fn: CompiledFunction | None, acct: Any, sender: Any, value: int
+    ) -> None:
+        self.kind = kind
+        self.fn = fn
+        self.acct = acct
+        self.sender = sender
+        self.value = value
+        self.args: list[dict[str, Any]] = []
+        self.returns: list[dict[str, Any]] | None = None
+        self.children: list[TraceFrame] = []
+        self.items: list[Any] = []  # TraceFrame or dict (event, write, truncation marker)
+        self.status = "running"
+        self.error: dict[str, Any] | None = None
+        self.j0 = self.j1 = self.e0 = self.e1 = self.s0 = self.steps = 0
+
+
+class TraceRecorder:
+    """Records one transaction's call tree (see the module's docstring)."""
+
+    __slots__ = ("count", "ctx", "lib", "max_items", "omitted", "roots", "stack")
+
+    def __init__(self, ctx: ExecContext, max_items: int = DEFAULT_MAX_ITEMS) -> None:
+        self.ctx = ctx
+        self.max_items = max_items
+        self.count = 0
+        self.omitted = 0
+        self.stack: list[TraceFrame] = []
+        self.roots: list[TraceFrame] = []
+        self.lib: dict[tuple[int, int], bool] = {}  # (cdef, fn) -> fn is a library's
+
+    # ------------------------------------------------------------ hooks (runtime, constructors)
+
+    def enter(
+        self, fn: CompiledFunction, acct: Any, args: list[Any], sender: Any, value: int, ro: bool
+    ) -> TraceFrame | None:
+        """A call begins; None when it is internal (not a frame of its own) or past the cap."""
+        stack = self.stack
+        if stack:
+            up = stack[-1]
+            if acct is not up.acct:
+                world = self.ctx.world
+                real = world.accounts.get((acct.chain, acct.address))
+                kind = "delegatecall" if real is not acct else "staticcall" if ro else "call"
+            elif self._library(acct.cdef, fn):
+                kind = "library"
+            elif sender != up.sender:
+                kind = "call"  # this.f(): the same account, called from outside
+            else:
+                return None
+        else:
+            kind = "call"
+        return self._open(kind, fn, acct, args, sender, value, fn.params)
+
+    def enter_create(
+        self, cdef: ContractDef, acct: Any, args: list[Any], sender: Any, value: int
+    ) -> TraceFrame | None:
+        ctor = cdef.constructor
+        return self._open(
+            "create", ctor, acct, args, sender, value, ctor.params if ctor is not None else []
+        )
+
+    def fail(self, node: TraceFrame, exc: BaseException) -> None:
+        """The frame failed: collect what it did before its writes are rolled back."""
+        node.status = "failed"
+        if isinstance(exc, SolidVMError):
+            kind, message = exc.kind, exc.message
+        else:
+            kind, message = "type error", f"type error: {exc}"
+        err: dict[str, Any] = {"kind": kind, "message": message}
+        where = where_of(exc)
+        if where is not None:
+            err["position"] = {"name": where[0], "line": where[1], "column": where[2]}
+        node.error = err
+        self._collect(node)
+
+    def leave(self, node: TraceFrame, result: list[Any]) -> None:
+        """The frame returned ``result``."""
+        node.status = "ok"
+        fn = node.fn
+        rets = fn.returns if fn is not None else []
+        out: list[dict[str, Any]] = []
+        for i, v in enumerate(result):
+            name, t = rets[i] if i < len(rets) else (None, None)
+            out.append(_typed(name, t, v))
+        node.returns = out
+        self._collect(node)
+        self._close(node)
+
+    def close(self, node: TraceFrame) -> None:
+        """After a failed frame's rollback: its spans are empty again, from where the rollback
+        left the journal (before ``j0`` when ``invoke`` journaled the dirty set first)."""
+        ctx = self.ctx
+        j = ctx.journal
+        j0 = min(node.j0, len(j))
+        # and before the bookkeeping that began it (a new account, the dirty set, a value
+        # moved): a caller's `try` rolls that back too, and the caller's next writes come there
+        world = ctx.world
+        book = (world.accounts, world.balances, world.nonces, ctx.created, ctx.dirty)
+        while j0 > 0 and any(j[j0 - 1][0] is b for b in book):
+            j0 -= 1
+        node.e0 = min(node.e0, len(ctx.events))
+        self._close(node)
+        node.j0 = node.j1 = j0  # what is left past it is bookkeeping its caller undoes
+
+    # ------------------------------------------------------------ output
+
+    def finish(self) -> dict[str, Any] | None:
+        """The JSON tree of the transaction (None when no call ran), failures propagated:
+        a frame that succeeded inside one that failed is marked ``reverted``."""
+        if not self.roots:
+            return None
+        root = self.roots[0]
+        out: dict[str, Any] = {
+            "version": TRACE_VERSION,
+            "frames": sum(1 for _ in _walk(root)),
+            "truncated": self.omitted > 0,
+            "root": _frame_json(root, False),
+        }
+        if self.omitted:
+            out["omitted"] = self.omitted
+        return out
+
+    # ------------------------------------------------------------ internals
+
+    def _open(
+        self,
+        kind: str,
+        fn: CompiledFunction | None,
+        acct: Any,
+        args: list[Any],
+        sender: Any,
+        value: int,
+        params: list[tuple[str, Type]],
+    ) -> TraceFrame | None:
+        if self.count >= self.max_items:
+            self.omitted += 1
+            return None
+        self.count += 1
+        ctx = self.ctx
+        node = TraceFrame(kind, fn, acct, sender, value)
+        node.j0 = len(ctx.journal)
+        node.e0 = len(ctx.events)
+        node.s0 = ctx.steps
+        typed = node.args
+        for i, v in enumerate(args):
+            name, t = params[i] if i < len(params) else (None, None)
+            typed.append(_typed(name, t, v))
+        if self.stack:
+            self.stack[-1].children.append(node)
+        else:
+            self.roots.append(node)
+        self.stack.append(node)
+        return node
+
+    def _close(self, node: TraceFrame) -> None:
+        ctx = self.ctx
+        node.j1 = len(ctx.journal)
+        node.e1 = len(ctx.events)
+        if self.stack and self.stack[-1] is node:
+            self.stack.pop()
+
+    def _library(self, cdef: ContractDef | None, fn: CompiledFunction) -> bool:
+        key = (id(cdef), id(fn))
+        hit = self.lib.get(key)
+        if hit is None:
+            names = {c.name for c in cdef.linearization} if cdef is not None else set()
+            hit = self.lib[key] = fn.cname not in names and bool(fn.cname)
+        return hit
+
+    def _collect(self, node: TraceFrame) -> None:
+        """``node.items``: its children, events and storage writes in journal order."""
+        ctx = self.ctx
+        world = ctx.world
+        accounts, balances, nonces = world.accounts, world.balances, world.nonces
+        node.steps = ctx.steps - node.s0
+        j = ctx.journal
+        end = len(j)
+        events = ctx.events
+        dirty = ctx.dirty
+        created = ctx.created
+        acct = node.acct
+        st = acct.storage
+        cdef = acct.cdef
+        # value of each slot after each entry: the next entry's old value, else the current one
+        span = j[node.j0 : end]
+        after: list[Any] = [MISSING] * len(span)
+        nxt: dict[tuple[int, Any], Any] = {}
+        lens: dict[int, int] = {}  # a list's length after the entry being looked at
+        for idx in range(len(span) - 1, -1, -1):
+            c, k, old = span[idx]
+            if c is events or c is dirty:
+                continue
+            if k is PUSHED or k is POPPED or k is REPLACED:
+                if not isinstance(c, list):
+                    continue
+                n = lens.get(id(c), len(c))
+                if k is PUSHED:  # the pushed element: as a later write found it, or now
+                    n -= 1
+                    after[idx] = nxt.get((id(c), n), _NOW)
+                    if after[idx] is _NOW:
+                        after[idx] = c[n] if 0 <= n < len(c) else MISSING
+                elif k is POPPED:
+                    n += 1
+                else:
+                    n = len(old)
+                lens[id(c)] = n
+                continue
+            try:
+                slot = (id(c), k)
+                after[idx] = nxt.get(slot, _NOW)
+                nxt[slot] = old
+            except TypeError:  # an unhashable key
+                continue
+        names: dict[int, tuple[str, list[Any], Type | None] | None] = {id(st): None}
+        children = node.children
+        ci = 0
+        ev = node.e0
+        i = node.j0
+        items = node.items
+        while i < end or ci < len(children):
+            while ci < len(children) and (children[ci].j0 <= i or i >= end):
+                ch = children[ci]
+                items.append(ch)
+                ci += 1
+                if ch.j1 > i:
+                    i = min(ch.j1, end)
+                ev = max(ev, ch.e1)
+            if i >= end:
+                break
+            c, k, old = j[i]
+            pos = i - node.j0
+            i += 1
+            if c is events:
+                if k is PUSHED and ev < len(events):
+                    self._add(items, _event_json(events[ev]))
+                    ev += 1
+                continue
+            if c is dirty or c is created or c is accounts or c is balances or c is nonces:
+                continue
+            write = self._write(c, k, old, after[pos], st, cdef, names)
+            if write is not None:
+                self._add(items, write)
+
+    def _add(self, items: list[Any], item: dict[str, Any]) -> None:
+        if self.count >= self.max_items:
+            self.omitted += 1
+            last = items[-1] if items else None
+            if isinstance(last, dict) and last.get("type") == "truncated":
+                last["omitted"] += 1
+            else:
+                items.append({"type": "truncated", "reason": "items", "omitted": 1})
+            return
+        self.count += 1
+        items.append(item)
+
+    def _write(
+        self,
+        c: Any,
+        k: Any,
+        old: Any,
+        new: Any,
+        st: dict[str, Any],
+        cdef: ContractDef | None,
+        names: dict[int, tuple[str, list[Any], Type | None] | None],
+    ) -> dict[str, Any] | None:
+        """A journal entry as a storage write of the frame's account, or None (memory)."""
+        path: list[Any]
+        if c is st:
+            sv = cdef.svars.get(k) if cdef is not None else None
+            t = sv.type if sv is not None else None
+            var, path, vt = str(k), [], t
+        else:
+            if id(c) not in names:
+                names[id(c)] = _find(st, c, cdef)
+            hit = names[id(c)]
+            if hit is None:
+                return None
+            var, path, ct = hit
+            path = [*path, _key_shown(k, ct)] if not _marker(k) else path
+            vt = _member_type(ct, k)
+        if old is MISSING and isinstance(new if new is not _NOW else c.get(k), dict | list):
+            return None  # a nested mapping or array made by a write into it: shown there
+        out: dict[str, Any] = {"type": "write", "variable": var}
+        if path:
+            out["key"] = path
+        if k is PUSHED:
+            out["op"] = "push"
+            out["new"] = _shown(new, vt)
+            return out
+        if k is POPPED:
+            out["op"] = "pop"
+            out["old"] = _shown(old, vt)
+            return out
+        if k is REPLACED:
+            out["op"] = "replace"
+            return out
+        out["old"] = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+        if new is _NOW:
+            try:
+                new = c[k]
+            except (KeyError, IndexError, TypeError):
+                new = MISSING
+        out["new"] = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
+        return out
+
+
+_NOW: Any = object()  # "the slot's current value" (no later entry changed it)
+
+
+def _marker(k: Any) -> bool:
+    return k is PUSHED or k is POPPED or k is REPLACED
+
+
+def _member_type(ct: Type | None, k: Any) -> Type | None:
+    """The type of what container type ``ct`` holds under key ``k``."""
+    if isinstance(ct, MappingType):
+        return ct.value
+    if isinstance(ct, ArrayType):
+        return ct.elem
+    if isinstance(ct, StructType):
+        return ct.field_types.get(k) if isinstance(k, str) else None
+    return None
+
+
+def _key_shown(k: Any, ct: Type | None) -> str:
+    if isinstance(ct, MappingType):
+        return key_text(k, ct.key)
+    return str(encode_dynamic(k)) if not isinstance(k, str) else k
+
+
+def _type_of(c: Any) -> Type | None:
+    if isinstance(c, MappingValue):
+        return c.mtype
+    if isinstance(c, ArrayValue):
+        return c.atype
+    if isinstance(c, StructValue):
+        return c.stype
+    return None
+
+
+def _find(
+    st: dict[str, Any], c: Any, cdef: ContractDef | None
+) -> tuple[str, list[Any], Type | None] | None:
+    """Where container ``c`` sits in storage ``st`` (variable, keys, its type), two levels
+    deep at most and within a budget; None for a container that is not in storage."""
+    budget = _SEARCH_BUDGET
+    for name, v in st.items():
+        if v is c:
+            sv = cdef.svars.get(name) if cdef is not None else None
+            return name, [], sv.type if sv is not None else _type_of(c)
+    for name, v in st.items():
+        if not isinstance(v, dict | list):
+            continue
+        vt = _type_of(v)
+        entries = v.items() if isinstance(v, dict) else enumerate(v)
+        for kk, vv in entries:
+            budget -= 1
+            if budget < 0:
+                return None
+            if vv is c:
+                return name, [_key_shown(kk, vt)], _type_of(c) or _member_type(vt, kk)
+            if isinstance(vv, dict | list) and len(vv) < 64:
+                vvt = _type_of(vv)
+                inner = vv.items() if isinstance(vv, dict) else enumerate(vv)
+                for k2, v2 in inner:
+                    budget -= 1
+                    if v2 is c:
+                        return (
+                            name,
+                            [_key_shown(kk, vt), _key_shown(k2, vvt)],
+                            _type_of(c) or _member_type(vvt, k2),
+                        )
+    return None
+
+
+def _clip(v: Any) -> Any:
+    """A shown value kept small: long text cut, long arrays and mappings shortened."""
+    if isinstance(v, str):
+        return v if len(v) <= MAX_TEXT else v[:MAX_TEXT] + f"… ({len(v)} characters)"
+    if isinstance(v, list):
+        if len(v) > MAX_LIST:
+            return [_clip(x) for x in v[:MAX_LIST]] + [f"… ({len(v)} elements)"]
+        return [_clip(x) for x in v]
+    if isinstance(v, dict):
+        if len(v) > MAX_LIST:
+            kept = dict(list(v.items())[:MAX_LIST])
+            kept["…"] = f"{len(v)} entries"
+            v = kept
+        return {str(k): _clip(x) for k, x in v.items()}
+    return v
+
+
+def _shown(v: Any, t: Type | None) -> Any:
+    if v is MISSING:
+        return None
+    try:
+        return _clip(encode_value(v, t) if t is not None else encode_dynamic(v))
+    except Exception:
+        return _clip(repr(v))
+
+
+def _typed(name: str | None, t: Type | None, v: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"value": _shown(v, t)}
+    if name:
+        out["name"] = name
+    if t is not None:
+        out["type"] = t.name
+    return out
+
+
+def _event_json(entry: tuple[Any, Any, list[Any]]) -> dict[str, Any]:
+    acct, ev, vals = entry
+    return {
+        "type": "event",
+        "contract": acct.cdef.name if acct.cdef is not None else "",
+        "address": acct.hex,
+        "name": ev.name,
+        "args": [_typed(n, t, v) for (n, t, _), v in zip(ev.params, vals, strict=False)],
+    }
+
+
+def _walk(node: TraceFrame) -> Any:
+    yield node
+    for ch in node.children:
+        yield from _walk(ch)
+
+
+def _frame_json(node: TraceFrame, undone: bool) -> dict[str, Any]:
+    """One frame as JSON; ``undone``: an enclosing frame failed, so its effects are gone."""
+    failed = node.status == "failed"
+    acct = node.acct
+    cdef = acct.cdef
+    fn = node.fn
+    status = node.status if not undone or failed else "reverted"
+    out: dict[str, Any] = {
+        "type": "call",
+        "kind": node.kind,
+        "contract": cdef.name if cdef is not None else "",
+        "address": acct.hex,
+        "chainId": acct.chain or None,
+        "function": (fn.name or "fallback") if fn is not None else "constructor",
+        "sender": node.sender.hex if hasattr(node.sender, "hex") else str(node.sender),
+        "value": str(node.value),
+        "args": node.args,
+        "status": status,
+        "steps": node.steps,
+    }
+    if fn is not None and fn.cname and (cdef is None or fn.cname != cdef.name):
+        out["codeContract"] = fn.cname  # a library's or an inherited function
+    if (node.kind == "create" and fn is None) or (fn is not None and fn.is_ctor):
+        out["function"] = "constructor"
+    if node.returns is not None:
+        out["returns"] = node.returns
+    if node.error is not None:
+        out["error"] = node.error
+    gone = undone or failed
+    items: list[dict[str, Any]] = []
+    for it in node.items:
+        if isinstance(it, TraceFrame):
+            items.append(_frame_json(it, gone))
+        elif gone and it.get("type") in ("event", "write"):
+            items.append({**it, "reverted": True})
+        else:
+            items.append(it)
+    out["items"] = items
+    return out

@@ -1,0 +1,345 @@
+"""Call traces of transactions (issue 28, part 1), served by the sandbox's trace route.
+
+One node for the module (traces on, the default). Each test sends real transactions over
+loopback and reads ``GET /strato-api/eth/v1.2/transaction/trace?hash=`` back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import make_node
+from tests.integration.node_fixture import (
+    RunningNode,
+    call_tx,
+    deploy,
+    submit,
+    upload_tx,
+    wait_results,
+)
+
+TRACE = "/strato-api/eth/v1.2/transaction/trace"
+
+SRC = """
+library Maths {
+    function twice(uint x) returns (uint) { return 2 * x; }
+}
+
+contract Counter {
+    uint public n;
+    mapping(string => uint) public byNote;
+    event Bumped(uint by, string note);
+
+    function bump(uint by, string note) returns (uint) {
+        n += by;
+        byNote[note] = by;
+        emit Bumped(by, note);
+        require(by < 100, "too big");
+        return n;
+    }
+}
+
+contract Shop {
+    Counter public counter;
+    mapping(address => uint) public paid;
+    uint public total;
+    event Bought(address who, uint amount);
+
+    constructor() { counter = new Counter(); }
+
+    function buy(uint amount) returns (uint) {
+        paid[msg.sender] = amount;
+        uint doubled = Maths.twice(amount);
+        try counter.bump(doubled, "shop") returns (uint r) {
+            total = r;
+        } catch {
+            total = 999;
+        }
+        emit Bought(msg.sender, amount);
+        return total;
+    }
+
+    function fail(uint amount) {
+        counter.bump(amount, "direct");
+        total = amount;
+    }
+}
+
+contract Logic {
+    uint public stored;
+    event Stored(uint v);
+    function put(uint v) returns (uint) { stored = v; emit Stored(v); return v + 1; }
+}
+
+contract Proxy {
+    address logicContract;
+    constructor(address l) { logicContract = l; }
+    fallback(variadic args) external returns (variadic) {
+        return logicContract.delegatecall(msg.sig, args);
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
+    n = make_node(tmp_path_factory, "--trace-keep", "40", name="traces")
+    try:
+        yield n
+    finally:
+        n.stop()
+
+
+@pytest.fixture(scope="module")
+def shop(node: RunningNode) -> str:
+    return deploy(node.client("alice"), "Shop", SRC)
+
+
+def trace_of(node: RunningNode, tx_hash: str, user: str = "alice") -> dict[str, Any]:
+    r = node.client(user).get(TRACE, params={"hash": tx_hash})
+    assert r.status_code == 200, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def send(node: RunningNode, *txs: dict[str, Any], user: str = "alice") -> list[dict[str, Any]]:
+    """Submit without resolve (a lone failure would answer 422), then wait for the results."""
+    c = node.client(user)
+    sent = submit(c, *txs, resolve=False)
+    res: list[dict[str, Any]] = wait_results(c, [s["hash"] for s in sent])
+    return res
+
+
+def calls(frame: dict[str, Any]) -> list[dict[str, Any]]:
+    return [i for i in frame["items"] if i["type"] == "call"]
+
+
+def shown(items: list[dict[str, Any]]) -> list[str]:
+    """Items in order, as short text: what the assertions compare."""
+    out = []
+    for i in items:
+        if i["type"] == "call":
+            out.append(f"call {i['contract']}.{i['function']} {i['status']}")
+        elif i["type"] == "event":
+            out.append(f"event {i['name']}" + (" reverted" if i.get("reverted") else ""))
+        elif i["type"] == "write":
+            key = "[" + "][".join(i["key"]) + "]" if "key" in i else ""
+            out.append(
+                f"write {i['variable']}{key} {i.get('old')}->{i.get('new')}"
+                + (" reverted" if i.get("reverted") else "")
+            )
+        else:
+            out.append(i["type"])
+    return out
+
+
+def test_nested_calls_library_and_events_in_order(node: RunningNode, shop: str) -> None:
+    res = send(node, call_tx(shop, "buy", {"amount": 7}))
+    assert res[0]["status"] == "Success"
+    t = trace_of(node, res[0]["hash"])
+    assert t["hash"] == res[0]["hash"] and t["truncated"] is False and t["frames"] == 3
+    root = t["root"]
+    alice = node.address("alice")
+    assert (root["kind"], root["contract"], root["function"], root["address"]) == (
+        "call",
+        "Shop",
+        "buy",
+        shop,
+    )
+    assert root["sender"] == alice and root["value"] == "0" and root["status"] == "ok"
+    assert root["args"] == [{"name": "amount", "type": "uint256", "value": "7"}]
+    assert root["returns"] == [{"type": "uint256", "value": "14"}]
+    assert root["steps"] > 0
+    assert shown(root["items"]) == [
+        f"write paid[{alice}] 0->7",
+        "call Shop.twice ok",
+        "call Counter.bump ok",
+        "write total 0->14",
+        "event Bought",
+    ]
+    lib, bump = calls(root)
+    assert lib["kind"] == "library" and lib["codeContract"] == "Maths"
+    assert lib["returns"] == [{"type": "uint256", "value": "14"}]
+    assert bump["kind"] == "call" and bump["sender"] == shop
+    assert bump["args"] == [
+        {"name": "by", "type": "uint256", "value": "14"},
+        {"name": "note", "type": "string", "value": "shop"},
+    ]
+    assert shown(bump["items"]) == ["write n 0->14", "write byNote[shop] 0->14", "event Bumped"]
+    assert bump["items"][2]["args"][1] == {"name": "note", "type": "string", "value": "shop"}
+    assert 0 < bump["steps"] < root["steps"]
+
+
+def test_a_revert_caught_by_try_keeps_its_frame_marked(node: RunningNode, shop: str) -> None:
+    res = send(node, call_tx(shop, "buy", {"amount": 70}))
+    assert res[0]["status"] == "Success"
+    root = trace_of(node, res[0]["hash"])["root"]
+    assert root["status"] == "ok" and root["returns"][0]["value"] == "999"
+    assert shown(root["items"])[1:] == [
+        "call Shop.twice ok",
+        "call Counter.bump failed",
+        "write total 14->999",
+        "event Bought",
+    ]
+    bump = calls(root)[1]
+    assert bump["error"]["kind"] == "require"
+    assert bump["error"]["message"] == "solidity require failed: too big"
+    assert bump["error"]["position"]["name"] == "Counter"
+    assert bump["error"]["position"]["line"] > 0
+    # what the failed frame did is shown, marked as undone
+    assert shown(bump["items"]) == [
+        "write n 14->154 reverted",
+        "write byNote[shop] 14->140 reverted",
+        "event Bumped reverted",
+    ]
+
+
+def test_a_failed_transaction_has_its_trace_and_position(node: RunningNode, shop: str) -> None:
+    res = send(node, call_tx(shop, "fail", {"amount": 500}))
+    assert res[0]["status"] == "Failure"
+    root = trace_of(node, res[0]["hash"])["root"]
+    assert root["status"] == "failed"
+    assert root["error"]["message"] == "solidity require failed: too big"
+    pos = res[0]["txResult"]["sourcePosition"]
+    assert root["error"]["position"] == pos
+    (bump,) = calls(root)
+    assert bump["status"] == "failed"
+    assert shown(bump["items"])[-1] == "event Bumped reverted"
+
+
+def test_an_inner_success_under_a_failure_is_reverted(node: RunningNode) -> None:
+    src = """
+    contract Inner { uint public v; event Set(uint v);
+        function set(uint x) { v = x; emit Set(x); } }
+    contract Outer { Inner i; constructor() { i = new Inner(); }
+        function go() { i.set(5); require(false, "outer says no"); } }
+    """
+    addr = deploy(node.client("alice"), "Outer", src)
+    res = send(node, call_tx(addr, "go"))
+    assert res[0]["status"] == "Failure"
+    root = trace_of(node, res[0]["hash"])["root"]
+    (inner,) = calls(root)
+    assert inner["status"] == "reverted"  # it returned, but its caller failed
+    assert shown(inner["items"]) == ["write v 0->5 reverted", "event Set reverted"]
+
+
+def test_a_deployment_traces_its_constructors(node: RunningNode) -> None:
+    res = send(node, upload_tx("Shop", SRC))
+    root = trace_of(node, res[0]["hash"])["root"]
+    assert (root["kind"], root["contract"], root["function"]) == ("create", "Shop", "constructor")
+    (made,) = calls(root)
+    assert (made["kind"], made["contract"], made["sender"]) == (
+        "create",
+        "Counter",
+        root["address"],
+    )
+    assert shown(root["items"])[-1].startswith("write counter 0000")
+
+
+def test_a_delegatecall_through_a_proxy(node: RunningNode) -> None:
+    c = node.client("alice")
+    logic = deploy(c, "Logic", SRC)
+    fwd = deploy(c, "Proxy", SRC, {"l": logic})
+    res = send(node, call_tx(fwd, "put", {"v": 41}, name="Proxy"))
+    assert res[0]["status"] == "Success", res
+    root = trace_of(node, res[0]["hash"])["root"]
+    assert (root["contract"], root["address"]) == ("Proxy", fwd)
+    (inner,) = calls(root)
+    assert (inner["kind"], inner["contract"], inner["function"], inner["address"]) == (
+        "delegatecall",
+        "Logic",
+        "put",
+        fwd,
+    )
+    assert inner["sender"] == node.address("alice")
+    assert inner["returns"] == [{"type": "uint256", "value": "42"}]
+    assert shown(inner["items"]) == ["write stored 0->41", "event Stored"]
+
+
+def test_private_chain_traces_only_for_members(node: RunningNode) -> None:
+    alice = node.client("alice")
+    src = "contract P { uint x; function set(uint v) { x = v; } }"
+    r = alice.post(
+        "/bloc/v2.2/chain",
+        json={
+            "label": "trace-test",
+            "members": [{"orgName": "Acme", "access": True}],
+            "balances": [{"address": node.address("alice"), "balance": 1000}],
+            "src": "contract Gov { }",
+            "contract": "Gov",
+            "args": {},
+            "metadata": {"VM": "SolidVM"},
+        },
+    )
+    assert r.status_code == 200, r.text
+    chain = r.json()
+    r = alice.post(
+        "/svc/v2.3/transaction",
+        params={"chainid": chain, "resolve": "true"},
+        json={"txs": [upload_tx("P", src)], "txParams": {}},
+    )
+    assert r.status_code == 200 and r.json()[0]["status"] == "Success", r.text
+    h = r.json()[0]["hash"]
+    assert trace_of(node, h, "alice")["root"]["chainId"] == chain
+    assert trace_of(node, h, "carol")["root"]["contract"] == "P"  # Acme: a member
+    r = node.client("bob").get(TRACE, params={"hash": h})  # Globex: not a member
+    assert r.status_code == 404 and "unknown transaction" in r.text
+
+
+def test_errors_name_what_is_wrong(node: RunningNode) -> None:
+    c = node.client("alice")
+    r = c.get(TRACE)
+    assert r.status_code == 400 and "hash" in r.text
+    r = c.get(TRACE, params={"hash": "12"})
+    assert r.status_code == 400 and "64 hex digits" in r.text
+    r = c.get(TRACE, params={"hash": "ab" * 32})
+    assert r.status_code == 404 and "unknown transaction" in r.text
+    bob = node.address("bob")
+    res = send(node, {"type": "TRANSFER", "payload": {"toAddress": bob, "value": 1}})
+    r = c.get(TRACE, params={"hash": res[0]["hash"]})
+    assert r.status_code == 404 and "no trace kept" in r.text
+
+
+def test_writes_to_nested_and_array_storage(node: RunningNode) -> None:
+    src = """
+    contract Book { struct Entry { uint qty; string tag; }
+        mapping(address => mapping(uint => uint)) grid; uint[] list; Entry e;
+        function go() { grid[msg.sender][3] = 9; list.push(4); list.push(5); list[0] = 6;
+            e.qty = 2; e.tag = "x"; } }
+    """
+    addr = deploy(node.client("alice"), "Book", src)
+    res = send(node, call_tx(addr, "go"))
+    root = trace_of(node, res[0]["hash"])["root"]
+    me = node.address("alice")
+    s = shown(root["items"])
+    assert s[0] == f"write grid[{me}][3] 0->9"
+    assert s[1:3] == ["write list None->4", "write list None->5"]
+    assert root["items"][1]["op"] == "push"
+    assert s[3:] == ["write list[0] 4->6", "write e[qty] 0->2", "write e[tag] ->x"]
+
+
+def test_size_cap_truncates_with_a_marker_and_retention_keeps_the_last(
+    node: RunningNode,
+) -> None:
+    src = """
+    contract Loop { mapping(uint => uint) m; event Tick(uint i);
+        function go(uint n) { for (uint i = 0; i < n; i++) { m[i] = i + 1; emit Tick(i); } } }
+    """
+    addr = deploy(node.client("alice"), "Loop", src)
+    res = send(node, call_tx(addr, "go", {"n": 4000}))
+    assert res[0]["status"] == "Success"
+    t = trace_of(node, res[0]["hash"])
+    assert t["truncated"] is True and t["omitted"] > 0
+    items = t["root"]["items"]
+    assert len(items) <= 5_000
+    assert items[-1]["type"] == "truncated" and items[-1]["omitted"] == t["omitted"]
+    first = res[0]["hash"]
+    # --trace-keep 40: forty more transactions push it out
+    hashes = [h["hash"] for h in send(node, *[call_tx(addr, "go", {"n": 1})] * 40)]
+    r = node.client("alice").get(TRACE, params={"hash": first})
+    assert r.status_code == 404 and "no trace kept" in r.text and "--trace-keep" in r.text
+    assert trace_of(node, hashes[-1])["root"]["function"] == "go"
+    assert trace_of(node, hashes[0])["root"]["function"] == "go"
