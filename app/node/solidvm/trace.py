@@ -15,13 +15,23 @@ failure and its position, steps, items) is what the node stores and serves as JS
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from .abi import encode_dynamic, encode_value, key_text
 from .errors import SolidVMError, where_of
 from .runtime import MISSING, POPPED, PUSHED, REPLACED
 from .types import ArrayType, MappingType, StructType, Type
-from .values import ArrayValue, MappingValue, StructValue, default_value
+from .values import (
+    Address,
+    ArrayValue,
+    ContractRef,
+    DecimalValue,
+    MappingValue,
+    StructValue,
+    TextBytes,
+    default_value,
+)
 
 if TYPE_CHECKING:
     from .defs import CompiledFunction, ContractDef
@@ -35,8 +45,9 @@ _SEARCH_BUDGET = 20_000  # container entries looked through to name a nested sto
 
 
 class TraceFrame:
-    """One recorded call. ``j0``/``j1`` and ``e0``/``e1``: its span of the journal and of the
-    events list (after a failed frame's rollback the span is empty again)."""
+    """One recorded call, its values kept raw until :meth:`TraceRecorder.finish` shows them.
+    ``j0``/``j1`` and ``e0``/``e1``: its span of the journal and of the events list (after a
+    failed frame's rollback the span is empty again)."""
 
     __slots__ = (
         "acct",
@@ -50,7 +61,8 @@ class TraceFrame:
         "j0",
         "j1",
         "kind",
-        "returns",
+        "params",
+        "result",
         "s0",
         "sender",
         "status",
@@ -66,10 +78,13 @@ class TraceFrame:
         self.acct = acct
         self.sender = sender
         self.value = value
-        self.args: list[dict[str, Any]] = []
-        self.returns: list[dict[str, Any]] | None = None
+        self.args: list[Any] = []
+        self.params: list[tuple[str, Type]] = []
+        self.result: list[Any] | None = None
         self.children: list[TraceFrame] = []
-        self.items: list[Any] = []  # TraceFrame or dict (event, write, truncation marker)
+        # TraceFrame, or a tuple: ("e", (account, event, values)), ("w", variable, keys, type,
+        # op, old, new), ("t", omitted) for the marker of a cut
+        self.items: list[Any] = []
         self.status = "running"
         self.error: dict[str, Any] | None = None
         self.j0 = self.j1 = self.e0 = self.e1 = self.s0 = self.steps = 0
@@ -78,7 +93,7 @@ class TraceFrame:
 class TraceRecorder:
     """Records one transaction's call tree (see the module's docstring)."""
 
-    __slots__ = ("count", "ctx", "lib", "max_items", "omitted", "roots", "stack")
+    __slots__ = ("count", "ctx", "lib", "max_items", "names", "omitted", "roots", "stack")
 
     def __init__(self, ctx: ExecContext, max_items: int = DEFAULT_MAX_ITEMS) -> None:
         self.ctx = ctx
@@ -88,6 +103,9 @@ class TraceRecorder:
         self.stack: list[TraceFrame] = []
         self.roots: list[TraceFrame] = []
         self.lib: dict[tuple[int, int], bool] = {}  # (cdef, fn) -> fn is a library's
+        # (container, storage) -> (the container, kept so that its id stays its own; where it
+        # sits in that storage, or None)
+        self.names: dict[tuple[int, int], tuple[Any, _Place | None]] = {}
 
     # ------------------------------------------------------------ hooks (runtime, constructors)
 
@@ -105,7 +123,7 @@ class TraceRecorder:
             elif self._library(acct.cdef, fn):
                 kind = "library"
             elif sender != up.sender:
-                kind = "call"  # this.f(): the same account, called from outside
+                kind = "call"
             else:
                 return None
         else:
@@ -137,15 +155,12 @@ class TraceRecorder:
     def leave(self, node: TraceFrame, result: list[Any]) -> None:
         """The frame returned ``result``."""
         node.status = "ok"
-        fn = node.fn
-        rets = fn.returns if fn is not None else []
-        out: list[dict[str, Any]] = []
-        for i, v in enumerate(result):
-            name, t = rets[i] if i < len(rets) else (None, None)
-            out.append(_typed(name, t, v))
-        node.returns = out
+        node.result = [v if type(v) in _SCALARS else _Shown.of(v) for v in result]
         self._collect(node)
-        self._close(node)
+        ctx = self.ctx
+        node.j1 = len(ctx.journal)
+        node.e1 = len(ctx.events)
+        self.stack.pop()
 
     def close(self, node: TraceFrame) -> None:
         """After a failed frame's rollback: its spans are empty again, from where the rollback
@@ -159,9 +174,10 @@ class TraceRecorder:
         book = (world.accounts, world.balances, world.nonces, ctx.created, ctx.dirty)
         while j0 > 0 and any(j[j0 - 1][0] is b for b in book):
             j0 -= 1
-        node.e0 = min(node.e0, len(ctx.events))
-        self._close(node)
         node.j0 = node.j1 = j0  # what is left past it is bookkeeping its caller undoes
+        node.e0 = node.e1 = min(node.e0, len(ctx.events))
+        if self.stack and self.stack[-1] is node:
+            self.stack.pop()
 
     # ------------------------------------------------------------ output
 
@@ -202,23 +218,16 @@ class TraceRecorder:
         node.j0 = len(ctx.journal)
         node.e0 = len(ctx.events)
         node.s0 = ctx.steps
-        typed = node.args
-        for i, v in enumerate(args):
-            name, t = params[i] if i < len(params) else (None, None)
-            typed.append(_typed(name, t, v))
-        if self.stack:
-            self.stack[-1].children.append(node)
+        node.params = params
+        # arguments as they were on entry: value types as they are, containers shown now
+        node.args = [v if type(v) in _SCALARS else _Shown.of(v) for v in args]
+        stack = self.stack
+        if stack:
+            stack[-1].children.append(node)
         else:
             self.roots.append(node)
-        self.stack.append(node)
+        stack.append(node)
         return node
-
-    def _close(self, node: TraceFrame) -> None:
-        ctx = self.ctx
-        node.j1 = len(ctx.journal)
-        node.e1 = len(ctx.events)
-        if self.stack and self.stack[-1] is node:
-            self.stack.pop()
 
     def _library(self, cdef: ContractDef | None, fn: CompiledFunction) -> bool:
         key = (id(cdef), id(fn))
@@ -231,25 +240,81 @@ class TraceRecorder:
     def _collect(self, node: TraceFrame) -> None:
         """``node.items``: its children, events and storage writes in journal order."""
         ctx = self.ctx
-        world = ctx.world
-        accounts, balances, nonces = world.accounts, world.balances, world.nonces
         node.steps = ctx.steps - node.s0
         j = ctx.journal
         end = len(j)
         events = ctx.events
-        dirty = ctx.dirty
-        created = ctx.created
-        acct = node.acct
-        st = acct.storage
-        cdef = acct.cdef
-        # value of each slot after each entry: the next entry's old value, else the current one
-        span = j[node.j0 : end]
-        after: list[Any] = [MISSING] * len(span)
-        nxt: dict[tuple[int, Any], Any] = {}
+        world = ctx.world
+        skip = (id(ctx.dirty), id(ctx.created), id(world.accounts), id(world.balances))
+        nonces = world.nonces
+        children = node.children
+        nch = len(children)
+        ci = 0
+        ev = node.e0
+        i = node.j0
+        items = node.items
+        writes: list[int] = []  # indexes in ``items`` of entries to turn into writes
+        while True:
+            while ci < nch and (children[ci].j0 <= i or i >= end):
+                ch = children[ci]
+                items.append(ch)
+                ci += 1
+                if ch.j1 > i:
+                    i = ch.j1 if ch.j1 < end else end
+                ev = max(ev, ch.e1)
+            if i >= end:
+                break
+            e = j[i]
+            c = e[0]
+            if c is events:
+                if e[1] is PUSHED and ev < len(events):
+                    items.append(("e", events[ev]))
+                    ev += 1
+            elif id(c) not in skip and c is not nonces:
+                writes.append(len(items))
+                items.append((i, e))
+            i += 1
+        if writes:
+            self._writes(node, writes, end)
+        count = self.count + len(items) - nch
+        if count > self.max_items:
+            self._cut(node, count)
+        else:
+            self.count = count
+
+    def _cut(self, node: TraceFrame, count: int) -> None:
+        """Past the cap: keep the frame's calls and its first events and writes, then a marker."""
+        room = max(0, self.max_items - self.count)
+        kept: list[Any] = []
+        dropped = 0
+        for it in node.items:
+            if isinstance(it, TraceFrame):
+                kept.append(it)
+            elif room > 0:
+                kept.append(it)
+                room -= 1
+            else:
+                dropped += 1
+        kept.append(("t", dropped))
+        node.items = kept
+        self.omitted += dropped
+        self.count = self.max_items
+
+    def _writes(self, node: TraceFrame, writes: list[int], end: int) -> None:
+        """Turn the frame's raw journal entries into writes of its account's storage (memory
+        entries dropped), each with the slot's value after it."""
+        j = self.ctx.journal
+        items = node.items
+        # the value of a slot after an entry: the next entry's old value, else the current one
+        later: dict[tuple[int, Any], Any] = {}
+        first = items[writes[0]][0]
+        after: dict[int, Any] = {}
+        mine = {items[w][0] for w in writes}
+        touched = {id(items[w][1][0]) for w in writes}
         lens: dict[int, int] = {}  # a list's length after the entry being looked at
-        for idx in range(len(span) - 1, -1, -1):
-            c, k, old = span[idx]
-            if c is events or c is dirty:
+        for idx in range(end - 1, first - 1, -1):
+            c, k, old = j[idx]
+            if id(c) not in touched:
                 continue
             if k is PUSHED or k is POPPED or k is REPLACED:
                 if not isinstance(c, list):
@@ -257,9 +322,9 @@ class TraceRecorder:
                 n = lens.get(id(c), len(c))
                 if k is PUSHED:  # the pushed element: as a later write found it, or now
                     n -= 1
-                    after[idx] = nxt.get((id(c), n), _NOW)
-                    if after[idx] is _NOW:
-                        after[idx] = c[n] if 0 <= n < len(c) else MISSING
+                    if idx in mine:
+                        nv = later.get((id(c), n), _NOW)
+                        after[idx] = c[n] if nv is _NOW and 0 <= n < len(c) else nv
                 elif k is POPPED:
                     n += 1
                 else:
@@ -268,51 +333,26 @@ class TraceRecorder:
                 continue
             try:
                 slot = (id(c), k)
-                after[idx] = nxt.get(slot, _NOW)
-                nxt[slot] = old
+                if idx in mine:
+                    after[idx] = later.get(slot, _NOW)
+                later[slot] = old
             except TypeError:  # an unhashable key
                 continue
-        names: dict[int, tuple[str, list[Any], Type | None] | None] = {id(st): None}
-        children = node.children
-        ci = 0
-        ev = node.e0
-        i = node.j0
-        items = node.items
-        while i < end or ci < len(children):
-            while ci < len(children) and (children[ci].j0 <= i or i >= end):
-                ch = children[ci]
-                items.append(ch)
-                ci += 1
-                if ch.j1 > i:
-                    i = min(ch.j1, end)
-                ev = max(ev, ch.e1)
-            if i >= end:
-                break
-            c, k, old = j[i]
-            pos = i - node.j0
-            i += 1
-            if c is events:
-                if k is PUSHED and ev < len(events):
-                    self._add(items, _event_json(events[ev]))
-                    ev += 1
+        acct = node.acct
+        st = acct.storage
+        cdef = acct.cdef
+        names = self.names
+        out: list[Any] = []
+        wset = set(writes)
+        for n, it in enumerate(items):
+            if n not in wset:
+                out.append(it)
                 continue
-            if c is dirty or c is created or c is accounts or c is balances or c is nonces:
-                continue
-            write = self._write(c, k, old, after[pos], st, cdef, names)
-            if write is not None:
-                self._add(items, write)
-
-    def _add(self, items: list[Any], item: dict[str, Any]) -> None:
-        if self.count >= self.max_items:
-            self.omitted += 1
-            last = items[-1] if items else None
-            if isinstance(last, dict) and last.get("type") == "truncated":
-                last["omitted"] += 1
-            else:
-                items.append({"type": "truncated", "reason": "items", "omitted": 1})
-            return
-        self.count += 1
-        items.append(item)
+            idx, (c, k, old) = it
+            w = self._write(c, k, old, after.get(idx, MISSING), st, cdef, names)
+            if w is not None:
+                out.append(w)
+        node.items = out
 
     def _write(
         self,
@@ -322,54 +362,66 @@ class TraceRecorder:
         new: Any,
         st: dict[str, Any],
         cdef: ContractDef | None,
-        names: dict[int, tuple[str, list[Any], Type | None] | None],
-    ) -> dict[str, Any] | None:
-        """A journal entry as a storage write of the frame's account, or None (memory)."""
+        names: dict[tuple[int, int], tuple[Any, _Place | None]],
+    ) -> tuple[Any, ...] | None:
+        """A journal entry as a write of storage ``st``: ("w", variable, keys, type, op, old,
+        new), values raw; None for memory."""
         path: list[Any]
         if c is st:
             sv = cdef.svars.get(k) if cdef is not None else None
-            t = sv.type if sv is not None else None
-            var, path, vt = str(k), [], t
+            var, path, vt = str(k), [], sv.type if sv is not None else None
         else:
-            if id(c) not in names:
-                names[id(c)] = _find(st, c, cdef)
-            hit = names[id(c)]
+            key = (id(c), id(st))
+            known = names.get(key)
+            if known is None:
+                hit = _find(st, c, cdef)
+                names[key] = (c, hit)
+            else:
+                hit = known[1]
             if hit is None:
                 return None
             var, path, ct = hit
-            path = [*path, _key_shown(k, ct)] if not _marker(k) else path
             vt = _member_type(ct, k)
-        if old is MISSING and isinstance(new if new is not _NOW else c.get(k), dict | list):
-            return None  # a nested mapping or array made by a write into it: shown there
-        out: dict[str, Any] = {"type": "write", "variable": var}
-        if path:
-            out["key"] = path
+            if not (k is PUSHED or k is POPPED or k is REPLACED):
+                path = [*path, (k, ct)]  # shown by finish()
         if k is PUSHED:
-            out["op"] = "push"
-            out["new"] = _shown(new, vt)
-            return out
+            return ("w", var, path, vt, "push", MISSING, _raw(new))
         if k is POPPED:
-            out["op"] = "pop"
-            out["old"] = _shown(old, vt)
-            return out
+            return ("w", var, path, vt, "pop", _raw(old), MISSING)
         if k is REPLACED:
-            out["op"] = "replace"
-            return out
-        out["old"] = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+            return ("w", var, path, vt, "replace", MISSING, MISSING)
         if new is _NOW:
             try:
                 new = c[k]
             except (KeyError, IndexError, TypeError):
                 new = MISSING
-        out["new"] = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
-        return out
+        if old is MISSING and isinstance(new, dict | list):
+            return None  # a nested mapping or array made by a write into it: shown there
+        return ("w", var, path, vt, "", _raw(old), _raw(new))
 
 
 _NOW: Any = object()  # "the slot's current value" (no later entry changed it)
+_Place = tuple[str, list[Any], "Type | None"]  # variable, keys, type of a storage container
 
 
-def _marker(k: Any) -> bool:
-    return k is PUSHED or k is POPPED or k is REPLACED
+class _Shown:
+    """A container value shown when it was recorded (it may change afterwards)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: Any) -> None:
+        self.json = json
+
+    @classmethod
+    def of(cls, v: Any, t: Type | None = None) -> _Shown:
+        return cls(_shown(v, t or _type_of(v)))
+
+
+_SCALARS = frozenset({int, bool, str, bytes, Address, ContractRef, TextBytes, DecimalValue})
+
+
+def _raw(v: Any) -> Any:
+    return v if type(v) in _SCALARS or v is MISSING else _Shown.of(v)
 
 
 def _member_type(ct: Type | None, k: Any) -> Type | None:
@@ -399,9 +451,7 @@ def _type_of(c: Any) -> Type | None:
     return None
 
 
-def _find(
-    st: dict[str, Any], c: Any, cdef: ContractDef | None
-) -> tuple[str, list[Any], Type | None] | None:
+def _find(st: dict[str, Any], c: Any, cdef: ContractDef | None) -> _Place | None:
     """Where container ``c`` sits in storage ``st`` (variable, keys, its type), two levels
     deep at most and within a budget; None for a container that is not in storage."""
     budget = _SEARCH_BUDGET
@@ -434,6 +484,20 @@ def _find(
     return None
 
 
+def _head(v: Any) -> tuple[Any, int]:
+    """``v`` cut to its first :data:`MAX_LIST` elements (a shallow copy), and its length."""
+    n = len(v) if isinstance(v, dict | list) else 0
+    if n <= MAX_LIST:
+        return v, n
+    if isinstance(v, MappingValue):
+        return MappingValue(v.mtype, dict(islice(v.items(), MAX_LIST))), n
+    if isinstance(v, ArrayValue):
+        return ArrayValue(v.atype, v[:MAX_LIST]), n
+    if isinstance(v, dict):
+        return dict(islice(v.items(), MAX_LIST)), n
+    return v[:MAX_LIST], n
+
+
 def _clip(v: Any) -> Any:
     """A shown value kept small: long text cut, long arrays and mappings shortened."""
     if isinstance(v, str):
@@ -454,10 +518,19 @@ def _clip(v: Any) -> Any:
 def _shown(v: Any, t: Type | None) -> Any:
     if v is MISSING:
         return None
+    if type(v) is _Shown:
+        return v.json
+    head, n = _head(v)
     try:
-        return _clip(encode_value(v, t) if t is not None else encode_dynamic(v))
+        out = encode_value(head, t) if t is not None else encode_dynamic(head)
     except Exception:
         return _clip(repr(v))
+    if head is not v:
+        if isinstance(out, list):
+            out.append(f"… ({n} elements)")
+        elif isinstance(out, dict):
+            out["…"] = f"{n} entries"
+    return _clip(out)
 
 
 def _typed(name: str | None, t: Type | None, v: Any) -> dict[str, Any]:
@@ -480,10 +553,37 @@ def _event_json(entry: tuple[Any, Any, list[Any]]) -> dict[str, Any]:
     }
 
 
+def _item_json(it: tuple[Any, ...]) -> dict[str, Any]:
+    tag = it[0]
+    if tag == "e":
+        return _event_json(it[1])
+    if tag == "t":
+        return {"type": "truncated", "reason": "items", "omitted": it[1]}
+    _, var, path, vt, op, old, new = it
+    out: dict[str, Any] = {"type": "write", "variable": var}
+    if path:
+        out["key"] = [p if isinstance(p, str) else _key_shown(*p) for p in path]
+    if op:
+        out["op"] = op
+    if op in ("", "pop"):
+        out["old"] = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+    if op in ("", "push"):
+        out["new"] = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
+    return out
+
+
 def _walk(node: TraceFrame) -> Any:
     yield node
     for ch in node.children:
         yield from _walk(ch)
+
+
+def _values(raw: list[Any], decl: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for i, v in enumerate(raw):
+        name, t = decl[i] if i < len(decl) else (None, None)
+        out.append(_typed(name, t, v))
+    return out
 
 
 def _frame_json(node: TraceFrame, undone: bool) -> dict[str, Any]:
@@ -499,19 +599,19 @@ def _frame_json(node: TraceFrame, undone: bool) -> dict[str, Any]:
         "contract": cdef.name if cdef is not None else "",
         "address": acct.hex,
         "chainId": acct.chain or None,
-        "function": (fn.name or "fallback") if fn is not None else "constructor",
-        "sender": node.sender.hex if hasattr(node.sender, "hex") else str(node.sender),
+        "function": "constructor"
+        if fn is None or fn.is_ctor or node.kind == "create"
+        else fn.name or "fallback",
+        "sender": node.sender.hex if isinstance(node.sender, Address) else str(node.sender),
         "value": str(node.value),
-        "args": node.args,
+        "args": _values(node.args, node.params),
         "status": status,
         "steps": node.steps,
     }
     if fn is not None and fn.cname and (cdef is None or fn.cname != cdef.name):
         out["codeContract"] = fn.cname  # a library's or an inherited function
-    if (node.kind == "create" and fn is None) or (fn is not None and fn.is_ctor):
-        out["function"] = "constructor"
-    if node.returns is not None:
-        out["returns"] = node.returns
+    if node.result is not None:
+        out["returns"] = _values(node.result, fn.returns if fn is not None else [])
     if node.error is not None:
         out["error"] = node.error
     gone = undone or failed
@@ -519,9 +619,10 @@ def _frame_json(node: TraceFrame, undone: bool) -> dict[str, Any]:
     for it in node.items:
         if isinstance(it, TraceFrame):
             items.append(_frame_json(it, gone))
-        elif gone and it.get("type") in ("event", "write"):
-            items.append({**it, "reverted": True})
-        else:
-            items.append(it)
+            continue
+        shown = _item_json(it)
+        if gone and shown["type"] != "truncated":
+            shown["reverted"] = True
+        items.append(shown)
     out["items"] = items
     return out
