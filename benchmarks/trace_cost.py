@@ -35,10 +35,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark modules
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchlib import machine, utc_now, write_results  # noqa: E402
-from node_bench import batch_round, choose_client, seq_round_node  # noqa: E402
-from node_http import Settings  # noqa: E402
-from solidvm_bench import (  # noqa: E402
+from benchlib import machine, utc_now, write_results
+from node_bench import batch_round, choose_client, seq_round_node
+from node_http import Settings
+from solidvm_bench import (
     ALICE,
     CONTRACTS,
     PROXIED,
@@ -47,9 +47,9 @@ from solidvm_bench import (  # noqa: E402
     make_world,
 )
 
-from app.client.bundler import bundle  # noqa: E402
-from app.node.solidvm import TxEnv, World, compile_source  # noqa: E402
-from app.node.traces import bounded_text  # noqa: E402
+from app.client.bundler import bundle
+from app.node.solidvm import TxEnv, World, compile_source
+from app.node.traces import bounded_text
 
 ITEMS = 5_000  # the node's default cap of frames, events and writes per transaction
 
