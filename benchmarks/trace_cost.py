@@ -14,7 +14,7 @@ Node (over HTTP, two nodes started with ``serve --traces off`` and ``--traces on
      polling the results until none is Pending
 
 Rounds alternate off/on (off, on, off, on, ...) so that both see the same machine; each figure
-is the median of the rounds (3 by default). Results print as a table and are written to
+is the median of the rounds (3 by default). Engine rounds count this process's CPU time. Results print as a table and are written to
 benchmarks/results/trace_cost.json.
 
     python benchmarks/trace_cost.py [--rounds 3] [--quick] [--no-node]
@@ -116,11 +116,11 @@ def engine_cases() -> dict[str, tuple[World, Callable[[World, int], object], int
 def engine_round(w: World, op: Callable[[World, int], object], n: int, on: bool) -> float:
     w.trace_items = ITEMS if on else 0
     w.last_trace = None
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: less disturbed by the other processes of the machine
     for k in range(n):
         op(w, k)
         stored(w)
-    return n / (time.perf_counter() - t0)
+    return n / (time.process_time() - t0)
 
 
 def pair(off: list[float], on: list[float]) -> dict[str, Any]:
@@ -144,8 +144,8 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
     results: dict[str, Any] = {}
-    for label, (w, op, n) in engine_cases().items():
-        n = max(1, n // 3) if opts.quick else n
+    for label, (w, op, size) in engine_cases().items():
+        n = max(1, size // 3) if opts.quick else size
         engine_round(w, op, max(1, n // 10), True)  # warm-up, both paths compiled
         engine_round(w, op, max(1, n // 10), False)
         off: list[float] = []
