@@ -14,8 +14,8 @@ Node (over HTTP, two nodes started with ``serve --traces off`` and ``--traces on
      polling the results until none is Pending
 
 Rounds alternate off/on (off, on, off, on, ...) so that both see the same machine; each figure
-is the median of the rounds (3 by default). Engine rounds count this process's CPU time. Results print as a table and are written to
-benchmarks/results/trace_cost.json.
+is the median of the rounds (3 by default). Engine rounds count this process's CPU time.
+Results print as a table and are written to benchmarks/results/trace_cost.json.
 
     python benchmarks/trace_cost.py [--rounds 3] [--quick] [--no-node]
 """
