@@ -175,18 +175,18 @@ def main() -> None:
             seq: dict[bool, list[float]] = {False: [], True: []}
             batch: dict[bool, list[float]] = {False: [], True: []}
             for r in range(rounds):
-                for on in (False, True):
-                    flags = ("--traces", "on" if on else "off")
-                    run = seq_round_node(client, duration, Path(tmp) / f"s{r}{on}", flags)
+                for traced in (False, True):
+                    flags = ("--traces", "on" if traced else "off")
+                    run = seq_round_node(client, duration, Path(tmp) / f"s{r}{traced}", flags)
                     if not run.verified:
                         raise RuntimeError(f"sequential round not verified: {run}")
-                    seq[on].append(run.rate)
-                    b = batch_round(settings, Path(tmp) / f"b{r}{on}", flags)
+                    seq[traced].append(run.rate)
+                    b = batch_round(settings, Path(tmp) / f"b{r}{traced}", flags)
                     if not b.verified:
                         raise RuntimeError(f"batch round not verified: {b}")
-                    batch[on].append(b.rate)
+                    batch[traced].append(b.rate)
                     print(
-                        f"  round {r + 1} traces {'on ' if on else 'off'}: sequential "
+                        f"  round {r + 1} traces {'on ' if traced else 'off'}: sequential "
                         f"{run.rate:,.0f} tx/s, batches {b.rate:,.0f} tx/s",
                         flush=True,
                     )
