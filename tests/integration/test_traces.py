@@ -6,13 +6,22 @@ loopback and reads ``GET /strato-api/eth/v1.2/transaction/trace?hash=`` back.
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.client.http import StratoClient
+from app.client.models import TxRequest
+from app.client.traces import NOT_KEPT, UNKNOWN, TraceUnavailable
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import (
+    ROOT,
     RunningNode,
     call_tx,
     deploy,
@@ -343,3 +352,127 @@ def test_size_cap_truncates_with_a_marker_and_retention_keeps_the_last(
     assert r.status_code == 404 and "no trace kept" in r.text and "--trace-keep" in r.text
     assert trace_of(node, hashes[-1])["root"]["function"] == "go"
     assert trace_of(node, hashes[0])["root"]["function"] == "go"
+
+
+# ------------------------------------------------------------------ client and command line
+
+
+def env_for(home: Path) -> dict[str, str]:
+    """No saved profile, keyring or STRATOSCOPE_* setting of the user's interferes."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATOSCOPE_")}
+    env["XDG_CONFIG_HOME"] = str(home / "config")
+    env["XDG_DATA_HOME"] = str(home / "data")
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+    env.pop("NO_COLOR", None)
+    return env
+
+
+def app_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env_for(home),
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_the_client_returns_the_tree_and_says_why_there_is_none(
+    node: RunningNode, shop: str
+) -> None:
+    res = send(node, call_tx(shop, "buy", {"amount": 3}))
+    tok = node.token("alice")
+
+    async def provide() -> str:
+        return tok
+
+    async def go() -> tuple[dict[str, Any], TraceUnavailable, TraceUnavailable]:
+        async with StratoClient(node.url, provide) as client:
+            tree = await client.trace("0x" + res[0]["hash"])
+            with pytest.raises(TraceUnavailable) as unknown:
+                await client.trace("cd" * 32)
+            bob = node.address("bob")
+            sent = await client.submit([TxRequest.transfer(bob, 1)])
+            with pytest.raises(TraceUnavailable) as none:
+                await client.trace(sent[0].hash)
+            return tree, unknown.value, none.value
+
+    tree, unknown, none = asyncio.run(go())
+    assert tree["root"]["function"] == "buy" and tree["hash"] == res[0]["hash"]
+    assert unknown.reason == UNKNOWN and unknown.status == 404
+    assert none.reason == NOT_KEPT and "no trace kept" in none.message
+
+
+def test_the_trace_command_prints_the_tree_indented_by_depth(
+    node: RunningNode, shop: str, tmp_path: Path
+) -> None:
+    res = send(node, call_tx(shop, "buy", {"amount": 70}))
+    r = app_cli(tmp_path, "trace", res[0]["hash"], "--node", node.url)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "\x1b[" not in r.stdout  # not a terminal: no colours
+    assert lines[0].endswith("::buy(amount: 70)") and lines[0].startswith("[")
+    assert "Shop(" in lines[0]
+    bump = next(i for i, ln in enumerate(lines) if "::bump(" in ln)
+    assert lines[bump].startswith("  ├─ [") and 'note: "shop"' in lines[bump]
+    assert lines[bump + 1].startswith("  │  ├─ write n: ")
+    assert lines[bump + 1].endswith(" (reverted)")
+    assert lines[bump + 3].startswith("  │  ├─ emit Bumped(by: 140")
+    assert lines[bump + 4].startswith(
+        "  │  └─ ← [Fail] solidity require failed: too big at Counter:"
+    )
+    assert lines[bump + 5].startswith("  ├─ write total: ") and lines[bump + 5].endswith("→ 999")
+    assert any(ln.startswith("  ├─ [") and "[library Maths]" in ln for ln in lines)
+    assert lines[-1] == "  └─ ← [Return] 999"
+    coloured = app_cli(tmp_path, "trace", res[0]["hash"], "--node", node.url, "--color", "always")
+    assert "\x1b[31m← [Fail]" in coloured.stdout
+
+
+def test_the_trace_command_on_unknown_and_bad_hashes(node: RunningNode, tmp_path: Path) -> None:
+    r = app_cli(tmp_path, "trace", "ef" * 32, "--node", node.url)
+    assert r.returncode == 1 and "unknown transaction" in r.stderr
+    r = app_cli(tmp_path, "trace", "xyz", "--node", node.url)
+    assert r.returncode == 2 and "64 hex digits" in r.stderr
+
+
+FAILING_TESTS = """
+contract Vault {
+    uint public held;
+    event Took(uint amount);
+    function take(uint amount) {
+        held += amount;
+        emit Took(amount);
+        require(amount < 10, "too much");
+    }
+}
+contract Describe_Vault {
+    Vault v;
+    function beforeAll() { v = new Vault(); }
+    function it_takes_a_little() { v.take(1); }
+    function it_takes_too_much() { v.take(50); }
+}
+"""
+
+
+def test_test_command_verbose_prints_the_trace_of_each_failing_test(
+    node: RunningNode, tmp_path: Path
+) -> None:
+    src = tmp_path / "vault_test.sol"
+    src.write_text(FAILING_TESTS)
+    r = app_cli(tmp_path, "test", "-v", "--node", node.url, str(src))
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[-1] == "1 passed, 1 failed"
+    at = lines.index("Trace of Describe_Vault.it_takes_too_much:")
+    trace = lines[at + 1 :]
+    assert trace[0].startswith("  [") and "Describe_Vault(" in trace[0]
+    assert "::it_takes_too_much()" in trace[0]
+    assert any("Vault(" in ln and "::take(amount: 50)" in ln for ln in trace)
+    assert any("emit Took(amount: 50) (reverted)" in ln for ln in trace)
+    assert any("← [Fail] solidity require failed: too much" in ln for ln in trace)
+    assert not any("it_takes_a_little" in ln for ln in lines if ln.startswith("Trace of"))
+    quiet = app_cli(tmp_path, "test", "--node", node.url, str(src))
+    assert "Trace of" not in quiet.stdout
