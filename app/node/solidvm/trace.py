@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .abi import encode_dynamic, encode_value, key_text
 from .errors import SolidVMError, where_of
 from .runtime import MISSING, POPPED, PUSHED, REPLACED
-from .types import ArrayType, MappingType, StructType, Type
+from .types import AddressType, ArrayType, IntType, MappingType, StringType, StructType, Type
 from .values import (
     Address,
     ArrayValue,
@@ -93,12 +93,23 @@ class TraceFrame:
 class TraceRecorder:
     """Records one transaction's call tree (see the module's docstring)."""
 
-    __slots__ = ("count", "ctx", "lib", "max_items", "names", "omitted", "roots", "stack")
+    __slots__ = (
+        "count",
+        "ctx",
+        "frames",
+        "lib",
+        "max_items",
+        "names",
+        "omitted",
+        "roots",
+        "stack",
+    )
 
     def __init__(self, ctx: ExecContext, max_items: int = DEFAULT_MAX_ITEMS) -> None:
         self.ctx = ctx
         self.max_items = max_items
         self.count = 0
+        self.frames = 0  # frames recorded
         self.omitted = 0
         self.stack: list[TraceFrame] = []
         self.roots: list[TraceFrame] = []
@@ -189,7 +200,7 @@ class TraceRecorder:
         root = self.roots[0]
         out: dict[str, Any] = {
             "version": TRACE_VERSION,
-            "frames": sum(1 for _ in _walk(root)),
+            "frames": self.frames,
             "truncated": self.omitted > 0,
             "root": _frame_json(root, False),
         }
@@ -213,6 +224,7 @@ class TraceRecorder:
             self.omitted += 1
             return None
         self.count += 1
+        self.frames += 1
         ctx = self.ctx
         node = TraceFrame(kind, fn, acct, sender, value)
         node.j0 = len(ctx.journal)
@@ -516,9 +528,16 @@ def _clip(v: Any) -> Any:
 
 
 def _shown(v: Any, t: Type | None) -> Any:
+    cls = type(v)
+    if cls is int and type(t) is IntType:  # the common cases first, without the codec
+        return str(v)
+    if cls is Address and type(t) is AddressType:
+        return v.hex
+    if cls is str and type(t) is StringType and len(v) <= MAX_TEXT:
+        return v
     if v is MISSING:
         return None
-    if type(v) is _Shown:
+    if cls is _Shown:
         return v.json
     head, n = _head(v)
     try:
@@ -570,12 +589,6 @@ def _item_json(it: tuple[Any, ...]) -> dict[str, Any]:
     if op in ("", "push"):
         out["new"] = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
     return out
-
-
-def _walk(node: TraceFrame) -> Any:
-    yield node
-    for ch in node.children:
-        yield from _walk(ch)
 
 
 def _values(raw: list[Any], decl: list[Any]) -> list[dict[str, Any]]:
