@@ -1,15 +1,17 @@
 """What recording call traces costs (issue 28): the same work with traces off and on.
 
-Engine (in process, no HTTP), each transaction's trace recorded *and* turned into the JSON text
-the node stores (as the node's executing thread does):
+Engine (in process, no HTTP), each transaction's trace recorded and turned into the JSON text
+the node stores (the node does the second part on its trace writer thread, beside the executing
+thread; "recording alone" is the executing thread's share):
   a) Token.transfer on a mapping holding 10,000 balances
   b) the same transfer through a library (``using SafeMath for uint``)
   c) 1,000 external calls through a Proxy (fallback + delegatecall) in one transaction
   d) a Mercata-sized deployment: one transaction creating 43 contracts
      (tests/corpus/proxy_deploy), 21 proxies initialized through their fallback
 Node (over HTTP, two nodes started with ``serve --traces off`` and ``--traces on``):
-  e) sequential Token.transfer calls with ?resolve=true (wrk -t1 -c1, or node_bench's Python
-     client), one user, one keep-alive connection
+  e) sequential Token.transfer calls with ?resolve=true, one user, one keep-alive connection
+     per node: both nodes run at once and take turns, 50 requests each, off first then on
+     first; each round's figure is the median latency of its requests (ms)
   f) writes: batches of 100 transfers with resolve=false from several client processes, then
      polling the results until none is Pending
 
@@ -35,9 +37,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark modules
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchlib import machine, utc_now, write_results
-from node_bench import batch_round, choose_client, seq_round_node
-from node_http import Settings
+from benchlib import machine, running_node, utc_now, write_results
+from node_bench import batch_round
+from node_http import TX_PATH, Http, Settings, deploy_token, recipient, transfer_tx
 from solidvm_bench import (
     ALICE,
     CONTRACTS,
@@ -113,14 +115,64 @@ def engine_cases() -> dict[str, tuple[World, Callable[[World, int], object], int
     return cases
 
 
-def engine_round(w: World, op: Callable[[World, int], object], n: int, on: bool) -> float:
+def engine_round(
+    w: World, op: Callable[[World, int], object], n: int, on: bool, text: bool = True
+) -> float:
+    """Operations per CPU second; ``text``: also make each trace's JSON text (what the node's
+    trace writer thread does, beside the executing thread)."""
     w.trace_items = ITEMS if on else 0
     w.last_trace = None
     t0 = time.process_time()  # CPU time: less disturbed by the other processes of the machine
     for k in range(n):
         op(w, k)
-        stored(w)
+        if text:
+            stored(w)
     return n / (time.process_time() - t0)
+
+
+def sequential_latency(tmp: Path, rounds: int, turns: int) -> dict[bool, list[float]]:
+    """Median latency (ms) of resolve=true transfers per round, on two nodes running at once
+    (traces off and on) that take turns of 50 requests."""
+    out: dict[bool, list[float]] = {False: [], True: []}
+    with (
+        running_node(tmp / "seq-off", flags=("--traces", "off")) as off,
+        running_node(tmp / "seq-on", flags=("--traces", "on")) as on,
+    ):
+        apis = {}
+        for traced, node in ((False, off), (True, on)):
+            api = Http(node.url, node.token())
+            apis[traced] = (api, deploy_token(api))
+        k = 0
+        for _ in range(3):  # warm-up
+            for traced in (False, True):
+                api, token = apis[traced]
+                api.post(
+                    f"{TX_PATH}?resolve=true",
+                    {"txs": [transfer_tx(token, recipient("c0c0c0c0", k))]},
+                )
+                k += 1
+        for _ in range(rounds):
+            lat: dict[bool, list[float]] = {False: [], True: []}
+            for turn in range(turns):
+                for traced in (False, True) if turn % 2 == 0 else (True, False):
+                    api, token = apis[traced]
+                    for _ in range(50):
+                        k += 1
+                        body = {"txs": [transfer_tx(token, recipient("c0c0c0c0", k))]}
+                        t0 = time.perf_counter()
+                        status, res = api.post(f"{TX_PATH}?resolve=true", body)
+                        lat[traced].append((time.perf_counter() - t0) * 1000)
+                        if status != 200 or res[0]["status"] != "Success":
+                            raise RuntimeError(f"transfer failed: {status} {str(res)[:300]}")
+            for traced in (False, True):
+                out[traced].append(statistics.median(lat[traced]))
+            print(
+                f"  round: median {out[False][-1]:.3f} ms off, {out[True][-1]:.3f} ms on",
+                flush=True,
+            )
+        for api, _ in apis.values():
+            api.close()
+    return out
 
 
 def pair(off: list[float], on: list[float]) -> dict[str, Any]:
@@ -150,58 +202,68 @@ def main() -> None:
         engine_round(w, op, max(1, n // 10), False)
         off: list[float] = []
         on: list[float] = []
+        rec: list[float] = []
         for _ in range(rounds):
             off.append(engine_round(w, op, n, False))
+            rec.append(engine_round(w, op, n, True, text=False))
             on.append(engine_round(w, op, n, True))
         results[label] = pair(off, on)
         r = results[label]
+        only = pair(off, rec)
+        r["recording_only_per_s"] = only["on_per_s"]
+        r["recording_only_slower_pct"] = only["slower_pct"]
         print(
             f"{label:45} off {r['off_per_s']:>9,.1f}/s  on {r['on_per_s']:>9,.1f}/s  "
-            f"{r['slower_pct']:+.1f} %",
+            f"{r['slower_pct']:+.1f} % (recording alone {only['slower_pct']:+.1f} %)",
             flush=True,
         )
     if not opts.no_node:
-        client = choose_client("auto")
-        duration = 5 if opts.quick else 10
-        settings = Settings(
-            rounds=rounds,
-            duration=duration,
-            batches=20 if opts.quick else 50,
-            batch_size=100,
-            clients=4,
-            cold_tries=0,
-        )
         with tempfile.TemporaryDirectory(prefix="trace-cost-") as tmp:
-            seq: dict[bool, list[float]] = {False: [], True: []}
+            lat = sequential_latency(Path(tmp), rounds, 4 if opts.quick else 10)
+            results["e) node: sequential transfer latency (resolve=true), ms"] = {
+                "off_ms": round(statistics.median(lat[False]), 3),
+                "on_ms": round(statistics.median(lat[True]), 3),
+                "slower_pct": round(
+                    (statistics.median(lat[True]) / statistics.median(lat[False]) - 1) * 100, 1
+                ),
+                "rounds_off": [round(x, 3) for x in lat[False]],
+                "rounds_on": [round(x, 3) for x in lat[True]],
+            }
+            r = results["e) node: sequential transfer latency (resolve=true), ms"]
+            print(
+                f"{'e) node: sequential transfer latency':45} off {r['off_ms']:>7.3f} ms  "
+                f"on {r['on_ms']:>7.3f} ms  {r['slower_pct']:+.1f} %",
+                flush=True,
+            )
+            settings = Settings(
+                rounds=rounds,
+                duration=0,
+                batches=20 if opts.quick else 50,
+                batch_size=100,
+                clients=4,
+                cold_tries=0,
+            )
             batch: dict[bool, list[float]] = {False: [], True: []}
-            for r in range(rounds):
+            for rnd in range(rounds):
                 for traced in (False, True):
                     flags = ("--traces", "on" if traced else "off")
-                    run = seq_round_node(client, duration, Path(tmp) / f"s{r}{traced}", flags)
-                    if not run.verified:
-                        raise RuntimeError(f"sequential round not verified: {run}")
-                    seq[traced].append(run.rate)
-                    b = batch_round(settings, Path(tmp) / f"b{r}{traced}", flags)
+                    b = batch_round(settings, Path(tmp) / f"b{rnd}{traced}", flags)
                     if not b.verified:
                         raise RuntimeError(f"batch round not verified: {b}")
                     batch[traced].append(b.rate)
                     print(
-                        f"  round {r + 1} traces {'on ' if traced else 'off'}: sequential "
-                        f"{run.rate:,.0f} tx/s, batches {b.rate:,.0f} tx/s",
+                        f"  round {rnd + 1} traces {'on ' if traced else 'off'}: batches "
+                        f"{b.rate:,.0f} tx/s",
                         flush=True,
                     )
-            for label, runs in (
-                ("e) node: sequential transfers (resolve=true)", seq),
-                ("f) node: batched transfers (resolve=false)", batch),
-            ):
-                results[label] = pair(runs[False], runs[True])
-                r = results[label]
-                print(
-                    f"{label:45} off {r['off_per_s']:>9,.1f}/s  on {r['on_per_s']:>9,.1f}/s  "
-                    f"{r['slower_pct']:+.1f} %",
-                    flush=True,
-                )
-            results["client"] = client.note
+            label = "f) node: batched transfers (resolve=false)"
+            results[label] = pair(batch[False], batch[True])
+            r = results[label]
+            print(
+                f"{label:45} off {r['off_per_s']:>9,.1f}/s  on {r['on_per_s']:>9,.1f}/s  "
+                f"{r['slower_pct']:+.1f} %",
+                flush=True,
+            )
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
     path = write_results(

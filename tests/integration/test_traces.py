@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from app.client.http import StratoClient
@@ -27,6 +28,7 @@ from tests.integration.node_fixture import (
     deploy,
     submit,
     upload_tx,
+    wait_for,
     wait_results,
 )
 
@@ -348,8 +350,13 @@ def test_size_cap_truncates_with_a_marker_and_retention_keeps_the_last(
     first = res[0]["hash"]
     # --trace-keep 40: forty more transactions push it out
     hashes = [h["hash"] for h in send(node, *[call_tx(addr, "go", {"n": 1})] * 40)]
-    r = node.client("alice").get(TRACE, params={"hash": first})
-    assert r.status_code == 404 and "no trace kept" in r.text and "--trace-keep" in r.text
+
+    def gone() -> httpx.Response | None:  # the writer thread stores just after the block
+        r = node.client("alice").get(TRACE, params={"hash": first})
+        return r if r.status_code == 404 else None
+
+    r = wait_for(gone, 20, "the oldest trace to be dropped")
+    assert "no trace kept" in r.text and "--trace-keep" in r.text
     assert trace_of(node, hashes[-1])["root"]["function"] == "go"
     assert trace_of(node, hashes[0])["root"]["function"] == "go"
 

@@ -88,7 +88,6 @@ class LedgerBlocks(LedgerReindex):
                         chain.to_row(),
                     )
             self.dirty_chains.clear()
-            self.traces.write(db, [s.hash for s in batch])
             self._index_block(number, block_hash, ts)  # never raises: see reindex.py
             with self.code_lock:  # (``_keep_code`` adds under it)
                 new_codes = [(h, *self.codes[h]) for h in self.new_codes]
