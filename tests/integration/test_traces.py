@@ -483,3 +483,33 @@ def test_test_command_verbose_prints_the_trace_of_each_failing_test(
     assert not any("it_takes_a_little" in ln for ln in lines if ln.startswith("Trace of"))
     quiet = app_cli(tmp_path, "test", "--node", node.url, str(src))
     assert "Trace of" not in quiet.stdout
+
+
+def test_a_mercata_sized_deployment_traces_its_43_creations_and_proxy_calls(
+    node: RunningNode,
+) -> None:
+    """tests/corpus/proxy_deploy: one upload creating 43 contracts, 21 of them proxies that
+    are initialized through their fallback (a delegatecall to the logic contract)."""
+    fixture = ROOT / "tests" / "corpus" / "proxy_deploy"
+    src = {p.name: p.read_text(encoding="utf-8") for p in sorted(fixture.glob("*.sol"))}
+    res = send(node, upload_tx("Deployment", src, vm=None))
+    assert res[0]["status"] == "Success"
+    t = trace_of(node, res[0]["hash"])
+    assert t["truncated"] is False
+
+    def walk(f: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        yield f
+        for c in calls(f):
+            yield from walk(c)
+
+    frames = list(walk(t["root"]))
+    assert len(frames) == t["frames"]
+    creates = [f for f in frames if f["kind"] == "create"]
+    assert len(creates) == 43 and creates[0]["contract"] == "Deployment"
+    assert sum(1 for f in creates if f["contract"] == "Proxy") == 21
+    delegated = [f for f in frames if f["kind"] == "delegatecall"]
+    assert delegated and all(f["status"] == "ok" for f in frames)
+    proxies = {f["address"] for f in creates if f["contract"] == "Proxy"}
+    assert {f["address"] for f in delegated} <= proxies  # the logic's code on the proxy
+    init = next(f for f in delegated if f["function"] == "initialize")
+    assert init["contract"] != "Proxy" and any(i["type"] == "write" for i in init["items"])
