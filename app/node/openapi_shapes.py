@@ -90,6 +90,9 @@ PATH_PARAMS: dict[str, S] = {
     "chain": {"schema": CHAIN_IN, "description": "the asset's shard chain id"},
     "token": {"schema": {"type": "string", "minLength": 1}, "description": "one-time link"},
     "rest": {"schema": {"type": "string"}, "description": "any file route"},
+    "sid": {"schema": {"type": "string", "minLength": 1}, "description": "a debug session id"},
+    "ref": {"schema": {"type": "integer", "minimum": 1}, "description": "a variables reference"},
+    "file": {"schema": {"type": "string", "minLength": 1}, "description": "a source file name"},
 }
 
 TX_RESULT: S = obj(
