@@ -120,7 +120,12 @@ def frame_end(f: dict[str, Any], colour: bool = False) -> str:
     if status == "failed":
         err = f.get("error") or {}
         pos = err.get("position")
-        at = f" at {pos['name']}:{pos['line']}:{pos['column']}" if pos else ""
+        at = ""
+        if pos and pos.get("file"):
+            at = f" at {pos['file']}:{pos.get('fileLine', pos['line'])}:{pos['column']}"
+            at += f" ({pos['name']})"
+        elif pos:
+            at = f" at {pos['name']}:{pos['line']}:{pos['column']}"
         return _paint(f"← [Fail] {err.get('message', 'failed')}{at}", "fail", colour)
     shown = _values(f.get("returns") or [])
     label = "[Reverted]" if status == "reverted" else "[Return]"

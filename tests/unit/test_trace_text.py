@@ -84,3 +84,16 @@ def test_values_read_as_in_the_composer() -> None:
     assert value_text(["1", "x"]) == '[1, "x"]'
     assert value_text({"a": "1"}) == "{a: 1}"
     assert value_text(None) == "∅"
+
+
+def test_a_position_with_its_file_is_shown_by_file() -> None:
+    f = frame(
+        "f",
+        [],
+        status="failed",
+        error={
+            "message": "revert: no",
+            "position": {"name": "Lib", "line": 9, "column": 5, "file": "b.sol", "fileLine": 3},
+        },
+    )
+    assert render_trace({"root": f})[-1] == "  └─ ← [Fail] revert: no at b.sol:3:5 (Lib)"

@@ -101,6 +101,7 @@ class TraceRecorder:
         "max_items",
         "names",
         "omitted",
+        "places",
         "roots",
         "stack",
     )
@@ -117,6 +118,9 @@ class TraceRecorder:
         # (container, storage) -> (the container, kept so that its id stays its own; where it
         # sits in that storage, or None)
         self.names: dict[tuple[int, int], tuple[Any, _Place | None]] = {}
+        # a failure's position as its innermost frame placed it (the exception kept, so that
+        # its id stays its own)
+        self.places: dict[int, tuple[BaseException, dict[str, Any]]] = {}
 
     # ------------------------------------------------------------ hooks (runtime, constructors)
 
@@ -159,7 +163,16 @@ class TraceRecorder:
         err: dict[str, Any] = {"kind": kind, "message": message}
         where = where_of(exc)
         if where is not None:
-            err["position"] = {"name": where[0], "line": where[1], "column": where[2]}
+            known = self.places.get(id(exc))
+            if known is None or known[0] is not exc:
+                # the innermost recorded frame sees it first: its code's unit has the lines
+                pos: dict[str, Any] = {"name": where[0], "line": where[1], "column": where[2]}
+                unit = getattr(node.acct.cdef, "unit", None)
+                hit = unit.locate(where[1]) if unit is not None else None
+                if hit is not None:
+                    pos["file"], pos["fileLine"] = hit
+                self.places[id(exc)] = known = (exc, pos)
+            err["position"] = known[1]
         node.error = err
         self._collect(node)
 

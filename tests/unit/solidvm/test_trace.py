@@ -163,3 +163,23 @@ def test_long_values_are_cut() -> None:
     w.call(target, "echo", {"s": "y" * 5000}, make_env(ALICE))
     arg = tree(w)["root"]["args"][0]["value"]
     assert len(arg) < MAX_TEXT + 40 and arg.endswith("(5000 characters)")
+
+
+def test_a_failure_in_a_multi_file_source_names_its_file_and_line() -> None:
+    files = {
+        "a_main.sol": "contract Main {\n    Lib l;\n"
+        "    constructor() { l = new Lib(); }\n    function go() { l.check(5); }\n}\n",
+        "b_lib.sol": "contract Lib {\n    function check(uint v) {\n"
+        '        require(v > 10, "small");\n    }\n}\n',
+    }
+    unit = compile_src(files)
+    w = world()
+    addr = w.deploy(unit.contracts["Main"], {}, make_env(ALICE)).address
+    with pytest.raises(ExecutionError) as exc:
+        w.call(addr, "go", {}, make_env(ALICE))
+    root = tree(w)["root"]
+    (lib,) = frames(root)
+    pos = lib["error"]["position"]
+    assert (pos["name"], pos["file"], pos["fileLine"], pos["column"]) == ("Lib", "b_lib.sol", 3, 9)
+    assert pos["line"] == exc.value.where[1] == 9  # the joined text's, as sourcePosition
+    assert root["error"]["position"] == pos  # its callers show the innermost place
