@@ -175,11 +175,13 @@ def test_a_failure_in_a_multi_file_source_names_its_file_and_line() -> None:
     unit = compile_src(files)
     w = world()
     addr = w.deploy(unit.contracts["Main"], {}, make_env(ALICE)).address
+    assert addr is not None
     with pytest.raises(ExecutionError) as exc:
         w.call(addr, "go", {}, make_env(ALICE))
     root = tree(w)["root"]
     (lib,) = frames(root)
     pos = lib["error"]["position"]
     assert (pos["name"], pos["file"], pos["fileLine"], pos["column"]) == ("Lib", "b_lib.sol", 3, 9)
-    assert pos["line"] == exc.value.where[1] == 9  # the joined text's, as sourcePosition
+    where = exc.value.where
+    assert where is not None and pos["line"] == where[1] == 9  # the joined text's line
     assert root["error"]["position"] == pos  # its callers show the innermost place
