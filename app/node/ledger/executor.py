@@ -148,6 +148,7 @@ class LedgerExecutor(LedgerValidation):
             "contractsCreated": ",".join(a for _, a in res.created) if res else "",
         }
         self.traces.note(sub.hash, self.world.last_trace)
+        self.world.last_trace = None  # (it holds the transaction's journal)
         if where is not None:
             # Not a key of the platform's txResult (its runtime failures carry no position):
             # the statement that failed, in the platform's SourcePosition shape; `name` is the
