@@ -513,3 +513,13 @@ def test_a_mercata_sized_deployment_traces_its_43_creations_and_proxy_calls(
     assert {f["address"] for f in delegated} <= proxies  # the logic's code on the proxy
     init = next(f for f in delegated if f["function"] == "initialize")
     assert init["contract"] != "Proxy" and any(i["type"] == "write" for i in init["items"])
+
+
+def test_traces_survive_a_clean_restart(node: RunningNode, shop: str) -> None:
+    """(Last in the module: it restarts the node.) Traces are in the database: a transaction's
+    sent just before SIGTERM is there after the restart (written by the writer thread, or by
+    the shutdown when the writer had not got to it)."""
+    res = send(node, call_tx(shop, "buy", {"amount": 2}))
+    node.restart()
+    root = trace_of(node, res[0]["hash"])["root"]
+    assert (root["function"], root["args"][0]["value"]) == ("buy", "2")
