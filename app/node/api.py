@@ -17,6 +17,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from .openapi import OptionsMiddleware, allow_header, allowed_methods
+from .routes.account_list import PATH as ACCOUNT_LIST
+from .routes.account_list import AccountListRoutes
 from .routes.accounts import AccountRoutes
 from .routes.base import (
     BLOC,
@@ -50,6 +52,7 @@ class NodeApi(
     TxRoutes,
     TraceRoutes,
     AccountRoutes,
+    AccountListRoutes,
     ExplorerRoutes,
     Strato16Routes,
     ContractRoutes,
@@ -160,6 +163,13 @@ class NodeApi(
                 ["GET"],
                 self.accounts,
                 "Account state: balance, nonce, contract name",
+                False,
+            ),
+            (
+                [ACCOUNT_LIST],
+                ["GET"],
+                self.account_list,
+                "Every account the node knows, paged and sorted (a sandbox extension)",
                 False,
             ),
             (

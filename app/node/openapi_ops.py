@@ -301,6 +301,62 @@ OPERATIONS: dict[str, S] = {
         ],
         "responses": {**ok(array(ref("Account"))), "400": NEED_ONE, "403": NOT_MEMBER},
     },
+    "NodeApi.account_list": {
+        "description": (
+            "A sandbox extension (no STRATO node serves it): every account the node knows - "
+            "users' keys with their organisation, contracts with their name and creator, "
+            "addresses holding a balance or a nonce, and addresses only seen in transactions - "
+            "with balance, nonce and transaction count (sent or received), sorted and paged. "
+            "The table is built once per committed block."
+        ),
+        "parameters": [
+            query(
+                "sort",
+                {"enum": ["address", "name", "kind", "balance", "nonce", "txs"]},
+                "the order (default address)",
+            ),
+            query(
+                "order",
+                {"enum": ["asc", "desc"]},
+                "default: asc for address, name and kind, desc for the figures",
+            ),
+            query("kind", {"enum": ["user", "contract", "other"]}, "only accounts of that kind"),
+            query("creator", HEX40_IN, "only the contracts this address created"),
+            query("address", HEX40_IN, "only this account"),
+            query(
+                "limit",
+                {"type": "integer", "minimum": 0, "maximum": 1000},
+                "at most this many accounts (default 100)",
+            ),
+            OFFSET,
+            CHAINID,
+        ],
+        "responses": {
+            **ok(
+                obj(
+                    ["total", "accounts"],
+                    total={"type": "integer"},
+                    accounts=array(
+                        obj(
+                            ["address", "kind", "balance", "nonce", "txCount"],
+                            address=ref("Address"),
+                            kind={"enum": ["user", "contract", "other"]},
+                            name=STR,
+                            organization=STR,
+                            balance={"type": "string", "pattern": "^[0-9]+$"},
+                            nonce={"type": "integer"},
+                            txCount={"type": "integer"},
+                            creator={"type": "string", "pattern": "^([0-9a-f]{40})?$"},
+                        ),
+                        maxItems=1000,
+                    ),
+                ),
+                "one page of accounts and how many match in all",
+            ),
+            "400": BAD,
+            "403": NOT_MEMBER,
+        },
+    },
     # ------------------------------------------------------------ contracts (bloc)
     "NodeApi.contracts": {
         "parameters": [CHAINID],

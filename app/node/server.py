@@ -135,6 +135,7 @@ class Node:
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         self.ledger.start()
+        self.api.warm_accounts()  # a big node's account table, built on another thread
         try:
             yield
         finally:

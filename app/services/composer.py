@@ -48,7 +48,7 @@ class Preview:
     def curl(self) -> str:
         body = json.dumps(self.body, separators=(",", ":"))
         return (
-            f"curl -X {self.method} {shlex.quote(self.url)} "
+            f"curl -s -X {self.method} {shlex.quote(self.url)} "
             "-H 'Authorization: Bearer ***' -H 'Content-Type: application/json' "
             f"--data-raw {shlex.quote(body)}"
         )

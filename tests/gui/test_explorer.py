@@ -333,10 +333,15 @@ def test_models_pass_qtmodeltester(
     connect(loop, controller, node)
     panel = show_explorer(window, loop)
     drive(loop, lambda: not panel.blocks_model.pages.loading)
+    # one tester watches one model: let go of each before the next (a model left connected
+    # repaints later - a name arriving, a relative time ticking - and trips a tester let go)
     qtmodeltester.check(panel.blocks_model, force_py=True)
+    qtmodeltester._cleanup()
     qtmodeltester.check(panel.txs_model, force_py=True)
     drive(loop, lambda: not panel.txs_model.pages.loading and not panel.blocks_model.pages.loading)
+    qtmodeltester._cleanup()
     qtmodeltester.check(panel.blocks_model, force_py=True)
+    qtmodeltester._cleanup()
     qtmodeltester.check(panel.txs_model, force_py=True)
 
 
@@ -350,7 +355,8 @@ def test_the_four_views_share_the_panel(
     connect(loop, controller, node)
     panel = show_explorer(window, loop)
     tabs = [panel.tabs.tabText(i) for i in range(panel.tabs.count())]
-    assert tabs == ["Blocks", "Transactions", "Contracts", "Events"]
+    assert tabs[:4] == ["Blocks", "Transactions", "Contracts", "Events"]
+    assert "Accounts" in tabs
     contracts = panel.contracts_view
     assert contracts.model.names() == []  # not shown yet: nothing read
     panel.tabs.setCurrentWidget(contracts)

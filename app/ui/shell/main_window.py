@@ -555,7 +555,9 @@ class MainWindow(QMainWindow):
         if hit.kind == "account":
             dialog = AddressDialog(self.controller, hit.value, self)
         elif hit.kind == "block":
-            dialog = BlockDialog(hit.detail["block"], self, self.controller.address_names())
+            dialog = BlockDialog(
+                hit.detail["block"], self, self.controller.address_names(), self.controller.names
+            )
         elif hit.kind == "chain":
             chains = next(p for p in self.panels if isinstance(p, ChainsPanel))
             self.nav.setCurrentRow(self.panels.index(chains))

@@ -95,6 +95,7 @@ class TxInspector(QWidget):
         self.tabs.addTab(self.trace, "Trace")
         name_widget(self.tabs, "txTabs", "Transaction details and call trace")
         lay.addWidget(self.tabs, 1)
+        controller.names.resolved.connect(self._renamed)
         if tx_hash:
             self.load()
 
@@ -175,7 +176,32 @@ class TxInspector(QWidget):
     def _show(self, d: TxDetails) -> None:
         self.details = d
         self.title_changed.emit(f"Transaction {d.hash[:10]}…")
-        self.view.setHtml(render(d, self.controller.address_names(), links=self.links))
+        self.view.setHtml(render(d, self._names(d), links=self.links))
+
+    def _addresses(self, d: TxDetails) -> list[str]:
+        tx = d.tx
+        found = [tx.sender, tx.to or ""] if tx is not None else []
+        found += list(d.result.contracts_created)
+        found += ADDRESS_KEY.findall(" ".join(k.lower() for k, _b, _a in d.state_diff or []))
+        return [a.lower() for a in found if a]
+
+    def _names(self, d: TxDetails) -> dict[str, str]:
+        """Names of the page's addresses: contacts, users (with their organisation) and
+        contracts, from the app's name service (those unknown yet are asked for, and the page
+        is drawn again when they arrive)."""
+        names = self.controller.address_names()
+        service = self.controller.names
+        chain = (d.tx.chain_id or "") if d.tx is not None else ""
+        for a in self._addresses(d):
+            known = service.lookup(a, chain)
+            if known is not None:
+                names[a] = known.text
+        return names
+
+    def _renamed(self, addresses: list[str]) -> None:
+        d = self.details
+        if d is not None and set(addresses) & set(self._addresses(d)):
+            self.view.setHtml(render(d, self._names(d), links=self.links))
 
     def _link(self, url: QUrl) -> None:
         kind, _, value = url.toString().partition(":")
@@ -275,7 +301,10 @@ def render(d: TxDetails, names: dict[str, str] | None = None, *, links: bool = F
         rows.append(("Block hash", f"<code>{r.block_hash}</code>"))
     if r.contracts_created:
         rows.append(
-            ("Contracts created", "<br>".join(f"<code>{a}</code>" for a in r.contracts_created))
+            (
+                "Contracts created",
+                "<br>".join(_address_html(a, names, links) for a in r.contracts_created),
+            )
         )
     if tx is not None and tx.metadata.get("funcName"):
         call = f"{escape(d.contract_name or '?')}.{escape(str(tx.metadata['funcName']))}"

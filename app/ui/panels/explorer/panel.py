@@ -17,10 +17,12 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidge
 
 from app.services.controller import AppController
 from app.services.explorer import ExplorerService, TxFilter
+from app.ui.panels.explorer.account_links import add_accounts
 from app.ui.panels.explorer.blocks_model import BlocksModel
 from app.ui.panels.explorer.contracts_view import ContractsView
 from app.ui.panels.explorer.detail import DetailPane
 from app.ui.panels.explorer.events_view import EventsView
+from app.ui.panels.explorer.list_bars import add_list_bars
 from app.ui.panels.explorer.transactions_model import TransactionsModel
 from app.ui.panels.explorer.views import BlocksView, TransactionsView
 from app.ui.shell.icons import icon
@@ -40,6 +42,8 @@ class ExplorerPanel(ReadsWhenShown):
         self.blocks_model = BlocksModel(self.service, self._start, self)
         self.txs_model = TransactionsModel(self.service, self._start, self)
         self.txs_model.set_names(controller.address_names())
+        self.txs_model.set_name_service(controller.names)
+        self.txs_model.set_words(controller.tx_words)
         self._reading = False
 
         self.blocks_view = BlocksView(self.blocks_model, self)
@@ -70,6 +74,8 @@ class ExplorerPanel(ReadsWhenShown):
         self.add_view("Contracts", self.contracts_view, "mdi6.file-code-outline")
         self.events_view = EventsView(controller, self, self)
         self.add_view("Events", self.events_view, "mdi6.bell-outline")
+        add_accounts(self, controller)  # the Accounts view and account pages
+        add_list_bars(self)  # counts and exports of the Blocks and Transactions views
 
         self.blocks_view.block_chosen.connect(self.show_block)
         self.txs_view.tx_chosen.connect(self.show_transaction)
