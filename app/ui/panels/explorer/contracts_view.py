@@ -62,8 +62,10 @@ class ContractsView(ReadsWhenShown):
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.tree.setColumnWidth(0, 170)
         # wide enough for its header ("Instances / chain") and a shortened chain ID
-        header_w = self.tree.header().fontMetrics().horizontalAdvance(
-            str(self.model.headerData(1, Qt.Orientation.Horizontal))
+        header_w = (
+            self.tree.header()
+            .fontMetrics()
+            .horizontalAdvance(str(self.model.headerData(1, Qt.Orientation.Horizontal)))
         )
         self.tree.setColumnWidth(1, max(110, header_w + 24))
         self.tree.header().setStretchLastSection(True)
