@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmar
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchlib import machine, running_node, utc_now, write_results
-from node_bench import batch_round
 from node_http import TX_PATH, Http, Settings, deploy_token, recipient, transfer_tx
+from node_write import batch_round
 from solidvm_bench import (
     ALICE,
     CONTRACTS,
