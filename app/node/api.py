@@ -39,6 +39,7 @@ from .routes.explorer import ExplorerRoutes
 from .routes.identity import IdentityRoutes
 from .routes.service import ServiceRoutes
 from .routes.strato16 import Strato16Routes
+from .routes.traces import TraceRoutes
 from .routes.tx import TxRoutes
 
 # JsonBody and the parameter helpers are imported from here by the asset-app and file routes
@@ -49,6 +50,7 @@ class NodeApi(
     ServiceRoutes,
     IdentityRoutes,
     TxRoutes,
+    TraceRoutes,
     AccountRoutes,
     AccountListRoutes,
     ExplorerRoutes,
@@ -139,6 +141,14 @@ class NodeApi(
                 ["GET"],
                 self.transactions,
                 "Transactions by hash, address, sender, recipient or block",
+                False,
+            ),
+            (
+                [f"{p}/transaction/trace" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.tx_trace,
+                "Call trace of one transaction (?hash; sandbox extension; members only for "
+                "a private chain's)",
                 False,
             ),
             (
