@@ -489,6 +489,7 @@ def test_a_block_of_more_than_a_page_lists_every_transaction_by_scrolling(
     assert model.at_end
     hashes = [model.index(r, 0).data(TX_ROLE).hash for r in range(150)]
     assert set(hashes) == {r["hash"] for r in sent}
+    qtmodeltester._cleanup()  # one tester, one model connection (see the test above)
     qtmodeltester.check(model, force_py=True)
     # the last row, reached by scrolling, opens in the inspector
     click(qtbot, table, 149, 2)
