@@ -37,6 +37,8 @@ from .routes.cirrus import CirrusRoutes
 from .routes.contracts import ContractRoutes
 from .routes.explorer import ExplorerRoutes
 from .routes.identity import IdentityRoutes
+from .routes.read_call import PATH as READ_CALL
+from .routes.read_call import ReadCallRoutes
 from .routes.service import ServiceRoutes
 from .routes.strato16 import Strato16Routes
 from .routes.tx import TxRoutes
@@ -51,6 +53,7 @@ class NodeApi(
     TxRoutes,
     AccountRoutes,
     AccountListRoutes,
+    ReadCallRoutes,
     ExplorerRoutes,
     Strato16Routes,
     ContractRoutes,
@@ -174,6 +177,14 @@ class NodeApi(
                 ["GET"],
                 self.storage,
                 "Stored contract values by path (key, value, search, address ...; STRATO 16)",
+                False,
+            ),
+            (
+                [READ_CALL],
+                ["POST"],
+                self.read_call,
+                "Call a function read-only on the committed state: no transaction (a sandbox "
+                "extension)",
                 False,
             ),
             ([f"{BLOC}/contracts"], ["GET"], self.contracts, "Deployed contracts by name", False),
