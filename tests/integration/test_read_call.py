@@ -4,11 +4,15 @@ input with a 400 naming the field and a non-member of a private chain with a 403
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 import pytest
 
+from app.client.errors import RequestError
+from app.client.http import StratoClient
 from tests.integration.node_fixture import RunningNode, body, call_tx, deploy, submit, upload_tx
 
 SRC = """
@@ -151,3 +155,36 @@ def test_a_private_chain_is_for_its_members(node: RunningNode) -> None:
     assert "7" not in refused.text.replace(chain, "")
     # on the main chain the contract is unknown
     assert read(alice, address, "get").status_code == 400
+
+
+def _token(node: RunningNode, user: str) -> Callable[[], Awaitable[str]]:
+    tok = node.token(user)
+
+    async def provide() -> str:
+        return tok
+
+    return provide
+
+
+def test_the_client_reads_and_falls_back_on_a_node_without_the_route(
+    node: RunningNode, counter: str
+) -> None:
+    async def body() -> None:
+        async with StratoClient(node.url, _token(node, "alice")) as client:
+            res = await client.read_call(counter, "pair", {"a": 2})
+            assert res is not None and res.ok and res.values == ["12", "ten"]
+            assert res.hash == ""
+            failed = await client.read_call(counter, "must", {"a": 0})
+            assert failed is not None and failed.status == "Failure"
+            assert "a is too small" in failed.message
+            with pytest.raises(RequestError) as info:
+                await client.read_call(counter, "nope")
+            assert info.value.status == 400 and "method" in info.value.message
+        # a node that does not serve the route (here: the real node under another prefix,
+        # which answers 404 as a STRATO node does): None, the caller sends a transaction
+        async with StratoClient(f"{node.url}/strato", _token(node, "alice")) as other:
+            assert await other.read_call(counter, "get") is None
+
+    before = height(node)
+    asyncio.run(body())
+    assert height(node) == before
