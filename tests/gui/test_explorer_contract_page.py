@@ -317,9 +317,9 @@ def test_a_query_on_the_read_tab_sends_no_transaction(
     read.args.set_values({"who": coin.carol})
     qtbot.mouseClick(read.query, Qt.MouseButton.LeftButton)
     drive(loop, lambda: "balanceOf" in read.results.toPlainText())
+    assert _written(coin.node) == before  # no transaction: alice's nonce and the height
     text = read.results.toPlainText()
     assert "(uint256) = 50" in text and "read-only, no transaction" in text, text
-    assert _written(coin.node) == before
     assert "read-only, no transaction" in read.query.toolTip()
     # a node without the read-only call: the query falls back to a transaction, and says so
     page.reads.read_only = False
