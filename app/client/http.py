@@ -34,6 +34,7 @@ from .files import (
     no_storage_error,
 )
 from .models import Account, AccountState, Block, Health, Transaction, TxRequest, TxResult
+from .traces import NO_ROUTE, NO_TRACES_TEXT, TraceUnavailable, trace_error
 
 TokenProvider = Callable[[], Awaitable[str]]
 
@@ -326,6 +327,23 @@ class StratoClient:
     async def last_transactions(self, n: int = 15) -> list[Transaction]:
         data = await self._spelled("eth", f"/transaction/last/{n}")
         return [Transaction.from_json(t) for t in data if isinstance(t, dict)]
+
+    async def trace(self, tx_hash: str) -> dict[str, Any]:
+        """The call trace the sandbox recorded for a transaction (a sandbox extension, see
+        :mod:`app.client.traces`). Raises :class:`~app.client.traces.TraceUnavailable` when there
+        is none to show: its ``reason`` says whether the node keeps no traces at all (a real
+        STRATO node), does not know the transaction, or kept none for it."""
+        h = tx_hash.lower().removeprefix("0x")
+        try:
+            data = await self._spelled("eth", "/transaction/trace", params={"hash": h})
+        except RequestError as exc:
+            missing = trace_error(exc)
+            if missing is not None:
+                raise missing from None
+            raise
+        if not isinstance(data, dict) or not isinstance(data.get("root"), dict):
+            raise TraceUnavailable(NO_TRACES_TEXT, NO_ROUTE)
+        return data
 
     # ------------------------------------------------------------ contracts
 

@@ -41,6 +41,7 @@ from .routes.read_call import PATH as READ_CALL
 from .routes.read_call import ReadCallRoutes
 from .routes.service import ServiceRoutes
 from .routes.strato16 import Strato16Routes
+from .routes.traces import TraceRoutes
 from .routes.tx import TxRoutes
 
 # JsonBody and the parameter helpers are imported from here by the asset-app and file routes
@@ -51,6 +52,7 @@ class NodeApi(
     ServiceRoutes,
     IdentityRoutes,
     TxRoutes,
+    TraceRoutes,
     AccountRoutes,
     AccountListRoutes,
     ReadCallRoutes,
@@ -142,6 +144,14 @@ class NodeApi(
                 ["GET"],
                 self.transactions,
                 "Transactions by hash, address, sender, recipient or block",
+                False,
+            ),
+            (
+                [f"{p}/transaction/trace" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.tx_trace,
+                "Call trace of one transaction (?hash; sandbox extension; members only for "
+                "a private chain's)",
                 False,
             ),
             (

@@ -224,6 +224,23 @@ OPERATIONS: dict[str, S] = {
         "requestBody": body(array(HEX64_IN, maxItems=10000), ["0x" + "ab" * 32]),
         "responses": {**ok(array(ref("TxResult")), "the results, in the order asked")},
     },
+    "NodeApi.tx_trace": {
+        "parameters": [query("hash", HEX64_IN, "transaction hash", required=True)],
+        "responses": {
+            **ok(
+                ref("Trace"),
+                "the call tree the sandbox recorded (a sandbox extension: a STRATO node "
+                "answers 404)",
+            ),
+            "400": BAD,
+            "404": json_of(
+                ref("Message"),
+                "unknown transaction (or a private chain's, to a non-member), not run yet, no "
+                "trace kept (older than the last --trace-keep transactions, a transfer) or the "
+                "node runs with --traces off",
+            ),
+        },
+    },
     "NodeApi.fill": {
         "parameters": [RESOLVE],
         "responses": {

@@ -16,6 +16,7 @@ from ..genesis import (
 )
 from ..solidvm import World
 from ..store import Store
+from ..traces import TraceKeeper
 from ..vault import Vault
 from .blocks import BlockSealer
 from .codebook import CodeBook
@@ -70,6 +71,10 @@ class Ledger:
             self.changes,
             self.cirrus,
         )
+        # call traces of recent transactions (traces.py)
+        self.traces = TraceKeeper(store, config.trace_keep if config.traces else 0)
+        world.trace_items = self.traces.max_items if self.traces.enabled else 0
+        self.executor.traces = self.traces
         self.snapshots = Snapshots(store, self.state, self.codes, self.changes)
         self.reindexer = Reindexer(store, self.state, self.cirrus, self.journal)
         self.sealer = BlockSealer(
