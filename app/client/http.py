@@ -43,6 +43,7 @@ SPELLINGS = {
     "eth": ("/svc-api/eth/v1.2", "/strato-api/eth/v1.2"),
 }
 BLOC = "/bloc/v2.2"
+READ_CALL = "/stratoscope/call"  # the sandbox's read-only call (no STRATO node serves it)
 
 
 class StratoClient:
@@ -243,6 +244,33 @@ class StratoClient:
                 res.message or "the transaction failed", method="POST", url="/transaction"
             )
         return res
+
+    async def read_call(
+        self,
+        address: str,
+        method: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        chain_id: str | None = None,
+    ) -> TxResult | None:
+        """Run a function read-only on the node's committed state (the sandbox's
+        ``POST /stratoscope/call``): no transaction, no block, no gas. Its result (a
+        ``Failure`` when the function failed, values in ``contents``); None when the node has
+        no such route (a STRATO node: the caller falls back to a transaction)."""
+        body: dict[str, Any] = {
+            "contractAddress": address,
+            "method": method,
+            "args": dict(args or {}),
+        }
+        if chain_id:
+            body["chainid"] = chain_id
+        try:
+            data = await self.json("POST", READ_CALL, json_body=body, idempotent=False)
+        except RequestError as exc:
+            if exc.status in (404, 405):
+                return None
+            raise
+        return TxResult.from_json(data)
 
     async def result(self, tx_hash: str) -> TxResult:
         d = await self.json("GET", f"{BLOC}/transactions/{tx_hash}/result")

@@ -37,6 +37,8 @@ from .routes.cirrus import CirrusRoutes
 from .routes.contracts import ContractRoutes
 from .routes.explorer import ExplorerRoutes
 from .routes.identity import IdentityRoutes
+from .routes.read_call import PATH as READ_CALL
+from .routes.read_call import ReadCallRoutes
 from .routes.service import ServiceRoutes
 from .routes.strato16 import Strato16Routes
 from .routes.traces import TraceRoutes
@@ -53,6 +55,7 @@ class NodeApi(
     TraceRoutes,
     AccountRoutes,
     AccountListRoutes,
+    ReadCallRoutes,
     ExplorerRoutes,
     Strato16Routes,
     ContractRoutes,
@@ -184,6 +187,14 @@ class NodeApi(
                 ["GET"],
                 self.storage,
                 "Stored contract values by path (key, value, search, address ...; STRATO 16)",
+                False,
+            ),
+            (
+                [READ_CALL],
+                ["POST"],
+                self.read_call,
+                "Call a function read-only on the committed state: no transaction (a sandbox "
+                "extension)",
                 False,
             ),
             ([f"{BLOC}/contracts"], ["GET"], self.contracts, "Deployed contracts by name", False),

@@ -10,6 +10,7 @@ bearer-token statuses (401, 403) and those of any JSON body (400, 413) are added
 from __future__ import annotations
 
 from .openapi_debug import DEBUG_OPERATIONS
+from .openapi_readcall import READ_CALL_OPERATIONS
 from .openapi_shapes import (
     BAD,
     CHAIN_IN,
@@ -767,3 +768,4 @@ OPERATIONS: dict[str, S] = {
 # the routes STRATO 16 serves beyond the seeds (their entries win: accounts gains its search)
 OPERATIONS.update(STRATO16_OPERATIONS)
 OPERATIONS.update(DEBUG_OPERATIONS)
+OPERATIONS.update(READ_CALL_OPERATIONS)
