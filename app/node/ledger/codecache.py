@@ -17,6 +17,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 
+from ..gcfreeze import settle_after_compile
 from ..solidvm import CompiledUnit
 
 MAX_UNITS = 32
@@ -110,4 +111,5 @@ def collector_paused() -> Iterator[None]:
         with _gc_lock:
             _gc_holders -= 1
             if _gc_holders == 0 and _gc_was_enabled:
+                settle_after_compile()  # no catch-up pass over the compile's objects
                 gc.enable()

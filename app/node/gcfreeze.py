@@ -1,0 +1,35 @@
+"""What a large compile leaves behind is kept out of the cyclic collector's passes.
+
+A compile runs with the collector paused (``ledger.codecache.collector_paused``): every object
+it makes, about one per character of source, waits in the youngest generation. The first
+collection after the pause, in whichever thread allocates next, then walks them all with the
+GIL held: 0.6-1.2 s for a 1.2 MB source, during which the event loop answers nothing (and the
+next older generation's pass walks them again a little later). Those objects are the compiled
+unit, which lives as long as a contract runs on it or the compile cache keeps it, so instead
+they are moved to the permanent generation (``gc.freeze``), which no pass walks; they are
+still freed by reference counting.
+
+A unit the compile cache drops and no contract runs on is cyclic garbage that only a pass over
+the permanent generation could free, so the frozen objects are handed back to the oldest
+generation (``gc.unfreeze``, no pass of its own: the next full collection, which the collector
+makes when the objects that reached the oldest generation since its last one are a quarter of
+it, walks them) once more than ``THAW_ABOVE`` are frozen. Compiles that leave fewer than
+``FREEZE_ABOVE`` new objects change nothing (their catch-up pass is short).
+"""
+
+from __future__ import annotations
+
+import gc
+
+FREEZE_ABOVE = 50_000  # objects waiting in the youngest generation: about a 60 KB source
+THAW_ABOVE = 4_000_000  # frozen objects: about 4.5 MB of source compiled since the last thaw
+
+
+def settle_after_compile() -> None:
+    """Called with the collector still paused, by the last compile to end: the objects made
+    meanwhile join the permanent generation when there are many (see the module's doc)."""
+    if gc.get_count()[0] < FREEZE_ABOVE:
+        return
+    gc.freeze()
+    if gc.get_freeze_count() > THAW_ABOVE:
+        gc.unfreeze()  # all to the oldest generation: still no pass over the newest now
