@@ -20,16 +20,25 @@ it, walks them) once more than ``THAW_ABOVE`` are frozen. Compiles that leave fe
 from __future__ import annotations
 
 import gc
+import threading
 
 FREEZE_ABOVE = 50_000  # objects waiting in the youngest generation: about a 60 KB source
 THAW_ABOVE = 4_000_000  # frozen objects: about 4.5 MB of source compiled since the last thaw
+
+_lock = threading.Lock()
+_frozen = 0  # objects frozen since the last thaw (about: those made while the collector paused)
 
 
 def settle_after_compile() -> None:
     """Called with the collector still paused, by the last compile to end: the objects made
     meanwhile join the permanent generation when there are many (see the module's doc)."""
-    if gc.get_count()[0] < FREEZE_ABOVE:
+    global _frozen
+    young = gc.get_count()[0]  # (gc.get_freeze_count() walks the whole permanent generation)
+    if young < FREEZE_ABOVE:
         return
-    gc.freeze()
-    if gc.get_freeze_count() > THAW_ABOVE:
-        gc.unfreeze()  # all to the oldest generation: still no pass over the newest now
+    with _lock:
+        gc.freeze()
+        _frozen += young
+        if _frozen > THAW_ABOVE:
+            gc.unfreeze()  # all to the oldest generation: still no pass over the newest now
+            _frozen = 0
