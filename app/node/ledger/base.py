@@ -58,8 +58,9 @@ class LedgerBase:
         self.store = store
         self.vault = vault
         self.world = World()
-        # sources compiled at run time by create()/create2() join the code table
-        self.world.compile_hook = lambda src, vm: self.unit(vm, src)[1]
+        # sources compiled at run time by create()/create2() join the code table; their
+        # compile is bounded like a request's (the producer's thread: never the event loop)
+        self.world.compile_hook = lambda src, vm: self.unit(vm, src, bounded=True)[1]
         self.world.test_clock = config.test_clock
         self.units = UnitCache()
         # code hash -> (vm, source) of the code deployed contracts run (the ``codes`` table)
