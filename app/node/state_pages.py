@@ -155,16 +155,46 @@ def _shown_in(values: list[Any]) -> int | None:
     return len(values) - values.count(0) - values.count("")
 
 
+class Listed:
+    """A mapping's entries as two lists (a copy nothing writes): an iterator starts at any
+    position at once (a dict's walks every entry before it, making a tuple of each)."""
+
+    __slots__ = ("keys", "values")
+
+    def __init__(self, d: dict[Any, Any]) -> None:
+        self.keys, self.values = list(d), list(d.values())
+
+
+def _values_from(d: dict[Any, Any] | Listed, pos: int) -> Iterator[Any]:
+    if isinstance(d, Listed):
+        it = iter(d.values)
+        it.__setstate__(pos)  # type: ignore[attr-defined]
+        return it
+    it = iter(d.values())
+    if pos:
+        next(islice(it, pos, pos), None)  # advanced in C (a changed size raises later)
+    return it
+
+
+def _items_from(d: dict[Any, Any] | Listed, pos: int) -> Iterator[tuple[Any, Any]]:
+    if isinstance(d, Listed):
+        keys = iter(d.keys)
+        keys.__setstate__(pos)  # type: ignore[attr-defined]
+        return zip(keys, _values_from(d, pos), strict=False)
+    it = iter(d.items())
+    if pos:
+        next(islice(it, pos, pos), None)  # advanced in C (a changed size raises later)
+    return it
+
+
 def _scalar_prefix(
-    d: dict[Any, Any], budget: Budget, limit: int, start: int = 0
+    d: dict[Any, Any] | Listed, budget: Budget, limit: int, start: int = 0
 ) -> tuple[int, int]:
     """(entries, shown entries among them) of the whole chunks of ``d`` from position
     ``start`` whose values are all scalars and together show at most ``limit`` entries:
     counted in C. The entries are counted from position 0 (``start`` is among them)."""
     pos, passed = start, 0
-    it = iter(d.values())
-    if start:
-        next(islice(it, start, start), None)  # advanced in C
+    it = _values_from(d, start)
     for values in _chunks(it, 16):  # counted in C: about 0.1 ms a chunk
         shown = _shown_in(values)
         if shown is None or passed + shown > limit:
@@ -176,16 +206,18 @@ def _scalar_prefix(
 
 
 def _shown(
-    view: CommittedView, d: dict[Any, Any], budget: Budget, skip: int = 0, pos: int = 0
+    view: CommittedView,
+    d: dict[Any, Any] | Listed,
+    budget: Budget,
+    skip: int = 0,
+    pos: int = 0,
 ) -> Iterator[tuple[Any, Any]]:
     """The (key, committed value) pairs of ``d`` from position ``pos`` the state shows (those
     not holding the default), after the first ``skip`` of them."""
     if skip:
         pos, passed = _scalar_prefix(d, budget, skip, pos)
         skip -= passed
-    it = iter(d.items())
-    if pos:
-        next(islice(it, pos, pos), None)  # advanced in C (a changed size raises below)
+    it = _items_from(d, pos)
     limit = budget.left if budget.left is not None else sys.maxsize
     n = 0
     try:
@@ -241,16 +273,16 @@ def _same(v: Any) -> Any:
 
 class Positions:
     """A large mapping as committed at one block: its top level copied (nothing writes the
-    copy), how many entries the state route shows, and the position in the copy of every
-    ``STRIDE``-th shown entry, so that a page at any offset walks at most ``STRIDE`` entries
-    before its own. Made once per mapping and block (by the first deep page or length read
-    pinned there); any reader pinned at that block may use it: the state it describes never
-    changes."""
+    copy; two lists, which an iterator enters at any position), how many entries the state
+    route shows, and the position in the copy of every ``STRIDE``-th shown entry, so that a
+    page at any offset walks at most ``STRIDE`` entries before its own. Made once per mapping
+    and block (by the first deep page or length read pinned there); any reader pinned at that
+    block may use it: the state it describes never changes."""
 
     __slots__ = ("d", "m", "pinned", "shown", "starts")
 
     def __init__(
-        self, m: MappingValue, pinned: int, d: dict[Any, Any], starts: list[int], shown: int
+        self, m: MappingValue, pinned: int, d: Listed, starts: list[int], shown: int
     ) -> None:
         self.m, self.pinned, self.d, self.starts, self.shown = m, pinned, d, starts, shown
 
@@ -282,8 +314,8 @@ def positions(view: CommittedView, m: MappingValue, budget: Budget) -> Positions
         at = kept()
         if at is not None:
             return at
-        d = view.items(m)
-        starts, shown = _positions_in(view, d)
+        d = Listed(view.items(m))
+        starts, shown = _positions_in(view, d.values)
         at = Positions(m, view.pinned, d, starts, shown)
         with _kept_lock:
             _kept[id(m)] = at
@@ -293,14 +325,14 @@ def positions(view: CommittedView, m: MappingValue, budget: Budget) -> Positions
     return at
 
 
-def _positions_in(view: CommittedView, d: dict[Any, Any]) -> tuple[list[int], int]:
-    """(position of every ``STRIDE``-th shown entry of ``d``, the shown entries). Chunks of
-    scalars are counted in C, and a mark that falls in a chunk without defaults is found by
-    arithmetic; other chunks are walked."""
+def _positions_in(view: CommittedView, entries: list[Any]) -> tuple[list[int], int]:
+    """(position of every ``STRIDE``-th shown one of the values ``entries``, how many show).
+    Chunks of scalars are counted in C, and a mark that falls in a chunk without defaults is
+    found by arithmetic; other chunks are walked."""
     starts: list[int] = []
     shown = pos = 0
     unbounded = Budget(None)
-    for values in _chunks(iter(d.values()), 16):
+    for values in _chunks(iter(entries), 16):
         n = _shown_in(values)
         mark = len(starts) * STRIDE  # the shown entry whose position is wanted next
         if n is not None and (shown + n <= mark or n == len(values)):
