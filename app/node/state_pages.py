@@ -294,24 +294,26 @@ _kept_lock = threading.Lock()
 _making = threading.Lock()  # one made at a time: concurrent readers of one block wait for it
 
 
+def kept_positions(view: CommittedView, m: MappingValue) -> Positions | None:
+    """The :class:`Positions` of ``m`` at the view's block if they were made."""
+    with _kept_lock:
+        at = _kept.get(id(m))
+        if at is not None and at.m is m and at.pinned == view.pinned:
+            _kept.move_to_end(id(m))
+            return at
+    return None
+
+
 def positions(view: CommittedView, m: MappingValue, budget: Budget) -> Positions:
     """The :class:`Positions` of ``m`` as committed at the view's block (kept, or made: that
     reads every entry, so it spends ``len(m)`` of the budget first)."""
 
-    def kept() -> Positions | None:
-        with _kept_lock:
-            at = _kept.get(id(m))
-            if at is not None and at.m is m and at.pinned == view.pinned:
-                _kept.move_to_end(id(m))
-                return at
-        return None
-
-    at = kept()
+    at = kept_positions(view, m)
     if at is not None:
         return at
     budget.spend(len(m))
     with _making:
-        at = kept()
+        at = kept_positions(view, m)
         if at is not None:
             return at
         d = Listed(view.items(m))
@@ -366,8 +368,10 @@ def mapping_entries(
     """Entries ``offset`` .. ``offset + count`` (all from ``offset`` if None) of mapping ``m``
     as :func:`encode_value` shows the whole mapping, and in its order."""
     key, value = _key_encoder(mtype.key), _value_encoder(mtype.value)
-    if offset >= STRIDE and view.history is not None:
+    at = kept_positions(view, m) if view.history is not None else None
+    if at is None and offset >= STRIDE and view.history is not None:
         at = positions(view, m, budget)
+    if at is not None:  # (a first page too: no copy of a mapping the running block writes)
         if offset >= at.shown:
             return {}
         pos = at.starts[offset // STRIDE]
