@@ -10,11 +10,13 @@ they are moved to the permanent generation (``gc.freeze``), which no pass walks;
 still freed by reference counting.
 
 A unit the compile cache drops and no contract runs on is cyclic garbage that only a pass over
-the permanent generation could free, so the frozen objects are handed back to the oldest
-generation (``gc.unfreeze``, no pass of its own: the next full collection, which the collector
-makes when the objects that reached the oldest generation since its last one are a quarter of
-it, walks them) once more than ``THAW_ABOVE`` are frozen. Compiles that leave fewer than
-``FREEZE_ABOVE`` new objects change nothing (their catch-up pass is short).
+the permanent generation could free. So once the cache has dropped more than
+``THAW_AFTER_DROPPED`` characters of source since the last thaw (or more than ``THAW_ABOVE``
+objects were frozen), the frozen objects are handed back to the oldest generation
+(``gc.unfreeze``, no pass of its own: the next full collection, which the collector makes when
+the objects that reached the oldest generation since its last one are a quarter of it, walks
+them and frees the dropped units). Compiles that leave fewer than ``FREEZE_ABOVE`` new objects
+change nothing (their catch-up pass is short).
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ import gc
 import threading
 
 FREEZE_ABOVE = 50_000  # objects waiting in the youngest generation: about a 60 KB source
-THAW_ABOVE = 4_000_000  # frozen objects: about 4.5 MB of source compiled since the last thaw
+THAW_AFTER_DROPPED = 1_000_000  # characters of source the cache dropped (~110 MB compiled)
+THAW_ABOVE = 8_000_000  # frozen objects, whatever was dropped
 
 _lock = threading.Lock()
 _frozen = 0  # objects frozen since the last thaw (about: those made while the collector paused)
+_dropped = 0  # characters of source of the units the compile cache dropped since then
 
 
 def settle_after_compile() -> None:
@@ -40,5 +44,23 @@ def settle_after_compile() -> None:
         gc.freeze()
         _frozen += young
         if _frozen > THAW_ABOVE:
-            gc.unfreeze()  # all to the oldest generation: still no pass over the newest now
-            _frozen = 0
+            _thaw()
+
+
+def unit_dropped(chars: int) -> None:
+    """The compile cache no longer keeps a unit of ``chars`` characters of source (a contract
+    may still run on it)."""
+    global _dropped
+    with _lock:
+        if not _frozen:  # garbage made while nothing is frozen is the collector's as usual
+            _dropped = 0
+            return
+        _dropped += chars
+        if _dropped > THAW_AFTER_DROPPED:
+            _thaw()
+
+
+def _thaw() -> None:
+    global _frozen, _dropped
+    gc.unfreeze()  # all to the oldest generation: no pass now
+    _frozen = _dropped = 0
