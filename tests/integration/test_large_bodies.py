@@ -157,7 +157,7 @@ def test_health_answers_while_a_large_source_compiles(node: RunningNode) -> None
     assert slowest < took / 2, (slowest, took)
 
 
-UPLOAD_BOUND_S = 0.45  # the slowest /health answer during a 1.2 MB upload (it was 0.9-1.3 s)
+UPLOAD_BOUND_S = 0.6  # the slowest /health answer during a 1.2 MB upload (it was 0.9-3.5 s)
 
 
 def test_health_answers_while_a_1_2_mb_upload_is_processed(node: RunningNode) -> None:
