@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 import statistics
 import time
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -66,7 +67,7 @@ def test_event_address_arguments_are_indexed(node: RunningNode, token: str) -> N
     assert r.status_code == 200, r.text[:300]
     rows = r.json()
     assert [(x["to"], x["value"], x["address"]) for x in rows] == [(h, "1", token)]
-    with _db(node) as db:
+    with closing(_db(node)) as db:
         indexes = {
             name
             for (name,) in db.execute(
@@ -136,3 +137,28 @@ def test_a_page_near_the_end_costs_what_the_first_page_costs(node: RunningNode) 
         deeps.append(_median_ms(alice, deep, 7))
     f, d = statistics.median(firsts), statistics.median(deeps)
     assert d < 2 * f + 2.0, f"page near the end {d:.1f} ms, first page {f:.1f} ms"
+
+
+def test_an_event_table_made_before_gets_its_indexes_after_a_start(
+    node: RunningNode, token: str
+) -> None:
+    """A data dir of an earlier version has event tables without the indexes: the first event
+    written to one after a start makes them."""
+    node.stop()
+    path = node.data_dir / "node.sqlite3"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute('DROP INDEX "cirrus:Token.Transfer:to"')
+        db.execute('DROP INDEX "cirrus:Token.Transfer:from"')
+        db.commit()
+    node.restart()
+    alice = node.client("alice")
+    res = submit(alice, call_tx(token, "transfer", {"to": _holder(HOLDERS + 1), "amount": 2}))
+    assert res[0]["status"] == "Success", res
+    with closing(_db(node)) as db:
+        (n,) = db.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type='index' AND name IN (?, ?)",
+            ("cirrus:Token.Transfer:to", "cirrus:Token.Transfer:from"),
+        ).fetchone()
+    assert n == 2
+    r = alice.get("/cirrus/search/Token.Transfer", params={"to": f"eq.{_holder(HOLDERS + 1)}"})
+    assert [x["value"] for x in r.json()] == ["2"]
