@@ -48,8 +48,9 @@ class Ledger:
         self.vault = vault
         world = World()
         self.codes = CodeBook(config)
-        # sources compiled at run time by create()/create2() join the code table
-        world.compile_hook = lambda src, vm: self.codes.unit(vm, src)[1]
+        # compiled at run time by create()/create2(): bounded like a request's compile (on
+        # the producer's thread, never the event loop)
+        world.compile_hook = lambda src, vm: self.codes.unit(vm, src, bounded=True)[1]
         world.test_clock = config.test_clock
         self.cirrus = CirrusWriters(CirrusBackend(store.db, store.path), world, config)
         self.state = ChainState(world, store, self.cirrus.backend.publish)
