@@ -37,8 +37,11 @@ from .routes.cirrus import CirrusRoutes
 from .routes.contracts import ContractRoutes
 from .routes.explorer import ExplorerRoutes
 from .routes.identity import IdentityRoutes
+from .routes.read_call import PATH as READ_CALL
+from .routes.read_call import ReadCallRoutes
 from .routes.service import ServiceRoutes
 from .routes.strato16 import Strato16Routes
+from .routes.traces import TraceRoutes
 from .routes.tx import TxRoutes
 
 # JsonBody and the parameter helpers are imported from here by the asset-app and file routes
@@ -49,8 +52,10 @@ class NodeApi(
     ServiceRoutes,
     IdentityRoutes,
     TxRoutes,
+    TraceRoutes,
     AccountRoutes,
     AccountListRoutes,
+    ReadCallRoutes,
     ExplorerRoutes,
     Strato16Routes,
     ContractRoutes,
@@ -142,6 +147,14 @@ class NodeApi(
                 False,
             ),
             (
+                [f"{p}/transaction/trace" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.tx_trace,
+                "Call trace of one transaction (?hash; sandbox extension; members only for "
+                "a private chain's)",
+                False,
+            ),
+            (
                 [f"{p}/transaction/last/{{n}}" for p in (SEED_ETH, REAL_ETH)],
                 ["GET"],
                 self.last_transactions,
@@ -174,6 +187,14 @@ class NodeApi(
                 ["GET"],
                 self.storage,
                 "Stored contract values by path (key, value, search, address ...; STRATO 16)",
+                False,
+            ),
+            (
+                [READ_CALL],
+                ["POST"],
+                self.read_call,
+                "Call a function read-only on the committed state: no transaction (a sandbox "
+                "extension)",
                 False,
             ),
             ([f"{BLOC}/contracts"], ["GET"], self.contracts, "Deployed contracts by name", False),

@@ -10,6 +10,7 @@ bearer-token statuses (401, 403) and those of any JSON body (400, 413) are added
 from __future__ import annotations
 
 from .openapi_debug import DEBUG_OPERATIONS
+from .openapi_readcall import READ_CALL_OPERATIONS
 from .openapi_shapes import (
     BAD,
     CHAIN_IN,
@@ -222,6 +223,23 @@ OPERATIONS: dict[str, S] = {
         "parameters": [RESOLVE],
         "requestBody": body(array(HEX64_IN, maxItems=10000), ["0x" + "ab" * 32]),
         "responses": {**ok(array(ref("TxResult")), "the results, in the order asked")},
+    },
+    "NodeApi.tx_trace": {
+        "parameters": [query("hash", HEX64_IN, "transaction hash", required=True)],
+        "responses": {
+            **ok(
+                ref("Trace"),
+                "the call tree the sandbox recorded (a sandbox extension: a STRATO node "
+                "answers 404)",
+            ),
+            "400": BAD,
+            "404": json_of(
+                ref("Message"),
+                "unknown transaction (or a private chain's, to a non-member), not run yet, no "
+                "trace kept (older than the last --trace-keep transactions, a transfer) or the "
+                "node runs with --traces off",
+            ),
+        },
     },
     "NodeApi.fill": {
         "parameters": [RESOLVE],
@@ -750,3 +768,4 @@ OPERATIONS: dict[str, S] = {
 # the routes STRATO 16 serves beyond the seeds (their entries win: accounts gains its search)
 OPERATIONS.update(STRATO16_OPERATIONS)
 OPERATIONS.update(DEBUG_OPERATIONS)
+OPERATIONS.update(READ_CALL_OPERATIONS)

@@ -145,6 +145,7 @@ class Node:
         return build_app(self.api, self.lifespan)
 
     def close(self) -> None:
+        self.ledger.traces.close()  # its writer thread stores what is pending first
         self.store.close()
 
 

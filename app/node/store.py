@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .jsonenc import encode_in_pieces, heavy
 from .perms import create_private_file, secure_data_dir
 from .text import TextSafeConnection
 
@@ -326,4 +327,12 @@ _COMPACT = json.JSONEncoder(separators=(",", ":"))  # made once: json.dumps make
 
 
 def dumps(obj: Any) -> str:
+    """Compact JSON (ASCII); a large value (a contract upload's result holds its xabi) in
+    pieces, so that the thread encoding it lets the event loop run meanwhile."""
+    if heavy(obj):
+        return encode_in_pieces(obj, _encode_ascii).decode("ascii")
     return _COMPACT.encode(obj)
+
+
+def _encode_ascii(obj: Any) -> bytes:
+    return _COMPACT.encode(obj).encode("ascii")

@@ -293,3 +293,40 @@ def test_contract_and_token_page_in_the_window_at_1024x640(
         right = detail.mapTo(window, QPoint(detail.width(), 0)).x()
         assert right <= window.width(), (page.objectName(), right)
     assert token.holders.viewport().width() > 200
+
+
+def _written(node: RunningNode) -> tuple[int, int]:
+    """(alice's nonce, the chain's height): a transaction of hers moves both."""
+    alice = node.client("alice")
+    acct = alice.get("/strato-api/eth/v1.2/account", params={"address": node.address("alice")})
+    last = alice.get("/strato-api/eth/v1.2/block/last/1")
+    assert acct.status_code == last.status_code == 200, acct.text + last.text
+    return int(acct.json()[0]["nonce"]), int(last.json()[0]["blockData"]["number"])
+
+
+def test_a_query_on_the_read_tab_sends_no_transaction(
+    coin: Coin, controller: AppController, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    _links, detail = open_page(coin, controller, loop, qtbot)
+    page = detail.page
+    drive(loop, lambda: page.source is not None)
+    read = page.read
+    detail.tabs.setCurrentWidget(read)
+    before = _written(coin.node)
+    assert read.choose("balanceOf")
+    read.args.set_values({"who": coin.carol})
+    qtbot.mouseClick(read.query, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: "balanceOf" in read.results.toPlainText())
+    assert _written(coin.node) == before  # no transaction: alice's nonce and the height
+    text = read.results.toPlainText()
+    assert "(uint256) = 50" in text and "read-only, no transaction" in text, text
+    assert "read-only, no transaction" in read.query.toolTip()
+    # a node without the read-only call: the query falls back to a transaction, and says so
+    page.reads.read_only = False
+    read.args.set_values({"who": coin.bob})
+    qtbot.mouseClick(read.query, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: "250" in read.results.toPlainText())
+    assert "transaction" in read.results.toPlainText().split("balanceOf")[1]
+    nonce, _height = _written(coin.node)
+    assert nonce == before[0] + 1
+    assert "lands in a block" in read.query.toolTip()

@@ -166,10 +166,15 @@ class BlockSealer:
         self.reindexer.forget_pending()
 
 
+COMPILE_LIMIT = "compile time limit exceeded:"  # timebox.TimeLimitError's message
+
+
 def _overtime(row: Any) -> str:
     """The time-limit message a recorded transaction failed with, or ""."""
     if row["status"] != "Failure" or not row["result"]:
         return ""
     res = unpack_result(row["result"], row["hash"], row["status"], "")
     message = str((res.get("txResult") or {}).get("message", ""))
-    return message if message.startswith(TIME_LIMIT_PREFIX) else ""
+    # a time limit, also the compile's of create() (wrapped: "parse error: create: ...")
+    overtime = message.startswith(TIME_LIMIT_PREFIX) or COMPILE_LIMIT in message
+    return message if overtime else ""

@@ -20,6 +20,7 @@ from ..solidvm.errors import Where, where_of
 from ..solidvm.world import AccountState, ExecResult
 from ..state_diff import tx_state_diff
 from ..store import dumps
+from ..traces import TraceKeeper
 from .codebook import CodeBook
 from .common import (
     BASE_GAS,
@@ -62,6 +63,8 @@ class Executor:
         self.journal = journal
         self.changes = changes
         self.cirrus = cirrus
+        # call traces of recent transactions (traces.py): the executor hands each over
+        self.traces: TraceKeeper | None = None
 
     def execute(
         self,
@@ -98,6 +101,7 @@ class Executor:
         )
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
+        self.world.last_trace = None
         kind = "SolidVM"
         where: Where | None = None
         try:
@@ -173,6 +177,9 @@ class Executor:
             "trace": "\n".join(res.logs) if res is not None else "",  # log(...) lines
             "contractsCreated": ",".join(a for _, a in res.created) if res else "",
         }
+        if self.traces is not None:
+            self.traces.note(sub.hash, self.world.last_trace)
+        self.world.last_trace = None  # (it holds the transaction's journal)
         if where is not None:
             # Not a key of the platform's txResult (its runtime failures carry no position):
             # the statement that failed, in the platform's SourcePosition shape; `name` is the

@@ -16,6 +16,7 @@ from ..genesis import (
 )
 from ..solidvm import World
 from ..store import Store
+from ..traces import TraceKeeper
 from ..vault import Vault
 from .blocks import BlockSealer
 from .codebook import CodeBook
@@ -47,8 +48,9 @@ class Ledger:
         self.vault = vault
         world = World()
         self.codes = CodeBook(config)
-        # sources compiled at run time by create()/create2() join the code table
-        world.compile_hook = lambda src, vm: self.codes.unit(vm, src)[1]
+        # compiled at run time by create()/create2(): bounded like a request's compile (on
+        # the producer's thread, never the event loop)
+        world.compile_hook = lambda src, vm: self.codes.unit(vm, src, bounded=True)[1]
         world.test_clock = config.test_clock
         self.cirrus = CirrusWriters(CirrusBackend(store.db, store.path), world, config)
         self.state = ChainState(world, store, self.cirrus.backend.publish)
@@ -70,6 +72,10 @@ class Ledger:
             self.changes,
             self.cirrus,
         )
+        # call traces of recent transactions (traces.py)
+        self.traces = TraceKeeper(store, config.trace_keep if config.traces else 0)
+        world.trace_items = self.traces.max_items if self.traces.enabled else 0
+        self.executor.traces = self.traces
         self.snapshots = Snapshots(store, self.state, self.codes, self.changes)
         self.reindexer = Reindexer(store, self.state, self.cirrus, self.journal)
         self.sealer = BlockSealer(

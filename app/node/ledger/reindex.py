@@ -239,6 +239,7 @@ class Reindexer:
         ix = self.indexer
         evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]], str, str]]] = {}
         params: dict[tuple[str, str], list[str]] = {}
+        defs: dict[tuple[str, str], ContractDef] = {}
         for tx_hash, chain, address, _contract, name, args_json in events:
             k2 = (chain, int(address, 16))
             meta = self.meta.get(k2)
@@ -251,8 +252,9 @@ class Reindexer:
                 (chain, address, args, tx_hash, senders.get(tx_hash, ""))
             )
             params[key] = [a[0] for a in args]
-        for (table, name), event_rows in evs.items():
-            ix.write_events(table, name, params[(table, name)], event_rows, block)
+            defs[key] = acct.cdef
+        for key, event_rows in evs.items():
+            ix.write_events(*key, params[key], event_rows, block, defs[key])
 
     # ------------------------------------------------------------ at start
 

@@ -18,7 +18,9 @@ from ..solidvm import (
 from ..solidvm.abi import decode_args
 from ..solidvm.ops import keccak256
 from ..store import dumps
+from ..timebox import call_bounded
 from .codebook import CodeBook
+from .codecache import collector_paused
 from .common import (
     MAX_TXS_PER_REQUEST,
     TX_TYPES,
@@ -96,10 +98,15 @@ class Validator:
         if vm == "SolidVM":
             from ..solidvm.imports import check_imports
 
-            try:
-                check_imports(p["src"])  # on the upload as sent: joining drops the file names
+            try:  # on the upload as sent (joining drops the file names); a whole parse, so
+                # bounded and with the collector paused like the compile below
+                with collector_paused():
+                    limit = self.codes.config.compile_time_limit
+                    call_bounded(limit, "the source", lambda: check_imports(p["src"]))
             except ParseError as exc:
                 raise bad_request(str(exc)) from None
+            except SolidVMError as exc:
+                raise bad_request(exc.message) from None
         try:  # on a worker thread (see ``submit``): bounded by --compile-time-limit
             _, unit = self.codes.unit(vm, src, bounded=True)
         except ParseError as exc:

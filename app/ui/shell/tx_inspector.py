@@ -17,15 +17,17 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from app.client.units import format_amount
-from app.services.composer import TxDetails, inspect_transaction
+from app.services.composer import TxDetails, inspect_transaction, transaction_trace
 from app.services.controller import AppController
 from app.services.tx_state import NOT_KEPT
+from app.ui.shell.trace_view import TraceView
 from app.ui.widgets.common import name_widget, while_alive
 from app.ui.widgets.tx_render import returned_items, value_html
 
@@ -48,6 +50,7 @@ class TxInspector(QWidget):
     title_changed = Signal(str)
     block_clicked = Signal(int)
     address_clicked = Signal(str)
+    source_requested = Signal(str, int, int)  # a failed frame's (contract, line, column)
 
     def __init__(
         self,
@@ -84,7 +87,14 @@ class TxInspector(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
         lay.addWidget(self.progress)
-        lay.addWidget(self.view, 1)
+        self.trace = TraceView(self)
+        self.trace.source_requested.connect(self.source_requested)
+        self._trace_task: asyncio.Task[Any] | None = None
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self.view, "Details")
+        self.tabs.addTab(self.trace, "Trace")
+        name_widget(self.tabs, "txTabs", "Transaction details and call trace")
+        lay.addWidget(self.tabs, 1)
         controller.names.resolved.connect(self._renamed)
         if tx_hash:
             self.load()
@@ -110,6 +120,9 @@ class TxInspector(QWidget):
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        if self._trace_task is not None:
+            self._trace_task.cancel()
+            self._trace_task = None
 
     async def _follow(self, tx_hash: str, pending: Callable[[TxDetails], None]) -> TxDetails:
         """Load; while the result is Pending, show it and poll again."""
@@ -130,6 +143,29 @@ class TxInspector(QWidget):
         self.load_button.setEnabled(True)
         self.progress.setVisible(False)
         self._show(details)
+        self._load_trace(details.hash)
+
+    def _load_trace(self, tx_hash: str) -> None:
+        self.trace.show_note("Loading the call trace…")
+        if self._trace_task is not None:
+            self._trace_task.cancel()
+        self._trace_task = self.controller.tasks.start(
+            "Loading a call trace",
+            transaction_trace(self.controller.composer, tx_hash),
+            on_done=while_alive(self, self._trace_loaded),
+            on_error=while_alive(self, self._trace_failed),
+        )
+
+    def _trace_loaded(self, trace: dict[str, Any] | str) -> None:
+        self._trace_task = None
+        if isinstance(trace, str):
+            self.trace.show_note(trace[:1].upper() + trace[1:] + ".")
+        else:
+            self.trace.show_trace(trace)
+
+    def _trace_failed(self, text: str) -> None:
+        self._trace_task = None
+        self.trace.show_note(f"No call trace: {text}")
 
     def _failed(self, text: str) -> None:
         self._task = None

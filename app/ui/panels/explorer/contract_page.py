@@ -4,8 +4,10 @@ typed by the declaration), *Code* (the interface: functions, events, state varia
 types; and the source the node holds) and, for a token-like contract, *Token*
 (:class:`TokenPage`). The detail's *Write* tab opens the composer with a function chosen.
 
-STRATO has no read-only call: *Read* sends the view function as a transaction of the signed-in
-user (a view function changes nothing) and shows what it returned.
+STRATO has no read-only call. On the sandbox node (``POST /stratoscope/call``) *Read* runs the
+function read-only on a copy of the committed state: no transaction, no gas. On a node without
+it, it sends the view function as a transaction of the signed-in user (a view function changes
+nothing, but the transaction lands in a block and may cost gas) and shows what it returned.
 """
 
 from __future__ import annotations
@@ -74,10 +76,6 @@ class ReadTab(QWidget):
         self.functions.setMaximumHeight(self.fontMetrics().lineSpacing() * 7)
         self.args = ArgumentsEditor("readArgs", self)
         self.query = QPushButton("&Query", self)
-        self.query.setToolTip(
-            "Call the function and show what it returns (STRATO runs a call as a transaction "
-            "of yours: a view function changes nothing)"
-        )
         name_widget(self.query, "readQuery", "Query the chosen view function")
         self.query.setEnabled(False)
         self.note = QLabel("Reading the interface…", self)
@@ -102,6 +100,18 @@ class ReadTab(QWidget):
         self.functions.itemActivated.connect(lambda _i: self.run())
         self.args.changed.connect(self._update)
         self.query.clicked.connect(self.run)
+        self._show_mode()
+
+    def _show_mode(self) -> None:
+        """The Query button says whether a query is a transaction (as learned from the node)."""
+        self.query.setToolTip(
+            "Call the function and show what it returns: read-only, no transaction (the "
+            "sandbox runs it on a copy of the committed state; no block, no gas)"
+            if self.reads.reads_without_transaction()
+            else "Call the function and show what it returns (STRATO runs a call as a "
+            "transaction of yours: a view function changes nothing, but it lands in a block "
+            "and costs gas on a node that charges gas)"
+        )
 
     def set_spec(self, spec: ContractSpec) -> None:
         self.functions.clear()
@@ -167,6 +177,9 @@ class ReadTab(QWidget):
             body = f'<b style="color:{status_colour(r.status)}">{r.status}</b> {escape(r.message)}'
         if r.hash:
             body += f' <a href="tx:{r.hash}">transaction</a>'
+        elif r.raw.get("readOnly"):
+            body += ' <span style="color:gray">(read-only, no transaction)</span>'
+        self._show_mode()
         self._add(f"{head}<br>{body}")
 
     def _failed(self, fn: FunctionSpec, text: str) -> None:

@@ -63,6 +63,7 @@ class ExplorerPanel(ReadsWhenShown):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
+        self._split_once = False
         lay = QVBoxLayout(self)
         lay.addWidget(self.message)
         lay.addWidget(self.splitter, 1)
@@ -151,6 +152,12 @@ class ExplorerPanel(ReadsWhenShown):
         )
 
     def showEvent(self, event: QShowEvent) -> None:
+        if not self._split_once:
+            # first show: lists 60 %, detail 40 % (the list's size hint would take nearly all;
+            # a restored or dragged divider is applied after this and wins)
+            self._split_once = True
+            width = max(self.splitter.width(), self.width())
+            self.splitter.setSizes([width * 3 // 5, width - width * 3 // 5])
         self.service.watch(True)
         self.txs_view.set_own_filters(self.service.own_filters)
         stale = self._stale
