@@ -1,4 +1,5 @@
-"""A Solidity/SolidVM source editor: line numbers, syntax colours, error markers.
+"""A Solidity/SolidVM source editor: line numbers, syntax colours, error markers, breakpoints
+(a click in the line numbers or F9) and the line a paused debugger stands on.
 
 Tab indents, as in any code editor; Ctrl+Tab and Ctrl+Shift+Tab leave the editor (so the
 keyboard is never trapped in it).
@@ -8,12 +9,13 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontDatabase,
     QKeyEvent,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QResizeEvent,
@@ -260,8 +262,17 @@ class _Gutter(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         self.editor.paint_gutter(event)
 
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            block = self.editor.cursorForPosition(event.position().toPoint()).block()
+            self.editor.toggle_breakpoint(block.blockNumber() + 1)
+
 
 class SourceEditor(QPlainTextEdit):
+    """Signals: breakpoints_changed(): a breakpoint was set or cleared (click, F9)."""
+
+    breakpoints_changed = Signal()
+
     def __init__(self, parent: QWidget | None = None, dark: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("sourceEditor")
@@ -283,6 +294,8 @@ class SourceEditor(QPlainTextEdit):
         self._error_sel: QTextEdit.ExtraSelection | None = None
         self._error_text = ""  # the marked line as compiled (a change of it clears the mark)
         self._jump_sel: QTextEdit.ExtraSelection | None = None  # a line jumped to, lit
+        self.breakpoints: set[int] = set()  # 1-based lines
+        self._paused_sel: QTextEdit.ExtraSelection | None = None  # where the debugger stands
         self.document().contentsChange.connect(self._edited_at)
         self.cursorPositionChanged.connect(self._cursor_moved)
         self.blockCountChanged.connect(self._update_margin)
@@ -296,6 +309,9 @@ class SourceEditor(QPlainTextEdit):
             self.highlighter.set_dark(self.palette().base().color().lightness() < 128)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_F9 and not event.modifiers():
+            self.toggle_breakpoint(self.textCursor().blockNumber() + 1)
+            return
         ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
         if ctrl and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
             back = event.key() == Qt.Key.Key_Backtab or bool(
@@ -351,6 +367,12 @@ class SourceEditor(QPlainTextEdit):
         while block.isValid() and top <= event.rect().bottom():
             if block.isVisible() and bottom >= event.rect().top():
                 is_error = self.error_line == number + 1
+                if number + 1 in self.breakpoints:
+                    h = self.fontMetrics().height()
+                    d = max(h - 6, 6)
+                    painter.setBrush(QColor("#d0312d"))
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.drawEllipse(2, top + (h - d) // 2, d, d)
                 painter.setPen(QColor("#c0392b") if is_error else pal.placeholderText().color())
                 painter.drawText(
                     0,
@@ -421,8 +443,43 @@ class SourceEditor(QPlainTextEdit):
         return None if self._jump_sel is None else self._jump_sel.cursor.blockNumber() + 1
 
     def _show_selections(self) -> None:
-        self.setExtraSelections([s for s in (self._jump_sel, self._error_sel) if s is not None])
+        sels = (self._paused_sel, self._jump_sel, self._error_sel)
+        self.setExtraSelections([s for s in sels if s is not None])
         self.gutter.update()
+
+    # ------------------------------------------------------------ debugging
+
+    def toggle_breakpoint(self, line: int) -> None:
+        """Set or clear the breakpoint of ``line`` (1-based)."""
+        if not 1 <= line <= self.blockCount():
+            return
+        self.breakpoints ^= {line}
+        self.gutter.update()
+        self.breakpoints_changed.emit()
+
+    def set_breakpoints(self, lines: set[int]) -> None:
+        self.breakpoints = {n for n in lines if 1 <= n <= max(self.blockCount(), 1)}
+        self.gutter.update()
+
+    def set_paused_line(self, line: int | None) -> None:
+        """Light the line a paused run stands on (None: it runs, or ended)."""
+        if line is None:
+            self._paused_sel = None
+        else:
+            block = self.document().findBlockByNumber(max(line, 1) - 1)
+            sel = QTextEdit.ExtraSelection()
+            fmt = QTextCharFormat()
+            fmt.setBackground(QColor(255, 200, 0, 110))
+            fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            sel.format = fmt
+            sel.cursor = QTextCursor(block)
+            self._paused_sel = sel
+        self._show_selections()
+
+    @property
+    def paused_line(self) -> int | None:
+        """The line :meth:`set_paused_line` lit (1-based), while it is."""
+        return None if self._paused_sel is None else self._paused_sel.cursor.blockNumber() + 1
 
     def _cursor_moved(self) -> None:
         if self._jump_sel is not None and (

@@ -40,6 +40,7 @@ from app.client.scenario import Scenario
 from app.services.composer import Draft
 from app.services.controller import AppController
 from app.ui.panels.composer.build import Build, Problem, compile_front
+from app.ui.panels.composer.debug_dock import ComposerDebugger
 from app.ui.panels.composer.project_api import ProjectApi
 from app.ui.panels.composer.results import result_html
 from app.ui.panels.composer.scenarios import ScenarioBar
@@ -303,10 +304,9 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         QWidget.setTabOrder(self.deploy_button, self.deploy_batch)
         QWidget.setTabOrder(self.deploy_batch, self.call_button)
         QWidget.setTabOrder(self.call_button, self.call_batch)
-        QWidget.setTabOrder(self.call_batch, self.output)
         QWidget.setTabOrder(self.output, self.result)
         self._shortcuts()
-
+        self.debugger = ComposerDebugger(self)  # Debug after Add to batch, its pane, the keys
         controller.session.user_changed.connect(self._on_user)
         controller.contacts_changed.connect(self._refill_book)
         self._update_buttons()

@@ -60,6 +60,7 @@ class SourcePane(QWidget):
         self._loaded = False  # the last run's workspace is back: writing it may start
         self._written: dict[str | None, str] = {}  # buffers as last written (path -> text)
         self._last_state: dict[str, Any] | None = None
+        self.kept_breakpoints: dict[str, list[int]] = {}  # path ("" Untitled) -> lines, kept
         self._quit_when_loaded = False  # the app was closed before the workspace was back
         self.quit_prompt: QMessageBox | None = None
         self.focus_next: QWidget | None = None  # what Tab reaches after the editor
@@ -200,7 +201,18 @@ class SourcePane(QWidget):
         doc = self.tabs.new_document(path, at)
         doc.editor.textChanged.connect(lambda d=doc: self._edited(d))
         doc.editor.cursorPositionChanged.connect(self._schedule)
+        doc.editor.breakpoints_changed.connect(lambda d=doc: self._breakpoints_set(d))
         return doc
+
+    def _breakpoints_set(self, doc: Document) -> None:
+        """A file's breakpoints persist with the workspace, its tab closed or not."""
+        lines = sorted(doc.editor.breakpoints)
+        key = doc.key() or ""
+        if lines:
+            self.kept_breakpoints[key] = lines
+        else:
+            self.kept_breakpoints.pop(key, None)
+        self._schedule()
 
     def _set_text(self, doc: Document, text: str, *, saved: str, sample: str | None = None) -> None:
         doc.sample, doc.saved_text, doc.discarded = sample, saved, False
@@ -209,6 +221,8 @@ class SourcePane(QWidget):
         else:
             doc.editor.setPlainText(text)
         doc.editor.clear_error()
+        if doc.path is not None:  # (a sample or a draft in Untitled: not the file's)
+            doc.editor.set_breakpoints(set(self.kept_breakpoints.get(str(doc.path), ())))
 
     def _edited(self, doc: Document) -> None:
         self.tabs.refresh_title(doc)
@@ -618,6 +632,7 @@ class SourcePane(QWidget):
             "folder": str(self.folder) if self.folder else None,
             "tabs": tabs,
             "current": self.tabs.currentIndex(),
+            "breakpoints": dict(self.kept_breakpoints),
         }
 
     def _wanted(self) -> dict[str | None, str]:
@@ -681,7 +696,17 @@ class SourcePane(QWidget):
             self._quit()
 
     def _restored(self, r: Restored) -> None:
+        kept = r.state.get("breakpoints")
+        if isinstance(kept, dict):
+            self.kept_breakpoints = {
+                str(k): [n for n in v if isinstance(n, int)]
+                for k, v in kept.items()
+                if isinstance(v, list)
+            }
         apply_restored(self, r)
+        scratch = self.tabs.find_doc(None)
+        if scratch is not None:
+            scratch.editor.set_breakpoints(set(self.kept_breakpoints.get("", ())))
         self._loaded = True
         self._written = {k: v for k, v in self._wanted().items() if r.buffers.get(k) == v}
         self._schedule()

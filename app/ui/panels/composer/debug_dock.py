@@ -1,0 +1,444 @@
+"""The composer's step debugger: a **Debug** button beside Call, breakpoints from the editors'
+gutters, the current line lit while paused, the keys (F5 continue, F10 step over, F11 step in,
+Shift+F11 step out, Shift+F5 stop) and the Debug pane (call stack, variables, evaluate).
+
+The run is a session of the node's debugger (``/vm-debug``, :class:`DebugService`): the call on
+a fresh deployment of the compiled source (or on the contract at the call form's address), on a
+copy of the state, so nothing reaches the chain. The bundle's file names go with it, so the
+frames' files are the project's files (or the Untitled tab) and breakpoints are theirs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTextBrowser,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.client.abi_types import AbiTypeError
+from app.services.debugging import DebugService
+from app.ui.panels.composer.debug_models import StackModel, VariablesModel
+from app.ui.panels.composer.documents import Document
+from app.ui.widgets.common import name_widget, while_alive
+
+if TYPE_CHECKING:
+    from app.ui.panels.composer.panel import ComposerPanel
+
+# key, modifiers -> the session's command
+KEYS: dict[tuple[int, bool], str] = {
+    (Qt.Key.Key_F5.value, False): "continue",
+    (Qt.Key.Key_F10.value, False): "next",
+    (Qt.Key.Key_F11.value, False): "stepIn",
+    (Qt.Key.Key_F11.value, True): "stepOut",
+    (Qt.Key.Key_F5.value, True): "stop",
+}
+
+
+def _same(a: str, b: str) -> bool:
+    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
+
+
+class DebugPane(QWidget):
+    """The call stack (a list model), the variables (a lazy tree) and an evaluate box."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("debugPane")
+        self.status = QLabel("Press Debug on the Call tab to step through a call.", self)
+        self.status.setObjectName("debugStatus")
+        self.status.setWordWrap(True)
+        self.buttons: dict[str, QPushButton] = {}
+        row = QHBoxLayout()
+        for action, text, keys in (
+            ("continue", "Continue", "F5"),
+            ("next", "Step over", "F10"),
+            ("stepIn", "Step in", "F11"),
+            ("stepOut", "Step out", "Shift+F11"),
+            ("stop", "Stop", "Shift+F5"),
+        ):
+            b = QPushButton(text, self)
+            name_widget(b, f"debug_{action}", f"{text} ({keys})")
+            b.setToolTip(f"{text} ({keys})")
+            b.setEnabled(False)
+            self.buttons[action] = b
+            row.addWidget(b)
+        row.addStretch(1)
+        self.stack_model = StackModel(self)
+        self.stack = QListView(self)
+        self.stack.setModel(self.stack_model)
+        name_widget(self.stack, "debugStack", "Call stack")
+        self.variables = QTreeView(self)
+        name_widget(self.variables, "debugVariables", "Variables")
+        self.evaluate = QLineEdit(self)
+        self.evaluate.setPlaceholderText("evaluate a SolidVM expression in the selected frame")
+        name_widget(self.evaluate, "debugEvaluate", "Evaluate")
+        self.log = QTextBrowser(self)
+        name_widget(self.log, "debugOutput", "Debug output")
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.stack)
+        split.addWidget(self.variables)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 2)
+        self.variables.setAlternatingRowColors(True)
+        self.variables.header().setStretchLastSection(True)
+        self.log.setMaximumHeight(self.fontMetrics().lineSpacing() * 6)
+        right = QSplitter(Qt.Orientation.Vertical, self)
+        right.addWidget(split)
+        right.addWidget(self.log)
+        right.setStretchFactor(0, 4)
+        right.setStretchFactor(1, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.status)
+        lay.addLayout(row)
+        lay.addWidget(right, 1)
+        lay.addWidget(self.evaluate)
+
+    def set_paused(self, paused: bool, active: bool) -> None:
+        for action, b in self.buttons.items():
+            b.setEnabled(active if action == "stop" else paused)
+        self.evaluate.setEnabled(paused)
+
+
+class ComposerDebugger(QObject):
+    """Wires the debugger into the composer panel (a few lines in the panel create it)."""
+
+    def __init__(self, panel: ComposerPanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+        controller = panel.controller
+        self.tasks = controller.tasks
+        self.service = DebugService(controller.session, controller.tasks, self)
+        self.pane = DebugPane(panel)
+        self.variables = VariablesModel(self._fetch, self)
+        self.pane.variables.setModel(self.variables)
+        self.frame = 1  # the frame shown (1 = innermost)
+        self.frames: list[dict[str, Any]] = []
+        self.breakpoints_sent: asyncio.Task[Any] | None = None  # the last change sent
+        self.pause_no = 0  # counts pauses and resumptions: reads of an older pause are dropped
+        # Debug, and beside its arrow where the run happens (the row stays narrow)
+        self.debug_button = QToolButton(panel)
+        self.debug_button.setText("Debug")
+        name_widget(self.debug_button, "callDebug", "Debug the call (on a copy of the state)")
+        self.debug_button.setToolTip(
+            "Run the call in the debugger, on a copy of the state: it stops at breakpoints "
+            "(F9 in the editor) and writes nothing to the chain"
+        )
+        self.debug_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.debug_button.clicked.connect(self.debug)
+        menu = QMenu(self.debug_button)
+        self.fresh = menu.addAction("On a fresh deployment (the Deploy tab's constructor)")
+        self.fresh.setCheckable(True)
+        self.fresh.setChecked(True)
+        self.fresh.setToolTip("Unchecked: debug the contract at the call form's address")
+        self.debug_button.setMenu(menu)
+        row = panel.call_button.parentWidget()
+        actions = row.layout() if row is not None else None
+        assert isinstance(actions, QHBoxLayout)
+        actions.insertWidget(2, self.debug_button)
+        QWidget.setTabOrder(panel.call_batch, self.debug_button)
+        QWidget.setTabOrder(self.debug_button, panel.output)
+        # in a scroll area: the pane never raises the result area's minimum height (the form
+        # above keeps its room on a small screen)
+        self.page = QScrollArea(panel)
+        self.page.setObjectName("debugPage")
+        self.page.setWidgetResizable(True)
+        self.page.setFrameShape(QFrame.Shape.NoFrame)
+        self.page.setWidget(self.pane)
+        self.pane.setMinimumHeight(self.pane.fontMetrics().lineSpacing() * 16)
+        panel.output.addTab(self.page, "Debug")
+        for action, b in self.pane.buttons.items():
+            b.clicked.connect(lambda _=False, a=action: self.service.command(a))
+        self.pane.stack.clicked.connect(self._frame_clicked)
+        self.pane.evaluate.returnPressed.connect(self._evaluate)
+        s = self.service
+        s.stopped.connect(self._stopped)
+        s.continued.connect(self._running)
+        s.output.connect(lambda text: self._log(escape(text)))
+        s.finished.connect(self._finished)
+        s.failed.connect(self._failed)
+        s.active_changed.connect(lambda _a: self._buttons())
+        controller.session.user_changed.connect(lambda _u: self.service.command("stop"))
+        self._watched: set[int] = set()
+        panel.source.tabs.documents_changed.connect(self._watch_editors)
+        self._watch_editors()
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)
+
+    # ------------------------------------------------------------ starting
+
+    def launch_body(self) -> dict[str, Any]:
+        """The launch request of the call form (AbiTypeError says what is missing)."""
+        p = self.panel
+        build = p.last_build
+        fn = p._function()
+        if fn is None:
+            raise AbiTypeError("", "choose a function on the Call tab")
+        name = p.call_name.text().strip()
+        body: dict[str, Any] = {
+            "contract": name,
+            "function": fn.name,
+            "args": p.call_args.wire_args(),
+            "stopOnEntry": False,
+            "pauseOnFailure": True,
+        }
+        compiled = build is not None and build.bundle is not None and name in build.specs
+        if compiled and build is not None and build.bundle is not None:
+            body["source"] = build.source
+            body["files"] = [
+                {"name": f.name, "firstLine": f.first_line, "lines": max(f.lines, 1)}
+                for f in build.bundle.files
+            ]
+            body["breakpoints"] = self.breakpoints()
+        if self.fresh.isChecked():
+            if not compiled:
+                raise AbiTypeError("", f"compile the source of {name or 'the contract'} first")
+            same = p.contract.currentText() == name
+            body["constructorArgs"] = p.deploy_args.wire_args() if same else {}
+        else:
+            address = p.call_address.text().strip().lower().removeprefix("0x")
+            if len(address) != 40:
+                raise AbiTypeError("address", "a contract address of 40 hex digits")
+            body["address"] = address
+            if not compiled:  # the node debugs the contract's own source (no breakpoints)
+                body.pop("contract")
+        return body
+
+    def debug(self) -> None:
+        self.panel.call_args.touch_all()
+        try:
+            body = self.launch_body()
+        except AbiTypeError as exc:
+            self.panel._show_error(str(exc))
+            return
+        self.pane.log.clear()
+        self.pane.status.setText("Starting the debugger…")
+        self.panel.output.setCurrentWidget(self.page)
+        self.service.start(body)
+
+    # ------------------------------------------------------------ breakpoints
+
+    def _bundle_name(self, doc: Document) -> str | None:
+        build = self.panel.last_build
+        if build is None or build.bundle is None:
+            return None
+        if doc.path is None:
+            return build.scratch
+        for f in build.bundle.files:
+            if _same(f.name, str(doc.path)):
+                return f.name
+        return None
+
+    def _doc_of(self, file: str) -> Document | None:
+        build = self.panel.last_build
+        scratch = build.scratch if build is not None else None
+        for d in self.panel.source.tabs.documents():
+            if d.path is None and scratch and _same(file, scratch):
+                return d
+            if d.path is not None and _same(file, str(d.path)):
+                return d
+        return None
+
+    def breakpoints(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for d in self.panel.source.tabs.documents():
+            name = self._bundle_name(d)
+            if name is not None:
+                out += [{"file": name, "line": n} for n in sorted(d.editor.breakpoints)]
+        return out
+
+    def _watch_editors(self) -> None:
+        for d in self.panel.source.tabs.documents():
+            if id(d.editor) not in self._watched:
+                self._watched.add(id(d.editor))
+                d.editor.breakpoints_changed.connect(lambda d=d: self._breakpoints_changed(d))
+
+    def _breakpoints_changed(self, doc: Document) -> None:
+        """A breakpoint set or cleared during a session reaches the run at once."""
+        client = self.service.client
+        name = self._bundle_name(doc)
+        if client is None or name is None:
+            return
+        lines: list[tuple[int, str | None]] = [(n, None) for n in sorted(doc.editor.breakpoints)]
+        self.breakpoints_sent = self.tasks.start(
+            "Setting breakpoints", client.set_breakpoints(name, lines), on_error=self._failed
+        )
+
+    # ------------------------------------------------------------ a pause
+
+    def _stopped(self, frames: list[dict[str, Any]], reason: str, description: str) -> None:
+        self.pause_no += 1
+        self.frames = frames
+        self.pane.stack_model.set_frames(frames)
+        self._buttons()
+        top = frames[0] if frames else {}
+        what = description or reason
+        self.pane.status.setText(
+            f"Paused ({what}) at {Path(str(top.get('file', ''))).name}, line {top.get('line')}"
+        )
+        self.show_frame(1)
+
+    def show_frame(self, frame: int) -> None:
+        """Show frame ``frame`` (1 = innermost): its line in its file, its variables."""
+        if not 1 <= frame <= len(self.frames):
+            return
+        self.frame = frame
+        self.pane.stack.setCurrentIndex(self.pane.stack_model.index(frame - 1))
+        f = self.frames[frame - 1]
+        line = int(f.get("line") or 1)
+        self._clear_lines()
+        doc = self._doc_of(str(f.get("file", "")))
+        if doc is not None:
+            self.panel.source.tabs.show_document(doc)
+            _show_line(doc, line)
+        elif Path(str(f.get("file", ""))).is_absolute():  # a project file not open
+            self.panel.source.open_path(Path(str(f["file"])), then=lambda d: _show_line(d, line))
+        self.variables.clear()
+        now = self.pause_no
+        self.tasks.start(
+            "Reading the frame's variables",
+            self.service.scopes(frame),
+            on_done=while_alive(
+                self.pane, lambda sc: self._scopes(sc) if now == self.pause_no else None
+            ),
+            on_error=while_alive(self.pane, lambda e: self._read_failed(now, e)),
+        )
+
+    def _scopes(self, scopes: list[dict[str, Any]]) -> None:
+        self.variables.set_scopes(scopes)
+        if scopes:  # the locals open at once
+            first = self.variables.index(0, 0)
+            self.pane.variables.expand(first)
+            self.pane.variables.resizeColumnToContents(0)
+
+    def _fetch(self, ref: int, deliver: Any) -> None:
+        now = self.pause_no
+        self.tasks.start(
+            "Reading variables",
+            self.service.variables(ref),
+            on_done=while_alive(self.pane, deliver),  # the model drops an older pause's
+            on_error=while_alive(self.pane, lambda e: self._read_failed(now, e)),
+        )
+
+    def _read_failed(self, pause_no: int, text: str) -> None:
+        """A read of the paused run failed; one of a pause since left is nothing to report
+        (the run went on meanwhile)."""
+        if pause_no == self.pause_no:
+            self._log(_red(text))
+
+    def _frame_clicked(self, index: QModelIndex) -> None:
+        self.show_frame(index.row() + 1)
+
+    def _evaluate(self) -> None:
+        text = self.pane.evaluate.text().strip()
+        if not text or not self.service.paused:
+            return
+
+        def done(r: dict[str, Any]) -> None:
+            shown = f"{r.get('type', '')} {r.get('result', '')}".strip()
+            self._log(f"<b>{escape(text)}</b> = {escape(shown)}")
+
+        self.tasks.start(
+            "Evaluating",
+            self.service.evaluate(text, self.frame),
+            on_done=while_alive(self.pane, done),
+            on_error=while_alive(self.pane, lambda e: self._log(_red(f"{text}: {e}"))),
+        )
+
+    # ------------------------------------------------------------ running, the end
+
+    def _running(self) -> None:
+        self.pause_no += 1
+        self._clear_lines()
+        self._buttons()
+        self.pane.status.setText("Running…")
+
+    def _finished(self, result: Any) -> None:
+        self.pause_no += 1
+        self._clear_lines()
+        self.frames = []
+        self.pane.stack_model.set_frames([])
+        self.variables.clear()
+        self._buttons()
+        if isinstance(result, dict):
+            msg = str(result.get("message") or "")
+            ok = result.get("status") in ("success", "passed")
+            text = f"✔ {msg or 'the call succeeded'}" if ok else f"✘ {msg or 'the call failed'}"
+        else:
+            text = "Stopped."
+        self.pane.status.setText(f"{text} (on a copy of the state: the chain is unchanged)")
+
+    def _failed(self, text: str) -> None:
+        self._buttons()
+        self._log(_red(text))
+        self.pane.status.setText(f"✘ {text}")
+
+    def _log(self, html: str) -> None:
+        self.pane.log.append(html)
+
+    def _clear_lines(self) -> None:
+        for d in self.panel.source.tabs.documents():
+            d.editor.set_paused_line(None)
+
+    def _buttons(self) -> None:
+        self.pane.set_paused(self.service.paused, self.service.active)
+
+    # ------------------------------------------------------------ keys
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """F5/F10/F11 and their Shift forms step the run while a session is open and the focus
+        is in the composer (F5 is the window's Refresh otherwise)."""
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            return False
+        if not self.service.active or not isinstance(event, QKeyEvent):
+            return False
+        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        action = KEYS.get((event.key(), shift))
+        target = QApplication.focusWidget() or watched  # (no focus: the window is inactive)
+        if action is None or watched is not target or not isinstance(target, QWidget):
+            return False
+        if not self.panel.isAncestorOf(target):
+            return False
+        if kind == QEvent.Type.ShortcutOverride:
+            event.accept()  # the key goes to the focus widget, not the window's shortcut
+            return True
+        self.service.command(action)
+        return True
+
+
+def _show_line(doc: Document, line: int) -> None:
+    """Lit as where the run stands, the caret on it, in view."""
+    doc.editor.set_paused_line(line)
+    block = doc.editor.document().findBlockByNumber(max(line, 1) - 1)
+    if block.isValid():
+        cursor = doc.editor.textCursor()
+        cursor.setPosition(block.position())
+        doc.editor.setTextCursor(cursor)
+        doc.editor.centerCursor()
+
+
+def _red(text: str) -> str:
+    return f'<span style="color:#c0392b">✘ {escape(text)}</span>'
