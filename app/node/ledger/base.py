@@ -14,6 +14,7 @@ from typing import Any
 
 from ..chains import Chain
 from ..cirrus.backend import CirrusBackend
+from ..cirrus.behind16 import Behind16
 from ..cirrus.collections import CollectionIndexer
 from ..cirrus.indexer import Indexer
 from ..cirrus.indexer16 import Indexer16
@@ -114,6 +115,20 @@ class LedgerBase:
             schema16 = Strato16(backend, only=config.cirrus_names == "strato16")
             self.indexer16 = Indexer16(schema16, self.world)
             self.collections.sinks.append(self.indexer16.write_entries)
+        # their rows are written behind the chain, many blocks at once (cirrus/behind16.py)
+        self.behind16: Behind16 | None = None
+        if self.indexer16 is not None:
+            ix16 = self.indexer16
+
+            def forget() -> None:  # after a rolled-back write, as _forget_cirrus_writes
+                ix16.layouts.clear()
+                backend.reload()
+
+            def publish() -> None:  # the views it registered, to readers (as _advance)
+                with self.view_lock:
+                    backend.publish()
+
+            self.behind16 = Behind16(ix16, store, self.sealing, forget, publish)
 
     def _sub_from_row(self, row: Any) -> Sub:
         req = json.loads(row["request"])

@@ -24,6 +24,8 @@ class LedgerBlocks(LedgerReindex):
         thread with no producer running: start-up, the offline CLI, app creation)."""
         with self.sealing:
             results = self._seal_block(batch)
+            if self.behind16 is not None:  # no producer to write them later
+                self.behind16.drain()
         self._publish(batch, results)
 
     def _seal_block(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ import threading
 import time
 from typing import Any
 
+from ..cirrus.behind16 import catch_up
 from ..errors import ApiError, bad_request
 from ..genesis import (
     DEMO_BALANCE,
@@ -51,6 +52,7 @@ class Ledger(LedgerBlocks):
         self._replay()
         self._index_collections_once()
         self._index_strato16_once()
+        self._catch_up16()
         self._rebuild_missed()
         if fresh:
             self._genesis()
@@ -58,6 +60,21 @@ class Ledger(LedgerBlocks):
             "SELECT * FROM txs WHERE status='Pending' AND block_number IS NULL ORDER BY seq"
         ):
             self.queue.append(self._sub_from_row(row))
+
+    def _catch_up16(self) -> None:
+        """STRATO 16's rows of the blocks a crash left unwritten (cirrus/behind16.py)."""
+        ix = self.indexer16
+        if ix is None:
+            return
+        contracts = []
+        for k, meta in self.meta.items():
+            acct = self.world.accounts.get(k)
+            if acct is not None and self._collection_table(k) is not None:
+                contracts.append((k, acct, max(meta.updated_block, meta.created_block)))
+        catch_up(ix, self.store, self.head.number, contracts, self._tracked16)
+
+    def _tracked16(self, acct: Any) -> list[Any]:
+        return list(self.collections.tracked_vars(acct).values())
 
     def _create_users(self) -> None:
         from ..users import UserStore
@@ -292,6 +309,8 @@ class Ledger(LedgerBlocks):
                     self._publish(*done)
         if self._watchdog is not None:
             self._watchdog.stop()
+        if self.behind16 is not None:
+            await asyncio.to_thread(self.behind16.drain_now)
         self.snapshot()
 
     def _produce(self) -> None:
@@ -299,13 +318,20 @@ class Ledger(LedgerBlocks):
         that arrive while a slice runs wait and go together into the next one."""
         loop = self._loop
         assert loop is not None
+        behind = self.behind16
         while True:
             with self.queue_cv:
                 idle = not self.queue
                 while not self.queue and not self._stopping:
-                    self.queue_cv.wait()
+                    wait = behind.wait() if behind is not None else None
+                    if wait is not None and wait <= 0:
+                        break
+                    self.queue_cv.wait(wait)
                 if self._stopping:
                     return
+            if behind is not None and not self.queue:  # woke to write STRATO 16's rows
+                behind.drain_now()
+                continue
             if idle and self.config.block_time > 0:
                 time.sleep(self.config.block_time)
             try:
@@ -315,6 +341,8 @@ class Ledger(LedgerBlocks):
                 return
             if done is not None:
                 loop.call_soon_threadsafe(self._publish, *done)
+            if behind is not None and behind.due():
+                behind.drain_now()
 
     def _run_slice(self, limit: int = 2_000) -> tuple[list[Sub], list[dict[str, Any]]] | None:
         """One block, on the producer's thread: at most ``limit`` transactions and about

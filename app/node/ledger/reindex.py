@@ -104,6 +104,17 @@ class LedgerReindex(LedgerSnapshots):
     def _index_block(self, number: int, block_hash: str, ts: int) -> None:
         """Cirrus rows for everything this block changed (inside the block's commit, which
         goes on whatever happens here: Cirrus is derived data)."""
+        behind = self.behind16  # STRATO 16's rows: taken now, written behind the chain
+        if behind is None:
+            self._index_block_now(number, block_hash, ts)
+            return
+        behind.begin(number)
+        try:
+            self._index_block_now(number, block_hash, ts)
+        finally:
+            behind.end()
+
+    def _index_block_now(self, number: int, block_hash: str, ts: int) -> None:
         work = self._take_work()
         block = (number, block_hash, ts)
         db = self.store.db
@@ -114,6 +125,8 @@ class LedgerReindex(LedgerSnapshots):
         except Exception as exc:
             db.execute("ROLLBACK TO cirrus")
             self._forget_cirrus_writes()
+            if self.behind16 is not None:
+                self.behind16.restart()
             log.warning(
                 "indexing block %d at once failed (%s: %s); indexing it contract by contract",
                 number,

@@ -195,7 +195,7 @@ class LedgerSnapshots(LedgerExecutor):
         ix = self.indexer16
         if ix is None:  # not written meanwhile ("seed"): a later start rebuilds them
             with self.store.transaction() as db:
-                db.execute("DELETE FROM meta WHERE key = 'cirrus16'")
+                db.execute("DELETE FROM meta WHERE key IN ('cirrus16', 'cirrus16_through')")
             return
         if self.store.get_meta("cirrus16"):
             return
