@@ -83,6 +83,7 @@ class Behind16:
         self._queue: list[tuple[int, list[Job]]] = []
         self._since = 0.0  # when the oldest queued block was sealed (monotonic)
         self._current: tuple[int, list[Job]] | None = None
+        self._writing = False  # a drain took the queue and has not committed yet
         self.failed: int | None = None  # a block whose rows failed: none written until restart
 
     # ------------------------------------------------------------ while sealing
@@ -112,7 +113,8 @@ class Behind16:
     # ------------------------------------------------------------ when to write
 
     def pending(self) -> bool:
-        return bool(self._queue)
+        """Blocks whose rows are not committed yet (queued, or being written)."""
+        return bool(self._queue) or self._writing
 
     def wait(self) -> float | None:
         """Seconds until the queue is due (0: now), None when it is empty."""
@@ -136,8 +138,14 @@ class Behind16:
         rebuild at the next start (``cirrus16_through`` stays before it)."""
         with self._lock:
             queued, self._queue = self._queue, []
-        if not queued or self.failed is not None:
-            return
+            self._writing = bool(queued)
+        try:
+            if queued and self.failed is None:
+                self._write(queued)
+        finally:
+            self._writing = False
+
+    def _write(self, queued: list[tuple[int, list[Job]]]) -> None:
         try:
             with self.store.transaction() as db:
                 for _, jobs in queued:
@@ -188,7 +196,7 @@ class Behind16:
     async def caught_up(self) -> None:
         """Return once the rows of every block committed before the call are written (a
         reader of STRATO 16's tables waits for this: read-your-writes)."""
-        if self._queue:
+        if self.pending():  # (being written: drain_now waits for that drain's commit)
             await asyncio.to_thread(self.drain_now)
 
     def _through(self, db: Any, number: int) -> None:
