@@ -43,8 +43,8 @@ log = logging.getLogger("stratoscope.node")
 
 THROUGH_KEY = "cirrus16_through"
 DELAY_ENV = "STRATOSCOPE_CIRRUS16_DELAY_MS"
-DELAY = 0.02  # seconds a block's STRATO 16 rows may wait
-MAX_BLOCKS = 64  # blocks queued before they are written whatever the delay
+DELAY = 0.1  # seconds a block's STRATO 16 rows may wait (unless a reader needs them)
+MAX_BLOCKS = 200  # blocks queued before they are written whatever the delay
 
 Job = Callable[[], None]
 
