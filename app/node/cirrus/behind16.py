@@ -5,12 +5,13 @@ global tables (``contract``, ``storage``, ``mapping``, ``event``, ``event_array`
 and views). Sealing a block takes what those rows need with the block's own values
 (:attr:`Indexer16.capture`: closures over encoded values, nothing that a later block changes)
 and commits the block without them; :meth:`Behind16.drain` then runs the queued blocks' writes
-in block order, in one transaction, on the producer's thread: when ``delay`` has passed since
-the oldest queued block or ``max_blocks`` are queued (the producer wakes up for it when idle),
-when a reader needs them, and on stop. The seed's tables are still written in each block's
-commit. Writing ~20 blocks' pages in one commit instead of one commit each is what keeps
-``POST`` throughput within 10 % of ``serve --cirrus-names seed``
-(``benchmarks/cirrus16_write_cost.py``).
+in block order, in one transaction, on a thread of its own (``cirrus16-writer``): when
+``delay`` has passed since the oldest queued block or ``max_blocks`` are queued, when a reader
+needs them, and on stop. The seed's tables are still written in each block's commit. Writing
+many blocks' pages in one commit instead of one commit each, and off the producer's thread
+(SQLite works without the GIL: the producer executes the next block meanwhile, and waits only
+to commit it, both writing through the store's one connection under its lock), is what keeps
+``POST`` throughput near ``serve --cirrus-names seed``'s (``benchmarks/cirrus16_write_cost.py``).
 
 Readers see every block committed before they asked: a Cirrus request waits for
 :meth:`Behind16.caught_up` (a drain when anything is queued, usually under a millisecond), so a
@@ -80,6 +81,10 @@ class Behind16:
         self.delay = configured_delay() if delay is None else delay
         self.max_blocks = max(1, max_blocks)
         self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)  # the writer thread waits on it
+        self._draining = threading.Lock()  # one drain at a time, in block order
+        self._thread: threading.Thread | None = None
+        self._stopping = False
         self._queue: list[tuple[int, list[Job]]] = []
         self._since = 0.0  # when the oldest queued block was sealed (monotonic)
         self._current: tuple[int, list[Job]] | None = None
@@ -109,21 +114,27 @@ class Behind16:
             if not self._queue:
                 self._since = time.monotonic()
             self._queue.append(cur)
+            if len(self._queue) in (1, self.max_blocks):
+                self._wake.notify()
 
     # ------------------------------------------------------------ when to write
 
     def pending(self) -> bool:
         """Blocks whose rows are not committed yet (queued, or being written)."""
-        return bool(self._queue) or self._writing
+        with self._lock:
+            return bool(self._queue) or self._writing
 
     def wait(self) -> float | None:
         """Seconds until the queue is due (0: now), None when it is empty."""
         with self._lock:
-            if not self._queue:
-                return None
-            if len(self._queue) >= self.max_blocks:
-                return 0.0
-            return max(0.0, self._since + self.delay - time.monotonic())
+            return self._wait()
+
+    def _wait(self) -> float | None:
+        if not self._queue:
+            return None
+        if len(self._queue) >= self.max_blocks:
+            return 0.0
+        return max(0.0, self._since + self.delay - time.monotonic())
 
     def due(self) -> bool:
         w = self.wait()
@@ -131,21 +142,63 @@ class Behind16:
 
     # ------------------------------------------------------------ writing
 
-    def drain(self) -> None:
-        """Write every queued block's rows, in block order, in one transaction (the caller
-        holds ``sealing``, or nothing else writes). Never raises: a batch that fails is
-        written block by block, and a block that fails again is logged and left to the
-        rebuild at the next start (``cirrus16_through`` stays before it)."""
-        with self._lock:
-            queued, self._queue = self._queue, []
-            self._writing = bool(queued)
-        try:
-            if queued and self.failed is None:
-                self._write(queued)
-        finally:
-            self._writing = False
+    def start(self) -> None:
+        """The writer thread: drains the queue whenever it is due (beside the block producer:
+        the producer executes the next blocks meanwhile, and waits only to commit them, as
+        both write through the store's connection under its lock)."""
+        if self._thread is not None:
+            return
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="cirrus16-writer", daemon=True)
+        self._thread.start()
 
-    def _write(self, queued: list[tuple[int, list[Job]]]) -> None:
+    def stop(self) -> None:
+        """Stop the writer thread and write what is queued."""
+        thread = self._thread
+        if thread is not None:
+            with self._lock:
+                self._stopping = True
+                self._wake.notify()
+            thread.join()
+            self._thread = None
+        self.drain()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._stopping:
+                    wait = self._wait()
+                    if wait is not None and wait <= 0:
+                        break
+                    self._wake.wait(wait)
+                if self._stopping:
+                    return
+            self.drain()
+
+    def drain(self, sealing_held: bool = False) -> None:
+        """Write every queued block's rows, in block order, in one transaction. Never raises:
+        a batch that fails is written block by block, and a block that fails again is logged
+        and left to the rebuild at the next start (``cirrus16_through`` stays before it).
+        ``sealing_held``: the caller holds ``sealing`` (else it is taken to forget, after a
+        failure, what the rollback undid: the producer must not be sealing meanwhile)."""
+        with self._draining:
+            with self._lock:
+                queued, self._queue = self._queue, []
+                self._writing = bool(queued)
+            try:
+                if queued and self.failed is None:
+                    self._write(queued, sealing_held)
+            finally:
+                self._writing = False
+
+    def _forget(self, sealing_held: bool) -> None:
+        if sealing_held:
+            self.forget()
+        else:
+            with self.sealing:
+                self.forget()
+
+    def _write(self, queued: list[tuple[int, list[Job]]], sealing_held: bool) -> None:
         try:
             with self.store.transaction() as db:
                 for _, jobs in queued:
@@ -155,7 +208,7 @@ class Behind16:
             self.publish()
             return
         except Exception as exc:
-            self.forget()
+            self._forget(sealing_held)
             log.warning(
                 "writing STRATO 16's rows of blocks %d-%d at once failed (%s: %s); "
                 "writing them block by block",
@@ -172,7 +225,7 @@ class Behind16:
                     self._through(db, number)
                 self.publish()
             except Exception:
-                self.forget()
+                self._forget(sealing_held)
                 log.exception(
                     "writing STRATO 16's rows of block %d failed; they are rebuilt at the "
                     "next start",
@@ -188,16 +241,11 @@ class Behind16:
                 )
                 return
 
-    def drain_now(self) -> None:
-        """:meth:`drain` from any thread: waits for a block being sealed to be committed."""
-        with self.sealing:
-            self.drain()
-
     async def caught_up(self) -> None:
         """Return once the rows of every block committed before the call are written (a
         reader of STRATO 16's tables waits for this: read-your-writes)."""
-        if self.pending():  # (being written: drain_now waits for that drain's commit)
-            await asyncio.to_thread(self.drain_now)
+        if self.pending():  # (being written: drain waits for that drain's commit)
+            await asyncio.to_thread(self.drain)
 
     def _through(self, db: Any, number: int) -> None:
         db.execute(

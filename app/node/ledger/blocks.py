@@ -25,7 +25,7 @@ class LedgerBlocks(LedgerReindex):
         with self.sealing:
             results = self._seal_block(batch)
             if self.behind16 is not None:  # no producer to write them later
-                self.behind16.drain()
+                self.behind16.drain(sealing_held=True)
         self._publish(batch, results)
 
     def _seal_block(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:

@@ -294,6 +294,8 @@ class Ledger(LedgerBlocks):
         # run first
         self._thread = threading.Thread(target=self._produce, name="block-producer", daemon=True)
         self._thread.start()
+        if self.behind16 is not None:  # STRATO 16's rows, on their own thread
+            self.behind16.start()
 
     async def stop(self) -> None:
         with self.queue_cv:
@@ -310,7 +312,7 @@ class Ledger(LedgerBlocks):
         if self._watchdog is not None:
             self._watchdog.stop()
         if self.behind16 is not None:
-            await asyncio.to_thread(self.behind16.drain_now)
+            await asyncio.to_thread(self.behind16.stop)  # (writes what is queued)
         self.snapshot()
 
     def _produce(self) -> None:
@@ -318,20 +320,13 @@ class Ledger(LedgerBlocks):
         that arrive while a slice runs wait and go together into the next one."""
         loop = self._loop
         assert loop is not None
-        behind = self.behind16
         while True:
             with self.queue_cv:
                 idle = not self.queue
                 while not self.queue and not self._stopping:
-                    wait = behind.wait() if behind is not None else None
-                    if wait is not None and wait <= 0:
-                        break
-                    self.queue_cv.wait(wait)
+                    self.queue_cv.wait()
                 if self._stopping:
                     return
-            if behind is not None and not self.queue:  # woke to write STRATO 16's rows
-                behind.drain_now()
-                continue
             if idle and self.config.block_time > 0:
                 time.sleep(self.config.block_time)
             try:
@@ -341,8 +336,6 @@ class Ledger(LedgerBlocks):
                 return
             if done is not None:
                 loop.call_soon_threadsafe(self._publish, *done)
-            if behind is not None and behind.due():
-                behind.drain_now()
 
     def _run_slice(self, limit: int = 2_000) -> tuple[list[Sub], list[dict[str, Any]]] | None:
         """One block, on the producer's thread: at most ``limit`` transactions and about

@@ -117,3 +117,22 @@ def test_a_failing_block_stops_the_mark_before_it(store: Store) -> None:
     behind.drain()
     assert written(store) == [(1, "a"), (2, "b")]  # nothing more until the rebuild
     assert store.get_meta(THROUGH_KEY) == "2"
+
+
+def test_the_writer_thread_drains_when_due_and_on_stop(store: Store) -> None:
+    behind, ix, _ = make(store, delay=0.05)
+    behind.start()
+    try:
+        seal(behind, ix, store, 1, "a")
+        deadline = time.monotonic() + 5
+        while behind.pending() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert written(store) == [(1, "a")]
+        behind.delay = 60.0
+        seal(behind, ix, store, 2, "b")
+        time.sleep(0.1)
+        assert written(store) == [(1, "a")]  # not due yet
+    finally:
+        behind.stop()
+    assert written(store) == [(1, "a"), (2, "b")] and not behind.pending()
+    assert store.get_meta(THROUGH_KEY) == "2"
