@@ -124,9 +124,9 @@ class LedgerBase:
                 ix16.layouts.clear()
                 backend.reload()
 
-            def publish() -> None:  # the views it registered, to readers (as _advance)
-                with self.view_lock:
-                    backend.publish()
+            def publish() -> None:  # the views it registered, to readers (not the seed's
+                with self.view_lock:  # tables: the producer may be creating some)
+                    ix16.schema.publish(force=True)
 
             self.behind16 = Behind16(ix16, store, self.sealing, forget, publish)
 
