@@ -208,9 +208,14 @@ class Behind16:
     def _write(self, queued: list[tuple[int, list[Job]]], sealing_held: bool) -> None:
         try:
             with self.store.transaction() as db:
-                for _, jobs in queued:
-                    for job in jobs:
-                        job()
+                self.ix.begin_batch()
+                try:
+                    for _, jobs in queued:
+                        for job in jobs:
+                            job()
+                    self.ix.write_batch()
+                finally:
+                    self.ix.end_batch(write=False)
                 self._through(db, queued[-1][0])
             self.publish()
             return

@@ -129,6 +129,51 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
         db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
 
 
+class Batch16:
+    """Rows of several blocks gathered for one statement per table (see Indexer16.batch)."""
+
+    def __init__(self) -> None:
+        self.storage: list[tuple[Any, ...]] = []
+        self.events: list[tuple[Any, ...]] = []
+        self.arrays: list[tuple[Any, ...]] = []
+        self.mapping: list[list[tuple[Any, ...]]] = []  # write_mapping's rows, call by call
+
+
+def write_mapping_in_order(
+    db: Any, layout: MappingLayout, calls: list[list[tuple[Any, ...]]]
+) -> None:
+    """:func:`write_mapping` of each of ``calls`` in turn (blocks in order), in two
+    statements: a row is written, with its history row, when its value differs from the one
+    before it (stored, or written by an earlier call)."""
+    latest = [{(r[0], r[9], r[7]): r for r in rows} for rows in calls]
+    paths: dict[tuple[str, str], set[str]] = {}
+    for one in latest:
+        for a, c, p in one:
+            paths.setdefault((a, c), set()).add(p)
+    current: dict[tuple[str, str, str], Any] = {}
+    for (a, c), ps in paths.items():
+        wanted = list(ps)
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            found = db.execute(
+                f"SELECT path, value FROM {physical('mapping')} WHERE address = ? AND "
+                f"_chain = ? AND path IN ({', '.join('?' * len(part))})",
+                (a, c, *part),
+            )
+            for p, v in found:
+                current[(a, c, p)] = v
+    changed = []
+    for one in latest:
+        for k, r in one.items():
+            if k in current and current[k] == r[8]:
+                continue
+            changed.append((None if k in current else layout.next_rowid(r[4]), *r, shown(r[8])))
+            current[k] = r[8]
+    if changed:
+        db.executemany(UPSERT_MAPPING, changed)
+        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
+
+
 # ------------------------------------------------------------ value encodings
 
 
@@ -293,6 +338,7 @@ class Indexer16:
         # set while a block is sealed: the writes, taken with the block's values, go there to be
         # run later in block order (behind16.py); None: written at once
         self.capture: list[Callable[[], None]] | None = None
+        self.batch: Batch16 | None = None  # set: rows gathered for write_batch
         # the variables storage.data holds, by id of the account (with its code and layouts)
         self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
 
@@ -398,7 +444,10 @@ class Indexer16:
                 stamps += self._layout_stamps(key, acct, layouts)
             rows.append((acct.hex, block_hash, stamp, number, stored_json(stored), key[0]))
         if rows:
-            db.executemany(UPSERT_STORAGE, rows)
+            if self.batch is not None:
+                self.batch.storage += rows
+            else:
+                db.executemany(UPSERT_STORAGE, rows)
         if stamps:
             db.executemany(STAMP, stamps)
         if events:
@@ -511,6 +560,10 @@ class Indexer16:
                     (*head, "", name, i, arg_name, kind, encode_json(str(n)), encode_json(x), chain)
                     for n, x in enumerate(items)
                 ]
+        if self.batch is not None:
+            self.batch.events += rows
+            self.batch.arrays += arrays
+            return
         self.db.executemany(INSERT_EVENT, rows)
         if arrays:
             self.db.executemany(INSERT_EVENT_ARRAY, arrays)
@@ -572,6 +625,8 @@ class Indexer16:
         depth = len(kts)
         head = (addr, block_hash, stamp, str(number), cv.name, cv.kind)
         db = self.db
+        if self.batch is not None and (whole or depth > 1):
+            self.write_batch()  # what follows reads and updates the rows written before
         if whole:
             # a variable replaced: entries it no longer has read as zero
             zeroed = db.execute(
@@ -604,8 +659,42 @@ class Indexer16:
                 ).fetchall()
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
             rows += mine
-        if rows:
+        if rows and self.batch is not None:
+            self.batch.mapping.append(rows)
+        elif rows:
             write_mapping(db, self.schema.layout, rows)
+
+    # ------------------------------------------------------------ many blocks at once
+
+    def begin_batch(self) -> None:
+        """From here on, storage, event and mapping rows are gathered (in block order) and
+        written by :meth:`write_batch`: a few statements for many blocks (behind16.py)."""
+        self.batch = Batch16()
+
+    def end_batch(self, write: bool = True) -> None:
+        try:
+            if write:
+                self.write_batch()
+        finally:
+            self.batch = None
+
+    def write_batch(self) -> None:
+        b = self.batch
+        if b is None:
+            return
+        self.batch = None
+        db = self.db
+        try:
+            if b.storage:
+                db.executemany(UPSERT_STORAGE, b.storage)
+            if b.events:
+                db.executemany(INSERT_EVENT, b.events)
+            if b.arrays:
+                db.executemany(INSERT_EVENT_ARRAY, b.arrays)
+            if b.mapping:
+                write_mapping_in_order(db, self.schema.layout, b.mapping)
+        finally:
+            self.batch = Batch16()
 
     @staticmethod
     def _row(

@@ -17,9 +17,20 @@ from app.node.store import Store
 
 
 class Capture:
-    """What Behind16 uses of an Indexer16: the list writes go to while a block is sealed."""
+    """What Behind16 uses of an Indexer16: the list writes go to while a block is sealed,
+    and the batch a drain gathers rows in (nothing to gather here)."""
 
     capture: list[Any] | None = None
+    batches = 0
+
+    def begin_batch(self) -> None:
+        self.batches += 1
+
+    def write_batch(self) -> None:
+        pass
+
+    def end_batch(self, write: bool = True) -> None:
+        pass
 
 
 @pytest.fixture
