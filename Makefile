@@ -29,7 +29,7 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
-# SolidVM in-process (seconds), the node over HTTP beside Ganache (~1.5 min),
+# SolidVM in-process (seconds), the node over HTTP beside anvil and Ganache (~8 min),
 # Cirrus on a 1M-row table (~3 min), the table viewer on a 1M-row table (~1.5 min).
 # Each writes benchmarks/results/<name>.json.
 bench: $(STAMP)

@@ -34,18 +34,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import machine, write_results
-from node_bench import Client, batch_round, seq_round_node
 from node_http import Settings
+from node_write import batch_round, seq_round
 
 CONFIGS: dict[str, tuple[str, ...]] = {"seed": ("--cirrus-names", "seed"), "both": ()}
 LIMIT_DROP = 0.10
 
 
-def clients() -> list[Client]:
-    out = [Client("python", "Python http.client keep-alive client in a separate process")]
-    if shutil.which("wrk"):
-        out.append(Client("wrk", "wrk -t1 -c1"))
-    return out
+def clients() -> list[str]:
+    """The Python keep-alive client, and wrk -t1 -c1 when installed (see seq_client.py)."""
+    return ["python", "wrk"] if shutil.which("wrk") else ["python"]
 
 
 def main() -> None:
@@ -64,15 +62,13 @@ def main() -> None:
             for config in order:
                 flags = CONFIGS[config]
                 for client in clients():
-                    run = seq_round_node(
-                        client, s.duration, Path(tmp) / f"{config}-{client.name}-{r}", flags
-                    )
+                    run = seq_round(client, s.duration, Path(tmp) / f"{config}-{client}-{r}", flags)
                     if not run.verified:
                         raise SystemExit(f"{config}: the token's state does not add up: {run}")
-                    figures[config].setdefault(f"seq_{client.name}", []).append(run.rate)
-                    figures[config].setdefault(f"p50_{client.name}", []).append(run.p50_ms)
+                    figures[config].setdefault(f"seq_{client}", []).append(run.rate)
+                    figures[config].setdefault(f"p50_{client}", []).append(run.p50_ms)
                     print(
-                        f"  round {r + 1} {config:<4} sequential ({client.name}): "
+                        f"  round {r + 1} {config:<4} sequential ({client}): "
                         f"{run.rate:,.0f} tx/s, p50 {run.p50_ms:.2f} ms",
                         flush=True,
                     )

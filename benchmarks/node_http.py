@@ -18,10 +18,12 @@ TX_PATH = "/svc/v2.3/transaction"
 RESULTS_PATH = "/bloc/v2.2/transactions/results"
 
 
-# recipients: warm-up, (a) by wrk/the Python client, (b) by the batch clients
+# recipients: warm-up, (a) by wrk/the Python client, (b) by the batch clients, resolve=false
+# submissions by the Python client
 WARM_PREFIX = "a0a0a0a0"
 SEQ_PREFIX = "b0b0b0b0"
 BATCH_PREFIX = "c0c0c0c0"
+SUBMIT_PREFIX = "d0d0d0d0"
 
 
 def recipient(prefix: str, n: int) -> str:

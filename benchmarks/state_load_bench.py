@@ -17,7 +17,10 @@ A fresh node gets the Token of resources/contracts/Token.sol and ``--holders`` h
      Transfer events), and ``resolve=true`` transfers, each to a new holder (16), so the state
      grows all along. Per round: requests/s of each kind and in all, p99 latency, errors; the
      node's RSS (VmRSS, sampled every second: at the round's end and its peak); the holders at
-     the round's end. A rate that falls from round to round is the thing to look for.
+     the round's end; the node's CPU time per request (user + system over the round's
+     requests: on a shared machine the rate moves with the others' load, this figure much
+     less). A rate or a CPU time per request that grows from round to round is the thing to
+     look for.
 
 wrk is required (installed from Debian when missing). Results print as tables and are written
 to benchmarks/results/state_load.json.
@@ -105,6 +108,13 @@ def rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def cpu_s(pid: int) -> float:
+    """The process's CPU time so far (user + system), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def ms(xs: list[float]) -> dict[str, float]:
@@ -328,12 +338,14 @@ def mixed_round(
     sampler.start()
     block = last_block(node.url, token)  # one transfer: that block stays small
     cmds = mix_commands(node.url, token, contract, holders, round_no, secs, block)
+    cpu0 = cpu_s(node.proc.pid)
     try:
         with ThreadPoolExecutor(len(cmds)) as pool:
             figs = list(pool.map(lambda kc: wrk_bench(kc[1], timeout=secs + 120), cmds))
     finally:
         stop.set()
         sampler.join()
+    cpu = cpu_s(node.proc.pid) - cpu0
     kinds = {}
     for (kind, _), f in zip(cmds, figs, strict=True):
         kinds[kind] = {
@@ -344,9 +356,13 @@ def mixed_round(
             "status_errors": f["status_errors"],  # answers other than 2xx/3xx
             "failed_transfers": f.get("bad", 0),  # answered but not Success (or not 200)
         }
+    requests = sum(k["requests"] for k in kinds.values())
     return {
         "round": round_no,
         "rate": sum(k["rate"] for k in kinds.values()),
+        # the node's CPU time per request: what a request costs, whatever else the machine
+        # runs (the rate moves with the machine's load; this moves with the node's own cost)
+        "cpu_ms_per_request": cpu * 1000 / requests if requests else 0.0,
         "kinds": kinds,
         "rss_end_mb": rss[-1] if rss else rss_mb(node.proc.pid),
         "rss_peak_mb": max(rss, default=0.0),
@@ -375,13 +391,18 @@ def errors(kind: dict[str, Any]) -> int:
 def print_round(r: dict[str, Any], secs: int) -> None:
     if r["round"] == 1:
         print(f"\n(b) mixed load, 64 connections, rounds of {secs} s (req/s; p99 ms; !: errors)")
-        print("  " + "  ".join(f"{k:>18}" for k, _ in MIX) + f"  {'all':>7}  RSS end/peak  holders")
+        print(
+            "  "
+            + "  ".join(f"{k:>18}" for k, _ in MIX)
+            + f"  {'all':>7}  CPU/req  RSS end/peak  holders"
+        )
     cells = "  ".join(
         f"{v['rate']:>8.1f} {v['p99_ms']:>7.0f}{'!' if errors(v) else ' '}"
         for v in r["kinds"].values()
     )
     print(
-        f"  {cells}  {r['rate']:>7.1f}  {r['rss_end_mb']:>5.0f}/{r['rss_peak_mb']:<5.0f} MB"
+        f"  {cells}  {r['rate']:>7.1f}  {r['cpu_ms_per_request']:>4.2f} ms"
+        f"  {r['rss_end_mb']:>5.0f}/{r['rss_peak_mb']:<5.0f} MB"
         f"  {r['holders_before']:,} -> {r['holders_after']:,}",
         flush=True,
     )

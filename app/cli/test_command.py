@@ -1,10 +1,11 @@
 """``python -m app test`` (``stratoscope test``): run the ``Describe_`` tests of SolidVM files.
 
 Without ``--node`` the tests run on a temporary embedded sandbox (started with ``--test-clock``,
-removed afterwards); with ``--node URL`` on that node, signed in as the app would. One line per
-test (``PASS``/``FAIL``, the test's id; a failure adds where and why), the last line exactly
-``N passed, M failed``. Exit 0 when all passed, 1 when some failed, 2 when the tests could not
-run (a compile error as ``file:line:col: message``, an unreachable node, no tests found).
+removed afterwards); with ``--node URL`` on that node, signed in as the app would. One line per test
+(``PASS``/``FAIL``, the test's id; a failure adds where and why), the last line exactly ``N passed,
+M failed`` (``-v`` prints each failing test's call trace before it). Exit 0 when all passed, 1 when
+some failed, 2 when the tests could not run (a compile error as ``file:line:col: message``, an
+unreachable node, no tests found).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from app.client.errors import StratoError
 from app.client.http import StratoClient
@@ -33,8 +34,10 @@ from app.client.test_runner import (
     TestOutcome,
     TestRunner,
 )
+from app.client.traces import NO_ROUTE, TraceUnavailable, render_trace
 
 from .node_access import AccessError, SignIn, TemporarySandbox, sign_in, terminal_prompt
+from .trace_command import use_colour
 
 EXIT_PASSED, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
@@ -70,6 +73,18 @@ def parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, metavar="N", help="seed of the generated arguments"
     )
     p.add_argument("--junit", metavar="FILE", type=Path, help="also write JUnit XML here")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print the call trace of each failing test (on a node that keeps traces)",
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colours of the traces: on a terminal only (auto), always or never",
+    )
     return p
 
 
@@ -114,6 +129,8 @@ async def _run(opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         client.set_token_provider(session.oidc.access_token)
         runner = TestRunner(client, runs=opts.runs, only=opts.only, seed=opts.seed)
         report = await runner.run(paths, on_event=printer)
+        if opts.verbose:
+            await print_failing_traces(client, report, out, use_colour(opts.color, out))
     except (AccessError, StratoError) as exc:
         print(f"stratoscope test: {exc}", file=err)
         return EXIT_ERROR
@@ -125,6 +142,36 @@ async def _run(opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if sandbox is not None:
             await sandbox.stop()
     return finish(opts, report, printer, out, err)
+
+
+async def print_failing_traces(
+    client: StratoClient, report: RunReport, out: TextIO, colour: bool
+) -> None:
+    """``-v``: the trace of each failing test's failed transaction (else its last one), before
+    the summary line; one note when the node keeps no traces."""
+    for o in report.outcomes:
+        if o.passed or not o.tx_hashes:
+            continue
+        print(f"Trace of {o.case.id}:", file=out)
+        chosen: dict[str, Any] | None = None
+        try:
+            for h in reversed(o.tx_hashes):
+                tree = await client.trace(h)
+                if chosen is None or tree["root"].get("status") == "failed":
+                    chosen = tree
+                if tree["root"].get("status") == "failed":
+                    break
+        except TraceUnavailable as exc:
+            if exc.reason == NO_ROUTE:
+                print(f"  ({exc.message})", file=out, flush=True)
+                return
+            if chosen is None:
+                print(f"  ({exc.message})", file=out, flush=True)
+                continue
+        if chosen is not None:
+            for line in render_trace(chosen, colour, indent="  "):
+                print(line, file=out)
+        out.flush()
 
 
 def finish(

@@ -34,6 +34,7 @@ from .files import (
     no_storage_error,
 )
 from .models import Account, AccountState, Block, Health, Transaction, TxRequest, TxResult
+from .traces import NO_ROUTE, NO_TRACES_TEXT, TraceUnavailable, trace_error
 
 TokenProvider = Callable[[], Awaitable[str]]
 
@@ -42,6 +43,7 @@ SPELLINGS = {
     "eth": ("/svc-api/eth/v1.2", "/strato-api/eth/v1.2"),
 }
 BLOC = "/bloc/v2.2"
+READ_CALL = "/stratoscope/call"  # the sandbox's read-only call (no STRATO node serves it)
 
 
 class StratoClient:
@@ -243,6 +245,33 @@ class StratoClient:
             )
         return res
 
+    async def read_call(
+        self,
+        address: str,
+        method: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        chain_id: str | None = None,
+    ) -> TxResult | None:
+        """Run a function read-only on the node's committed state (the sandbox's
+        ``POST /stratoscope/call``): no transaction, no block, no gas. Its result (a
+        ``Failure`` when the function failed, values in ``contents``); None when the node has
+        no such route (a STRATO node: the caller falls back to a transaction)."""
+        body: dict[str, Any] = {
+            "contractAddress": address,
+            "method": method,
+            "args": dict(args or {}),
+        }
+        if chain_id:
+            body["chainid"] = chain_id
+        try:
+            data = await self.json("POST", READ_CALL, json_body=body, idempotent=False)
+        except RequestError as exc:
+            if exc.status in (404, 405):
+                return None
+            raise
+        return TxResult.from_json(data)
+
     async def result(self, tx_hash: str) -> TxResult:
         d = await self.json("GET", f"{BLOC}/transactions/{tx_hash}/result")
         return TxResult.from_json(d)
@@ -298,6 +327,23 @@ class StratoClient:
     async def last_transactions(self, n: int = 15) -> list[Transaction]:
         data = await self._spelled("eth", f"/transaction/last/{n}")
         return [Transaction.from_json(t) for t in data if isinstance(t, dict)]
+
+    async def trace(self, tx_hash: str) -> dict[str, Any]:
+        """The call trace the sandbox recorded for a transaction (a sandbox extension, see
+        :mod:`app.client.traces`). Raises :class:`~app.client.traces.TraceUnavailable` when there
+        is none to show: its ``reason`` says whether the node keeps no traces at all (a real
+        STRATO node), does not know the transaction, or kept none for it."""
+        h = tx_hash.lower().removeprefix("0x")
+        try:
+            data = await self._spelled("eth", "/transaction/trace", params={"hash": h})
+        except RequestError as exc:
+            missing = trace_error(exc)
+            if missing is not None:
+                raise missing from None
+            raise
+        if not isinstance(data, dict) or not isinstance(data.get("root"), dict):
+            raise TraceUnavailable(NO_TRACES_TEXT, NO_ROUTE)
+        return data
 
     # ------------------------------------------------------------ contracts
 

@@ -131,6 +131,8 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         return _fail("--request-timeout must be a positive number of seconds")
     if opts.max_connections < 0:
         return _fail("--max-connections must be 0 (automatic) or more")
+    if opts.trace_keep < 1:
+        return _fail("--trace-keep must be 1 or more (turn traces off with --traces off)")
     config = NodeConfig(
         data_dir=Path(opts.data_dir),
         host=opts.host,
@@ -150,6 +152,8 @@ def cmd_serve(opts: argparse.Namespace) -> int:
         parent_pid=os.getppid(),
         request_timeout=opts.request_timeout,
         max_connections=opts.max_connections,
+        traces=opts.traces == "on",
+        trace_keep=opts.trace_keep,
     )
     try:
         return serve(config)
@@ -348,6 +352,20 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=data_dir)
     serve.add_argument("--gas", action="store_true", help="charge gas; the faucet funds accounts")
     serve.add_argument("--index-evm", action="store_true", help="index EVM contracts in Cirrus")
+    serve.add_argument(
+        "--traces",
+        choices=("on", "off"),
+        default="on",
+        help="record each transaction's call trace (default on; served by "
+        "GET /strato-api/eth/v1.2/transaction/trace?hash=)",
+    )
+    serve.add_argument(
+        "--trace-keep",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="keep the traces of the N most recent transactions (default 10000)",
+    )
     serve.add_argument(
         "--cirrus-names",
         choices=("both", "strato16", "seed"),

@@ -17,6 +17,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from .openapi import OptionsMiddleware, allow_header, allowed_methods
+from .routes.account_list import PATH as ACCOUNT_LIST
+from .routes.account_list import AccountListRoutes
 from .routes.accounts import AccountRoutes
 from .routes.base import (
     BLOC,
@@ -35,8 +37,11 @@ from .routes.cirrus import CirrusRoutes
 from .routes.contracts import ContractRoutes
 from .routes.explorer import ExplorerRoutes
 from .routes.identity import IdentityRoutes
+from .routes.read_call import PATH as READ_CALL
+from .routes.read_call import ReadCallRoutes
 from .routes.service import ServiceRoutes
 from .routes.strato16 import Strato16Routes
+from .routes.traces import TraceRoutes
 from .routes.tx import TxRoutes
 
 # JsonBody and the parameter helpers are imported from here by the asset-app and file routes
@@ -47,7 +52,10 @@ class NodeApi(
     ServiceRoutes,
     IdentityRoutes,
     TxRoutes,
+    TraceRoutes,
     AccountRoutes,
+    AccountListRoutes,
+    ReadCallRoutes,
     ExplorerRoutes,
     Strato16Routes,
     ContractRoutes,
@@ -139,6 +147,14 @@ class NodeApi(
                 False,
             ),
             (
+                [f"{p}/transaction/trace" for p in (SEED_ETH, REAL_ETH)],
+                ["GET"],
+                self.tx_trace,
+                "Call trace of one transaction (?hash; sandbox extension; members only for "
+                "a private chain's)",
+                False,
+            ),
+            (
                 [f"{p}/transaction/last/{{n}}" for p in (SEED_ETH, REAL_ETH)],
                 ["GET"],
                 self.last_transactions,
@@ -153,6 +169,13 @@ class NodeApi(
                 False,
             ),
             (
+                [ACCOUNT_LIST],
+                ["GET"],
+                self.account_list,
+                "Every account the node knows, paged and sorted (a sandbox extension)",
+                False,
+            ),
+            (
                 [f"{p}/metadata" for p in (SEED_ETH, REAL_ETH)],
                 ["GET"],
                 self.metadata,
@@ -164,6 +187,14 @@ class NodeApi(
                 ["GET"],
                 self.storage,
                 "Stored contract values by path (key, value, search, address ...; STRATO 16)",
+                False,
+            ),
+            (
+                [READ_CALL],
+                ["POST"],
+                self.read_call,
+                "Call a function read-only on the committed state: no transaction (a sandbox "
+                "extension)",
                 False,
             ),
             ([f"{BLOC}/contracts"], ["GET"], self.contracts, "Deployed contracts by name", False),

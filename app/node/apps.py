@@ -111,8 +111,8 @@ class AppManager:
         steps = self._creation(username, data, internal)
         sub = next(steps)
         while True:
-            self.ledger._record([sub])
-            self.ledger._run_block([sub])
+            self.ledger.record([sub])
+            self.ledger.run_block([sub])
             try:
                 sub = steps.send(self.ledger.result(sub.hash))
             except StopIteration as done:
@@ -156,11 +156,11 @@ class AppManager:
             raise DefinitionError(f"user {username} needs a key and a registered identity")
         sender = key["address"]
         src = app_source(definition)
-        payload = led._check_upload(
+        payload = led.check_upload(
             {"src": src, "contract": definition.name, "args": {}, "metadata": {"VM": "SolidVM"}},
             "app",
         )
-        upload = led._new_sub(username, sender, "CONTRACT", payload, "", None, internal=internal)
+        upload = led.new_sub(username, sender, "CONTRACT", payload, "", None, internal=internal)
         res = yield upload
         if res["status"] != "Success":
             raise DefinitionError(
@@ -175,7 +175,7 @@ class AppManager:
             "balances": [{"address": sender, "balance": 1}],
             "metadata": {"VM": "SolidVM"},
         }
-        genesis = led._new_sub(
+        genesis = led.new_sub(
             username,
             sender,
             "GENESIS",

@@ -35,6 +35,8 @@ class NodeConfig:
     parent_pid: int = 0  # that process, read at start (it may die before we listen)
     request_timeout: float = 10.0  # seconds a client may take to send headers, or pause a body
     max_connections: int = 0  # connections served at once (0: from the descriptor limit)
+    traces: bool = True  # record each transaction's call trace (solidvm/trace.py, traces.py)
+    trace_keep: int = 10_000  # traces kept: those of the most recent transactions
 
 
 def is_loopback(host: str) -> bool:

@@ -7,6 +7,7 @@ import decimal
 import json
 import re
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 _RAW_TAG = "\0num" + secrets.token_hex(8) + ":"  # cannot be guessed by contract data
@@ -54,17 +55,52 @@ def compact_json_in_pieces(items: list[Any], piece: int = 256) -> bytes:
     return b"[" + b",".join(parts) + b"]"
 
 
+def heavy(content: Any, nodes: int = 2_000, chars: int = 64 * 1024) -> bool:
+    """Whether encoding ``content`` may hold the GIL long enough to be felt (a contract
+    upload's answer holds its source three times and its xabi: 8 MB for a 1.2 MB source): more
+    than ``nodes`` values or ``chars`` characters of strings, looked at no further than that.
+    About 2 us for a transaction's result (a third of encoding it)."""
+    stack = [content]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is str:
+            chars -= len(v)
+        elif t is dict or t is list or t is tuple:
+            members = v.values() if t is dict else v
+            nodes -= 2 * len(v) if t is dict else len(v)
+            if nodes < 0:
+                return True
+            for x in members:
+                tx = type(x)
+                if tx is str:
+                    chars -= len(x)
+                elif tx is dict or tx is list or tx is tuple:
+                    stack.append(x)
+        if chars < 0:
+            return True
+    return False
+
+
+def encode_in_pieces(content: Any, encode: Callable[[Any], bytes], piece: int = 256) -> bytes:
+    """``encode(content)``, byte for byte, for an ``encode`` that writes JSON as compactly as
+    :func:`compact_json` does (other escaping allowed), with every object or array of more
+    than ``piece`` members encoded ``piece`` members at a time (see
+    :func:`compact_json_nested_in_pieces`)."""
+    if not _has_big(content, piece):
+        return encode(content)
+    if isinstance(content, list):
+        return b"[" + b",".join(_pieces(content, piece, lambda g: g, encode)) + b"]"
+    items = list(content.items())
+    return b"{" + b",".join(_pieces(items, piece, dict, encode)) + b"}"
+
+
 def compact_json_nested_in_pieces(content: Any, piece: int = 256) -> bytes:
     """``compact_json(content)``, byte for byte, with every object or array of more than
     ``piece`` members (at any depth, under string keys) encoded ``piece`` members at a time:
     a contract's state, one mapping of which may hold 100,000 entries, lets the event loop run
     while a worker thread encodes it (see :func:`compact_json_in_pieces`)."""
-    if not _has_big(content, piece):
-        return compact_json(content)
-    if isinstance(content, list):
-        return b"[" + b",".join(_pieces(content, piece, lambda g: g)) + b"]"
-    items = list(content.items())
-    return b"{" + b",".join(_pieces(items, piece, dict)) + b"}"
+    return encode_in_pieces(content, compact_json, piece)
 
 
 def _has_big(v: Any, piece: int) -> bool:
@@ -78,7 +114,9 @@ def _has_big(v: Any, piece: int) -> bool:
     return False
 
 
-def _pieces(members: list[Any], piece: int, make: Any) -> list[bytes]:
+def _pieces(
+    members: list[Any], piece: int, make: Any, encode: Callable[[Any], bytes]
+) -> list[bytes]:
     """The members (list elements, or an object's (key, value) pairs) encoded without their
     brackets: runs of small members ``piece`` at a time, a large member on its own."""
     is_obj = make is dict
@@ -87,7 +125,7 @@ def _pieces(members: list[Any], piece: int, make: Any) -> list[bytes]:
 
     def flush() -> None:
         if run:
-            out.append(compact_json(make(run))[1:-1])
+            out.append(encode(make(run))[1:-1])
             run.clear()
 
     for m in members:
@@ -95,8 +133,8 @@ def _pieces(members: list[Any], piece: int, make: Any) -> list[bytes]:
         big = isinstance(value, dict | list) and _has_big(value, piece)
         if big and (not is_obj or isinstance(m[0], str)):
             flush()
-            inner = compact_json_nested_in_pieces(value, piece)
-            out.append(compact_json(m[0]) + b":" + inner if is_obj else inner)
+            inner = encode_in_pieces(value, encode, piece)
+            out.append(encode(m[0]) + b":" + inner if is_obj else inner)
             continue
         run.append(m)
         if len(run) >= piece:

@@ -9,6 +9,8 @@ bearer-token statuses (401, 403) and those of any JSON body (400, 413) are added
 
 from __future__ import annotations
 
+from .openapi_debug import DEBUG_OPERATIONS
+from .openapi_readcall import READ_CALL_OPERATIONS
 from .openapi_shapes import (
     BAD,
     CHAIN_IN,
@@ -222,6 +224,23 @@ OPERATIONS: dict[str, S] = {
         "requestBody": body(array(HEX64_IN, maxItems=10000), ["0x" + "ab" * 32]),
         "responses": {**ok(array(ref("TxResult")), "the results, in the order asked")},
     },
+    "NodeApi.tx_trace": {
+        "parameters": [query("hash", HEX64_IN, "transaction hash", required=True)],
+        "responses": {
+            **ok(
+                ref("Trace"),
+                "the call tree the sandbox recorded (a sandbox extension: a STRATO node "
+                "answers 404)",
+            ),
+            "400": BAD,
+            "404": json_of(
+                ref("Message"),
+                "unknown transaction (or a private chain's, to a non-member), not run yet, no "
+                "trace kept (older than the last --trace-keep transactions, a transfer) or the "
+                "node runs with --traces off",
+            ),
+        },
+    },
     "NodeApi.fill": {
         "parameters": [RESOLVE],
         "responses": {
@@ -282,6 +301,62 @@ OPERATIONS: dict[str, S] = {
             CHAINID,
         ],
         "responses": {**ok(array(ref("Account"))), "400": NEED_ONE, "403": NOT_MEMBER},
+    },
+    "NodeApi.account_list": {
+        "description": (
+            "A sandbox extension (no STRATO node serves it): every account the node knows - "
+            "users' keys with their organisation, contracts with their name and creator, "
+            "addresses holding a balance or a nonce, and addresses only seen in transactions - "
+            "with balance, nonce and transaction count (sent or received), sorted and paged. "
+            "The table is built once per committed block."
+        ),
+        "parameters": [
+            query(
+                "sort",
+                {"enum": ["address", "name", "kind", "balance", "nonce", "txs"]},
+                "the order (default address)",
+            ),
+            query(
+                "order",
+                {"enum": ["asc", "desc"]},
+                "default: asc for address, name and kind, desc for the figures",
+            ),
+            query("kind", {"enum": ["user", "contract", "other"]}, "only accounts of that kind"),
+            query("creator", HEX40_IN, "only the contracts this address created"),
+            query("address", HEX40_IN, "only this account"),
+            query(
+                "limit",
+                {"type": "integer", "minimum": 0, "maximum": 1000},
+                "at most this many accounts (default 100)",
+            ),
+            OFFSET,
+            CHAINID,
+        ],
+        "responses": {
+            **ok(
+                obj(
+                    ["total", "accounts"],
+                    total={"type": "integer"},
+                    accounts=array(
+                        obj(
+                            ["address", "kind", "balance", "nonce", "txCount"],
+                            address=ref("Address"),
+                            kind={"enum": ["user", "contract", "other"]},
+                            name=STR,
+                            organization=STR,
+                            balance={"type": "string", "pattern": "^[0-9]+$"},
+                            nonce={"type": "integer"},
+                            txCount={"type": "integer"},
+                            creator={"type": "string", "pattern": "^([0-9a-f]{40})?$"},
+                        ),
+                        maxItems=1000,
+                    ),
+                ),
+                "one page of accounts and how many match in all",
+            ),
+            "400": BAD,
+            "403": NOT_MEMBER,
+        },
     },
     # ------------------------------------------------------------ contracts (bloc)
     "NodeApi.contracts": {
@@ -692,3 +767,5 @@ OPERATIONS: dict[str, S] = {
 
 # the routes STRATO 16 serves beyond the seeds (their entries win: accounts gains its search)
 OPERATIONS.update(STRATO16_OPERATIONS)
+OPERATIONS.update(DEBUG_OPERATIONS)
+OPERATIONS.update(READ_CALL_OPERATIONS)

@@ -90,6 +90,9 @@ PATH_PARAMS: dict[str, S] = {
     "chain": {"schema": CHAIN_IN, "description": "the asset's shard chain id"},
     "token": {"schema": {"type": "string", "minLength": 1}, "description": "one-time link"},
     "rest": {"schema": {"type": "string"}, "description": "any file route"},
+    "sid": {"schema": {"type": "string", "minLength": 1}, "description": "a debug session id"},
+    "ref": {"schema": {"type": "integer", "minimum": 1}, "description": "a variables reference"},
+    "file": {"schema": {"type": "string", "minLength": 1}, "description": "a source file name"},
 }
 
 TX_RESULT: S = obj(
@@ -194,6 +197,53 @@ COMPONENTS: S = {
             bin=STR,
             codeHash={"type": "object"},
             xabi={"type": "object"},
+        ),
+        "TraceValue": obj(["value"], name=STR, type=STR, value={}),
+        "TraceFrame": obj(
+            ["type", "kind", "contract", "address", "function", "status", "items"],
+            type={"enum": ["call"]},
+            kind={"enum": ["call", "staticcall", "delegatecall", "library", "create"]},
+            contract=STR,
+            codeContract=STR,
+            address=ref("Address"),
+            chainId=nullable(ref("Hash")),
+            function=STR,
+            sender=ref("Address"),
+            value=STR,
+            args=array(ref("TraceValue")),
+            returns=array(ref("TraceValue")),
+            status={"enum": ["ok", "failed", "reverted"]},
+            steps=UINT,
+            error=obj(
+                ["kind", "message"],
+                kind=STR,
+                message=STR,
+                position=obj(name=STR, line=UINT, column=UINT),
+            ),
+            items=array(
+                {
+                    "anyOf": [
+                        ref("TraceFrame"),
+                        obj(
+                            ["type"],
+                            type={"enum": ["event", "write", "truncated"]},
+                            reverted={"type": "boolean"},
+                        ),
+                    ]
+                },
+                description="in order: nested calls, events (contract, address, name, args) "
+                "and storage writes (variable, key, old, new; op push/pop/replace for arrays); "
+                "reverted: undone by a failure",
+            ),
+        ),
+        "Trace": obj(
+            ["hash", "version", "frames", "truncated", "root"],
+            hash=ref("Hash"),
+            version=UINT,
+            frames=UINT,
+            truncated={"type": "boolean"},
+            omitted=UINT,
+            root=ref("TraceFrame"),
         ),
         "Member": obj(access={"type": "boolean"}, orgName=STR, orgUnit=STR, commonName=STR),
         "ChainCreate": obj(

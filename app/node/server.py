@@ -35,6 +35,7 @@ from .connections import (
     guarded_protocol,
     raise_file_limit,
 )
+from .debug.routes import DebugRoutes
 from .files import FileService, blob_store_from_env
 from .ledger import Ledger
 from .oidc import OidcIssuer
@@ -118,7 +119,10 @@ class Node:
         except ValueError as exc:
             raise NodeError(str(exc)) from None
         self.files = FileService(self.ledger, blobs, config.max_upload)
-        self.api.extra_routes = self.apps.routes(self.api) + self.files.routes(self.api)
+        self.debug = DebugRoutes(self.api)  # the step debugger's sessions (app/node/debug)
+        self.api.extra_routes = (
+            self.apps.routes(self.api) + self.files.routes(self.api) + self.debug.routes()
+        )
 
     def open(self) -> None:
         self.ledger.open()
@@ -131,6 +135,7 @@ class Node:
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         self.ledger.start()
+        self.api.warm_accounts()  # a big node's account table, built on another thread
         try:
             yield
         finally:
@@ -140,6 +145,7 @@ class Node:
         return build_app(self.api, self.lifespan)
 
     def close(self) -> None:
+        self.ledger.traces.close()  # its writer thread stores what is pending first
         self.store.close()
 
 

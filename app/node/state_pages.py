@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any, TypeVar
@@ -146,16 +147,55 @@ _SCALARS = frozenset((int, bool, str))
 def _shown_in(values: list[Any]) -> int | None:
     """How many of ``values`` are not the default, counted in C when every one is an int, bool
     or str (whose defaults, as is_default says, are 0, False and ""); None for others."""
-    if not set(map(type, values)) <= _SCALARS:
+    types = set(map(type, values))
+    if not types <= _SCALARS:
         return None
-    return len(values) - values.count(0) - values.count("")  # (False == 0)
+    if str not in types:  # (comparing each int with "" costs as much as the rest)
+        return len(values) - values.count(0)  # (False == 0)
+    return len(values) - values.count(0) - values.count("")
 
 
-def _scalar_prefix(d: dict[Any, Any], budget: Budget, limit: int) -> tuple[int, int]:
-    """(entries, shown entries among them) of the whole chunks at the start of ``d`` whose
-    values are all scalars and together show at most ``limit`` entries: counted in C."""
-    pos = passed = 0
-    for values in _chunks(iter(d.values()), 16):  # counted in C: about 0.1 ms a chunk
+class Listed:
+    """A mapping's entries as two lists (a copy nothing writes): an iterator starts at any
+    position at once (a dict's walks every entry before it, making a tuple of each)."""
+
+    __slots__ = ("keys", "values")
+
+    def __init__(self, d: dict[Any, Any]) -> None:
+        self.keys, self.values = list(d), list(d.values())
+
+
+def _values_from(d: dict[Any, Any] | Listed, pos: int) -> Iterator[Any]:
+    if isinstance(d, Listed):
+        it = iter(d.values)
+        it.__setstate__(pos)  # type: ignore[attr-defined]
+        return it
+    it = iter(d.values())
+    if pos:
+        next(islice(it, pos, pos), None)  # advanced in C (a changed size raises later)
+    return it
+
+
+def _items_from(d: dict[Any, Any] | Listed, pos: int) -> Iterator[tuple[Any, Any]]:
+    if isinstance(d, Listed):
+        keys = iter(d.keys)
+        keys.__setstate__(pos)  # type: ignore[attr-defined]
+        return zip(keys, _values_from(d, pos), strict=False)
+    it = iter(d.items())
+    if pos:
+        next(islice(it, pos, pos), None)  # advanced in C (a changed size raises later)
+    return it
+
+
+def _scalar_prefix(
+    d: dict[Any, Any] | Listed, budget: Budget, limit: int, start: int = 0
+) -> tuple[int, int]:
+    """(entries, shown entries among them) of the whole chunks of ``d`` from position
+    ``start`` whose values are all scalars and together show at most ``limit`` entries:
+    counted in C. The entries are counted from position 0 (``start`` is among them)."""
+    pos, passed = start, 0
+    it = _values_from(d, start)
+    for values in _chunks(it, 16):  # counted in C: about 0.1 ms a chunk
         shown = _shown_in(values)
         if shown is None or passed + shown > limit:
             break
@@ -166,16 +206,18 @@ def _scalar_prefix(d: dict[Any, Any], budget: Budget, limit: int) -> tuple[int, 
 
 
 def _shown(
-    view: CommittedView, d: dict[Any, Any], budget: Budget, skip: int = 0, pos: int = 0
+    view: CommittedView,
+    d: dict[Any, Any] | Listed,
+    budget: Budget,
+    skip: int = 0,
+    pos: int = 0,
 ) -> Iterator[tuple[Any, Any]]:
     """The (key, committed value) pairs of ``d`` from position ``pos`` the state shows (those
     not holding the default), after the first ``skip`` of them."""
     if skip:
-        pos, passed = _scalar_prefix(d, budget, skip)
+        pos, passed = _scalar_prefix(d, budget, skip, pos)
         skip -= passed
-    it = iter(d.items())
-    if pos:
-        next(islice(it, pos, pos), None)  # advanced in C (a changed size raises below)
+    it = _items_from(d, pos)
     limit = budget.left if budget.left is not None else sys.maxsize
     n = 0
     try:
@@ -229,6 +271,92 @@ def _same(v: Any) -> Any:
     return v
 
 
+class Positions:
+    """A large mapping as committed at one block: its top level copied (nothing writes the
+    copy; two lists, which an iterator enters at any position), how many entries the state
+    route shows, and the position in the copy of every ``STRIDE``-th shown entry, so that a
+    page at any offset walks at most ``STRIDE`` entries before its own. Made once per mapping
+    and block (by the first deep page or length read pinned there); any reader pinned at that
+    block may use it: the state it describes never changes."""
+
+    __slots__ = ("d", "m", "pinned", "shown", "starts")
+
+    def __init__(
+        self, m: MappingValue, pinned: int, d: Listed, starts: list[int], shown: int
+    ) -> None:
+        self.m, self.pinned, self.d, self.starts, self.shown = m, pinned, d, starts, shown
+
+
+STRIDE = 1024  # shown entries between two kept positions (a page walks fewer on the loop)
+KEPT = 8  # mappings whose positions are kept (each for the latest block read)
+_kept: OrderedDict[int, Positions] = OrderedDict()
+_kept_lock = threading.Lock()
+_making = threading.Lock()  # one made at a time: concurrent readers of one block wait for it
+
+
+def kept_positions(view: CommittedView, m: MappingValue) -> Positions | None:
+    """The :class:`Positions` of ``m`` at the view's block if they were made."""
+    with _kept_lock:
+        at = _kept.get(id(m))
+        if at is not None and at.m is m and at.pinned == view.pinned:
+            _kept.move_to_end(id(m))
+            return at
+    return None
+
+
+def positions(view: CommittedView, m: MappingValue, budget: Budget) -> Positions:
+    """The :class:`Positions` of ``m`` as committed at the view's block (kept, or made: that
+    reads every entry, so it spends ``len(m)`` of the budget first)."""
+
+    at = kept_positions(view, m)
+    if at is not None:
+        return at
+    budget.spend(len(m))
+    with _making:
+        at = kept_positions(view, m)
+        if at is not None:
+            return at
+        d = Listed(view.items(m))
+        starts, shown = _positions_in(view, d.values)
+        at = Positions(m, view.pinned, d, starts, shown)
+        with _kept_lock:
+            _kept[id(m)] = at
+            _kept.move_to_end(id(m))
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
+    return at
+
+
+def _positions_in(view: CommittedView, entries: list[Any]) -> tuple[list[int], int]:
+    """(position of every ``STRIDE``-th shown one of the values ``entries``, how many show).
+    Chunks of scalars are counted in C, and a mark that falls in a chunk without defaults is
+    found by arithmetic; other chunks are walked."""
+    starts: list[int] = []
+    shown = pos = 0
+    unbounded = Budget(None)
+    for values in _chunks(iter(entries), 16):
+        n = _shown_in(values)
+        mark = len(starts) * STRIDE  # the shown entry whose position is wanted next
+        if n is not None and (shown + n <= mark or n == len(values)):
+            while mark < shown + n:  # (no defaults in the chunk: the k-th entry shows k-th)
+                starts.append(pos + mark - shown)
+                mark += STRIDE
+            shown += n
+            pos += len(values)
+            continue
+        for i, x in enumerate(values):
+            if type(x) in _SCALARS:
+                if not x:
+                    continue
+            elif _is_default(view, x, unbounded)[0]:
+                continue
+            if shown == len(starts) * STRIDE:
+                starts.append(pos + i)
+            shown += 1
+        pos += len(values)
+    return starts, shown
+
+
 def mapping_entries(
     view: CommittedView,
     m: MappingValue,
@@ -240,6 +368,15 @@ def mapping_entries(
     """Entries ``offset`` .. ``offset + count`` (all from ``offset`` if None) of mapping ``m``
     as :func:`encode_value` shows the whole mapping, and in its order."""
     key, value = _key_encoder(mtype.key), _value_encoder(mtype.value)
+    at = kept_positions(view, m) if view.history is not None else None
+    if at is None and offset >= STRIDE and view.history is not None:
+        at = positions(view, m, budget)
+    if at is not None:  # (a first page too: no copy of a mapping the running block writes)
+        if offset >= at.shown:
+            return {}
+        pos = at.starts[offset // STRIDE]
+        page = islice(_shown(view, at.d, budget, offset % STRIDE, pos), count)
+        return {key(k): value(x) for k, x in page}
 
     def walk(d: dict[Any, Any]) -> dict[str, Any]:
         page = islice(_shown(view, d, budget, offset), count)
@@ -250,6 +387,8 @@ def mapping_entries(
 
 def mapping_length(view: CommittedView, m: MappingValue, budget: Budget) -> int:
     """How many entries of ``m`` the state route shows (those not holding the default)."""
+    if view.history is not None and len(m) >= STRIDE:
+        return positions(view, m, budget).shown
     return committed_walk(view, m, lambda d: _count_shown(view, d, budget))
 
 

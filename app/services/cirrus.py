@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import csv
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from app.client.cirrus_schema import TableInfo, infer_columns
 from app.client.errors import AuthError, RequestError
 from app.client.models import Transaction
 
+from .export import export_format, write_rows
 from .profiles import ProfileError, SavedQueryStore
 from .session import Session
 
@@ -213,45 +212,13 @@ class CirrusExporter(QObject):
         self.cirrus = cirrus
 
     async def export(self, query: CirrusQuery, path: Path, fmt: str = "") -> int:
-        fmt = fmt or ("json" if path.suffix.lower() == ".json" else "csv")
-        if fmt not in ("csv", "json"):
-            raise RequestError(f"cannot export as {fmt!r}: choose csv or json")
+        fmt = export_format(path, fmt)
         total = await self.cirrus.count(query)
-        tmp = path.with_name(f".{path.name}.part")
-        out = await asyncio.to_thread(tmp.open, "w", encoding="utf-8", newline="")
-        written = 0
-        columns: list[str] = list(query.select)
-        writer: Any = None
-        try:
-            if fmt == "json":
-                await asyncio.to_thread(out.write, "[")
-            while True:
-                rows = await self.cirrus.page(query, written, EXPORT_PAGE)
-                if not rows:
-                    break
-                if fmt == "csv":
-                    if writer is None:
-                        columns = columns or list(dict.fromkeys(k for r in rows for k in r))
-                        writer = csv.DictWriter(out, columns, extrasaction="ignore")
-                        await asyncio.to_thread(writer.writeheader)
-                    await asyncio.to_thread(writer.writerows, [_csv_row(r) for r in rows])
-                else:
-                    chunk = ",\n".join(json.dumps(r) for r in rows)
-                    await asyncio.to_thread(out.write, ("," if written else "\n") + chunk)
-                written += len(rows)
-                self.progress.emit(written, max(total, written))
-                if len(rows) < EXPORT_PAGE:
-                    break
-            if fmt == "json":
-                await asyncio.to_thread(out.write, "\n]\n")
-            await asyncio.to_thread(out.close)
-            await asyncio.to_thread(os.replace, tmp, path)
-        except BaseException:
-            out.close()
-            tmp.unlink(missing_ok=True)
-            raise
-        return written
 
+        async def read(offset: int) -> list[dict[str, Any]]:
+            return await self.cirrus.page(query, offset, EXPORT_PAGE)
 
-def _csv_row(r: dict[str, Any]) -> dict[str, Any]:
-    return {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in r.items()}
+        def progress(written: int) -> None:
+            self.progress.emit(written, max(total, written))
+
+        return await write_rows(path, read, EXPORT_PAGE, fmt, list(query.select), progress)

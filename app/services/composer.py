@@ -20,6 +20,7 @@ from app.client.cirrus_names import names_of, table_of
 from app.client.errors import AuthError, RequestError, StratoError, TransactionFailed
 from app.client.models import Transaction, TxRequest, TxResult
 from app.client.scenario import Player, Recorder, ReplayStep, Scenario, ScenarioError
+from app.client.traces import TraceUnavailable
 
 from .session import Session
 from .tx_state import transaction_state
@@ -47,7 +48,7 @@ class Preview:
     def curl(self) -> str:
         body = json.dumps(self.body, separators=(",", ":"))
         return (
-            f"curl -X {self.method} {shlex.quote(self.url)} "
+            f"curl -s -X {self.method} {shlex.quote(self.url)} "
             "-H 'Authorization: Bearer ***' -H 'Content-Type: application/json' "
             f"--data-raw {shlex.quote(body)}"
         )
@@ -283,6 +284,16 @@ class TxDetails:
             except ValueError:
                 return args
         return args
+
+
+async def transaction_trace(composer: ComposerService, tx_hash: str) -> dict[str, Any] | str:
+    """The call trace of ``tx_hash`` (a sandbox extension), or why there is none, in words
+    (a STRATO node: "the node keeps no traces")."""
+    try:
+        tree: dict[str, Any] = await composer._client().trace(tx_hash)
+    except TraceUnavailable as exc:
+        return exc.message
+    return tree
 
 
 async def inspect_transaction(composer: ComposerService, tx_hash: str) -> TxDetails:

@@ -28,6 +28,7 @@ from .dashboard import DashboardService
 from .explorer_contracts import ExplorerContractsService
 from .files import FileService
 from .inspector import InspectorFeed
+from .names import NameService
 from .pending import PendingTracker
 from .profiles import (
     AppSettings,
@@ -45,6 +46,7 @@ from .session import Credentials, Session
 from .tasks import TaskRegistry
 from .test_runs import TestRunService
 from .transfers import TransferService
+from .tx_words import TxWords
 
 log = logging.getLogger("stratoscope.services")
 
@@ -114,6 +116,9 @@ class AppController(QObject):
         self.search = SearchService(self.session, self)
         self.test_runs = TestRunService(self.session, self.tasks, self)
         self.explorer_contracts = ExplorerContractsService(self.session, self)
+        self.names = NameService(self.session, self, self.tasks)  # address -> name, for every view
+        self.tx_words = TxWords(self.session, self.tasks, self)  # "Asset created: Car (CarDemo)"
+        self.contacts_changed.connect(self.names.set_contacts)
         self.contacts_changed.connect(self.search.set_contacts)
         # one tracker for the app's life: a new connection gives it the new client
         self.pending = PendingTracker(None, parent=self)

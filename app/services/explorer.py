@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.client.http import StratoClient
-from app.client.models import Block, Transaction
+from app.client.models import Block, Transaction, as_int, hex_int
 from app.services.session import Session
 
 PAGE = 100  # rows per request: the platform's fetch limit, the sandbox's too
@@ -34,6 +34,7 @@ class BlockRow:
     tx_count: int
     size: int  # bytes of the block as the node serves it (JSON)
     tx_hashes: tuple[str, ...]
+    gas_used: int = 0  # the block's gas used, as the node says (0 on a gas-free node)
 
 
 @dataclass(frozen=True)
@@ -88,12 +89,21 @@ class TxFilter:
         return self == TxFilter()
 
 
+def _gas(v: Any) -> int:
+    """A block's gasUsed: a number (the platform, the sandbox), or 64 hex digits."""
+    if isinstance(v, str) and (len(v) == 64 or v.lower().startswith("0x")):
+        return hex_int(v.removeprefix("0x").removeprefix("0X"))
+    return as_int(v)
+
+
 def block_row(raw: dict[str, Any]) -> BlockRow:
     b = Block.from_json(raw)
     size = len(json.dumps(raw, separators=(",", ":")))
+    data = raw.get("blockData")
+    gas = _gas(data.get("gasUsed")) if isinstance(data, dict) else 0
     return BlockRow(
         b.number, b.hash, b.timestamp, len(b.transactions), size,
-        tuple(t.hash for t in b.transactions),
+        tuple(t.hash for t in b.transactions), gas,
     )  # fmt: skip
 
 

@@ -78,7 +78,7 @@ class Exchange:
 
     def curl(self, reveal: bool = False) -> str:
         """The request as a curl command line (token redacted unless ``reveal``)."""
-        parts = ["curl", "-X", self.method, _q(self.url)]
+        parts = ["curl", "-s", "-X", self.method, _q(self.url)]
         for k, v in self.request_headers.items():
             if k.lower() in ("content-length", "host", "accept-encoding", "connection"):
                 continue

@@ -77,7 +77,7 @@ def test_events_show_in_the_inspector_and_the_explorer(
     # STRATO 16 keeps every contract's history, in history@storage
     assert detail.tables.history == "history@storage" and detail.history_button.isEnabled()
     assert "without history" not in detail.tables_note.text()
-    detail.tabs.setCurrentIndex(3)
+    detail.tabs.setCurrentWidget(detail.events)
     ev = detail.events.model
     drive(loop, lambda: len(ev.rows) == 1 and not ev.loading)
     assert (ev.rows[0].contract, ev.rows[0].event) == ("Nest", "Summed")

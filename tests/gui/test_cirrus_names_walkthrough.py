@@ -78,7 +78,7 @@ def test_an_org_members_events_show_in_the_inspector_and_the_explorer(
     assert isinstance(detail, InstanceDetail)
     drive(loop, lambda: detail.tables.table != "")
     assert detail.tables.table == "Acme-Nest"
-    detail.tabs.setCurrentIndex(3)
+    detail.tabs.setCurrentWidget(detail.events)
     ev = detail.events.model
     drive(loop, lambda: len(ev.rows) == 1 and not ev.loading)
     assert (ev.rows[0].contract, ev.rows[0].event) == ("Nest", "Summed")

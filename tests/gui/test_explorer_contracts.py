@@ -211,7 +211,9 @@ def test_nothing_read_while_hidden_then_tree_lists_names_and_instances(
     drive(loop, lambda: tm.rowCount() == 1 and tm.at_end)  # read too: nothing left in flight
     # no call yet: only the chain's creation (its GENESIS made the governing Registry)
     assert tm.index(0, 0).data().startswith("[created]")
-    assert "Genesis" in tm.index(0, 0).data()
+    # in the account panel's words, not the node's GENESIS
+    drive(loop, lambda: "Chain created" in tm.index(0, 0).data())
+    assert "Genesis" not in tm.index(0, 0).data()
     qtmodeltester.check(model)
     # the filter box: by name, then by address prefix
     qtbot.keyClicks(view.filter, "regis")
@@ -283,7 +285,7 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
     links.grab().save("/tmp/x19c/instance_state.png")
 
     # methods: a click opens the composer's Call tab with the method chosen
-    detail.tabs.setCurrentIndex(1)
+    detail.tabs.setCurrentWidget(detail.methods)
     methods: QListWidget = detail.methods
     drive(loop, lambda: methods.count() >= 1 and methods.item(0).data(Qt.ItemDataRole.UserRole + 2))
     row = next(i for i in range(methods.count()) if methods.item(i).text().startswith("fill("))
@@ -295,7 +297,9 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
 
     # transactions: the one that created it first (the address filter misses it: a CONTRACT
     # transaction has no `to`), then the two calls; a click asks the panel to show one
-    detail.tabs.setCurrentIndex(2)
+    txs_page = detail.txs.parentWidget()
+    assert txs_page is not None
+    detail.tabs.setCurrentWidget(txs_page)
     txs = detail.txs_model
     drive(loop, lambda: txs.rowCount() == 3 and txs.at_end)
     assert txs.index(0, 0).data().startswith("[created]")
@@ -310,7 +314,7 @@ def test_instance_state_big_mapping_paged_methods_transactions_events(
     assert links.calls[-1] == ("address", seeded.ledger)
 
     # events of this instance, arguments by name
-    detail.tabs.setCurrentIndex(3)
+    detail.tabs.setCurrentWidget(detail.events)
     ev = detail.events.model
     drive(loop, lambda: len(ev.rows) == 2 and not ev.loading)
     assert [texts(r.args) for r in ev.rows] == [

@@ -272,6 +272,7 @@ def test_upload_shows_the_sheet_and_cancel_sends_nothing(
         assert word in request, word
     curl = sheet.preview.curl()
     assert f"content=@{path};type=application/octet-stream" in curl and "-F" in curl
+    assert curl.startswith("curl -s -X POST")  # -s: no progress meter in the output
     loop.run_until_complete(asyncio.sleep(0.3))
     assert listed(node) == before  # nothing sent while the sheet is up
 

@@ -392,7 +392,7 @@ def test_inspector_model_copy_as_curl_and_response(
     assert '"address"' in dock.response_view.toPlainText()
     dock.copy_curl.click()
     curl = QGuiApplication.clipboard().text()
-    assert curl.startswith("curl -X GET") and "Bearer ***" in curl
+    assert curl.startswith("curl -s -X GET") and "Bearer ***" in curl
     assert controller.session.oidc is not None and controller.session.oidc.token is not None
     real = controller.session.oidc.token.access_token
     assert real not in curl

@@ -271,6 +271,14 @@ class CirrusBackend:
         self._save(t)
         return t
 
+    def ensure_indexes(self, t: Table, columns: list[str]) -> None:
+        """An index on each of ``columns`` of ``t`` (a table made before has them made now, once:
+        the first write after a start)."""
+        for col in columns:
+            if col in t.columns:
+                idx = quote(f"{PREFIX}{t.name}:{col}")
+                self.db.execute(f"CREATE INDEX IF NOT EXISTS {idx} ON {t.sql_name} ({quote(col)})")
+
     def publish(self) -> None:
         """The writer's schema is committed: readers see it from now on."""
         self.published = dict(self.tables)

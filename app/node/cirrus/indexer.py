@@ -60,6 +60,19 @@ EVENT_TX_COLUMNS: list[tuple[str, str]] = [
 EVENT_RESERVED = {"id", "address", "_chain"} | {n for n, _ in EVENT_TX_COLUMNS}
 
 
+def _address_args(cdef: ContractDef | None, event: str, names: list[str]) -> list[str]:
+    """The columns (of ``names``, the event table's argument columns in order) of the event's
+    address, account and contract arguments: what queries look an event up by."""
+    ev = cdef.events.get(event) if cdef is not None else None
+    if ev is None or len(ev.params) != len(names):
+        return []
+    return [
+        n
+        for n, (_, t, _) in zip(names, ev.params, strict=True)
+        if isinstance(t, AddressType | AccountType | ContractType)
+    ]
+
+
 def cirrus_timestamp(ts: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ts))
 
@@ -178,9 +191,11 @@ class Indexer:
         params: list[str],
         rows: list[tuple[str, str, list[tuple[str, str]], str, str]],
         block: tuple[int, str, int],
+        cdef: ContractDef | None = None,
     ) -> None:
         """rows: (chain, address, [(arg name, text)], tx hash, tx sender);
-        block: (number, hash, timestamp).
+        block: (number, hash, timestamp); ``cdef`` declares the event (its address arguments
+        get an index: one holder's transfers are looked up by ``to``/``from``).
 
         Besides ``id``, ``address`` and the arguments (the seed's columns), rows carry the
         block and transaction columns STRATO 10 added to event tables, so that the events of
@@ -196,6 +211,7 @@ class Indexer:
                 + [Column(n, k) for n, k in EVENT_TX_COLUMNS]
             )
             t = self.backend.ensure_table(name, "event", cols)
+            self.backend.ensure_indexes(t, _address_args(cdef, event, names))
             self._known[(name, "event")] = (names, t)
         number, block_hash, ts = block
         out = []

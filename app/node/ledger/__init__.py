@@ -12,10 +12,13 @@ entry). On start the node loads the last snapshot and re-runs the blocks committ
 execution is deterministic (each block records its timestamp), so the state comes back exactly,
 and transactions still ``Pending`` run in new blocks. Nothing whose hash was returned is lost.
 
-The ledger is one object, :class:`Ledger`, built in layers, one module each: ``base`` (state,
-keys, compile cache), ``results`` (results cache), ``identities`` (chains and identities),
-``validation``, ``executor`` (running one transaction), ``snapshots`` (durability) and
-``producer`` (the block producer). Each layer only calls the layers below it.
+The ledger is a set of collaborating parts, each owning its state behind a small interface
+(docs/ledger.md): ``state`` (the chain state and its committed view), ``codebook`` (compiled
+units, deployed code), ``keys`` (signing), ``txqueue`` (the queue and the txs rows),
+``results``, ``identities``, ``validation``, ``executor``, ``journal`` (what a block leaves for
+others), ``snapshots``, ``reindex`` (Cirrus rows), ``blocks`` (sealing and replay),
+``producer`` (the thread) and ``submit`` (the intake). :class:`Ledger` (``ledger``) builds and
+wires them in one place and is what the routes hold.
 
 Blocks execute on the producer's own thread, never on the event loop, however small; the
 routes on the loop read through ``readview`` (the state as of the last committed block, never
@@ -40,7 +43,7 @@ from .common import (
     parse_amount,
     pending_result,
 )
-from .producer import Ledger
+from .ledger import Ledger
 
 __all__ = [
     "GOVERNANCE_HEX",

@@ -1,47 +1,90 @@
-"""Sealing blocks: executing a batch, committing it with its events and Cirrus rows.
+"""Sealing blocks: executing a batch, committing it with its events and Cirrus rows; and
+replaying, at start, the blocks committed after the last snapshot.
 
 Runs on the block producer's thread (see ``producer``), never on the event loop; only
-``_publish`` (results to the waiting requests) runs on the loop.
+``Results.publish`` (results to the waiting requests) runs on the loop.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
+from ..cirrus.behind16 import Behind16
 from ..solidvm.ops import keccak256
-from ..store import dumps
-from .common import SNAPSHOT_EVERY_BLOCKS, SNAPSHOT_EVERY_SECONDS, Head, Sub
-from .packing import pack_result
-from .reindex import LedgerReindex
+from ..store import Store, dumps
+from .codebook import CodeBook
+from .common import TIME_LIMIT_PREFIX, Head, Sub, log
+from .executor import Executor
+from .journal import BlockJournal
+from .keys import sub_from_row
+from .packing import pack_result, unpack_result
+from .reindex import Reindexer
+from .results import Results
+from .snapshots import Snapshots
+from .state import ChainState
+from .txqueue import TxQueue
 
 
-class LedgerBlocks(LedgerReindex):
-    """Sealing blocks."""
+class BlockSealer:
+    """Executes a batch and commits it as the next block: its transactions' rows and results,
+    its events, the private chains and code it changed and its Cirrus rows, in one SQLite
+    transaction; then moves the committed head. One block at a time, whatever the thread."""
 
-    def _run_block(self, batch: list[Sub]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        state: ChainState,
+        codes: CodeBook,
+        executor: Executor,
+        journal: BlockJournal,
+        reindexer: Reindexer,
+        snapshots: Snapshots,
+        results: Results,
+    ) -> None:
+        self.store = store
+        self.state = state
+        self.world = state.world
+        self.codes = codes
+        self.executor = executor
+        self.journal = journal
+        self.reindexer = reindexer
+        self.snapshots = snapshots
+        self.results = results
+        # held while a block is executed and committed (one block at a time, whatever thread)
+        self._sealing = threading.Lock()
+        self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
+
+    def seal(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:
+        """:meth:`_seal_block` under the sealing lock (the producer's thread)."""
+        with self._sealing:
+            return self._seal_block(batch, budget)
+
+    def run_block(self, batch: list[Sub]) -> None:
         """Seal all of ``batch`` in one block and hand out the results (callers on the loop
         thread with no producer running: start-up, the offline CLI, app creation)."""
-        with self.sealing:
+        with self._sealing:
             results = self._seal_block(batch)
-            if self.behind16 is not None:  # no producer to write them later
+            if self.behind16 is not None:  # no producer: STRATO 16's rows now
                 self.behind16.drain(sealing_held=True)
-        self._publish(batch, results)
+        self.results.publish(batch, results)
 
     def _seal_block(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:
         """Execute ``batch`` in order and commit it as the next block; with a ``budget``
         (seconds), stop after the transaction that exhausts it: only that prefix is sealed and
         its results returned (the caller re-queues the rest). Touches no future: thread-safe
-        for the producer's thread, the caller holding ``self.sealing``."""
-        number = self.head.number + 1
-        ts = max(int(time.time()), self.head.timestamp)
+        for the producer's thread, the caller holding ``self._sealing``."""
+        head = self.state.head
+        number = head.number + 1
+        ts = max(int(time.time()), head.timestamp)
         if self.world.history is not None:
-            self._begin(number)
+            self.state.begin(number)
         results = []
         gas = 0
         t0 = time.monotonic()
         for i, sub in enumerate(batch):
-            res = self._execute(sub, number, ts, i)
+            res = self.executor.execute(sub, number, ts, i)
             results.append(res)
             tr = res.get("txResult")
             if isinstance(tr, dict):
@@ -52,67 +95,90 @@ class LedgerBlocks(LedgerReindex):
             return results
         batch = batch[: len(results)]
         block_hash = keccak256(
-            dumps([self.head.hash, number, ts, [s.hash for s in batch]]).encode()
+            dumps([head.hash, number, ts, [s.hash for s in batch]]).encode()
         ).hex()
         for res in results:
             tr = res.get("txResult")
             if isinstance(tr, dict):
                 tr["blockHash"] = block_hash
-        events = list(self._pending_events)
+        events = list(self.journal.events)
+        # packed before the store's lock is taken: the loop records submissions under it
+        sealed = [
+            (res["status"], pack_result(res, block_hash), number, i, sub.nonce, sub.hash)
+            for i, (sub, res) in enumerate(zip(batch, results, strict=True))
+        ]
         with self.store.transaction() as db:
-            fresh = [s for s in batch if not s.recorded]
-            if fresh:
-                self._insert_rows(db, fresh)
+            # under the store's lock: the loop may have recorded some meanwhile (a 504)
+            fresh = [(s, row) for s, row in zip(batch, sealed, strict=True) if not s.recorded]
+            known = [row for s, row in zip(batch, sealed, strict=True) if s.recorded]
+            if fresh:  # never recorded (resolve=true): written sealed, in one statement
+                TxQueue.insert_sealed(db, fresh)
             db.execute(
                 "INSERT INTO blocks (number, hash, parent_hash, timestamp, tx_count, gas_used) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (number, block_hash, self.head.hash, ts, len(batch), gas),
+                (number, block_hash, head.hash, ts, len(batch), gas),
             )
-            db.executemany(
-                "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
-                "WHERE hash=?",
-                [
-                    (res["status"], pack_result(res, block_hash), number, i, sub.nonce, sub.hash)
-                    for i, (sub, res) in enumerate(zip(batch, results, strict=True))
-                ],
-            )
+            if known:
+                db.executemany(
+                    "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
+                    "WHERE hash=?",
+                    known,
+                )
             if events:
                 db.executemany(
                     "INSERT INTO events (block_number, tx_hash, chain, address, contract, name, "
                     "args) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [(number, *e) for e in events],
                 )
-            for cid in self.dirty_chains:
-                chain = self.chains.get(cid)
+            for cid in self.journal.dirty_chains:
+                chain = self.state.chains.get(cid)
                 if chain is not None:
                     db.execute(
                         "INSERT OR REPLACE INTO chains VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         chain.to_row(),
                     )
-            self.dirty_chains.clear()
-            self._index_block(number, block_hash, ts)  # never raises: see reindex.py
-            with self.code_lock:  # (``_keep_code`` adds under it)
-                new_codes = [(h, *self.codes[h]) for h in self.new_codes]
-                self.new_codes.clear()
-            db.executemany(
-                "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)", new_codes
-            )
-        self._advance(Head(number, block_hash, ts))
-        self.blocks_since_snapshot += 1
-        if (
-            self.blocks_since_snapshot >= SNAPSHOT_EVERY_BLOCKS
-            or time.monotonic() - self.last_snapshot > SNAPSHOT_EVERY_SECONDS
-        ):
-            self.snapshot()
+            self.journal.dirty_chains.clear()
+            self.reindexer.index_block(number, block_hash, ts)  # never raises: see reindex.py
+            new_codes = self.codes.take_new()
+            if new_codes:
+                db.executemany(
+                    "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)",
+                    new_codes,
+                )
+        self.state.advance(Head(number, block_hash, ts))
+        self.snapshots.block_committed()
         return results
 
-    def _publish(self, batch: list[Sub], results: list[dict[str, Any]]) -> None:
-        """Results of a sealed block to the cache and the waiting requests (on the event loop:
-        futures are not thread-safe)."""
-        for sub, res in zip(batch, results, strict=False):
-            self._cache(sub.hash, res)
-            if sub.future is not None and not sub.future.done():
-                sub.future.set_result(res)
-            for fut in self.watchers.pop(sub.hash, ()):
-                if not fut.done():
-                    fut.set_result(res)
+    def replay(self) -> None:
+        """Re-run the blocks committed after the last snapshot."""
+        snap = int(self.store.get_meta("snapshot_block") or -1)
+        blocks = self.store.all("SELECT * FROM blocks WHERE number > ? ORDER BY number", snap)
+        for b in blocks:
+            rows = self.store.all(
+                "SELECT * FROM txs WHERE block_number=? ORDER BY tx_index", b["number"]
+            )
+            subs = [sub_from_row(r) for r in rows]
+            for i, (sub, row) in enumerate(zip(subs, rows, strict=True)):
+                res = self.executor.execute(sub, b["number"], b["timestamp"], i, _overtime(row))
+                if res["status"] != row["status"]:
+                    log.warning(
+                        "replay of %s gave %s, recorded %s", sub.hash, res["status"], row["status"]
+                    )
+            self.state.head = Head(b["number"], b["hash"], b["timestamp"])
+            self.snapshots.block_replayed()
+        # events and Cirrus rows of these blocks were committed with them the first time
+        self.reindexer.forget_pending()
+
+
+COMPILE_LIMIT = "compile time limit exceeded:"  # timebox.TimeLimitError's message
+
+
+def _overtime(row: Any) -> str:
+    """The time-limit message a recorded transaction failed with, or ""."""
+    if row["status"] != "Failure" or not row["result"]:
+        return ""
+    res = unpack_result(row["result"], row["hash"], row["status"], "")
+    message = str((res.get("txResult") or {}).get("message", ""))
+    # a time limit, also the compile's of create() (wrapped: "parse error: create: ...")
+    overtime = message.startswith(TIME_LIMIT_PREFIX) or COMPILE_LIMIT in message
+    return message if overtime else ""

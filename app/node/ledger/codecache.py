@@ -17,6 +17,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 
+from ..gcfreeze import settle_after_compile, unit_dropped
 from ..solidvm import CompiledUnit
 
 MAX_UNITS = 32
@@ -67,6 +68,7 @@ class UnitCache:
         ):
             _, old = self._recent.popitem(last=False)
             self._chars -= len(old.source)
+            unit_dropped(len(old.source))  # frozen, it is freed only after a thaw
 
     def __len__(self) -> int:
         """Units kept for recency (those only deployed contracts hold are not counted)."""
@@ -110,4 +112,5 @@ def collector_paused() -> Iterator[None]:
         with _gc_lock:
             _gc_holders -= 1
             if _gc_holders == 0 and _gc_was_enabled:
+                settle_after_compile()  # no catch-up pass over the compile's objects
                 gc.enable()

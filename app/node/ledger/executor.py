@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from ..chains import Chain, parse_member
+from ..config import NodeConfig
 from ..genesis import (
     REGISTRY_ADDRESS,
     ROOT_USER,
@@ -19,6 +20,8 @@ from ..solidvm.errors import Where, where_of
 from ..solidvm.world import AccountState, ExecResult
 from ..state_diff import tx_state_diff
 from ..store import dumps
+from ..traces import TraceKeeper
+from .codebook import CodeBook
 from .common import (
     BASE_GAS,
     GOVERNANCE,
@@ -30,13 +33,40 @@ from .common import (
     _response_hex,
     hex64,
 )
-from .validation import LedgerValidation
+from .identities import Identities
+from .journal import BlockJournal, Changes, CirrusWriters
+from .state import ChainState
 
 
-class LedgerExecutor(LedgerValidation):
-    """Runs one transaction against the world state and builds its result object."""
+class Executor:
+    """Runs one transaction against the world state and builds its result object; notes what
+    it changed in the block's journal, the changes for the next snapshot and the Cirrus
+    indexers' pending work. Runs on the producer's worker (or at start, replaying)."""
 
-    def _execute(
+    def __init__(
+        self,
+        config: NodeConfig,
+        state: ChainState,
+        codes: CodeBook,
+        identities: Identities,
+        journal: BlockJournal,
+        changes: Changes,
+        cirrus: CirrusWriters,
+    ) -> None:
+        self.config = config
+        self.state = state
+        self.world = state.world
+        self.meta = state.meta
+        self.chains = state.chains
+        self.codes = codes
+        self.identities = identities
+        self.journal = journal
+        self.changes = changes
+        self.cirrus = cirrus
+        # call traces of recent transactions (traces.py): the executor hands each over
+        self.traces: TraceKeeper | None = None
+
+    def execute(
         self,
         sub: Sub,
         number: int,
@@ -71,6 +101,7 @@ class LedgerExecutor(LedgerValidation):
         )
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
+        self.world.last_trace = None
         kind = "SolidVM"
         where: Where | None = None
         try:
@@ -94,7 +125,7 @@ class LedgerExecutor(LedgerValidation):
                         f"gasPrice {price}); fund the account with the faucet first",
                         "insufficient balance",
                     )
-            if chain and not is_root and not self._member_addr(sub.sender, chain):
+            if chain and not is_root and not self.identities.member_addr(sub.sender, chain):
                 raise SolidVMError(
                     f"inaccessible chain: {sub.sender} is not a member of chain {chain}",
                     "inaccessible chain",
@@ -119,12 +150,12 @@ class LedgerExecutor(LedgerValidation):
             res = None
         steps = res.steps if res is not None else 0
         gas_used = BASE_GAS + steps
-        self._will_write(self.world.nonces, key)
+        self.state.will_write(self.world.nonces, key)
         self.world.nonces[key] = nonce + 1
-        self.dirty_balances.add(key)
+        self.changes.balances.add(key)
         if gas_on:
             fee = min(gas_used * price, self.world.balances.get(key, 0))
-            self._will_write(self.world.balances, key)
+            self.state.will_write(self.world.balances, key)
             self.world.balances[key] = self.world.balances.get(key, 0) - fee
         if res is not None:
             self._note_changes(sub, res, number)
@@ -146,6 +177,9 @@ class LedgerExecutor(LedgerValidation):
             "trace": "\n".join(res.logs) if res is not None else "",  # log(...) lines
             "contractsCreated": ",".join(a for _, a in res.created) if res else "",
         }
+        if self.traces is not None:
+            self.traces.note(sub.hash, self.world.last_trace)
+        self.world.last_trace = None  # (it holds the transaction's journal)
         if where is not None:
             # Not a key of the platform's txResult (its runtime failures carry no position):
             # the statement that failed, in the platform's SourcePosition shape; `name` is the
@@ -158,7 +192,7 @@ class LedgerExecutor(LedgerValidation):
     ) -> tuple[ExecResult, dict[str, Any], str]:
         p = sub.payload
         vm = p["metadata"].get("VM", "SolidVM")
-        code_hash, unit = self.unit(vm, p["src"])
+        code_hash, unit = self.codes.unit(vm, p["src"])
         cdef = unit.contracts[p["contract"]]
         explicit = p.get("address") if sub.internal else None
         address = explicit or format(contract_address(int(sub.sender, 16), nonce), "040x")
@@ -214,17 +248,17 @@ class LedgerExecutor(LedgerValidation):
             governance=p["contract"],
         )
         vm = p["metadata"].get("VM", "SolidVM")
-        code_hash, unit = self.unit(vm, p["src"])
+        code_hash, unit = self.codes.unit(vm, p["src"])
         chain.code_hash = code_hash
         cdef = unit.contracts[p["contract"]]
-        self._will_write(self.chains, cid)
+        self.state.will_write(self.chains, cid)
         self.world.add_chain(cid, chain.parent)
         self.chains[cid] = chain
         saved = {k: v for k, v in self.world.balances.items() if k[0] == cid}
         for a, v in chain.balances:
-            self._will_write(self.world.balances, (cid, int(a, 16)))
+            self.state.will_write(self.world.balances, (cid, int(a, 16)))
             self.world.balances[(cid, int(a, 16))] = v
-            self.dirty_balances.add((cid, int(a, 16)))
+            self.changes.balances.add((cid, int(a, 16)))
         try:
             res = self.world.deploy(
                 cdef, p.get("args") or {}, env, chain_id=cid, address=GOVERNANCE
@@ -236,7 +270,7 @@ class LedgerExecutor(LedgerValidation):
                 self.world.balances.pop((cid, int(a, 16)), None)
             self.world.balances.update(saved)
             raise
-        self.dirty_chains.add(cid)
+        self.journal.dirty_chains.add(cid)
         return res, {
             "tag": "Upload",
             "contents": {"chainId": cid, "address": GOVERNANCE_HEX, "name": cdef.name},
@@ -249,7 +283,7 @@ class LedgerExecutor(LedgerValidation):
         chain = sub.chain
         b = self.world.balances
         if p.get("faucet") and sub.internal:
-            self._will_write(b, (chain, to))
+            self.state.will_write(b, (chain, to))
             b[(chain, to)] = b.get((chain, to), 0) + value
         else:
             src = (chain, int(sub.sender, 16))
@@ -260,11 +294,11 @@ class LedgerExecutor(LedgerValidation):
                     f"needs {value}" + (f" plus {fee} for gas" if fee else ""),
                     "insufficient balance",
                 )
-            self._will_write(b, src)
-            self._will_write(b, (chain, to))
+            self.state.will_write(b, src)
+            self.state.will_write(b, (chain, to))
             b[src] = have - value
             b[(chain, to)] = b.get((chain, to), 0) + value
-        self.dirty_balances.add((chain, to))
+        self.changes.balances.add((chain, to))
         return {
             "tag": "Send",
             "contents": {
@@ -294,10 +328,10 @@ class LedgerExecutor(LedgerValidation):
             acct = self.world.accounts[k]
             assert acct.cdef is not None
             org, app, table = self._table_for(acct, sub)
-            self._will_write(self.meta, k)
+            self.state.will_write(self.meta, k)
             self.meta[k] = ContractMeta(
                 acct.cdef.name,
-                self._keep_code(acct.cdef),
+                self.codes.keep(acct.cdef),
                 sub.sender if acct.creator is None else format(acct.creator, "040x"),
                 number,
                 sub.hash,
@@ -315,42 +349,42 @@ class LedgerExecutor(LedgerValidation):
             touched = self.world.accounts.get(k)
             if touched is None:
                 continue
-            self.dirty_contracts[k] = touched
+            self.changes.contracts[k] = touched
             written.append(touched)
             m = self.meta.get(k)
             if m is not None:
                 m.updated_block = number
                 m.updated_tx = sub.hash
-                self._block_touched[k] = (sub.hash, sub.sender)
+                self.journal.touched[k] = (sub.hash, sub.sender)
                 cdef = touched.cdef
-                if m.history and cdef is not None and self.indexer.indexed(cdef):
-                    row = self.indexer.row(touched, number, "", 0, sub.hash, sub.sender)
-                    self._pending_history.append((m.table, cdef, row))
+                if m.history and cdef is not None and self.cirrus.indexer.indexed(cdef):
+                    row = self.cirrus.indexer.row(touched, number, "", 0, sub.hash, sub.sender)
+                    self.journal.history.append((m.table, cdef, row))
             if addr == REGISTRY_ADDRESS and chain == "":
                 registry_touched = True
-        self.entry_tracker.note_tx(
+        self.changes.entries.note_tx(
             res.journal, written, {(chain, int(addr, 16)) for chain, addr in res.created}
         )
         for ev in res.events:
             chain_rec = self.chains.get(ev.chain_id) if ev.chain_id else None
             if chain_rec is not None and chain_rec.apply_event(ev.name, [v for _, v in ev.args]):
-                self.dirty_chains.add(chain_rec.id)
-            self._pending_events.append(
+                self.journal.dirty_chains.add(chain_rec.id)
+            self.journal.events.append(
                 (sub.hash, ev.chain_id, ev.address, ev.contract, ev.name, dumps(ev.args))
             )
-            self._event_senders[sub.hash] = sub.sender
+            self.journal.senders[sub.hash] = sub.sender
         if res.journal:
             created = {(chain, int(addr, 16)) for chain, addr in res.created}
-            self.collections.note_tx(res.journal, written, created, (sub.hash, sub.sender))
-        if res.created and self.indexer16 is not None:
+            self.cirrus.collections.note_tx(res.journal, written, created, (sub.hash, sub.sender))
+        if res.created and self.cirrus.indexer16 is not None:
             unit = None
             if sub.type == "CONTRACT":
-                unit = self.unit(sub.payload["metadata"].get("VM", "SolidVM"), sub.payload["src"])[
-                    1
-                ]
-            self.indexer16.note(res, unit)
+                unit = self.codes.unit(
+                    sub.payload["metadata"].get("VM", "SolidVM"), sub.payload["src"]
+                )[1]
+            self.cirrus.indexer16.note(res, unit)
         if registry_touched:
-            self._sync_identities()
+            self.identities.sync()
 
     def _state_diff(self, res: ExecResult | None) -> str:
         """The transaction result's ``stateDiff`` (see :mod:`app.node.state_diff`)."""

@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import certs
 from ..chains import Chain, not_a_member
+from ..config import NodeConfig
 from ..errors import ApiError
 from ..genesis import (
     FAUCET_AMOUNT,
@@ -13,21 +14,48 @@ from ..genesis import (
     ROOT_USER,
 )
 from ..solidvm import World
+from ..store import Store
+from ..vault import Vault
+from .codebook import CodeBook
 from .common import (
     GOVERNANCE,
     GOVERNANCE_HEX,
     Sub,
 )
-from .results import LedgerResults
+from .keys import KeyRing
+from .state import ChainState
+from .txqueue import TxQueue
 
 
-class LedgerIdentities(LedgerResults):
-    """Chains and identities."""
+class Identities:
+    """Users' certificates (the registry contract's, mirrored in ``world.identities``) and
+    who may use which private chain."""
 
-    def _identity_sub(self, name: str, address: str, org: str, unit: str) -> Sub:
-        key = self.key_of(name)
-        cert = self._issue_certificate(name, org, unit, key["pubkey"]) if key else ""
-        return self._internal_sub(
+    def __init__(
+        self,
+        config: NodeConfig,
+        store: Store,
+        vault: Vault,
+        state: ChainState,
+        keys: KeyRing,
+        codes: CodeBook,
+        queue: TxQueue,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.vault = vault
+        self.state = state
+        self.world = state.world
+        self.chains = state.chains
+        self.keys = keys
+        self.codes = codes
+        self.queue = queue
+        self._root_cert = ""  # the operator's certificate, issuer of the users' ones
+
+    def identity_sub(self, name: str, address: str, org: str, unit: str) -> Sub:
+        key = self.keys.key_of(name)
+        cert = self.issue_certificate(name, org, unit, key["pubkey"]) if key else ""
+        return self.keys.internal_sub(
             "FUNCTION",
             {
                 "contractAddress": REGISTRY_ADDRESS,
@@ -44,7 +72,7 @@ class LedgerIdentities(LedgerResults):
             },
         )
 
-    def _issue_certificate(self, name: str, org: str, unit: str, pubkey: str) -> str:
+    def issue_certificate(self, name: str, org: str, unit: str, pubkey: str) -> str:
         """A real X.509 certificate (PEM chain) for the registry, signed by the operator.
 
         Made when the registration is submitted, so the recorded transaction carries it and a
@@ -58,7 +86,7 @@ class LedgerIdentities(LedgerResults):
             self._root_cert = certs.issue((name, org, unit, ""), pubkey, secret, None)
             return self._root_cert
         if not self._root_cert:
-            root = self.world.identities.get(int(self.root_address or "0", 16)) or {}
+            root = self.world.identities.get(int(self.keys.root_address or "0", 16)) or {}
             self._root_cert = root.get("certString", "")
         if "BEGIN CERTIFICATE" not in self._root_cert:  # a registry made before certificates
             self._root_cert = certs.issue(
@@ -68,9 +96,9 @@ class LedgerIdentities(LedgerResults):
 
     def create_key(self, name: str) -> dict[str, str]:
         with self.store.transaction():
-            if self.key_of(name) is not None:
+            if self.keys.key_of(name) is not None:
                 raise ApiError(400, f"User {name} already exists")
-            key = self._insert_key(name)
+            key = self.keys.insert_key(name)
         # with gas on, a new account holds nothing until the faucet funds it
         self.register_identity_later(name)
         return key
@@ -80,18 +108,18 @@ class LedgerIdentities(LedgerResults):
         from ..users import UserStore
 
         u = UserStore(self.store, self.vault).get(name)
-        key = self.key_of(name)
+        key = self.keys.key_of(name)
         if u is None or key is None or not u["wants_identity"]:
             return
         if int(key["address"], 16) in self.world.identities:
             return
-        sub = self._identity_sub(name, key["address"], u["org"], u["unit"])
-        self._record([sub])
-        self._enqueue([sub])
+        sub = self.identity_sub(name, key["address"], u["org"], u["unit"])
+        self.queue.record([sub])
+        self.queue.put([sub])
 
     def chain_balance(self, chain: str, address: str) -> int:
         """As of the last committed block (for code on the loop, as :meth:`chain_json`)."""
-        balance: int = self.committed().balances.get((chain, int(address, 16)), 0)
+        balance: int = self.state.committed().balances.get((chain, int(address, 16)), 0)
         return balance
 
     def fund_on_chain(self, chain: str, address: str) -> None:
@@ -100,17 +128,17 @@ class LedgerIdentities(LedgerResults):
         and could not pay for the next update. Without gas, nothing."""
         if not self.config.gas:
             return
-        sub = self._internal_sub(
+        sub = self.keys.internal_sub(
             "TRANSFER", {"faucet": True, "toAddress": address, "value": FAUCET_AMOUNT}, chain
         )
-        self._record([sub])
-        self._enqueue([sub])
+        self.queue.record([sub])
+        self.queue.put([sub])
 
     def cert_of_user(self, username: str) -> dict[str, str] | None:
-        key = self.key_of(username)
+        key = self.keys.key_of(username)
         return self.world.identities.get(int(key["address"], 16)) if key else None
 
-    def _member_addr(self, address: str, chain: str) -> bool:
+    def member_addr(self, address: str, chain: str) -> bool:
         rec = self.chains.get(chain)
         return rec is not None and rec.is_member(self.world.identities.get(int(address, 16)))
 
@@ -135,7 +163,7 @@ class LedgerIdentities(LedgerResults):
         """Private chains whose Cirrus rows ``username`` may see (members only)."""
         return {c.id for c in self.accessible_chains(username)}
 
-    def _sync_identities(self) -> None:
+    def sync(self) -> None:
         """Rebuild the identity table getUserCert reads from the on-chain registry."""
         reg = self.world.accounts.get(("", int(REGISTRY_ADDRESS, 16)))
         if reg is None:
@@ -164,16 +192,10 @@ class LedgerIdentities(LedgerResults):
             fresh.register_identity(a, cert_fields)
         self.world.identities = fresh.identities
 
-    def _block_hash(self, number: int) -> str | None:
-        if number == self.head.number + 1:
-            return None  # still being sealed
-        row = self.store.one("SELECT hash FROM blocks WHERE number=?", number)
-        return str(row["hash"]) if row else None
-
     def chain_json(self, chain: Chain) -> dict[str, Any]:
         """A chain as the API shows it; balances as of the last committed block (the routes
         call it on the loop while the producer's worker may be half-way through a block)."""
-        world = self.committed()
+        world = self.state.committed()
         accounts: list[dict[str, Any]] = [
             {"address": a, "balance": str(world.balances.get((chain.id, int(a, 16)), 0))}
             for a, _ in chain.balances
@@ -187,7 +209,7 @@ class LedgerIdentities(LedgerResults):
                     "codeHash": chain.code_hash,
                 }
             )
-        src = self.codes.get(chain.code_hash, ("", ""))[1]
+        src = self.codes.source(chain.code_hash)
         return {
             "id": chain.id,
             "info": {
@@ -197,7 +219,7 @@ class LedgerIdentities(LedgerResults):
                 "accountInfo": accounts,
                 "codeInfo": [{"code": "", "src": src, "name": chain.governance}],
                 "parentChain": chain.parent or None,
-                "creationBlock": self._block_hash(chain.creation_block),
+                "creationBlock": self.state.block_hash(chain.creation_block),
                 "creationBlockNumber": chain.creation_block,
                 "creationTx": chain.creation_tx,
                 "creator": chain.creator,

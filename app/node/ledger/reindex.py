@@ -5,7 +5,7 @@ raise, the block's Cirrus writes are rolled back and written again contract by c
 in its own savepoint: a contract whose rows still fail is recorded (the ``cirrus_missed`` meta
 entry: chain, address, block) and logged once, the others keep theirs. At start the recorded
 contracts are indexed again from their state and the node's own event table
-(:meth:`LedgerReindex._rebuild_missed`), and the entries that succeed are dropped.
+(:meth:`Reindexer.rebuild_missed`), and the entries that succeed are dropped.
 
 The second pass and the rebuild write text holding a lone surrogate (state stored by older
 versions) with U+FFFD in its place (:class:`app.node.text.TextSafeConnection`): such state
@@ -23,14 +23,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cirrus.behind16 import Behind16, catch_up
 from ..cirrus.indexer import cirrus_timestamp
 from ..solidvm import ContractDef
+from ..store import Store
 from ..text import scrubbing
 from .common import log
-from .snapshots import LedgerSnapshots
+from .journal import BlockJournal, CirrusWriters, Event, Key
+from .state import ChainState
 
-Key = tuple[str, int]  # (chain, address), as World.accounts is keyed
-Event = tuple[str, str, str, str, str, str]  # tx hash, chain, address, contract, name, args
 MISSED_KEY = "cirrus_missed"
 
 
@@ -78,30 +79,55 @@ def _event_key(e: Event) -> Key:
     return (e[1], int(e[2], 16))
 
 
-class LedgerReindex(LedgerSnapshots):
+class Reindexer:
     """Cirrus rows of a block, contract by contract when need be; rebuilding missed ones."""
+
+    def __init__(
+        self, store: Store, state: ChainState, cirrus: CirrusWriters, journal: BlockJournal
+    ) -> None:
+        self.store = store
+        self.world = state.world
+        self.meta = state.meta
+        self.indexer = cirrus.indexer
+        self.collections = cirrus.collections
+        self.indexer16 = cirrus.indexer16
+        self.journal = journal
+        self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
 
     def _take_work(self) -> BlockWork:
         """The block's pending Cirrus inputs, the ledger's own cleared for the next block."""
+        j = self.journal
         work = BlockWork(
-            touched=dict(self._block_touched),
+            touched=dict(j.touched),
             collections=self.collections.pending,
-            history=list(self._pending_history),
-            events=list(self._pending_events),
-            event_numbers=list(range(1, len(self._pending_events) + 1)),
-            senders=dict(self._event_senders),
+            history=list(j.history),
+            events=list(j.events),
+            event_numbers=list(range(1, len(j.events) + 1)),
+            senders=dict(j.senders),
         )
         ix16 = self.indexer16
         if ix16 is not None:
             work.created16, ix16.created = ix16.created, []
         self.collections.pending = {}
-        self._block_touched.clear()
-        self._pending_history.clear()
-        self._pending_events.clear()
-        self._event_senders.clear()
+        j.touched.clear()
+        j.history.clear()
+        j.events.clear()
+        j.senders.clear()
         return work
 
-    def _index_block(self, number: int, block_hash: str, ts: int) -> None:
+    def forget_pending(self) -> None:
+        """Replayed blocks' events and Cirrus rows were committed with them the first time:
+        what replaying them noted is dropped."""
+        j = self.journal
+        j.events.clear()
+        j.senders.clear()
+        j.touched.clear()
+        if self.indexer16 is not None:
+            self.indexer16.clear()
+        j.history.clear()
+        self.collections.pending.clear()
+
+    def index_block(self, number: int, block_hash: str, ts: int) -> None:
         """Cirrus rows for everything this block changed (inside the block's commit, which
         goes on whatever happens here: Cirrus is derived data)."""
         behind = self.behind16  # STRATO 16's rows: taken now, written behind the chain
@@ -228,6 +254,7 @@ class LedgerReindex(LedgerSnapshots):
         ix = self.indexer
         evs: dict[tuple[str, str], list[tuple[str, str, list[tuple[str, str]], str, str]]] = {}
         params: dict[tuple[str, str], list[str]] = {}
+        defs: dict[tuple[str, str], ContractDef] = {}
         for tx_hash, chain, address, _contract, name, args_json in events:
             k2 = (chain, int(address, 16))
             meta = self.meta.get(k2)
@@ -240,12 +267,110 @@ class LedgerReindex(LedgerSnapshots):
                 (chain, address, args, tx_hash, senders.get(tx_hash, ""))
             )
             params[key] = [a[0] for a in args]
-        for (table, name), event_rows in evs.items():
-            ix.write_events(table, name, params[(table, name)], event_rows, block)
+            defs[key] = acct.cdef
+        for key, event_rows in evs.items():
+            ix.write_events(*key, params[key], event_rows, block, defs[key])
 
     # ------------------------------------------------------------ at start
 
-    def _rebuild_missed(self) -> None:
+    def index_collections_once(self) -> None:
+        """Collection tables for the contracts of a data dir made before they existed: every
+        entry of every indexed contract, once (later blocks keep them up to date)."""
+        if self.store.get_meta("cirrus_collections"):
+            return
+        cx = self.collections
+        by_block: dict[int, dict[tuple[str, int], Any]] = {}
+        for k, meta in self.meta.items():
+            acct = self.world.accounts.get(k)
+            if acct is None or self._collection_table(k) is None:
+                continue
+            row = self.store.one("SELECT sender FROM txs WHERE hash=?", meta.updated_tx)
+            tx = (meta.updated_tx, str(row["sender"]) if row else "")
+            for cv in cx.vars_of(acct.cdef):
+                cx.mark_all(acct, cv, tx)
+            if k in cx.pending:
+                by_block.setdefault(meta.updated_block, {})[k] = cx.pending.pop(k)
+        with self.store.transaction() as db:
+            for number, pending in sorted(by_block.items()):
+                b = self.store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
+                block = (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
+                cx.pending = pending
+                cx.flush(block, self._collection_table)
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus_collections', '1')"
+            )
+
+    def catch_up16(self, head: int) -> None:
+        """STRATO 16's rows of the blocks a crash left unwritten (cirrus/behind16.py)."""
+        ix = self.indexer16
+        if ix is None:
+            return
+        contracts = []
+        for k, meta in self.meta.items():
+            acct = self.world.accounts.get(k)
+            if acct is not None and self._collection_table(k) is not None:
+                contracts.append((k, acct, max(meta.updated_block, meta.created_block)))
+        tracked = self.collections.tracked_vars
+        catch_up(ix, self.store, head, contracts, lambda a: list(tracked(a).values()))
+
+    def index_strato16_once(self) -> None:
+        """STRATO 16's Cirrus rows for a data dir made before they existed: every indexed
+        contract's views, stamps, storage and mapping rows (as of its last change) and every
+        recorded event, once (creators are BlockApps or the creating contract's)."""
+        ix = self.indexer16
+        if ix is None:  # not written meanwhile ("seed"): a later start rebuilds them
+            with self.store.transaction() as db:
+                db.execute("DELETE FROM meta WHERE key IN ('cirrus16', 'cirrus16_through')")
+            return
+        if self.store.get_meta("cirrus16"):
+            return
+        cx = self.collections
+        with self.store.transaction() as db:
+            ix.schema.clear_rows()  # rows written before a run that kept none
+            order = sorted(self.meta.items(), key=lambda kv: (kv[1].created_block, kv[0]))
+            for k, meta in order:
+                acct = self.world.accounts.get(k)
+                if acct is None or self._collection_table(k) is None:
+                    continue
+                b = self.store.one(
+                    "SELECT hash, timestamp FROM blocks WHERE number=?", meta.updated_block
+                )
+                block = (
+                    meta.updated_block,
+                    str(b["hash"]) if b else "",
+                    int(b["timestamp"]) if b else 0,
+                )
+                ix.adopt(k, acct)
+                ix.flush(block, [], [], {})
+                stamped = (block[1], cirrus_timestamp(block[2]), block[0])
+                for cv in cx.tracked_vars(acct).values():
+                    ix.write_entries(acct, cv, None, stamped)
+            by_block: dict[int, list[Any]] = {}
+            for e in self.store.all(
+                "SELECT e.block_number, e.tx_hash, e.chain, e.address, e.contract, e.name, "
+                "e.args, t.sender FROM events e LEFT JOIN txs t ON t.hash = e.tx_hash "
+                "ORDER BY e.rowid"
+            ):
+                by_block.setdefault(int(e[0]), []).append(tuple(e))
+            for number, evs in sorted(by_block.items()):
+                b = self.store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
+                block = (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
+                senders = {str(e[1]): str(e[7] or "") for e in evs}
+                rows = [
+                    (str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]), str(e[6])) for e in evs
+                ]
+                ix.flush(block, [], rows, senders)
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus16', '1')")
+
+    def _collection_table(self, k: tuple[str, int]) -> str | None:
+        """The Cirrus table of an indexed contract (its collections are ``<table>-<name>``)."""
+        meta = self.meta.get(k)
+        acct = self.world.accounts.get(k)
+        if meta is None or acct is None or acct.cdef is None or not self.indexer.indexed(acct.cdef):
+            return None
+        return meta.table
+
+    def rebuild_missed(self) -> None:
         """Index again, from their state and the recorded events, the contracts a failed
         block missed; those that fail again stay recorded for the next start."""
         missed = self._missed()

@@ -4,27 +4,40 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from .base import LedgerBase
+from ..store import Store
 from .common import (
     RESULT_CACHE,
+    Sub,
     pending_result,
 )
 from .packing import unpack_result
+from .txqueue import TxQueue
 
 
-class LedgerResults(LedgerBase):
-    """Transaction results."""
+class Results:
+    """Results by hash (recent ones cached), and the requests waiting for queued ones.
 
-    def _cache(self, tx_hash: str, res: dict[str, Any]) -> None:
-        self.results[tx_hash] = res
-        if len(self.results) > RESULT_CACHE:
-            self.results.popitem(last=False)
+    Futures are not thread-safe: :meth:`publish`, :meth:`settle` and :meth:`fail_all` run on
+    the event loop (or on the only thread there is, with no producer running).
+    """
+
+    def __init__(self, store: Store, queue: TxQueue) -> None:
+        self.store = store
+        self.queue = queue
+        self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._watchers: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
+
+    def remember(self, tx_hash: str, res: dict[str, Any]) -> None:
+        self._cache[tx_hash] = res
+        if len(self._cache) > RESULT_CACHE:
+            self._cache.popitem(last=False)
 
     def result(self, tx_hash: str) -> dict[str, Any]:
-        res = self.results.get(tx_hash)
+        res = self._cache.get(tx_hash)
         if res is not None:
             return res
         row = self.store.one(
@@ -39,27 +52,41 @@ class LedgerResults(LedgerBase):
     def results_of(self, hashes: Iterable[str]) -> list[dict[str, Any]]:
         return [self.result(h) for h in hashes]
 
-    def is_queued(self, tx_hash: str) -> bool:
-        with self.queue_cv:  # the producer's thread moves them from one to the other
-            return any(s.hash == tx_hash for s in self.running) or any(
-                s.hash == tx_hash for s in self.queue
-            )
-
-    def has_pending(self) -> bool:
-        """Transactions wait in the queue or are executing."""
-        return bool(self.queue or self.running)
-
     async def wait_results(self, hashes: list[str], timeout: float) -> list[dict[str, Any]]:
         """Results of ``hashes``, waiting up to ``timeout`` for queued ones (``?resolve``)."""
-        with self.queue_cv:  # the producer's thread moves them from one to the other
-            queued = {s.hash for s in self.queue} | {s.hash for s in self.running}
+        queued = self.queue.queued_hashes()
         loop = asyncio.get_running_loop()
         futures = []
         for h in set(hashes) & queued:
             fut: asyncio.Future[dict[str, Any]] = loop.create_future()
-            self.watchers.setdefault(h, []).append(fut)
+            self._watchers.setdefault(h, []).append(fut)
             futures.append(fut)
         if futures:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(asyncio.gather(*futures)), timeout)
         return self.results_of(hashes)
+
+    def settle(self, tx_hash: str, res: dict[str, Any]) -> None:
+        """``tx_hash`` is final with ``res``: cached, and its watchers answered."""
+        self.remember(tx_hash, res)
+        for fut in self._watchers.pop(tx_hash, ()):
+            if not fut.done():
+                fut.set_result(res)
+
+    def publish(self, batch: list[Sub], results: list[dict[str, Any]]) -> None:
+        """Results of a sealed block to the cache and the waiting requests."""
+        for sub, res in zip(batch, results, strict=False):
+            self.remember(sub.hash, res)
+            if sub.future is not None and not sub.future.done():
+                sub.future.set_result(res)
+            for fut in self._watchers.pop(sub.hash, ()):
+                if not fut.done():
+                    fut.set_result(res)
+
+    def fail_all(self, error: Callable[[], BaseException]) -> None:
+        """Block production stopped: every waiting request gets an ``error()``."""
+        for futs in self._watchers.values():
+            for fut in futs:
+                if not fut.done():
+                    fut.set_exception(error())
+        self._watchers.clear()

@@ -18,6 +18,9 @@ from ..solidvm import (
 from ..solidvm.abi import decode_args
 from ..solidvm.ops import keccak256
 from ..store import dumps
+from ..timebox import call_bounded
+from .codebook import CodeBook
+from .codecache import collector_paused
 from .common import (
     MAX_TXS_PER_REQUEST,
     TX_TYPES,
@@ -25,11 +28,19 @@ from .common import (
     norm_chain,
     parse_amount,
 )
-from .identities import LedgerIdentities
+from .identities import Identities
+from .state import ChainState
 
 
-class LedgerValidation(LedgerIdentities):
-    """Checks a request before anything is queued."""
+class Validator:
+    """Checks a request before anything is queued (against the live state: a later block
+    may still fail a transaction that passed, as on the platform)."""
+
+    def __init__(self, state: ChainState, codes: CodeBook, identities: Identities) -> None:
+        self.world = state.world
+        self.codes = codes
+        self.identities = identities
+        self._chain_seq = 0  # makes chain ids unique within a nanosecond
 
     def validate(
         self, username: str, txs: Any, query_chain: str
@@ -55,16 +66,16 @@ class LedgerValidation(LedgerIdentities):
             chain = norm_chain(payload.get("chainid") or query_chain, f"{where}.payload.chainid")
             if chain:
                 field = f"{where}.payload.chainid" if payload.get("chainid") else "chainid"
-                self.require_member(username, chain, field)
+                self.identities.require_member(username, chain, field)
             if t == "CONTRACT":
-                out.append((t, self._check_upload(payload, where), chain))
+                out.append((t, self.check_upload(payload, where), chain))
             elif t == "FUNCTION":
                 out.append((t, self._check_call(payload, where, chain), chain))
             else:
                 out.append((t, self._check_transfer(payload, where), chain))
         return out
 
-    def _check_upload(self, p: dict[str, Any], where: str) -> dict[str, Any]:
+    def check_upload(self, p: dict[str, Any], where: str) -> dict[str, Any]:
         src = p.get("src")
         if isinstance(src, dict | list) and src:
             from ..solidvm import join_sources
@@ -87,12 +98,17 @@ class LedgerValidation(LedgerIdentities):
         if vm == "SolidVM":
             from ..solidvm.imports import check_imports
 
-            try:
-                check_imports(p["src"])  # on the upload as sent: joining drops the file names
+            try:  # on the upload as sent (joining drops the file names); a whole parse, so
+                # bounded and with the collector paused like the compile below
+                with collector_paused():
+                    limit = self.codes.config.compile_time_limit
+                    call_bounded(limit, "the source", lambda: check_imports(p["src"]))
             except ParseError as exc:
                 raise bad_request(str(exc)) from None
+            except SolidVMError as exc:
+                raise bad_request(exc.message) from None
         try:  # on a worker thread (see ``submit``): bounded by --compile-time-limit
-            _, unit = self.unit(vm, src, bounded=True)
+            _, unit = self.codes.unit(vm, src, bounded=True)
         except ParseError as exc:
             raise bad_request(str(exc)) from None
         except SolidVMError as exc:
@@ -203,7 +219,7 @@ class LedgerValidation(LedgerIdentities):
             raise bad_request("At least one account must have a non-zero balance")
         parent = norm_chain(body.get("parentChain"), "parentChain")
         if parent:
-            self.require_member(username, parent, "parentChain")
+            self.identities.require_member(username, parent, "parentChain")
         metadata = body.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise bad_request("metadata must be an object")
@@ -225,7 +241,7 @@ class LedgerValidation(LedgerIdentities):
             a, _, c = acct_text.partition(":")
             ptr_chain = "" if c in ("", "main") else norm_chain(c, "codePtr.account chain")
             if ptr_chain:
-                self.require_member(username, ptr_chain, "codePtr.account")
+                self.identities.require_member(username, ptr_chain, "codePtr.account")
             ptr = self.world.accounts.get((ptr_chain, int(norm_address(a, "codePtr.account"), 16)))
             if ptr is None or ptr.cdef is None:
                 raise bad_request(f"codePtr: no contract at {acct_text}")
@@ -235,7 +251,7 @@ class LedgerValidation(LedgerIdentities):
             pointer = [ptr_chain, ptr.hex]
         else:
             src = body.get("src")
-        payload = self._check_upload(
+        payload = self.check_upload(
             {
                 "src": src,
                 "contract": name,

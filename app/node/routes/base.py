@@ -19,7 +19,12 @@ from starlette.routing import BaseRoute
 from ..connections import client_gone
 from ..errors import ApiError, bad_request
 from ..jsondecode import NotDecoded, loads_exactly, loads_in_pieces
-from ..jsonenc import compact_json, compact_json_in_pieces
+from ..jsonenc import (
+    compact_json,
+    compact_json_in_pieces,
+    compact_json_nested_in_pieces,
+    heavy,
+)
 from ..ledger import Ledger
 from ..numbers import is_ascii_digits
 from ..oidc import InvalidJwt, OidcIssuer
@@ -60,9 +65,13 @@ class JsonBody(JSONResponse):
 async def json_answer(
     content: Any, status: int = 200, headers: dict[str, str] | None = None
 ) -> Response:
-    """A JsonBody; a long list is encoded off the event loop (the same bytes and headers)."""
+    """A JsonBody; a long list, or a large answer (a contract upload's holds its source and
+    xabi), is encoded off the event loop, in pieces (the same bytes and headers)."""
     if isinstance(content, list) and len(content) > ANSWER_ON_LOOP_MAX:
         body = await asyncio.to_thread(compact_json_in_pieces, content)
+        return Response(body, status, headers, media_type=JsonBody.media_type)
+    if heavy(content):
+        body = await asyncio.to_thread(compact_json_nested_in_pieces, content)
         return Response(body, status, headers, media_type=JsonBody.media_type)
     return JsonBody(content, status, headers=headers)
 

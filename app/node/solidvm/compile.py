@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .abi import contract_xabi
@@ -30,6 +30,15 @@ class CompiledUnit:
     source: str
     vm: str
     contracts: dict[str, ContractDef]
+    # a multi-file upload's files as joined: (name, first line in ``source``, lines)
+    files: list[tuple[str, int, int]] = field(default_factory=list)
+
+    def locate(self, line: int) -> tuple[str, int] | None:
+        """(file, line in that file) of a line of ``source``; None for a single text."""
+        for name, first, n in self.files:
+            if first <= line < first + n:
+                return name, line - first + 1
+        return None
 
     @property
     def names(self) -> list[str]:
@@ -61,6 +70,27 @@ def code_collection(text: str) -> str | dict[str, str] | list[Any]:
     ):
         return {i[0]: i[1] for i in sorted(data)}
     return text
+
+
+def _file_spans(src: str | dict[str, str] | list[Any]) -> list[tuple[str, int, int]]:
+    """Where each file of a multi-file upload starts in :func:`join_sources`' text."""
+    if isinstance(src, str):
+        return []
+    items = (
+        list(src.items())
+        if isinstance(src, dict)
+        else [
+            (str(i[0]), i[1]) if isinstance(i, list | tuple) and len(i) == 2 else ("", i)
+            for i in src
+        ]
+    )
+    spans: list[tuple[str, int, int]] = []
+    line = 1
+    for name, text in items:
+        n = str(text).count("\n") + 1
+        spans.append((str(name), line, n))
+        line += n
+    return spans
 
 
 def join_sources(src: str | dict[str, str] | list[Any]) -> str:
@@ -104,7 +134,7 @@ def compile_source(
         contracts = UnitCompiler(unit, text, vm, test_clock, checks).compile()
     except RecursionError:
         raise ParseError("source nests too deeply", 1, 1) from None
-    result = CompiledUnit(text, vm, contracts)
+    result = CompiledUnit(text, vm, contracts, _file_spans(src))
     for c in contracts.values():
         c.unit = result
         c.xabi = contract_xabi(c)

@@ -31,6 +31,7 @@ from .defs import CompiledFunction, ContractDef, StateVar
 from .errors import ExecutionError
 from .ops import copy_in, describe
 from .runtime import ExecContext, Frame, run_modifiers
+from .trace import TraceRecorder
 from .values import Address, default_value
 
 
@@ -43,6 +44,10 @@ def construct(
     value: int,
 ) -> None:
     """Run the constructors that create a contract of type ``cdef`` on ``acct``."""
+    tr = ctx.trace
+    if tr is not None:
+        _traced_construct(ctx, tr, cdef, acct, args, sender, value)
+        return
     ctx.stack.append(acct.storage)
     try:
         if cdef.vm == "EVM":
@@ -51,6 +56,38 @@ def construct(
             run_constructor(ctx, cdef, acct, args, sender, value)
     finally:
         ctx.stack.pop()
+
+
+def _traced_construct(
+    ctx: ExecContext,
+    tr: TraceRecorder,
+    cdef: ContractDef,
+    acct: Any,
+    args: list[Any],
+    sender: Address,
+    value: int,
+) -> None:
+    """:func:`construct` recorded as a ``create`` frame of the call trace."""
+    mark = len(ctx.journal)
+    node = tr.enter_create(cdef, acct, args, sender, value)
+    ctx.stack.append(acct.storage)
+    try:
+        if cdef.vm == "EVM":
+            run_linearized(ctx, cdef, acct, args, sender, value)
+        else:
+            run_constructor(ctx, cdef, acct, args, sender, value)
+    except BaseException as exc:
+        if node is not None:
+            tr.fail(node, exc)
+            # what every caller does with a failed creation, done here so that the frame's
+            # span of the journal is empty again when it closes (as invoke's)
+            ctx.rollback(mark)
+            tr.close(node)
+        raise
+    finally:
+        ctx.stack.pop()
+    if node is not None:
+        tr.leave(node, [])
 
 
 def run_constructor(

@@ -16,6 +16,7 @@ from .values import Address, default_value
 
 if TYPE_CHECKING:
     from .defs import CompiledFunction, ContractDef, EventDef
+    from .trace import TraceRecorder
     from .world import AccountState, World
 
 # Statement completion signals (None means "fell through").
@@ -69,6 +70,7 @@ class ExecContext:
         "stack",
         "steps",
         "timestamp",
+        "trace",
         "world",
     )
 
@@ -114,6 +116,8 @@ class ExecContext:
         # Set (with max_steps = -1) by a watchdog when the transaction outlives its wall-clock
         # budget: the next step check then stops it with the time limit's message.
         self.overtime = 0.0
+        # the call-trace recorder (trace.py) when the node keeps traces, else None
+        self.trace: TraceRecorder | None = None
 
     def out_of_gas(self) -> ExecutionError:
         if self.overtime:
@@ -282,26 +286,37 @@ def invoke(
     ctx.depth += 1
     stack = ctx.stack
     stack.append(fr.st)
+    tr = ctx.trace  # call traces: one test per call when off (see trace.py)
+    node = tr.enter(fn, acct, args, sender, value, ro) if tr is not None else None
     try:
         if fn.mods:
             run_modifiers(fr, fn, 0)
         else:
             fn.body(fr)
-    except BaseException:
+    except BaseException as exc:
         # A failed call leaves nothing behind, as the platform drops a failed frame's writes: a
         # `try` in a caller keeps the caller's own writes and loses only the callee's.
         ctx.depth -= 1
         stack.pop()
+        if node is not None:
+            tr.fail(node, exc)  # type: ignore[union-attr]
         if len(j) > mark:
             ctx.rollback(mark)
+        if node is not None:
+            tr.close(node)  # type: ignore[union-attr]
         raise
     ctx.depth -= 1
     stack.pop()
     r = fr.ret
     if r is None:
         ctx.implicit = True
-        return [loc[s] for s in fn.ret_slots]
+        r = [loc[s] for s in fn.ret_slots]
+        if node is not None:
+            tr.leave(node, r)  # type: ignore[union-attr]
+        return r
     ctx.implicit = False
+    if node is not None:
+        tr.leave(node, r)  # type: ignore[union-attr]
     return r
 
 

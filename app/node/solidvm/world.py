@@ -37,6 +37,7 @@ from .runtime import (
     Frame,
     invoke,
 )
+from .trace import TraceRecorder
 from .types import Type
 from .values import Address, default_value
 
@@ -170,6 +171,11 @@ class World(LowLevelCalls):
         self.test_clock = False
         self.test_clocks: dict[tuple[str, int], int] = {}  # (chain, address) -> seconds
         self.current: ExecContext | None = None  # the last transaction's (a watchdog reads it)
+        # Call traces (trace.py): with ``trace_items`` > 0 every deploy and call that may write
+        # records its call tree, at most that many frames, events and writes; the recorder of
+        # the last one is ``last_trace`` (the node takes it after each transaction).
+        self.trace_items = 0
+        self.last_trace: TraceRecorder | None = None
         # set by a node whose readers run beside the executing thread (see history.py)
         self.history: History | None = None
 
@@ -231,6 +237,8 @@ class World(LowLevelCalls):
         vals = decode_args(params, args, cdef.vm, f"constructor of {cdef.name}")
         sender = _addr_int(env.sender)
         ctx = self._context(env, max_steps)
+        if self.trace_items:
+            ctx.trace = self.last_trace = TraceRecorder(ctx, self.trace_items)
         key_addr = _addr_int(address) if address is not None else None
 
         def run() -> AccountState:
@@ -284,6 +292,8 @@ class World(LowLevelCalls):
                 f"function '{method}' is not payable but a value was sent", "not payable"
             )
         ctx = self._context(env, max_steps)
+        if self.trace_items and not read_only:
+            ctx.trace = self.last_trace = TraceRecorder(ctx, self.trace_items)
         sender = Address(_addr_int(env.sender))
         if not (value or via_fallback or self.test_clock):  # the common case, without closures
             raw = self._run(ctx, invoke, ctx, fn, acct, vals, sender, 0, read_only)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from app.client.models import Transaction
 from app.client.units import amount_tooltip, format_amount
 from app.services.account import ChainRef, chain_name, describe_tx
+from app.services.names import NameService
 from app.ui.models.table_model import RowsTableModel
 
 Index = QModelIndex | QPersistentModelIndex
@@ -45,6 +46,23 @@ class TransactionsModel(RowsTableModel):
         self.chains: dict[str, ChainRef] = {}
         self.created: dict[str, str] = {}  # GENESIS tx hash -> the chain it created
         self.chain_filter: str | None = ALL_CHAINS
+        self.name_service: NameService | None = None
+
+    def set_name_service(self, service: NameService) -> None:
+        """Contracts' and users' names from the app's cache, repainted as they arrive."""
+        self.name_service = service
+        service.resolved.connect(self._renamed)  # a bound method: let go when deleted
+
+    def _renamed(self, *_addresses: object) -> None:
+        if self._rows:
+            self.dataChanged.emit(
+                self.index(0, COUNTERPARTY), self.index(len(self._rows) - 1, COUNTERPARTY)
+            )
+
+    def _name(self, address: str, chain: str = "") -> str:
+        service = self.name_service
+        known = service.lookup(address, chain) if service is not None and address else None
+        return known.text if known is not None else self.names.get(address.lower(), "")
 
     def set_names(self, names: dict[str, str]) -> None:
         """Names shown beside counterparties' addresses (contacts, the node's users)."""
@@ -118,11 +136,11 @@ class TransactionsModel(RowsTableModel):
             direction = self._direction(tx)
             created = "(new chain)" if tx.kind == "GENESIS" else "(new contract)"
             other = tx.sender if direction == "in" else (tx.to or created)
-            name = self.names.get(other.lower())
-            if name and role == Qt.ItemDataRole.DisplayRole:
-                other = f"{name} ({other[:8]}…)"
+            name = self._name(other, tx.chain_id or "") if not other.startswith("(") else ""
             if role == Qt.ItemDataRole.ToolTipRole:
-                return self._tooltip(tx, col, other)
+                return self._tooltip(tx, col, f"{name}\n{other}" if name else other)
+            if name:
+                other = f"{name} ({other[:8]}…)"
             values: tuple[str, ...] = (
                 str(tx.block_number) if tx.block_number >= 0 else "",
                 describe_tx(tx, self.chains, self.created),

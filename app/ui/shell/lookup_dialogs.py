@@ -21,8 +21,9 @@ from PySide6.QtWidgets import (
 
 from app.client.models import Block
 from app.client.units import amount_tooltip, format_amount
+from app.services.names import NameService
 from app.services.search import AddressInfo
-from app.ui.models.transactions_model import TransactionsModel
+from app.ui.models.transactions_model import COLUMNS, TransactionsModel
 from app.ui.widgets.common import CopyField, name_widget, while_alive
 from app.ui.widgets.contact_name import ask_contact_name
 
@@ -70,6 +71,7 @@ class AddressDialog(QDialog):
         self.save_contact.clicked.connect(self.ask_contact_name)
         self.model = TransactionsModel(self)
         self.model.set_names(controller.address_names())
+        self.model.set_name_service(controller.names)
         self.view = _tx_table(self, self.model, "addressTransactions")
         self.view.doubleClicked.connect(self._open)
         self.status = QLabel("Loading…", self)
@@ -158,7 +160,11 @@ class BlockDialog(QDialog):
     transaction_requested = Signal(str)
 
     def __init__(
-        self, block: Block, parent: QWidget | None = None, names: dict[str, str] | None = None
+        self,
+        block: Block,
+        parent: QWidget | None = None,
+        names: dict[str, str] | None = None,
+        name_service: NameService | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("blockDialog")
@@ -170,8 +176,12 @@ class BlockDialog(QDialog):
         self.parent_hash.set_value(block.parent_hash)
         self.model = TransactionsModel(self)
         self.model.set_names(names or {})
+        if name_service is not None:  # contracts' names too, as they arrive
+            self.model.set_name_service(name_service)
         self.model.set_transactions("", block.transactions)
         self.view = _tx_table(self, self.model, "blockTransactions")
+        # in or out is an account's view of its history: a block has no side to take
+        self.view.setColumnHidden(COLUMNS.index("Direction"), True)
         self.view.doubleClicked.connect(self._open)
         form = QFormLayout()
         number = QLabel(str(block.number), self)

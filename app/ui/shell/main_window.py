@@ -27,13 +27,15 @@ from PySide6.QtWidgets import (
 
 from app.client.cirrus_query import CirrusQuery
 from app.client.errors import AuthError
-from app.client.models import Health
+from app.client.models import Health, SourcePosition
 from app.services.controller import AppController
 from app.services.search import SearchHit
 from app.ui.panels.account.panel import AccountPanel
 from app.ui.panels.assets.panel import AssetsPanel
 from app.ui.panels.chains.panel import ChainsPanel
+from app.ui.panels.composer.build import failure_place
 from app.ui.panels.composer.panel import ComposerPanel
+from app.ui.panels.composer.source_pane import go_to
 from app.ui.panels.dashboard.panel import DashboardPanel
 from app.ui.panels.explorer.panel import ExplorerPanel
 from app.ui.panels.files.panel import FilesPanel
@@ -476,6 +478,28 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(self.panels.index(composer))
         composer.open_contract(name, address, chain_id, method)
 
+    def open_source_position(self, contract: str, line: int, column: int) -> bool:
+        """Show a failure's place (a call trace's failed frame) in the composer, when its last
+        build has that contract (project files included); else say what to do."""
+        composer = next(p for p in self.panels if isinstance(p, ComposerPanel))
+        pos = SourcePosition(contract, line, column)
+        place = failure_place(pos, composer.last_build, composer.specs)
+        if place is None:
+            self._on_message(
+                "info",
+                "Source of a call",
+                f"{contract} is not in the composer's last build: compile its source there to "
+                f"go to line {line}",
+            )
+            return False
+        self.nav.setCurrentRow(self.panels.index(composer))
+        if place.path is not None:
+            composer.source.open_location(place.path, place.line, place.column)
+        else:
+            composer.source.new_scratch()
+            go_to(composer.source.scratch().editor, place.line, place.column)
+        return True
+
     def open_table(self, name: str, query: CirrusQuery | None = None) -> TablesPanel:
         """Show a Cirrus table in the Tables panel (from the Explorer's contract links)."""
         tables = next(p for p in self.panels if isinstance(p, TablesPanel))
@@ -505,6 +529,7 @@ class MainWindow(QMainWindow):
 
     def open_transaction(self, tx_hash: str) -> TxInspectorDialog:
         dialog = TxInspectorDialog(self.controller, tx_hash, self)
+        dialog.inspector.source_requested.connect(self.open_source_position)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
@@ -530,7 +555,9 @@ class MainWindow(QMainWindow):
         if hit.kind == "account":
             dialog = AddressDialog(self.controller, hit.value, self)
         elif hit.kind == "block":
-            dialog = BlockDialog(hit.detail["block"], self, self.controller.address_names())
+            dialog = BlockDialog(
+                hit.detail["block"], self, self.controller.address_names(), self.controller.names
+            )
         elif hit.kind == "chain":
             chains = next(p for p in self.panels if isinstance(p, ChainsPanel))
             self.nav.setCurrentRow(self.panels.index(chains))

@@ -17,15 +17,17 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from app.client.units import format_amount
-from app.services.composer import TxDetails, inspect_transaction
+from app.services.composer import TxDetails, inspect_transaction, transaction_trace
 from app.services.controller import AppController
 from app.services.tx_state import NOT_KEPT
+from app.ui.shell.trace_view import TraceView
 from app.ui.widgets.common import name_widget, while_alive
 from app.ui.widgets.tx_render import returned_items, value_html
 
@@ -48,6 +50,7 @@ class TxInspector(QWidget):
     title_changed = Signal(str)
     block_clicked = Signal(int)
     address_clicked = Signal(str)
+    source_requested = Signal(str, int, int)  # a failed frame's (contract, line, column)
 
     def __init__(
         self,
@@ -84,7 +87,15 @@ class TxInspector(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
         lay.addWidget(self.progress)
-        lay.addWidget(self.view, 1)
+        self.trace = TraceView(self)
+        self.trace.source_requested.connect(self.source_requested)
+        self._trace_task: asyncio.Task[Any] | None = None
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self.view, "Details")
+        self.tabs.addTab(self.trace, "Trace")
+        name_widget(self.tabs, "txTabs", "Transaction details and call trace")
+        lay.addWidget(self.tabs, 1)
+        controller.names.resolved.connect(self._renamed)
         if tx_hash:
             self.load()
 
@@ -109,6 +120,9 @@ class TxInspector(QWidget):
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        if self._trace_task is not None:
+            self._trace_task.cancel()
+            self._trace_task = None
 
     async def _follow(self, tx_hash: str, pending: Callable[[TxDetails], None]) -> TxDetails:
         """Load; while the result is Pending, show it and poll again."""
@@ -129,6 +143,29 @@ class TxInspector(QWidget):
         self.load_button.setEnabled(True)
         self.progress.setVisible(False)
         self._show(details)
+        self._load_trace(details.hash)
+
+    def _load_trace(self, tx_hash: str) -> None:
+        self.trace.show_note("Loading the call trace…")
+        if self._trace_task is not None:
+            self._trace_task.cancel()
+        self._trace_task = self.controller.tasks.start(
+            "Loading a call trace",
+            transaction_trace(self.controller.composer, tx_hash),
+            on_done=while_alive(self, self._trace_loaded),
+            on_error=while_alive(self, self._trace_failed),
+        )
+
+    def _trace_loaded(self, trace: dict[str, Any] | str) -> None:
+        self._trace_task = None
+        if isinstance(trace, str):
+            self.trace.show_note(trace[:1].upper() + trace[1:] + ".")
+        else:
+            self.trace.show_trace(trace)
+
+    def _trace_failed(self, text: str) -> None:
+        self._trace_task = None
+        self.trace.show_note(f"No call trace: {text}")
 
     def _failed(self, text: str) -> None:
         self._task = None
@@ -139,7 +176,32 @@ class TxInspector(QWidget):
     def _show(self, d: TxDetails) -> None:
         self.details = d
         self.title_changed.emit(f"Transaction {d.hash[:10]}…")
-        self.view.setHtml(render(d, self.controller.address_names(), links=self.links))
+        self.view.setHtml(render(d, self._names(d), links=self.links))
+
+    def _addresses(self, d: TxDetails) -> list[str]:
+        tx = d.tx
+        found = [tx.sender, tx.to or ""] if tx is not None else []
+        found += list(d.result.contracts_created)
+        found += ADDRESS_KEY.findall(" ".join(k.lower() for k, _b, _a in d.state_diff or []))
+        return [a.lower() for a in found if a]
+
+    def _names(self, d: TxDetails) -> dict[str, str]:
+        """Names of the page's addresses: contacts, users (with their organisation) and
+        contracts, from the app's name service (those unknown yet are asked for, and the page
+        is drawn again when they arrive)."""
+        names = self.controller.address_names()
+        service = self.controller.names
+        chain = (d.tx.chain_id or "") if d.tx is not None else ""
+        for a in self._addresses(d):
+            known = service.lookup(a, chain)
+            if known is not None:
+                names[a] = known.text
+        return names
+
+    def _renamed(self, addresses: list[str]) -> None:
+        d = self.details
+        if d is not None and set(addresses) & set(self._addresses(d)):
+            self.view.setHtml(render(d, self._names(d), links=self.links))
 
     def _link(self, url: QUrl) -> None:
         kind, _, value = url.toString().partition(":")
@@ -239,7 +301,10 @@ def render(d: TxDetails, names: dict[str, str] | None = None, *, links: bool = F
         rows.append(("Block hash", f"<code>{r.block_hash}</code>"))
     if r.contracts_created:
         rows.append(
-            ("Contracts created", "<br>".join(f"<code>{a}</code>" for a in r.contracts_created))
+            (
+                "Contracts created",
+                "<br>".join(_address_html(a, names, links) for a in r.contracts_created),
+            )
         )
     if tx is not None and tx.metadata.get("funcName"):
         call = f"{escape(d.contract_name or '?')}.{escape(str(tx.metadata['funcName']))}"

@@ -280,6 +280,11 @@ class SourceEditor(QPlainTextEdit):
         self.document().contentsChanged.connect(self._contents_changed)
         self.gutter = _Gutter(self)
         self.error_line: int | None = None
+        self._error_sel: QTextEdit.ExtraSelection | None = None
+        self._error_text = ""  # the marked line as compiled (a change of it clears the mark)
+        self._jump_sel: QTextEdit.ExtraSelection | None = None  # a line jumped to, lit
+        self.document().contentsChange.connect(self._edited_at)
+        self.cursorPositionChanged.connect(self._cursor_moved)
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._scroll_gutter)
         self._update_margin()
@@ -383,11 +388,59 @@ class SourceEditor(QPlainTextEdit):
         cursor.movePosition(QTextCursor.MoveOperation.Right, n=max(column - 1, 0))
         cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
         sel.cursor = cursor
-        self.setExtraSelections([sel])
-        self.gutter.update()
+        self._error_sel = sel
+        self._error_text = block.text()
+        self._show_selections()
         return line
 
     def clear_error(self) -> None:
         self.error_line = None
-        self.setExtraSelections([])
+        self._error_sel = None
+        self._show_selections()
+
+    def highlight_line(self, line: int) -> None:
+        """Light ``line`` (1-based) across the editor's width, until the caret leaves it: a jump
+        to a test or a problem shows where it landed, not just a caret among the lines."""
+        block = self.document().findBlockByNumber(max(line, 1) - 1)
+        if not block.isValid():
+            return
+        sel = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        colour = QColor(self.palette().highlight().color())
+        colour.setAlpha(70)
+        fmt.setBackground(colour)
+        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        sel.format = fmt
+        sel.cursor = QTextCursor(block)
+        self._jump_sel = sel
+        self._show_selections()
+
+    @property
+    def highlighted_line(self) -> int | None:
+        """The line lit by :meth:`highlight_line` (1-based), while it is."""
+        return None if self._jump_sel is None else self._jump_sel.cursor.blockNumber() + 1
+
+    def _show_selections(self) -> None:
+        self.setExtraSelections([s for s in (self._jump_sel, self._error_sel) if s is not None])
         self.gutter.update()
+
+    def _cursor_moved(self) -> None:
+        if self._jump_sel is not None and (
+            self.textCursor().blockNumber() != self._jump_sel.cursor.blockNumber()
+        ):
+            self._jump_sel = None
+            self._show_selections()
+
+    def _edited_at(self, _position: int, _removed: int, _added: int) -> None:
+        """An edit of the marked line clears its compile error (the fix is being typed; the
+        next compile says whether it holds); lines added or removed above move the marker.
+        (Colours repainted also report a change: only the line's text counts.)"""
+        if self._error_sel is None:
+            return
+        block = self._error_sel.cursor.block()
+        marked = block.blockNumber()
+        if not block.isValid() or block.text() != self._error_text:
+            self.clear_error()
+        elif self.error_line != marked + 1:
+            self.error_line = marked + 1
+            self.gutter.update()

@@ -14,9 +14,14 @@ from typing import Any
 
 import pytest
 
-from app.node import jsondecode
+from app.node import jsondecode, store
 from app.node.jsondecode import NotDecoded, cyclic_gc_paused, loads_exactly, loads_in_pieces
-from app.node.jsonenc import compact_json, compact_json_in_pieces
+from app.node.jsonenc import (
+    compact_json,
+    compact_json_in_pieces,
+    compact_json_nested_in_pieces,
+    heavy,
+)
 
 
 def decode(raw: bytes) -> Any:
@@ -134,3 +139,31 @@ def test_garbage_collection_is_paused_only_while_decoding() -> None:
             gc.enable()
         else:
             gc.disable()
+
+
+def test_heavy_tells_large_answers_from_small_ones() -> None:
+    result = {
+        "status": "Success",
+        "hash": "ab" * 32,
+        "txResult": {"stateDiff": {"a" * 40: {"storage": {"x": "1"}}}, "message": "Success!"},
+        "data": {"tag": "Call", "contents": ["true"]},
+    }
+    assert not heavy(result) and not heavy(5) and not heavy([]) and not heavy("short")
+    upload = {"data": {"contents": {"src": "c" * 70_000, "xabi": {}}}}
+    assert heavy(upload) and heavy("s" * 70_000)
+    assert heavy({"funcs": {f"f{i}": {"args": {}} for i in range(1_500)}})
+    assert heavy([[i] for i in range(2_500)])
+
+
+def test_store_dumps_of_a_large_value_is_the_same_text() -> None:
+    value = {
+        "src": "s\u00e9" * 40_000,
+        "xabi": {"funcs": {f"f{i}": {"args": {"a": {"type": "Int", "i": i}}} for i in range(3000)}},
+        "list": [[i, None, True, 1.5, "\ud800"] for i in range(700)],
+    }
+    assert heavy(value)
+    assert store.dumps(value) == json.dumps(value, separators=(",", ":"))
+    # (a lone surrogate, which only older versions stored, is escaped in its own piece)
+    assert json.loads(compact_json_nested_in_pieces(value)) == json.loads(compact_json(value))
+    value["list"] = [[i, None, True, 1.5, "\u00e9"] for i in range(700)]
+    assert compact_json_nested_in_pieces(value) == compact_json(value)

@@ -18,7 +18,14 @@ from app.node.solidvm.runtime import MISSING
 from app.node.solidvm.types import AddressType, IntType, MappingType, StringType
 from app.node.solidvm.values import Address, MappingValue
 from app.node.solidvm.world import World
-from app.node.state_pages import Budget, OverBudget, mapping_entries, mapping_length
+from app.node.state_pages import (
+    STRIDE,
+    Budget,
+    OverBudget,
+    mapping_entries,
+    mapping_length,
+    positions,
+)
 
 UINT = IntType(False)
 
@@ -113,3 +120,75 @@ def test_a_state_encoded_in_pieces_is_the_same_bytes() -> None:
     for piece in (1, 7, 256, 10_000):
         assert compact_json_nested_in_pieces(state, piece) == compact_json(state)
     assert compact_json_nested_in_pieces([state, 1], 16) == compact_json([state, 1])
+
+
+# ---------------------------------------------------------------- positions (a deep page)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_deep_pages_through_positions_equal_the_encoding(seed: int) -> None:
+    """With a history (the node serving), pages at offsets past ``STRIDE`` start from kept
+    positions: the same entries, defaults anywhere (runs of them, none in a chunk)."""
+    m = scalars(30_000, seed)
+    for i in range(20_000, 24_000):  # a run without defaults: marks found by arithmetic
+        m[Address(i + 1)] = i + 1
+    v = view(History(), pinned=1)
+    for offset in (STRIDE - 1, STRIDE, STRIDE + 1, 5_000, 9_999, 14_321, 17_000, 18_500):
+        for count in (1, 50, 3000, None):
+            got = mapping_entries(v, m, m.mtype, offset, count, Budget(None))
+            assert list(got.items()) == expected(v, m, offset, count), (offset, count)
+    shown = len(expected(v, m, 0, None))
+    assert mapping_length(v, m, Budget(None)) == shown
+    assert mapping_entries(v, m, m.mtype, shown, 50, Budget(None)) == {}
+    assert mapping_entries(v, m, m.mtype, shown + 10**6, 50, Budget(None)) == {}
+
+
+def test_deep_pages_of_nested_mappings() -> None:
+    inner_t = MappingType(UINT, StringType())
+    m = MappingValue(MappingType(UINT, inner_t))
+    for i in range(6000):
+        inner = MappingValue(inner_t)
+        for j in range(i % 3):
+            inner[j] = "" if (i + j) % 4 == 0 else f"s{i}.{j}"
+        m[i] = inner
+    v = view(History(), pinned=1)
+    for offset in (1024, 2047, 3000, 3900):
+        got = mapping_entries(v, m, m.mtype, offset, 40, Budget(None))
+        assert list(got.items()) == expected(v, m, offset, 40)
+    assert mapping_length(v, m, Budget(None)) == len(encode_value(v.copy(m), m.mtype))
+
+
+def test_positions_are_kept_per_block_and_a_later_block_is_not_seen() -> None:
+    """Readers pinned at one block share its positions (a deep page is then a walk of at most
+    ``STRIDE`` entries, which fits the event loop's budget); a block running meanwhile changes
+    nothing they see; readers pinned at the next block get positions of their own."""
+    m = scalars(20_000, 7)
+    h = History()
+    v1 = view(h, pinned=1)
+    before = expected(v1, m, 0, None)
+    with pytest.raises(OverBudget):  # the first deep read makes them: not on the loop
+        mapping_entries(v1, m, m.mtype, 15_000, 50, Budget(2000))
+    first = positions(v1, m, Budget(None))
+    assert positions(view(h, pinned=1), m, Budget(2000)) is first  # kept: no budget spent
+    got = mapping_entries(view(h, pinned=1), m, m.mtype, 15_000, 50, Budget(2000))
+    assert list(got.items()) == before[15_000:15_050]
+    h.block = 2  # block 2 runs: it zeroes entries before the page and adds one
+    keys = [k for k, x in m.items() if x][:700]
+    for k in keys:
+        h.note(m, k, m[k])
+        m[k] = 0
+    h.note(m, Address(10**9), MISSING)
+    m[Address(10**9)] = 5
+    got = mapping_entries(v1, m, m.mtype, 15_000, 50, Budget(2000))
+    assert list(got.items()) == before[15_000:15_050]
+    for offset in (0, 3, 1000):  # first pages read the kept copy too
+        got = mapping_entries(v1, m, m.mtype, offset, 50, Budget(None))
+        assert list(got.items()) == before[offset : offset + 50]
+    assert mapping_length(v1, m, Budget(None)) == len(before)
+    v2 = view(h, pinned=2)  # block 2 committed
+    assert positions(v2, m, Budget(None)) is not first
+    after = expected(v2, m, 0, None)
+    assert len(after) == len(before) - 700 + 1
+    got = mapping_entries(v2, m, m.mtype, 15_000, 50, Budget(None))
+    assert list(got.items()) == after[15_000:15_050]
+    assert mapping_length(v2, m, Budget(None)) == len(after)

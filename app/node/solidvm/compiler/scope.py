@@ -17,7 +17,6 @@ from ..defs import CompiledFunction, ContractDef, StateVar, UsingDef
 from ..ops import make_coercer
 from ..types import Type, UserDefinedType, elementary, user_defined
 from .base import coerced
-from .function import FunctionCompiler
 
 if TYPE_CHECKING:
     from .unit import UnitCompiler
@@ -185,13 +184,13 @@ class FileScopeMixin:
         for sv in fd.own_svars:
             init = sv.decl.init
             assert init is not None  # the parser requires a value
-            fc = FunctionCompiler(uc, fd, None)
+            fc = uc.function_compiler(uc, fd, None)
             f, t = fc.expr(init)
             fc.check_assignable(t, sv.type, init)
             sv.init = sv._const_fn = coerced(f, make_coercer(sv.type, self.vm))
         for fn in fd.own_functions:
             assert fn.decl is not None
-            FunctionCompiler(uc, fd, fn).compile_function(fn.decl, set())
+            uc.function_compiler(uc, fd, fn).compile_function(fn.decl, set())
 
     def file_constant(self, name: str) -> A.StateVarDecl | None:
         """The declaration of a file-level constant (for constant array lengths)."""

@@ -39,6 +39,10 @@ from .scope import FileScopeMixin
 class UnitCompiler(FileScopeMixin):
     """Compiles one source unit into :class:`ContractDef` objects."""
 
+    # the class that compiles bodies: the step debugger's compile swaps in one with hooks
+    # (app/node/debug/compiler.py); the ordinary compile is untouched by it
+    function_compiler: type[FunctionCompiler] = FunctionCompiler
+
     def __init__(
         self,
         unit: A.SourceUnit,
@@ -498,7 +502,7 @@ class UnitCompiler(FileScopeMixin):
         assert c.decl is not None
         for sv in c.own_svars:
             if sv.decl.init is not None:
-                fc = FunctionCompiler(self, c, None)
+                fc = self.function_compiler(self, c, None)
                 init, it = fc.visited(sv.decl.init)  # reads checked as bounds.py says
                 fc.check_udvt(it, sv.type, sv.decl.init)
                 if self.checks:
@@ -517,7 +521,7 @@ class UnitCompiler(FileScopeMixin):
         if self.vm == "EVM":
             for b in c.decl.bases:
                 if b.args is not None:
-                    fc = FunctionCompiler(self, c, None)
+                    fc = self.function_compiler(self, c, None)
                     c.base_args[b.path[-1]] = [fc.expr(a)[0] for a in b.args]
         for m in c.modifiers.values():
             if m.cname == c.name:
@@ -536,11 +540,11 @@ class UnitCompiler(FileScopeMixin):
                 continue
             if c.kind == "interface":
                 self.error("functions in interfaces cannot have a body", d)
-            fc = FunctionCompiler(self, c, fn)
+            fc = self.function_compiler(self, c, fn)
             fc.compile_function(d, base_names)
 
     def compile_modifier(self, c: ContractDef, m: ModifierDef) -> None:
-        fc = FunctionCompiler(self, c, None)
+        fc = self.function_compiler(self, c, None)
         fc.in_modifier = True
         fc.push_scope()
         for name, t in m.params:

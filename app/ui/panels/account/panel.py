@@ -65,8 +65,18 @@ CERT_ROWS = (
     ("organization", "Organization"),
     ("organizationalUnit", "Unit"),
     ("country", "Country"),
-    ("isValid", "Valid"),
+    ("isValid", "Status"),
 )
+
+
+def cert_value(key: str, value: Any) -> str:
+    """A certificate field as words: the validity flag says "Valid" or why it is not."""
+    if value in (None, ""):
+        return "—"
+    if key == "isValid":
+        valid = value is True or str(value).lower() == "true"
+        return "Valid" if valid else "Not valid: the certificate was revoked"
+    return str(value)
 
 
 # The distinguished name shown for a registered certificate: (label, identity field).
@@ -214,6 +224,7 @@ class AccountPanel(QWidget):
         # -- recent transactions
         self.tx_model = TransactionsModel(self)
         self.tx_model.set_names(controller.address_names())
+        self.tx_model.set_name_service(controller.names)
         controller.names_changed.connect(self.tx_model.set_names)
         self.tx_table = QTableView(self)
         name_widget(self.tx_table, "accountTransactions", "Recent transactions")
@@ -333,8 +344,7 @@ class AccountPanel(QWidget):
         self.cert_fields.setVisible(view.identity is not None)
         ident: dict[str, Any] = view.identity or {}
         for key, label in self.cert_labels.items():
-            value = ident.get(key)
-            label.setText("—" if value in (None, "") else str(value))
+            label.setText(cert_value(key, ident.get(key)))
 
     # ------------------------------------------------------------ actions
 

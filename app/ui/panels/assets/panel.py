@@ -300,6 +300,9 @@ class AssetsPanel(ReadsWhenShown):
     # ------------------------------------------------------------ loading
 
     def _on_user(self, _name: str) -> None:
+        # the previous user's last message is not the new user's (Act as)
+        self.last_action.setText("")
+        self.status.setText("")
         self.mark_stale()
 
     def _on_session_state(self, state: str) -> None:

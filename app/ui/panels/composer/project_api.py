@@ -186,6 +186,10 @@ class ProjectApi(QWidget):
             a.triggered.connect(lambda _c=False: run())
             return a
 
+        # the source toolbar's Open…, Save and Save as…, with the standard keys (they own them)
+        self.open_action = act("Open File…", "actionOpenFile", "Ctrl+O", self.source.open_file)
+        self.save_action = act("Save", "actionSave", "Ctrl+S", self.source.save)
+        self.save_as_action = act("Save As…", "actionSaveAs", "Ctrl+Shift+S", self.source.save_file)
         self.folder_action = act(
             "Open Folder…", "actionOpenFolder", "Ctrl+Alt+O", self.source.choose_folder
         )
@@ -204,7 +208,14 @@ class ProjectApi(QWidget):
         )
         self.tests_action = act("Tests", "actionFocusTests", "Ctrl+Alt+T", self.focus_tests)
         return {
-            "File": [self.folder_action, self.new_action, self.close_tab_action],
+            "File": [
+                self.open_action,
+                self.folder_action,
+                self.save_action,
+                self.save_as_action,
+                self.new_action,
+                self.close_tab_action,
+            ],
             "View": [
                 self.files_action,
                 self.tests_action,

@@ -82,7 +82,11 @@ class SourcePane(QWidget):
         )
         self.samples.setMinimumContentsLength(6)
         self.samples.activated.connect(self._sample_chosen)
-        self.open_button = self._button("Open…", "composerOpen", "Open a .sol file", "Ctrl+O")
+        # Open/Save/Save as: the File menu's actions hold the keys (one owner: a key bound twice
+        # in a window is ambiguous and does nothing); the buttons name them
+        self.open_button = self._button(
+            "Open…", "composerOpen", "Open a .sol file", "Ctrl+O", bind=False
+        )
         self.open_button.clicked.connect(self.open_file)
         opens = QMenu(self.open_button)
         opens.setObjectName("composerOpenMenu")
@@ -90,10 +94,16 @@ class SourcePane(QWidget):
         opens.addAction("Open Folder… (Ctrl+Alt+O)", self.choose_folder)
         self.open_button.setMenu(opens)
         self.open_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-        self.save_button = self._button("Save", "composerSave", "Save the source", "Ctrl+S")
+        self.save_button = self._button(
+            "Save", "composerSave", "Save the source", "Ctrl+S", bind=False
+        )
         self.save_button.clicked.connect(self.save)
         self.save_as_button = self._button(
-            "Save as…", "composerSaveAs", "Save the source to a new file", "Ctrl+Shift+S"
+            "Save as…",
+            "composerSaveAs",
+            "Save the source to a new file",
+            "Ctrl+Shift+S",
+            bind=False,
         )
         self.save_as_button.clicked.connect(self.save_file)
         self.compile_button = self._button(
@@ -142,12 +152,15 @@ class SourcePane(QWidget):
         self._new_document(None)
         self.restore_workspace()  # at once: it needs no settings, and typing waits for it
 
-    def _button(self, text: str, name: str, accessible: str, shortcut: str) -> QToolButton:
+    def _button(
+        self, text: str, name: str, accessible: str, shortcut: str, bind: bool = True
+    ) -> QToolButton:
         b = QToolButton(self)  # narrower than push buttons: the editor's row fits 1024 px
         b.setText(text)
         b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         name_widget(b, name, accessible)
-        b.setShortcut(shortcut)
+        if bind:
+            b.setShortcut(shortcut)
         b.setToolTip(f"{accessible} ({shortcut})")
         return b
 
@@ -685,3 +698,4 @@ def go_to(editor: SourceEditor, line: int, column: int = 1) -> None:
     cursor.setPosition(block.position() + min(max(column, 1) - 1, max(block.length() - 1, 0)))
     editor.setTextCursor(cursor)
     editor.centerCursor()
+    editor.highlight_line(block.blockNumber() + 1)  # where it landed, not only the caret

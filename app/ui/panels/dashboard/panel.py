@@ -419,9 +419,15 @@ class DashboardPanel(QWidget):
         self._set_top(self.interval_plot, data.intervals)
         self._set_top(self.types_plot, heights)
         if data.size:
-            total = sum(data.type_counts.values())
+            # every transaction of the blocks, as the per-block plot counts them: chain (shard)
+            # creations too, which have no bar of their own among the types
+            total = int(data.txs.sum())
+            other = total - sum(data.type_counts.values())
             first, last = int(data.numbers[0]), int(data.numbers[-1])
-            self.status.setText(f"Blocks {first:,} to {last:,}: {total:,} transactions")
+            text = f"Blocks {first:,} to {last:,}: {total:,} transactions"
+            if other:
+                text += f" ({other:,} of them chain creations, not among the types)"
+            self.status.setText(text)
 
     # ------------------------------------------------------------ data
 

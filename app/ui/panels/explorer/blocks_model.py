@@ -18,10 +18,11 @@ from PySide6.QtCore import (
 )
 
 from app.services.explorer import PAGE, BlockRow, ExplorerService
+from app.ui.panels.explorer.list_tools import Clock, exact, parse_time, relative
 from app.ui.panels.explorer.paging import Pages, Starter
 from app.ui.panels.explorer.table import COPY_ROLE
 
-COLUMNS = ("Block", "Hash", "Time", "Transactions", "Size")
+COLUMNS = ("Block", "Hash", "Time", "Transactions", "Size", "Gas used")
 NUMBER_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's block number
 PLACEHOLDER = "…"
 
@@ -44,6 +45,13 @@ class BlocksModel(QAbstractTableModel):
         self.pages: Pages[dict[int, BlockRow]] = Pages(start)
         self._advancing = False
         self._wanted_head = -1
+        Clock.shared().tick.connect(self._tick)  # "2 min ago" stays true
+
+    def _tick(self) -> None:
+        if self.head >= 0:
+            self.dataChanged.emit(
+                self.index(0, 2), self.index(self.head, 2), [Qt.ItemDataRole.DisplayRole]
+            )
 
     # ------------------------------------------------------------ the model
 
@@ -71,7 +79,7 @@ class BlocksModel(QAbstractTableModel):
             return held.hash if index.column() == 1 and held is not None else None
         col = index.column()
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            right = col in (0, 3, 4)
+            right = col in (0, 3, 4, 5)
             return int(
                 (Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft)
                 | Qt.AlignmentFlag.AlignVCenter
@@ -86,9 +94,16 @@ class BlocksModel(QAbstractTableModel):
         if col == 1:
             return row.hash if role == Qt.ItemDataRole.ToolTipRole else _short(row.hash)
         if col == 2:
-            return row.timestamp.replace("T", " ").removesuffix(".000Z")
+            seconds = parse_time(row.timestamp)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return exact(seconds) or row.timestamp
+            return relative(seconds) or row.timestamp
         if col == 3:
             return str(row.tx_count)
+        if col == 5:
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return f"{row.gas_used:,} gas used by the block's transactions"
+            return f"{row.gas_used:,}"
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{row.size:,} bytes of JSON as the node serves the block"
         return f"{row.size:,} B"

@@ -84,7 +84,8 @@ class ContractsModel(TwoLevelModel):
 
     loaded = Signal(int)
     failed = Signal(str)
-    HEADERS = ("Contract / instance", "Chain", "Created")
+    # a name's row counts its instances where an instance's row names its chain
+    HEADERS = ("Contract / instance", "Instances / chain", "Created")
 
     def __init__(
         self,

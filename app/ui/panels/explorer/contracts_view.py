@@ -3,7 +3,7 @@ choosing an instance shows it (:class:`InstanceDetail`) in the Explorer's detail
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -61,7 +61,13 @@ class ContractsView(ReadsWhenShown):
         self.tree.setUniformRowHeights(True)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.tree.setColumnWidth(0, 170)
-        self.tree.setColumnWidth(1, 90)
+        # wide enough for its header ("Instances / chain") and a shortened chain ID
+        header_w = (
+            self.tree.header()
+            .fontMetrics()
+            .horizontalAdvance(str(self.model.headerData(1, Qt.Orientation.Horizontal)))
+        )
+        self.tree.setColumnWidth(1, max(110, header_w + 24))
         self.tree.header().setStretchLastSection(True)
 
         top = QHBoxLayout()

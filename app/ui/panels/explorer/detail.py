@@ -139,6 +139,8 @@ class DetailPane(QWidget):
         self.inspector.title_changed.connect(self.title.setText)
         self.block = BlockDetail(service, self._start, self)
         self.block.model.set_names(controller.address_names())
+        self.block.model.set_name_service(controller.names)
+        self.block.model.set_words(controller.tx_words)
         controller.names_changed.connect(self.block.model.set_names)
         self.note = QLabel("", self)
         self.note.setWordWrap(True)

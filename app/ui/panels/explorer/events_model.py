@@ -19,6 +19,7 @@ from app.services.explorer_contracts import EventFeed, EventRow, ExplorerContrac
 from app.services.tasks import TaskRegistry
 
 from .contracts_model import short, value_text
+from .list_tools import Clock, exact, parse_time, relative
 from .pacing import OwnedTasks
 
 Index = QModelIndex | QPersistentModelIndex
@@ -55,7 +56,13 @@ class EventsModel(QAbstractTableModel):
         self.feed: EventFeed | None = None
         self.loading = False
         self.table_count = 0
+        self.source: tuple[list[str], str] = ([], "")
         self._generation = 0
+        Clock.shared().tick.connect(self._tick)  # "2 min ago" stays true
+
+    def _tick(self) -> None:
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 1), self.index(len(self.rows) - 1, 1), [DISPLAY])
 
     def set_source(self, tables: Iterable[str], address: str = "") -> None:
         """Start a new feed over ``tables`` and read its first page."""
@@ -64,6 +71,7 @@ class EventsModel(QAbstractTableModel):
         self.rows = []
         tables = list(tables)
         self.table_count = len(tables)
+        self.source = (tables, address)  # what an export reads again
         self.feed = self.service.feed(tables, address) if tables else None
         self._set_loading(False)
         self.endResetModel()
@@ -144,7 +152,7 @@ class EventsModel(QAbstractTableModel):
             if col == 0:
                 return "" if r.block_number is None else str(r.block_number)
             if col == 1:
-                return r.timestamp.removesuffix(" UTC")
+                return relative(parse_time(r.timestamp)) or r.timestamp.removesuffix(" UTC")
             if col == 2:
                 return r.contract
             if col == 3:
@@ -155,6 +163,8 @@ class EventsModel(QAbstractTableModel):
                 return short(r.address)
             return short(r.tx_hash)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 1:
+                return exact(parse_time(r.timestamp)) or r.timestamp
             if col == 4:
                 return "\n".join(f"{k} = {value_text(v, 500)}" for k, v in r.args.items())
             if col == 5:

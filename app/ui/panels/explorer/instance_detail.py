@@ -1,6 +1,7 @@
-"""One contract instance in the Explorer's detail pane: its state (collections by pages), its
-methods (each opens the composer's Call tab), its transactions and events, and links to its
-Cirrus tables."""
+"""One contract instance in the Explorer's detail pane (the contract page): its state
+(collections by pages), its view functions queried inline (Read), its other functions (Write:
+each opens the composer's Call tab), its transactions and events, its interface and source
+(Code), a token's holders and transfers (Token), and links to its Cirrus tables."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from app.services.explorer_contracts import (
 )
 from app.ui.widgets.common import CopyField, name_widget, while_alive
 
+from .contract_page import ContractPage
 from .contracts_model import StateModel, when
 from .events_view import EventsView
 from .links import ExplorerLinks
@@ -129,10 +131,12 @@ class InstanceDetail(QWidget):
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("instanceTabs")
-        # the four tabs fit the narrow pane (elided) rather than hide one behind arrows
+        # seven tabs (with Read, Code, Token) do not fit the narrow pane at 1024 px: whole
+        # titles with scroll arrows, not "S…", "R…" (nor a pane pushed past the window's edge:
+        # without arrows a tab widget is at least as wide as all its titles)
         self.tabs.setDocumentMode(True)
-        self.tabs.setUsesScrollButtons(False)
-        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs.setUsesScrollButtons(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         # state
         self.state_model = StateModel(self.service, self.tasks, self)
         self.state_view = QTreeView(self)
@@ -146,6 +150,7 @@ class InstanceDetail(QWidget):
         self.state_view.activated.connect(self._state_activated)
         self.state_view.clicked.connect(self._state_clicked)
         self.state_status = QLabel("Reading the state…", self)
+        self.state_status.setWordWrap(True)  # one long line made the pane wider than the window
         state_page = QWidget(self)
         sl = QVBoxLayout(state_page)
         sl.setContentsMargins(0, 0, 0, 0)
@@ -154,16 +159,19 @@ class InstanceDetail(QWidget):
         self.tabs.addTab(state_page, "&State")
         # methods
         self.methods = QListWidget(self)
-        name_widget(self.methods, "instanceMethods", "Methods: activate one to call it")
+        name_widget(self.methods, "instanceMethods", "Functions: activate one to call it")
         self.methods.itemClicked.connect(self._method_item)
         self.methods.itemActivated.connect(self._method_item)
-        self.tabs.addTab(self.methods, "&Methods")
+        self.tabs.addTab(self.methods, "&Write")
+        self.tabs.setTabToolTip(1, "The functions that change state: each opens the composer")
         # transactions: the Transactions view's lazy model, filtered by the instance's
         # address, its creation pinned first (a CONTRACT transaction has no `to`: the address
         # filter misses it); read a page at a time as the list is scrolled
         self.explorer = ExplorerService(controller.session, self)
         self.txs_model = TransactionsModel(self.explorer, self._start, self)
         self.txs_model.set_names(controller.address_names())
+        self.txs_model.set_name_service(controller.names)
+        self.txs_model.set_words(controller.tx_words)
         self.txs_model.failed.connect(self._tx_failed)
         self.txs_model.loaded.connect(self._tx_counted)
         self.txs = ExplorerTable(self)
@@ -182,7 +190,9 @@ class InstanceDetail(QWidget):
         tl.addWidget(self.txs_status)
         tl.addWidget(self.txs, 1)
         self.tabs.addTab(txs_page, "T&xs")
-        self.tabs.setTabToolTip(2, "The transactions of the instance, its creation first")
+        self.tabs.setTabToolTip(
+            self.tabs.indexOf(txs_page), "The transactions of the instance, its creation first"
+        )
         # events
         self.events = EventsView(
             controller,
@@ -208,6 +218,7 @@ class InstanceDetail(QWidget):
 
         self.state_model.failed.connect(self._failed)
         self._read()
+        self.page = ContractPage(self)  # Read, Code and (a token's) Token tabs
 
     # ------------------------------------------------------------ reading
 
@@ -290,13 +301,14 @@ class InstanceDetail(QWidget):
             + ("; expand a mapping or array to read its first entries" if big else "")
         )
         self.methods.clear()
-        for f in spec.functions:
-            item = QListWidgetItem(f.signature() + ("  [view]" if f.is_view else ""))
+        writes = [f for f in spec.functions if not f.is_view]  # the views are on Read
+        for f in writes:
+            item = QListWidgetItem(f.signature())
             item.setData(METHOD_ROLE, f.name)
-            item.setToolTip(f"Open {f.name} in the composer's Call tab")
+            item.setToolTip(f"Open {f.name} in the composer's Call tab, this contract chosen")
             self.methods.addItem(item)
-        if not spec.functions:
-            self.methods.addItem(QListWidgetItem("(no functions)"))
+        if not writes:
+            self.methods.addItem(QListWidgetItem("(no functions that change state)"))
 
     def _start(
         self,

@@ -17,10 +17,12 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidge
 
 from app.services.controller import AppController
 from app.services.explorer import ExplorerService, TxFilter
+from app.ui.panels.explorer.account_links import add_accounts
 from app.ui.panels.explorer.blocks_model import BlocksModel
 from app.ui.panels.explorer.contracts_view import ContractsView
 from app.ui.panels.explorer.detail import DetailPane
 from app.ui.panels.explorer.events_view import EventsView
+from app.ui.panels.explorer.list_bars import add_list_bars
 from app.ui.panels.explorer.transactions_model import TransactionsModel
 from app.ui.panels.explorer.views import BlocksView, TransactionsView
 from app.ui.shell.icons import icon
@@ -40,6 +42,8 @@ class ExplorerPanel(ReadsWhenShown):
         self.blocks_model = BlocksModel(self.service, self._start, self)
         self.txs_model = TransactionsModel(self.service, self._start, self)
         self.txs_model.set_names(controller.address_names())
+        self.txs_model.set_name_service(controller.names)
+        self.txs_model.set_words(controller.tx_words)
         self._reading = False
 
         self.blocks_view = BlocksView(self.blocks_model, self)
@@ -59,6 +63,7 @@ class ExplorerPanel(ReadsWhenShown):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
+        self._split_once = False
         lay = QVBoxLayout(self)
         lay.addWidget(self.message)
         lay.addWidget(self.splitter, 1)
@@ -70,6 +75,8 @@ class ExplorerPanel(ReadsWhenShown):
         self.add_view("Contracts", self.contracts_view, "mdi6.file-code-outline")
         self.events_view = EventsView(controller, self, self)
         self.add_view("Events", self.events_view, "mdi6.bell-outline")
+        add_accounts(self, controller)  # the Accounts view and account pages
+        add_list_bars(self)  # counts and exports of the Blocks and Transactions views
 
         self.blocks_view.block_chosen.connect(self.show_block)
         self.txs_view.tx_chosen.connect(self.show_transaction)
@@ -145,6 +152,12 @@ class ExplorerPanel(ReadsWhenShown):
         )
 
     def showEvent(self, event: QShowEvent) -> None:
+        if not self._split_once:
+            # first show: lists 60 %, detail 40 % (the list's size hint would take nearly all;
+            # a restored or dragged divider is applied after this and wins)
+            self._split_once = True
+            width = max(self.splitter.width(), self.width())
+            self.splitter.setSizes([width * 3 // 5, width - width * 3 // 5])
         self.service.watch(True)
         self.txs_view.set_own_filters(self.service.own_filters)
         stale = self._stale

@@ -22,6 +22,9 @@ from PySide6.QtGui import QColor, QFont
 
 from app.client.units import format_amount
 from app.services.explorer import KINDS, PAGE, ExplorerService, TxFilter, TxRow
+from app.services.names import NameService, short_hex
+from app.services.tx_words import TxWords
+from app.ui.panels.explorer.list_tools import Clock, exact, parse_time, relative
 from app.ui.panels.explorer.paging import Pages, Starter
 from app.ui.panels.explorer.table import COPY_ROLE
 
@@ -60,11 +63,21 @@ class TransactionsModel(QAbstractTableModel):
         self.known = 0  # rows under the anchor counted so far
         self.at_end = False
         self.names: dict[str, str] = {}
+        self.name_service: NameService | None = None
+        self.words: TxWords | None = None
         self.pages: Pages[list[TxRow]] = Pages(start)
         self._advancing = False
         self._wanted_head = -1
         self._bold = QFont()
         self._bold.setBold(True)
+        Clock.shared().tick.connect(self._tick)  # "2 min ago" stays true
+
+    def _tick(self) -> None:
+        if self.rowCount():
+            last = self.rowCount() - 1
+            self.dataChanged.emit(
+                self.index(0, 8), self.index(last, 8), [Qt.ItemDataRole.DisplayRole]
+            )
 
     # ------------------------------------------------------------ the model
 
@@ -127,6 +140,12 @@ class TransactionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             text = self._text(tx, col)
             return f"{self.pin_mark}  {text}" if col == 0 and self._is_pinned(index) else text
+        if role == Qt.ItemDataRole.ToolTipRole and col in (3, 4) and (tx.sender, tx.to)[col - 3]:
+            address = (tx.sender, tx.to)[col - 3]
+            name = self._name(address, tx.chain)
+            return f"{name}\n{address}" if name else address
+        if col == 8 and role in (Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
+            return exact(parse_time(tx.timestamp)) or tx.timestamp
         if role in (Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
             full = {2: tx.hash, 3: tx.sender, 4: tx.to, 7: tx.chain}.get(col)
             return full or (self._text(tx, col) if role == Qt.ItemDataRole.ToolTipRole else None)
@@ -144,27 +163,37 @@ class TransactionsModel(QAbstractTableModel):
 
     def _text(self, tx: TxRow, col: int) -> str:
         if col == 0:
+            if self.words is not None:
+                return self.words.describe(tx)
             return kind_word(tx.kind) + (f" · {tx.label}" if tx.label else "")
         if col == 1:
             return tx.status
         if col == 2:
             return f"{tx.hash[:10]}…{tx.hash[-6:]}"
         if col == 3:
-            return self._address(tx.sender)
+            return self._address(tx.sender, tx.chain)
         if col == 4:
-            return self._address(tx.to) if tx.to else "(new contract)"
+            return self._address(tx.to, tx.chain) if tx.to else "(new contract)"
         if col == 5:
             return format_amount(tx.value) if tx.value else "0"
         if col == 6:
             return f"{tx.block_number:,}"
         if col == 7:
             return f"{tx.chain[:10]}…" if tx.chain else "main"
-        return tx.timestamp.replace("T", " ").removesuffix(".000Z")
+        return relative(parse_time(tx.timestamp)) or tx.timestamp
 
-    def _address(self, address: str) -> str:
-        short = f"{address[:6]}…{address[-4:]}" if len(address) > 12 else address
-        name = self.names.get(address.lower())
+    def _address(self, address: str, chain: str = "") -> str:
+        name = self._name(address, chain)
+        short = short_hex(address)
         return f"{name} · {short}" if name else short
+
+    def _name(self, address: str, chain: str = "") -> str:
+        """What the name service knows (a contact's name, a user with organisation, a
+        contract's name), else the name given by :meth:`set_names`."""
+        a = address.lower()
+        service = self.name_service
+        known = service.lookup(a, "" if chain == "all" else chain) if service else None
+        return known.text if known is not None else self.names.get(a, "")
 
     # ------------------------------------------------------------ reading
 
@@ -193,6 +222,25 @@ class TransactionsModel(QAbstractTableModel):
         if first <= last:
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
         self.loaded.emit()
+
+    def set_words(self, words: TxWords) -> None:
+        """Say what each transaction did as the account panel does ("Asset created: Car
+        (CarDemo)", "Call: add()"), not in the node's kinds."""
+        self.words = words
+        words.changed.connect(self._reworded)
+
+    def _reworded(self) -> None:
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, 0))
+
+    def set_name_service(self, service: NameService) -> None:
+        """Names of contracts and users from the app's cache (repainted as they arrive)."""
+        self.name_service = service
+        service.resolved.connect(self._renamed)  # a bound method: let go when deleted
+
+    def _renamed(self, *_addresses: object) -> None:
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 3), self.index(self.rowCount() - 1, 4))
 
     def set_names(self, names: dict[str, str]) -> None:
         self.names = {a.lower(): n for a, n in names.items()}

@@ -232,7 +232,7 @@ def upload_request(
     )
     command = " ".join(
         [
-            f"curl -X POST {shlex.quote(url)} -H 'Authorization: Bearer ***'",
+            f"curl -s -X POST {shlex.quote(url)} -H 'Authorization: Bearer ***'",
             "-F " + shlex.quote(f"content=@{local.path};type={SENT_TYPE}"),
             *("-F " + shlex.quote(f"{k}={v}") for k, v in fields.items()),
         ]

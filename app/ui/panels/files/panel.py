@@ -302,6 +302,7 @@ class FilesPanel(ReadsWhenShown):
     # ------------------------------------------------------------ loading
 
     def _on_user(self, _name: str) -> None:
+        self.status.setText("")  # the previous user's last message is not the new user's
         self.mark_stale()
 
     def _on_changed(self) -> None:

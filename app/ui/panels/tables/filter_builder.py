@@ -50,6 +50,7 @@ from app.client.cirrus_schema import ColumnInfo, TableInfo, operators_for
 from app.ui.panels.tables.filter_tree_model import FilterTreeModel
 from app.ui.panels.tables.filter_tree_view import FilterTreeView, Place
 from app.ui.widgets.common import name_widget
+from app.ui.widgets.keep_open_menu import KeepOpenMenu, SteadyHeight, make_searchable
 
 OP_LABELS = {
     "eq": "= equals",
@@ -157,7 +158,7 @@ class FilterBuilder(QWidget):
         self.columns_button.setText("Columns && joins")
         self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         name_widget(self.columns_button, "filterColumns", "Columns to show and joins")
-        self.columns_menu = QMenu(self.columns_button)
+        self.columns_menu = KeepOpenMenu(self.columns_button)
         self.columns_button.setMenu(self.columns_menu)
 
         # -- editor of the selected item
@@ -173,6 +174,8 @@ class FilterBuilder(QWidget):
         self.column = QComboBox(cond)
         self.column.setEditable(True)
         self.column.setMinimumContentsLength(14)
+        make_searchable(self.column)  # 40 columns: any part of a name finds it
+        self.column.setToolTip("The column: type part of its name to find it")
         name_widget(self.column, "filterColumn", "Column")
         self.column.currentTextChanged.connect(self._on_column)
         self.negate = QCheckBox("not", cond)
@@ -209,6 +212,7 @@ class FilterBuilder(QWidget):
         grow.addWidget(self.group_negate)
         grow.addStretch(1)
         self.editor.addWidget(grp)
+        self.steady_editor = SteadyHeight(self.editor)  # Apply below stays put
 
         # -- order and window
         self.order = QLineEdit(self)
@@ -702,8 +706,19 @@ class FilterBuilder(QWidget):
         """Show these columns and joins; applied at once (the filters stay a draft)."""
         self.draft.select = list(select)
         self.draft.embeds = copy.deepcopy(embeds)
-        self._fill_columns_menu()
+        self._check_columns_menu()
         self._apply_shape()
+
+    def _check_columns_menu(self) -> None:
+        """The open menu's ticks after a change (its actions kept: it stays open)."""
+        shown, joined = set(self.draft.select), {(e.table, e.via) for e in self.draft.embeds}
+        ticks = {"columnsAll": not shown}
+        for act in self.columns_menu.actions():
+            if act.objectName().startswith("column:"):
+                ticks[act.objectName()] = bool(shown) and act.data() in shown
+            elif act.objectName().startswith("join:"):
+                ticks[act.objectName()] = tuple(act.data()) in joined
+        self.columns_menu.set_ticks(ticks)
 
     def set_order(self, order: list[Order]) -> None:
         """Sort by ``order`` (a header click); applied at once (the filters stay a draft)."""

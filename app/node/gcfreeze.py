@@ -1,0 +1,66 @@
+"""What a large compile leaves behind is kept out of the cyclic collector's passes.
+
+A compile runs with the collector paused (``ledger.codecache.collector_paused``): every object
+it makes, about one per character of source, waits in the youngest generation. The first
+collection after the pause, in whichever thread allocates next, then walks them all with the
+GIL held: 0.6-1.2 s for a 1.2 MB source, during which the event loop answers nothing (and the
+next older generation's pass walks them again a little later). Those objects are the compiled
+unit, which lives as long as a contract runs on it or the compile cache keeps it, so instead
+they are moved to the permanent generation (``gc.freeze``), which no pass walks; they are
+still freed by reference counting.
+
+A unit the compile cache drops and no contract runs on is cyclic garbage that only a pass over
+the permanent generation could free. So once the cache has dropped more than
+``THAW_AFTER_DROPPED`` characters of source since the last thaw (or more than ``THAW_ABOVE``
+objects were frozen), the frozen objects are handed back to the oldest generation
+(``gc.unfreeze``, no pass of its own: the next full collection, which the collector makes when
+the objects that reached the oldest generation since its last one are a quarter of it, walks
+them and frees the dropped units). Compiles that leave fewer than ``FREEZE_ABOVE`` new objects
+change nothing (their catch-up pass is short).
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+FREEZE_ABOVE = 50_000  # objects waiting in the youngest generation: about a 60 KB source
+THAW_AFTER_DROPPED = 1_000_000  # characters of source the cache dropped (~110 MB compiled)
+THAW_ABOVE = 8_000_000  # frozen objects, whatever was dropped
+
+_lock = threading.Lock()
+_frozen = 0  # objects frozen since the last thaw (about: those made while the collector paused)
+_dropped = 0  # characters of source of the units the compile cache dropped since then
+
+
+def settle_after_compile() -> None:
+    """Called with the collector still paused, by the last compile to end: the objects made
+    meanwhile join the permanent generation when there are many (see the module's doc)."""
+    global _frozen
+    young = gc.get_count()[0]  # (gc.get_freeze_count() walks the whole permanent generation)
+    if young < FREEZE_ABOVE:
+        return
+    with _lock:
+        gc.freeze()
+        _frozen += young
+        if _frozen > THAW_ABOVE:
+            _thaw()
+
+
+def unit_dropped(chars: int) -> None:
+    """The compile cache no longer keeps a unit of ``chars`` characters of source (a contract
+    may still run on it)."""
+    global _dropped
+    with _lock:
+        if not _frozen:  # garbage made while nothing is frozen is the collector's as usual
+            _dropped = 0
+            return
+        _dropped += chars
+        if _dropped > THAW_AFTER_DROPPED:
+            _thaw()
+
+
+def _thaw() -> None:
+    global _frozen, _dropped
+    gc.unfreeze()  # all to the oldest generation: no pass now
+    _frozen = _dropped = 0

@@ -1,0 +1,176 @@
+"""The transactions waiting for a block, and their durable record (the ``txs`` rows)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..store import Store
+from .common import Sub, _to_address
+
+
+class TxQueue:
+    """Transactions queued for the block producer, and the one batch it is executing.
+
+    The loop (and worker threads preparing large requests) add; the producer's thread takes a
+    batch, executes it and gives back what did not fit. A transaction is recorded (its row
+    written ``Pending``) before its hash is handed out: :meth:`record`.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._queue: list[Sub] = []
+        self._running: list[Sub] = []  # the batch the producer's worker is executing
+        # guards the queue and ``_running``: the loop adds, the producer's thread takes
+        self._cv = threading.Condition()
+        self._closed = False
+
+    # ------------------------------------------------------------ recording
+
+    def record(self, subs: list[Sub]) -> None:
+        """Write the rows of those of ``subs`` not recorded yet (``Pending``)."""
+        with self.store.transaction() as db:
+            # under the store's lock: the worker may have written some in a block meanwhile
+            fresh = [s for s in subs if not s.recorded]
+            if fresh:
+                self.insert_rows(db, fresh)
+
+    @staticmethod
+    def insert_rows(db: Any, subs: list[Sub]) -> None:
+        """The ``Pending`` rows of ``subs``, in the caller's transaction."""
+        for s in subs:
+            s.recorded = True
+        db.executemany(
+            "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
+            "to_address, submitted_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?, ?, ?)",
+            [
+                (
+                    s.seq,
+                    s.hash,
+                    s.sender,
+                    s.username,
+                    s.type,
+                    s.request_json(),
+                    s.chain,
+                    _to_address(s),
+                    s.submitted_at,
+                )
+                for s in subs
+            ],
+        )
+
+    @staticmethod
+    def insert_sealed(db: Any, sealed: list[tuple[Sub, tuple[Any, ...]]]) -> None:
+        """The rows of transactions never recorded, written sealed (in their block's
+        transaction): each with (status, result, block number, index, nonce, hash)."""
+        for s, _ in sealed:
+            s.recorded = True
+        db.executemany(
+            "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
+            "to_address, submitted_at, result, block_number, tx_index, nonce) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    s.seq,
+                    s.hash,
+                    s.sender,
+                    s.username,
+                    s.type,
+                    s.request_json(),
+                    status,
+                    s.chain,
+                    _to_address(s),
+                    s.submitted_at,
+                    result,
+                    number,
+                    index,
+                    nonce,
+                )
+                for s, (status, result, number, index, nonce, _) in sealed
+            ],
+        )
+
+    # ------------------------------------------------------------ the loop's side
+
+    def put(self, subs: list[Sub]) -> None:
+        """Queue transactions (recorded, or waited for) for the producer's thread."""
+        with self._cv:
+            self._queue.extend(subs)
+            self._cv.notify()
+
+    def is_queued(self, tx_hash: str) -> bool:
+        with self._cv:  # the producer's thread moves them from one to the other
+            return any(s.hash == tx_hash for s in self._running) or any(
+                s.hash == tx_hash for s in self._queue
+            )
+
+    def queued_hashes(self) -> set[str]:
+        """Hashes of the transactions queued or executing now."""
+        with self._cv:  # the producer's thread moves them from one to the other
+            return {s.hash for s in self._queue} | {s.hash for s in self._running}
+
+    def has_pending(self) -> bool:
+        """Transactions wait in the queue or are executing."""
+        return bool(self._queue or self._running)
+
+    def waiting(self) -> list[Sub]:
+        """A copy of the queue (not the executing batch)."""
+        with self._cv:
+            return list(self._queue)
+
+    def discard_async_of(self, username: str) -> list[Sub]:
+        """Take ``username``'s queued ``resolve=false`` transactions out; returns them."""
+        with self._cv:
+            victims = [s for s in self._queue if s.username == username and not s.resolve]
+            if victims:
+                self._queue = [
+                    s for s in self._queue if not (s.username == username and not s.resolve)
+                ]
+        return victims
+
+    # ------------------------------------------------------------ the producer's side
+
+    def open(self) -> None:
+        """The producer starts: :meth:`wait` blocks until work or :meth:`close`."""
+        with self._cv:
+            self._closed = False
+
+    def close(self) -> None:
+        """The producer stops: wake it."""
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+
+    def wait(self) -> tuple[bool, bool]:
+        """Block until the queue holds anything or the queue is closed; returns (whether the
+        queue was empty when called, whether it is closed)."""
+        with self._cv:
+            idle = not self._queue
+            while not self._queue and not self._closed:
+                self._cv.wait()
+            return idle, self._closed
+
+    def take(self, limit: int) -> list[Sub]:
+        """The head of the queue, at most ``limit``: the batch now executing."""
+        with self._cv:
+            batch, self._queue = self._queue[:limit], self._queue[limit:]
+            self._running = batch
+        return batch
+
+    def give_back(self, batch: list[Sub]) -> None:
+        """The executing batch failed: back to the head of the queue (still Pending on disk;
+        re-run after a restart)."""
+        with self._cv:
+            self._queue = batch + self._queue
+            self._running = []
+
+    def done(self, rest: list[Sub]) -> None:
+        """The executing batch is committed but for ``rest``: it goes back behind the other
+        users' transactions (each user's own stay in order)."""
+        with self._cv:
+            if rest:
+                users = {s.username for s in rest}
+                others = [s for s in self._queue if s.username not in users]
+                self._queue = others + rest + [s for s in self._queue if s.username in users]
+            # the results are committed: a reader that misses them here finds them on disk
+            self._running = []

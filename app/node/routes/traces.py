@@ -1,0 +1,54 @@
+"""The call trace of one transaction: a sandbox extension (the platform keeps no traces)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..errors import ApiError, bad_request
+from ..ledger import HEX
+from .base import ApiBase, JsonBody
+
+NO_TRACES = "this node keeps no call traces (it was started with --traces off)"
+
+
+class TraceRoutes(ApiBase):
+    """``GET {eth}/transaction/trace?hash=``: the call tree the node recorded (see
+    ``app/node/solidvm/trace.py`` for its shape). A private chain's transaction is shown to its
+    members only; to anyone else it is unknown, as its result is."""
+
+    async def tx_trace(self, request: Request) -> Response:
+        raw = request.query_params.get("hash")
+        if not raw:
+            raise bad_request("hash is required: the transaction's hash, 64 hex digits")
+        h = raw.lower().removeprefix("0x")
+        if len(h) != 64 or not set(h) <= HEX:
+            raise bad_request("hash must be 64 hex digits")
+        user = request.state.user
+        ledger = self.ledger
+
+        def read() -> tuple[int, Any]:
+            row = ledger.store.one("SELECT chain, status FROM txs WHERE hash=?", h)
+            if row is None or (row["chain"] and row["chain"] not in ledger.visible_chains(user)):
+                return 404, f"unknown transaction {h}"
+            if not ledger.traces.enabled:
+                return 404, NO_TRACES
+            trace = ledger.traces.read(h)
+            if trace is None:
+                if row["status"] == "Pending":
+                    return 404, f"no trace yet: transaction {h} has not run"
+                return 404, (
+                    f"no trace kept for transaction {h}: only the last "
+                    f"{ledger.traces.keep} transactions' traces are kept (--trace-keep), and "
+                    "transfers and transactions that failed before any contract code ran have "
+                    "none"
+                )
+            return 200, {"hash": h, **trace}
+
+        status, body = await asyncio.to_thread(read)
+        if status != 200:
+            raise ApiError(status, body)
+        return JsonBody(body)

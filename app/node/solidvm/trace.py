@@ -1,0 +1,654 @@
+"""Call traces: the tree of calls one transaction made, recorded at call boundaries only.
+
+A :class:`TraceRecorder` hangs on the transaction's :class:`~.runtime.ExecContext` (``ctx.trace``,
+None when traces are off: ``invoke`` and ``construct`` test it once per call). It opens a
+:class:`TraceFrame` for every call that crosses a contract boundary (an external call, a
+delegatecall, a library function, a contract creation) and not for internal calls, whose work is
+the enclosing frame's. Nothing is recorded per statement: a frame's events and state writes are
+read back from the transaction's undo journal when the frame ends (before a failed frame's
+entries are rolled back), so they keep the order they happened in, between the frame's calls.
+
+The frame model (kind, contract, function, typed arguments and results, sender, value, status,
+failure and its position, steps, items) is what the node stores and serves as JSON
+(:meth:`TraceRecorder.finish`); a step debugger can show the same frames.
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from .abi import encode_dynamic, encode_value, key_text
+from .errors import SolidVMError, where_of
+from .runtime import MISSING, POPPED, PUSHED, REPLACED
+from .types import AddressType, ArrayType, IntType, MappingType, StringType, StructType, Type
+from .values import (
+    Address,
+    ArrayValue,
+    ContractRef,
+    DecimalValue,
+    MappingValue,
+    StructValue,
+    TextBytes,
+    default_value,
+)
+
+if TYPE_CHECKING:
+    from .defs import CompiledFunction, ContractDef
+    from .runtime import ExecContext
+
+TRACE_VERSION = 1
+DEFAULT_MAX_ITEMS = 5_000  # frames + events + state writes kept per transaction
+MAX_TEXT = 400  # characters of one shown value (longer ones are cut, and say so)
+MAX_LIST = 50  # elements of one shown array or mapping
+_SEARCH_BUDGET = 20_000  # container entries looked through to name a nested storage write
+
+
+class TraceFrame:
+    """One recorded call, its values kept raw until :meth:`TraceRecorder.finish` shows them.
+    ``j0``/``j1`` and ``e0``/``e1``: its span of the journal and of the events list (after a
+    failed frame's rollback the span is empty again)."""
+
+    __slots__ = (
+        "acct",
+        "args",
+        "children",
+        "e0",
+        "e1",
+        "error",
+        "fn",
+        "items",
+        "j0",
+        "j1",
+        "kind",
+        "params",
+        "result",
+        "s0",
+        "sender",
+        "status",
+        "steps",
+        "value",
+    )
+
+    def __init__(
+        self, kind: str, fn: CompiledFunction | None, acct: Any, sender: Any, value: int
+    ) -> None:
+        self.kind = kind
+        self.fn = fn
+        self.acct = acct
+        self.sender = sender
+        self.value = value
+        self.args: list[Any] = []
+        self.params: list[tuple[str, Type]] = []
+        self.result: list[Any] | None = None
+        self.children: list[TraceFrame] = []
+        # TraceFrame, or a tuple: ("e", (account, event, values)), ("w", variable, keys, type,
+        # op, old, new), ("t", omitted) for the marker of a cut
+        self.items: list[Any] = []
+        self.status = "running"
+        self.error: dict[str, Any] | None = None
+        self.j0 = self.j1 = self.e0 = self.e1 = self.s0 = self.steps = 0
+
+
+class TraceRecorder:
+    """Records one transaction's call tree (see the module's docstring)."""
+
+    __slots__ = (
+        "count",
+        "ctx",
+        "frames",
+        "lib",
+        "max_items",
+        "names",
+        "omitted",
+        "places",
+        "roots",
+        "stack",
+    )
+
+    def __init__(self, ctx: ExecContext, max_items: int = DEFAULT_MAX_ITEMS) -> None:
+        self.ctx = ctx
+        self.max_items = max_items
+        self.count = 0
+        self.frames = 0  # frames recorded
+        self.omitted = 0
+        self.stack: list[TraceFrame] = []
+        self.roots: list[TraceFrame] = []
+        self.lib: dict[tuple[int, int], bool] = {}  # (cdef, fn) -> fn is a library's
+        # (container, storage) -> (the container, kept so that its id stays its own; where it
+        # sits in that storage, or None)
+        self.names: dict[tuple[int, int], tuple[Any, _Place | None]] = {}
+        # a failure's position as its innermost frame placed it (the exception kept, so that
+        # its id stays its own)
+        self.places: dict[int, tuple[BaseException, dict[str, Any]]] = {}
+
+    # ------------------------------------------------------------ hooks (runtime, constructors)
+
+    def enter(
+        self, fn: CompiledFunction, acct: Any, args: list[Any], sender: Any, value: int, ro: bool
+    ) -> TraceFrame | None:
+        """A call begins; None when it is internal (not a frame of its own) or past the cap."""
+        stack = self.stack
+        if stack:
+            up = stack[-1]
+            if acct is not up.acct:
+                world = self.ctx.world
+                real = world.accounts.get((acct.chain, acct.address))
+                kind = "delegatecall" if real is not acct else "staticcall" if ro else "call"
+            elif self._library(acct.cdef, fn):
+                kind = "library"
+            elif sender != up.sender:
+                kind = "call"
+            else:
+                return None
+        else:
+            kind = "call"
+        return self._open(kind, fn, acct, args, sender, value, fn.params)
+
+    def enter_create(
+        self, cdef: ContractDef, acct: Any, args: list[Any], sender: Any, value: int
+    ) -> TraceFrame | None:
+        ctor = cdef.constructor
+        return self._open(
+            "create", ctor, acct, args, sender, value, ctor.params if ctor is not None else []
+        )
+
+    def fail(self, node: TraceFrame, exc: BaseException) -> None:
+        """The frame failed: collect what it did before its writes are rolled back."""
+        node.status = "failed"
+        if isinstance(exc, SolidVMError):
+            kind, message = exc.kind, exc.message
+        else:
+            kind, message = "type error", f"type error: {exc}"
+        err: dict[str, Any] = {"kind": kind, "message": message}
+        where = where_of(exc)
+        if where is not None:
+            known = self.places.get(id(exc))
+            if known is None or known[0] is not exc:
+                # the innermost recorded frame sees it first: its code's unit has the lines
+                pos: dict[str, Any] = {"name": where[0], "line": where[1], "column": where[2]}
+                unit = getattr(node.acct.cdef, "unit", None)
+                hit = unit.locate(where[1]) if unit is not None else None
+                if hit is not None:
+                    pos["file"], pos["fileLine"] = hit
+                self.places[id(exc)] = known = (exc, pos)
+            err["position"] = known[1]
+        node.error = err
+        self._collect(node)
+
+    def leave(self, node: TraceFrame, result: list[Any]) -> None:
+        """The frame returned ``result``."""
+        node.status = "ok"
+        node.result = [v if type(v) in _SCALARS else _Shown.of(v) for v in result]
+        self._collect(node)
+        ctx = self.ctx
+        node.j1 = len(ctx.journal)
+        node.e1 = len(ctx.events)
+        self.stack.pop()
+
+    def close(self, node: TraceFrame) -> None:
+        """After a failed frame's rollback: its spans are empty again, from where the rollback
+        left the journal (before ``j0`` when ``invoke`` journaled the dirty set first)."""
+        ctx = self.ctx
+        j = ctx.journal
+        j0 = min(node.j0, len(j))
+        # and before the bookkeeping that began it (a new account, the dirty set, a value
+        # moved): a caller's `try` rolls that back too, and the caller's next writes come there
+        world = ctx.world
+        book = (world.accounts, world.balances, world.nonces, ctx.created, ctx.dirty)
+        while j0 > 0 and any(j[j0 - 1][0] is b for b in book):
+            j0 -= 1
+        node.j0 = node.j1 = j0  # what is left past it is bookkeeping its caller undoes
+        node.e0 = node.e1 = min(node.e0, len(ctx.events))
+        if self.stack and self.stack[-1] is node:
+            self.stack.pop()
+
+    # ------------------------------------------------------------ output
+
+    def finish(self) -> dict[str, Any] | None:
+        """The JSON tree of the transaction (None when no call ran), failures propagated:
+        a frame that succeeded inside one that failed is marked ``reverted``."""
+        if not self.roots:
+            return None
+        root = self.roots[0]
+        out: dict[str, Any] = {
+            "version": TRACE_VERSION,
+            "frames": self.frames,
+            "truncated": self.omitted > 0,
+            "root": _frame_json(root, False),
+        }
+        if self.omitted:
+            out["omitted"] = self.omitted
+        return out
+
+    # ------------------------------------------------------------ internals
+
+    def _open(
+        self,
+        kind: str,
+        fn: CompiledFunction | None,
+        acct: Any,
+        args: list[Any],
+        sender: Any,
+        value: int,
+        params: list[tuple[str, Type]],
+    ) -> TraceFrame | None:
+        if self.count >= self.max_items:
+            self.omitted += 1
+            return None
+        self.count += 1
+        self.frames += 1
+        ctx = self.ctx
+        node = TraceFrame(kind, fn, acct, sender, value)
+        node.j0 = len(ctx.journal)
+        node.e0 = len(ctx.events)
+        node.s0 = ctx.steps
+        node.params = params
+        # arguments as they were on entry: value types as they are, containers shown now
+        node.args = [v if type(v) in _SCALARS else _Shown.of(v) for v in args]
+        stack = self.stack
+        if stack:
+            stack[-1].children.append(node)
+        else:
+            self.roots.append(node)
+        stack.append(node)
+        return node
+
+    def _library(self, cdef: ContractDef | None, fn: CompiledFunction) -> bool:
+        key = (id(cdef), id(fn))
+        hit = self.lib.get(key)
+        if hit is None:
+            names = {c.name for c in cdef.linearization} if cdef is not None else set()
+            hit = self.lib[key] = fn.cname not in names and bool(fn.cname)
+        return hit
+
+    def _collect(self, node: TraceFrame) -> None:
+        """``node.items``: its children, events and storage writes in journal order."""
+        ctx = self.ctx
+        node.steps = ctx.steps - node.s0
+        j = ctx.journal
+        end = len(j)
+        events = ctx.events
+        world = ctx.world
+        skip = (id(ctx.dirty), id(ctx.created), id(world.accounts), id(world.balances))
+        nonces = world.nonces
+        children = node.children
+        nch = len(children)
+        ci = 0
+        ev = node.e0
+        i = node.j0
+        items = node.items
+        writes: list[int] = []  # indexes in ``items`` of entries to turn into writes
+        while True:
+            while ci < nch and (children[ci].j0 <= i or i >= end):
+                ch = children[ci]
+                items.append(ch)
+                ci += 1
+                if ch.j1 > i:
+                    i = ch.j1 if ch.j1 < end else end
+                ev = max(ev, ch.e1)
+            if i >= end:
+                break
+            e = j[i]
+            c = e[0]
+            if c is events:
+                if e[1] is PUSHED and ev < len(events):
+                    items.append(("e", events[ev]))
+                    ev += 1
+            elif id(c) not in skip and c is not nonces:
+                writes.append(len(items))
+                items.append((i, e))
+            i += 1
+        if writes:
+            self._writes(node, writes, end)
+        count = self.count + len(items) - nch
+        if count > self.max_items:
+            self._cut(node, count)
+        else:
+            self.count = count
+
+    def _cut(self, node: TraceFrame, count: int) -> None:
+        """Past the cap: keep the frame's calls and its first events and writes, then a marker."""
+        room = max(0, self.max_items - self.count)
+        kept: list[Any] = []
+        dropped = 0
+        for it in node.items:
+            if isinstance(it, TraceFrame):
+                kept.append(it)
+            elif room > 0:
+                kept.append(it)
+                room -= 1
+            else:
+                dropped += 1
+        kept.append(("t", dropped))
+        node.items = kept
+        self.omitted += dropped
+        self.count = self.max_items
+
+    def _writes(self, node: TraceFrame, writes: list[int], end: int) -> None:
+        """Turn the frame's raw journal entries into writes of its account's storage (memory
+        entries dropped), each with the slot's value after it."""
+        j = self.ctx.journal
+        items = node.items
+        # the value of a slot after an entry: the next entry's old value, else the current one
+        later: dict[tuple[int, Any], Any] = {}
+        first = items[writes[0]][0]
+        after: dict[int, Any] = {}
+        mine = {items[w][0] for w in writes}
+        touched = {id(items[w][1][0]) for w in writes}
+        lens: dict[int, int] = {}  # a list's length after the entry being looked at
+        for idx in range(end - 1, first - 1, -1):
+            c, k, old = j[idx]
+            if id(c) not in touched:
+                continue
+            if k is PUSHED or k is POPPED or k is REPLACED:
+                if not isinstance(c, list):
+                    continue
+                n = lens.get(id(c), len(c))
+                if k is PUSHED:  # the pushed element: as a later write found it, or now
+                    n -= 1
+                    if idx in mine:
+                        nv = later.get((id(c), n), _NOW)
+                        after[idx] = c[n] if nv is _NOW and 0 <= n < len(c) else nv
+                elif k is POPPED:
+                    n += 1
+                else:
+                    n = len(old)
+                lens[id(c)] = n
+                continue
+            try:
+                slot = (id(c), k)
+                if idx in mine:
+                    after[idx] = later.get(slot, _NOW)
+                later[slot] = old
+            except TypeError:  # an unhashable key
+                continue
+        acct = node.acct
+        st = acct.storage
+        cdef = acct.cdef
+        names = self.names
+        out: list[Any] = []
+        wset = set(writes)
+        for n, it in enumerate(items):
+            if n not in wset:
+                out.append(it)
+                continue
+            idx, (c, k, old) = it
+            w = self._write(c, k, old, after.get(idx, MISSING), st, cdef, names)
+            if w is not None:
+                out.append(w)
+        node.items = out
+
+    def _write(
+        self,
+        c: Any,
+        k: Any,
+        old: Any,
+        new: Any,
+        st: dict[str, Any],
+        cdef: ContractDef | None,
+        names: dict[tuple[int, int], tuple[Any, _Place | None]],
+    ) -> tuple[Any, ...] | None:
+        """A journal entry as a write of storage ``st``: ("w", variable, keys, type, op, old,
+        new), values raw; None for memory."""
+        path: list[Any]
+        if c is st:
+            sv = cdef.svars.get(k) if cdef is not None else None
+            var, path, vt = str(k), [], sv.type if sv is not None else None
+        else:
+            key = (id(c), id(st))
+            known = names.get(key)
+            if known is None:
+                hit = _find(st, c, cdef)
+                names[key] = (c, hit)
+            else:
+                hit = known[1]
+            if hit is None:
+                return None
+            var, path, ct = hit
+            vt = _member_type(ct, k)
+            if not (k is PUSHED or k is POPPED or k is REPLACED):
+                path = [*path, (k, ct)]  # shown by finish()
+        if k is PUSHED:
+            return ("w", var, path, vt, "push", MISSING, _raw(new))
+        if k is POPPED:
+            return ("w", var, path, vt, "pop", _raw(old), MISSING)
+        if k is REPLACED:
+            return ("w", var, path, vt, "replace", MISSING, MISSING)
+        if new is _NOW:
+            try:
+                new = c[k]
+            except (KeyError, IndexError, TypeError):
+                new = MISSING
+        if old is MISSING and isinstance(new, dict | list):
+            return None  # a nested mapping or array made by a write into it: shown there
+        return ("w", var, path, vt, "", _raw(old), _raw(new))
+
+
+_NOW: Any = object()  # "the slot's current value" (no later entry changed it)
+_Place = tuple[str, list[Any], "Type | None"]  # variable, keys, type of a storage container
+
+
+class _Shown:
+    """A container value shown when it was recorded (it may change afterwards)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: Any) -> None:
+        self.json = json
+
+    @classmethod
+    def of(cls, v: Any, t: Type | None = None) -> _Shown:
+        return cls(_shown(v, t or _type_of(v)))
+
+
+_SCALARS = frozenset({int, bool, str, bytes, Address, ContractRef, TextBytes, DecimalValue})
+
+
+def _raw(v: Any) -> Any:
+    return v if type(v) in _SCALARS or v is MISSING else _Shown.of(v)
+
+
+def _member_type(ct: Type | None, k: Any) -> Type | None:
+    """The type of what container type ``ct`` holds under key ``k``."""
+    if isinstance(ct, MappingType):
+        return ct.value
+    if isinstance(ct, ArrayType):
+        return ct.elem
+    if isinstance(ct, StructType):
+        return ct.field_types.get(k) if isinstance(k, str) else None
+    return None
+
+
+def _key_shown(k: Any, ct: Type | None) -> str:
+    if isinstance(ct, MappingType):
+        return key_text(k, ct.key)
+    return str(encode_dynamic(k)) if not isinstance(k, str) else k
+
+
+def _type_of(c: Any) -> Type | None:
+    if isinstance(c, MappingValue):
+        return c.mtype
+    if isinstance(c, ArrayValue):
+        return c.atype
+    if isinstance(c, StructValue):
+        return c.stype
+    return None
+
+
+def _find(st: dict[str, Any], c: Any, cdef: ContractDef | None) -> _Place | None:
+    """Where container ``c`` sits in storage ``st`` (variable, keys, its type), two levels
+    deep at most and within a budget; None for a container that is not in storage."""
+    budget = _SEARCH_BUDGET
+    for name, v in st.items():
+        if v is c:
+            sv = cdef.svars.get(name) if cdef is not None else None
+            return name, [], sv.type if sv is not None else _type_of(c)
+    for name, v in st.items():
+        if not isinstance(v, dict | list):
+            continue
+        vt = _type_of(v)
+        entries = v.items() if isinstance(v, dict) else enumerate(v)
+        for kk, vv in entries:
+            budget -= 1
+            if budget < 0:
+                return None
+            if vv is c:
+                return name, [_key_shown(kk, vt)], _type_of(c) or _member_type(vt, kk)
+            if isinstance(vv, dict | list) and len(vv) < 64:
+                vvt = _type_of(vv)
+                inner = vv.items() if isinstance(vv, dict) else enumerate(vv)
+                for k2, v2 in inner:
+                    budget -= 1
+                    if v2 is c:
+                        return (
+                            name,
+                            [_key_shown(kk, vt), _key_shown(k2, vvt)],
+                            _type_of(c) or _member_type(vvt, k2),
+                        )
+    return None
+
+
+def _head(v: Any) -> tuple[Any, int]:
+    """``v`` cut to its first :data:`MAX_LIST` elements (a shallow copy), and its length."""
+    n = len(v) if isinstance(v, dict | list) else 0
+    if n <= MAX_LIST:
+        return v, n
+    if isinstance(v, MappingValue):
+        return MappingValue(v.mtype, dict(islice(v.items(), MAX_LIST))), n
+    if isinstance(v, ArrayValue):
+        return ArrayValue(v.atype, v[:MAX_LIST]), n
+    if isinstance(v, dict):
+        return dict(islice(v.items(), MAX_LIST)), n
+    return v[:MAX_LIST], n
+
+
+def _clip(v: Any) -> Any:
+    """A shown value kept small: long text cut, long arrays and mappings shortened."""
+    if isinstance(v, str):
+        return v if len(v) <= MAX_TEXT else v[:MAX_TEXT] + f"… ({len(v)} characters)"
+    if isinstance(v, list):
+        if len(v) > MAX_LIST:
+            return [_clip(x) for x in v[:MAX_LIST]] + [f"… ({len(v)} elements)"]
+        return [_clip(x) for x in v]
+    if isinstance(v, dict):
+        if len(v) > MAX_LIST:
+            kept = dict(list(v.items())[:MAX_LIST])
+            kept["…"] = f"{len(v)} entries"
+            v = kept
+        return {str(k): _clip(x) for k, x in v.items()}
+    return v
+
+
+def _shown(v: Any, t: Type | None) -> Any:
+    cls = type(v)
+    if cls is int and type(t) is IntType:  # the common cases first, without the codec
+        return str(v)
+    if cls is Address and type(t) is AddressType:
+        return v.hex
+    if cls is str and type(t) is StringType and len(v) <= MAX_TEXT:
+        return v
+    if v is MISSING:
+        return None
+    if cls is _Shown:
+        return v.json
+    head, n = _head(v)
+    try:
+        out = encode_value(head, t) if t is not None else encode_dynamic(head)
+    except Exception:
+        return _clip(repr(v))
+    if head is not v:
+        if isinstance(out, list):
+            out.append(f"… ({n} elements)")
+        elif isinstance(out, dict):
+            out["…"] = f"{n} entries"
+    return _clip(out)
+
+
+def _typed(name: str | None, t: Type | None, v: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"value": _shown(v, t)}
+    if name:
+        out["name"] = name
+    if t is not None:
+        out["type"] = t.name
+    return out
+
+
+def _event_json(entry: tuple[Any, Any, list[Any]]) -> dict[str, Any]:
+    acct, ev, vals = entry
+    return {
+        "type": "event",
+        "contract": acct.cdef.name if acct.cdef is not None else "",
+        "address": acct.hex,
+        "name": ev.name,
+        "args": [_typed(n, t, v) for (n, t, _), v in zip(ev.params, vals, strict=False)],
+    }
+
+
+def _item_json(it: tuple[Any, ...]) -> dict[str, Any]:
+    tag = it[0]
+    if tag == "e":
+        return _event_json(it[1])
+    if tag == "t":
+        return {"type": "truncated", "reason": "items", "omitted": it[1]}
+    _, var, path, vt, op, old, new = it
+    out: dict[str, Any] = {"type": "write", "variable": var}
+    if path:
+        out["key"] = [p if isinstance(p, str) else _key_shown(*p) for p in path]
+    if op:
+        out["op"] = op
+    if op in ("", "pop"):
+        out["old"] = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+    if op in ("", "push"):
+        out["new"] = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
+    return out
+
+
+def _values(raw: list[Any], decl: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for i, v in enumerate(raw):
+        name, t = decl[i] if i < len(decl) else (None, None)
+        out.append(_typed(name, t, v))
+    return out
+
+
+def _frame_json(node: TraceFrame, undone: bool) -> dict[str, Any]:
+    """One frame as JSON; ``undone``: an enclosing frame failed, so its effects are gone."""
+    failed = node.status == "failed"
+    acct = node.acct
+    cdef = acct.cdef
+    fn = node.fn
+    status = node.status if not undone or failed else "reverted"
+    out: dict[str, Any] = {
+        "type": "call",
+        "kind": node.kind,
+        "contract": cdef.name if cdef is not None else "",
+        "address": acct.hex,
+        "chainId": acct.chain or None,
+        "function": "constructor"
+        if fn is None or fn.is_ctor or node.kind == "create"
+        else fn.name or "fallback",
+        "sender": node.sender.hex if isinstance(node.sender, Address) else str(node.sender),
+        "value": str(node.value),
+        "args": _values(node.args, node.params),
+        "status": status,
+        "steps": node.steps,
+    }
+    if fn is not None and fn.cname and (cdef is None or fn.cname != cdef.name):
+        out["codeContract"] = fn.cname  # a library's or an inherited function
+    if node.result is not None:
+        out["returns"] = _values(node.result, fn.returns if fn is not None else [])
+    if node.error is not None:
+        out["error"] = node.error
+    gone = undone or failed
+    items: list[dict[str, Any]] = []
+    for it in node.items:
+        if isinstance(it, TraceFrame):
+            items.append(_frame_json(it, gone))
+            continue
+        shown = _item_json(it)
+        if gone and shown["type"] != "truncated":
+            shown["reverted"] = True
+        items.append(shown)
+    out["items"] = items
+    return out

@@ -1,0 +1,62 @@
+"""app.node.gcfreeze: a large compile's objects skip the collector's catch-up pass, and the
+frozen objects go back to the collector once the compile cache has dropped enough units."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from app.node import gcfreeze
+from app.node.ledger.codecache import collector_paused
+
+
+@pytest.fixture(autouse=True)
+def thawed() -> Iterator[None]:
+    gc.collect()
+    gcfreeze._thaw()
+    yield
+    gcfreeze._thaw()
+
+
+def test_a_large_compile_is_frozen_and_a_small_one_is_not() -> None:
+    with collector_paused():
+        small = [[i] for i in range(1_000)]
+    assert gc.get_freeze_count() == 0
+    with collector_paused():
+        large = [[i] for i in range(gcfreeze.FREEZE_ABOVE * 2)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= len(large)  # out of every pass
+    assert gc.get_count()[0] < 1_000  # nothing left for a catch-up pass
+    del small, large
+
+
+def test_dropped_units_thaw_what_was_frozen() -> None:
+    with collector_paused():
+        kept = [[i] for i in range(gcfreeze.FREEZE_ABOVE * 2)]
+    frozen = gc.get_freeze_count()
+    assert frozen >= len(kept)
+    gcfreeze.unit_dropped(gcfreeze.THAW_AFTER_DROPPED // 2)
+    assert gc.get_freeze_count() == frozen
+    gcfreeze.unit_dropped(gcfreeze.THAW_AFTER_DROPPED)
+    assert gc.get_freeze_count() == 0  # back in the oldest generation
+    del kept
+
+
+def test_a_frozen_cycle_is_freed_after_the_thaw() -> None:
+    class Node:
+        other: object = None
+
+    with collector_paused():
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a dropped unit is a cycle like this one
+        ballast = [[i] for i in range(gcfreeze.FREEZE_ABOVE * 2)]
+    gone = weakref.ref(a)
+    del a, b, ballast
+    gc.collect()
+    assert gone() is not None  # frozen: no pass frees it
+    gcfreeze.unit_dropped(gcfreeze.THAW_AFTER_DROPPED + 1)
+    gc.collect()
+    assert gone() is None

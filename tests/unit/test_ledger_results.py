@@ -1,0 +1,65 @@
+"""Results: the cache in front of the txs table, and requests waiting for queued results."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from app.node.errors import ApiError
+from tests.unit.ledger_parts import opened, transfer
+
+
+def test_an_unknown_or_unfinished_transaction_is_pending(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        sub = transfer(ledger, "alice", "bob", 1)
+        assert ledger.results.result(sub.hash)["status"] == "Pending"
+        ledger.queue.record([sub])
+        assert ledger.results.result(sub.hash)["status"] == "Pending"
+
+
+def test_a_sealed_result_is_read_back_from_the_store(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        sub = transfer(ledger, "alice", "bob", 1)
+        ledger.queue.record([sub])
+        ledger.sealer.run_block([sub])
+        cached = ledger.results.result(sub.hash)
+    with opened(tmp_path) as ledger:  # a fresh cache: from the txs row
+        stored = ledger.results.result(sub.hash)
+        assert stored["status"] == "Success"
+        assert stored["txResult"]["blockHash"] == cached["txResult"]["blockHash"]
+
+
+def test_waiters_get_the_published_result(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        sub = transfer(ledger, "alice", "bob", 1)
+        ledger.queue.record([sub])
+        ledger.queue.put([sub])
+
+        async def wait_and_publish() -> list[str]:
+            waiting = asyncio.ensure_future(ledger.results.wait_results([sub.hash], 5))
+            await asyncio.sleep(0)
+            res = {"status": "Success", "hash": sub.hash, "txResult": None, "data": None}
+            ledger.results.publish([sub], [res])
+            return [r["status"] for r in await waiting]
+
+        assert asyncio.run(wait_and_publish()) == ["Success"]
+        assert ledger.results.result(sub.hash)["status"] == "Success"  # cached
+
+
+def test_a_halt_fails_every_waiter(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        sub = transfer(ledger, "alice", "bob", 1)
+        ledger.queue.put([sub])
+
+        async def wait_and_halt() -> None:
+            loop = asyncio.get_running_loop()
+            fut: asyncio.Future[list[dict[str, object]]] = loop.create_future()
+            waiting = asyncio.ensure_future(ledger.results.wait_results([sub.hash], 5))
+            await asyncio.sleep(0)
+            ledger.results.fail_all(lambda: ApiError(503, "stopped"))
+            fut.set_result(await waiting)
+
+        with pytest.raises(ApiError):
+            asyncio.run(wait_and_halt())

@@ -1,0 +1,77 @@
+"""TxQueue: the waiting transactions, the executing batch and their durable record."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from tests.unit.ledger_parts import opened, transfer
+
+
+def test_recording_writes_pending_rows_once(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        subs = [transfer(ledger, "alice", "bob", 1) for _ in range(2)]
+        ledger.queue.record(subs)
+        ledger.queue.record(subs)  # already recorded: nothing written twice
+        rows = ledger.store.all(
+            "SELECT status FROM txs WHERE hash IN (?, ?)", *(s.hash for s in subs)
+        )
+        assert [r["status"] for r in rows] == ["Pending", "Pending"]
+        assert all(s.recorded for s in subs)
+
+
+def test_what_did_not_fit_goes_behind_the_other_users(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        q = ledger.queue
+        a1, a2 = transfer(ledger, "alice", "bob", 1), transfer(ledger, "alice", "bob", 2)
+        b1 = transfer(ledger, "bob", "alice", 1)
+        q.put([a1, a2])
+        batch = q.take(10)
+        assert batch == [a1, a2] and q.is_queued(a1.hash) and q.has_pending()
+        q.put([b1])
+        q.done([a2])  # a1 was sealed, a2 was not
+        assert q.waiting() == [b1, a2]
+        assert not q.is_queued(a1.hash)
+        assert q.queued_hashes() == {b1.hash, a2.hash}
+
+
+def test_a_failed_batch_goes_back_to_the_head(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        q = ledger.queue
+        a, b = transfer(ledger, "alice", "bob", 1), transfer(ledger, "bob", "alice", 1)
+        q.put([a])
+        batch = q.take(10)
+        q.put([b])
+        q.give_back(batch)
+        assert q.waiting() == [a, b]
+
+
+def test_only_a_users_async_transactions_are_discarded(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        q = ledger.queue
+        keep = transfer(ledger, "alice", "bob", 1)
+        keep.resolve = True
+        gone = transfer(ledger, "alice", "bob", 2)
+        other = transfer(ledger, "bob", "alice", 3)
+        q.put([keep, gone, other])
+        assert q.discard_async_of("alice") == [gone]
+        assert q.waiting() == [keep, other]
+
+
+def test_waiting_ends_with_work_or_when_closed(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        q = ledger.queue
+        q.open()
+        got: list[tuple[bool, bool]] = []
+        t = threading.Thread(target=lambda: got.append(q.wait()))
+        t.start()
+        q.put([transfer(ledger, "alice", "bob", 1)])
+        t.join(5)
+        assert got[0][1] is False  # work, not closed
+        q.take(10)
+        q.done([])
+        t = threading.Thread(target=lambda: got.append(q.wait()))
+        t.start()
+        q.close()
+        t.join(5)
+        assert got[1] == (True, True)

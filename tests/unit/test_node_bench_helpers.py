@@ -1,0 +1,120 @@
+"""The pure parts of benchmarks/node_bench.py: the statistics of its rounds, the order it
+measures in, and the ABI encoding its EVM peers receive (no network, no peers)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from benchstats import fmt_ratio, interleave, latency_summary, median_of, percentile_ms, ratio
+from evm_token import (
+    address_word,
+    call_data,
+    constructor_args,
+    load_artifact,
+    to_int,
+    transfer_data,
+    word,
+)
+
+
+def test_percentiles_are_nearest_rank_in_ms() -> None:
+    lat = [i / 1000 for i in range(1, 101)]  # 1..100 ms
+    assert percentile_ms(lat, 50) == pytest.approx(50.0)
+    assert percentile_ms(lat, 99) == pytest.approx(99.0)
+    assert percentile_ms(list(reversed(lat)), 100) == pytest.approx(100.0)
+    assert percentile_ms([0.002], 99) == pytest.approx(2.0)
+    assert math.isnan(percentile_ms([], 50))
+    s = latency_summary([0.001, 0.003, 0.002])
+    assert s == {"p50_ms": pytest.approx(2.0), "p99_ms": pytest.approx(3.0)}
+
+
+def test_median_of_rounds_skips_missing_fields() -> None:
+    rounds: list[dict[str, float]] = [{"rate": 10.0}, {"rate": 30.0}, {"rate": 20.0}, {"x": 1}]
+    assert median_of(rounds, "rate") == 20.0
+    assert median_of([{"rate": 1}, {"rate": 4}], "rate") == 2.5
+    assert math.isnan(median_of(rounds, "p50_ms"))
+
+
+def test_ratio_is_none_without_a_positive_divisor() -> None:
+    assert ratio(1600.0, 800.0) == 2.0
+    assert ratio(1.0, 0.0) is None
+    assert ratio(math.nan, 5.0) is None
+    assert ratio(5.0, math.nan) is None
+    assert fmt_ratio(ratio(781.0, 802.0)) == "0.97x"
+    assert fmt_ratio(None) == "n/a"
+
+
+def test_rounds_interleave_the_systems() -> None:
+    order = interleave(["sandbox", "anvil", "ganache"], 3)
+    assert order[:4] == [(0, "sandbox"), (0, "anvil"), (0, "ganache"), (1, "sandbox")]
+    assert len(order) == 9
+    assert [s for r, s in order if r == 2] == ["sandbox", "anvil", "ganache"]
+
+
+def test_transfer_calldata_is_the_abi_encoding() -> None:
+    to = "b0b0b0b0" + f"{7:032x}"
+    data = transfer_data("a9059cbb", to, 1)
+    assert data == "0xa9059cbb" + "0" * 24 + to + "0" * 63 + "1"
+    assert len(data) == 2 + 8 + 2 * 64
+    assert call_data("0x70a08231", "0x" + to.upper()) == "0x70a08231" + "0" * 24 + to
+    with pytest.raises(ValueError):
+        address_word("0x1234")
+    with pytest.raises(ValueError):
+        address_word("zz" * 20)
+    with pytest.raises(ValueError):
+        word(-1)
+    assert to_int("0x") == 0 and to_int("0x" + word(10**30)) == 10**30
+
+
+def test_constructor_args_encode_two_strings_and_a_uint() -> None:
+    enc = constructor_args("Bench", "BNC", 10**30)
+    words = [enc[i : i + 64] for i in range(0, len(enc), 64)]
+    assert int(words[0], 16) == 0x60  # offset of name
+    assert int(words[1], 16) == 0xA0  # offset of symbol: after name's length and one word
+    assert int(words[2], 16) == 10**30
+    assert int(words[3], 16) == 5 and bytes.fromhex(words[4]).rstrip(b"\0") == b"Bench"
+    assert int(words[5], 16) == 3 and bytes.fromhex(words[6]).rstrip(b"\0") == b"BNC"
+    assert len(words) == 7
+    long = constructor_args("x" * 33, "", 0)  # a name longer than one word
+    assert int(long[64:128], 16) == 0x60 + 32 + 64
+
+
+def test_checked_in_token_bytecode_matches_its_source() -> None:
+    art = load_artifact()  # raises when Token.sol changed without regenerating Token.json
+    assert art["method_identifiers"]["transfer(address,uint256)"] == "a9059cbb"
+    assert art["method_identifiers"]["balanceOf(address)"] == "70a08231"
+    assert art["evm_version"] == "paris"
+    assert len(art["bytecode"]) > 1000
+
+
+RAW = """\
+thread (0x1F): MainThread;<module> (app/node/__main__.py:501);Runner.run (asyncio/runners.py:118) 40
+thread (0x2A): block-producer;Ledger._produce (p.py:306);Condition.wait (threading.py:327) 30
+thread (0x2A): block-producer;Ledger._produce (p.py:312);Store.commit (s.py:9) 20
+thread (0x2A): block-producer;Ledger._produce (p.py:312);Store.commit (s.py:11) 5
+thread (0x3B): tx-watchdog;Event.wait (threading.py:629);Condition.wait (threading.py:331) 9
+not a sample line
+"""
+
+
+def test_py_spy_raw_stacks_group_by_thread() -> None:
+    from write_profile import by_group, minus, own_time, parse_raw, waiting_sites
+
+    stacks = parse_raw(RAW.splitlines())
+    assert len(stacks) == 5
+    assert stacks[1].thread == "block-producer" and stacks[1].count == 30
+    assert stacks[0].frames[-1] == "Runner.run (asyncio/runners.py:118)"
+    groups = by_group(stacks)
+    assert groups == {"event loop": 40, "producer": 55, "others": 9}
+    own = own_time(stacks, "producer")  # line numbers dropped: one function
+    assert own == {"Condition.wait (threading.py)": 30, "Store.commit (s.py)": 25}
+    running = [s for s in stacks if not s.frames[-1].startswith("Condition.wait")]
+    idle = minus(waiting_sites(stacks, "producer"), waiting_sites(running, "producer"))
+    assert idle == {"Condition.wait (threading.py:327) <- Ledger._produce (p.py:306)": 30}
+    assert by_group(running)["others"] == 0
