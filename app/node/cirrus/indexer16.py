@@ -13,6 +13,8 @@ Values are encoded as the platform encodes them (the README's Cirrus section lis
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..solidvm.compile import CompiledUnit
@@ -122,6 +124,51 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
         for k, r in latest.items()
         if k not in old or old[k] != r[8]
     ]
+    if changed:
+        db.executemany(UPSERT_MAPPING, changed)
+        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
+
+
+class Batch16:
+    """Rows of several blocks gathered for one statement per table (see Indexer16.batch)."""
+
+    def __init__(self) -> None:
+        self.storage: list[tuple[Any, ...]] = []
+        self.events: list[tuple[Any, ...]] = []
+        self.arrays: list[tuple[Any, ...]] = []
+        self.mapping: list[list[tuple[Any, ...]]] = []  # write_mapping's rows, call by call
+
+
+def write_mapping_in_order(
+    db: Any, layout: MappingLayout, calls: list[list[tuple[Any, ...]]]
+) -> None:
+    """:func:`write_mapping` of each of ``calls`` in turn (blocks in order), in two
+    statements: a row is written, with its history row, when its value differs from the one
+    before it (stored, or written by an earlier call)."""
+    latest = [{(r[0], r[9], r[7]): r for r in rows} for rows in calls]
+    paths: dict[tuple[str, str], set[str]] = {}
+    for one in latest:
+        for a, c, p in one:
+            paths.setdefault((a, c), set()).add(p)
+    current: dict[tuple[str, str, str], Any] = {}
+    for (a, c), ps in paths.items():
+        wanted = list(ps)
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            found = db.execute(
+                f"SELECT path, value FROM {physical('mapping')} WHERE address = ? AND "
+                f"_chain = ? AND path IN ({', '.join('?' * len(part))})",
+                (a, c, *part),
+            )
+            for p, v in found:
+                current[(a, c, p)] = v
+    changed = []
+    for one in latest:
+        for k, r in one.items():
+            if k in current and current[k] == r[8]:
+                continue
+            changed.append((None if k in current else layout.next_rowid(r[4]), *r, shown(r[8])))
+            current[k] = r[8]
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
         db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
@@ -255,9 +302,18 @@ def indexed_vars(acct: AccountState) -> list[StateVar]:
     return sorted(kept, key=lambda sv: (len(sv.name.encode()), sv.name.encode()))
 
 
-def data_json(acct: AccountState, svars: list[StateVar]) -> str:
+Stored = list[tuple[str, Any, Type]]  # (variable, value, type): see Indexer16._stored
+
+
+def stored_json(stored: Stored) -> str:
     """``storage.data`` as stored (encoding.encode_json of an object of strings, the members
     already in jsonb's order)."""
+    data = {name: v if isinstance(t, StructType) else storage_text(v, t) for name, v, t in stored}
+    return "5" + compact_json(data)
+
+
+def data_json(acct: AccountState, svars: list[StateVar]) -> str:
+    """``storage.data`` of ``acct`` as it is now (``svars``: :func:`indexed_vars`)."""
     st = acct.storage
     data = {
         sv.name: storage_text(st[sv.name], sv.type)
@@ -279,6 +335,10 @@ class Indexer16:
         self.code_creators: dict[int, tuple[ContractDef, str]] = {}  # by id of the code
         self.created: list[tuple[AcctKey, str, list[ContractDef]]] = []  # this block
         self.layouts: set[tuple[AcctKey, str]] = set()  # delegate code stamped on accounts
+        # set while a block is sealed: the writes, taken with the block's values, go there to be
+        # run later in block order (behind16.py); None: written at once
+        self.capture: list[Callable[[], None]] | None = None
+        self.batch: Batch16 | None = None  # set: rows gathered for write_batch
         # the variables storage.data holds, by id of the account (with its code and layouts)
         self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
 
@@ -336,15 +396,38 @@ class Indexer16:
         senders: dict[str, str],
         numbers: list[int] | None = None,
     ) -> None:
-        """The block's rows (inside its commit). ``events``: (tx hash, chain, address,
-        contract, name, args JSON) in order; ``senders``: tx hash -> origin; ``numbers``: each
-        event's place in the block (1, 2, ... when None; a block indexed contract by contract
-        writes a part of its events)."""
+        """The block's rows. ``events``: (tx hash, chain, address, contract, name, args JSON)
+        in order; ``senders``: tx hash -> origin; ``numbers``: each event's place in the block
+        (1, 2, ... when None; a block indexed contract by contract writes a part of its
+        events). While :attr:`capture` is set, what depends on state that later blocks change
+        is taken now and the rest is left to :attr:`capture` (written behind the chain)."""
+        created, self.created = self.created, []
+        states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]] = []
+        for key in dict.fromkeys([*(k for k, _, _ in created), *touched]):
+            acct = self.world.accounts.get(key)
+            if acct is None or acct.cdef is None:
+                continue
+            states.append((key, acct, tuple(acct.layouts or ()), self._stored(acct)))
+        job = partial(self._write_block, block, created, states, events, senders, numbers)
+        if self.capture is not None:
+            self.capture.append(job)
+        else:
+            job()
+
+    def _write_block(
+        self,
+        block: tuple[int, str, int],
+        created: list[tuple[AcctKey, str, list[ContractDef]]],
+        states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]],
+        events: list[tuple[str, str, str, str, str, str]],
+        senders: dict[str, str],
+        numbers: list[int] | None,
+    ) -> None:
+        """The SQL of :meth:`flush`, from what it took."""
         number, block_hash, ts = block
         stamp = cirrus_timestamp(ts)
         db = self.db
         world = self.world
-        created, self.created = self.created, []
         stamps = []
         for key, creator, defs in created:
             acct = world.accounts.get(key)
@@ -356,31 +439,43 @@ class Indexer16:
             addr = format(key[1], "040x")
             stamps += [(addr, creator, c.name, key[0]) for c in reversed(acct.cdef.linearization)]
         rows = []
-        for key in dict.fromkeys([*(k for k, _, _ in created), *touched]):
-            acct = world.accounts.get(key)
-            if acct is None or acct.cdef is None:
-                continue
-            if acct.layouts:
-                stamps += self._layout_stamps(key, acct)
-            rows.append((acct.hex, block_hash, stamp, number, self._data(acct), key[0]))
+        for key, acct, layouts, stored in states:
+            if layouts:
+                stamps += self._layout_stamps(key, acct, layouts)
+            rows.append((acct.hex, block_hash, stamp, number, stored_json(stored), key[0]))
         if rows:
-            db.executemany(UPSERT_STORAGE, rows)
+            if self.batch is not None:
+                self.batch.storage += rows
+            else:
+                db.executemany(UPSERT_STORAGE, rows)
         if stamps:
             db.executemany(STAMP, stamps)
         if events:
             self._events(events, senders, (number, block_hash, stamp), numbers)
 
-    def _data(self, acct: AccountState) -> str:
+    def _stored(self, acct: AccountState) -> Stored:
+        """The values ``storage.data`` is made of, as they are now (a struct as its text:
+        later blocks may change it in place)."""
         n = len(acct.layouts) if acct.layouts else 0
         hit = self._svars.get(id(acct))
         if hit is None or hit[0] is not acct or hit[1] is not acct.cdef or hit[2] != n:
             hit = self._svars[id(acct)] = (acct, acct.cdef, n, indexed_vars(acct))
-        return data_json(acct, hit[3])
+        st = acct.storage
+        out = []
+        for sv in hit[3]:
+            v = st.get(sv.name, MISSING)
+            if v is MISSING:
+                continue
+            t = sv.type
+            out.append((sv.name, storage_text(v, t) if isinstance(t, StructType) else v, t))
+        return out
 
-    def _layout_stamps(self, key: AcctKey, acct: AccountState) -> list[tuple[str, str, str, str]]:
+    def _layout_stamps(
+        self, key: AcctKey, acct: AccountState, layouts: tuple[ContractDef, ...]
+    ) -> list[tuple[str, str, str, str]]:
         """A proxy gets the stamps of the code that ran on it through delegatecall."""
         out: list[tuple[str, str, str, str]] = []
-        for cdef in acct.layouts or ():
+        for cdef in layouts:
             mark = (key, cdef.name)
             if mark in self.layouts:
                 continue
@@ -465,6 +560,10 @@ class Indexer16:
                     (*head, "", name, i, arg_name, kind, encode_json(str(n)), encode_json(x), chain)
                     for n, x in enumerate(items)
                 ]
+        if self.batch is not None:
+            self.batch.events += rows
+            self.batch.arrays += arrays
+            return
         self.db.executemany(INSERT_EVENT, rows)
         if arrays:
             self.db.executemany(INSERT_EVENT_ARRAY, arrays)
@@ -491,17 +590,44 @@ class Indexer16:
         block: tuple[str, str, int],
     ) -> None:
         """``mapping`` rows of the entries of ``cv`` under the top-level keys ``tops`` (every
-        entry when None) that this block wrote; ``block``: (hash, timestamp, number)."""
-        block_hash, stamp, number = block
+        entry when None) that this block wrote; ``block``: (hash, timestamp, number). The
+        values are taken now (encoded: nothing that later blocks change in place), the rows
+        written now or, while :attr:`capture` is set, behind the chain."""
         root = acct.storage.get(cv.name)
+        depth = len(cv.key_types)
+        vt = cv.value_type
+        taken: list[tuple[Any, Any]] = []  # (top, value) or, nested, (top, [(path, value)])
+        for top in [k for k, _ in items_of(root)] if tops is None else tops:
+            v = item_at(root, top)
+            if depth == 1:
+                taken.append((top, zero_value(vt) if v is MISSING else mapping_value(v, vt)))
+            else:
+                found = [] if v is MISSING else leaves(v, depth - 1, (top,))
+                taken.append((top, [(p, mapping_value(x, vt)) for p, x in found]))
+        job = partial(self._write_entries, acct.hex, acct.chain, cv, tops is None, taken, block)
+        if self.capture is not None:
+            self.capture.append(job)
+        else:
+            job()
+
+    def _write_entries(
+        self,
+        addr: str,
+        chain: str,
+        cv: CollectionVar,
+        whole: bool,
+        taken: list[tuple[Any, Any]],
+        block: tuple[str, str, int],
+    ) -> None:
+        """The SQL of :meth:`write_entries`, from the values it took."""
+        block_hash, stamp, number = block
         kts = cv.key_types
         depth = len(kts)
-        vt = cv.value_type
-        addr, chain = acct.hex, acct.chain
         head = (addr, block_hash, stamp, str(number), cv.name, cv.kind)
         db = self.db
-        if tops is None:
-            tops = [k for k, _ in items_of(root)]
+        if self.batch is not None and (whole or depth > 1):
+            self.write_batch()  # what follows reads and updates the rows written before
+        if whole:
             # a variable replaced: entries it no longer has read as zero
             zeroed = db.execute(
                 f"UPDATE {physical('mapping')} SET value = '0', _shown = 0, block_hash = ?, "
@@ -512,14 +638,11 @@ class Indexer16:
             if zeroed:
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
         rows = []
-        for top in tops:
-            v = item_at(root, top)
+        for top, val in taken:
             if depth == 1:
-                val = zero_value(vt) if v is MISSING else mapping_value(v, vt)
                 rows.append(self._row(head, cv.name, (top,), kts, val, chain))
                 continue
-            found = [] if v is MISSING else list(leaves(v, depth - 1, (top,)))
-            mine = [self._row(head, cv.name, p, kts, mapping_value(x, vt), chain) for p, x in found]
+            mine = [self._row(head, cv.name, p, kts, x, chain) for p, x in val]
             paths = {r[7] for r in mine}
             old = db.execute(
                 f"SELECT path FROM {physical('mapping')} WHERE _k1 = ? AND "
@@ -536,8 +659,42 @@ class Indexer16:
                 ).fetchall()
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
             rows += mine
-        if rows:
+        if rows and self.batch is not None:
+            self.batch.mapping.append(rows)
+        elif rows:
             write_mapping(db, self.schema.layout, rows)
+
+    # ------------------------------------------------------------ many blocks at once
+
+    def begin_batch(self) -> None:
+        """From here on, storage, event and mapping rows are gathered (in block order) and
+        written by :meth:`write_batch`: a few statements for many blocks (behind16.py)."""
+        self.batch = Batch16()
+
+    def end_batch(self, write: bool = True) -> None:
+        try:
+            if write:
+                self.write_batch()
+        finally:
+            self.batch = None
+
+    def write_batch(self) -> None:
+        b = self.batch
+        if b is None:
+            return
+        self.batch = None
+        db = self.db
+        try:
+            if b.storage:
+                db.executemany(UPSERT_STORAGE, b.storage)
+            if b.events:
+                db.executemany(INSERT_EVENT, b.events)
+            if b.arrays:
+                db.executemany(INSERT_EVENT_ARRAY, b.arrays)
+            if b.mapping:
+                write_mapping_in_order(db, self.schema.layout, b.mapping)
+        finally:
+            self.batch = Batch16()
 
     @staticmethod
     def _row(

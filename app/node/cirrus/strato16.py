@@ -628,8 +628,10 @@ class Strato16:
                 t.fkeys[c] = fkey[0]
         return t
 
-    def publish(self) -> None:
-        if self._changed or self.published is None:
+    def publish(self, force: bool = False) -> None:
+        """Readers see the views registered so far (``force``: even if a publish raced with
+        a registration on another thread, see behind16.py)."""
+        if force or self._changed or self.published is None:
             self.published = dict(self.tables)
             self._changed = False
 

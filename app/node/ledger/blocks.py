@@ -11,6 +11,7 @@ import threading
 import time
 from typing import Any
 
+from ..cirrus.behind16 import Behind16
 from ..solidvm.ops import keccak256
 from ..store import Store, dumps
 from .codebook import CodeBook
@@ -53,6 +54,7 @@ class BlockSealer:
         self.results = results
         # held while a block is executed and committed (one block at a time, whatever thread)
         self._sealing = threading.Lock()
+        self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
 
     def seal(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:
         """:meth:`_seal_block` under the sealing lock (the producer's thread)."""
@@ -64,6 +66,8 @@ class BlockSealer:
         thread with no producer running: start-up, the offline CLI, app creation)."""
         with self._sealing:
             results = self._seal_block(batch)
+            if self.behind16 is not None:  # no producer: STRATO 16's rows now
+                self.behind16.drain(sealing_held=True)
         self.results.publish(batch, results)
 
     def _seal_block(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..chains import Chain
 from ..cirrus.backend import CirrusBackend
+from ..cirrus.behind16 import Behind16
 from ..cirrus.indexer import Indexer
 from ..config import NodeConfig
 from ..genesis import (
@@ -91,6 +92,25 @@ class Ledger:
         self.producer = Producer(
             config, store, self.state, self.queue, self.sealer, self.results, self.snapshots
         )
+        # STRATO 16's rows, written behind the chain (cirrus/behind16.py)
+        self.behind16: Behind16 | None = None
+        ix16 = self.cirrus.indexer16
+        if ix16 is not None:
+            backend = self.cirrus.backend
+
+            def forget() -> None:  # after a rolled-back write, as the reindexer's
+                ix16.layouts.clear()
+                backend.reload()
+
+            self.behind16 = Behind16(
+                ix16,
+                store,
+                self.sealer._sealing,
+                forget,
+                lambda: ix16.schema.publish(force=True),  # its views (not the seed's tables)
+            )
+            self.reindexer.behind16 = self.sealer.behind16 = self.behind16
+            self.producer.behind16 = self.behind16
         self.intake = Intake(
             config, self.keys, self.validator, self.queue, self.results, self.producer
         )
@@ -175,6 +195,7 @@ class Ledger:
         self.sealer.replay()
         self.reindexer.index_collections_once()
         self.reindexer.index_strato16_once()
+        self.reindexer.catch_up16(self.head.number)
         self.reindexer.rebuild_missed()
         if fresh:
             self._genesis()

@@ -10,6 +10,7 @@ import threading
 import time
 from typing import Any
 
+from ..cirrus.behind16 import Behind16
 from ..config import NodeConfig
 from ..errors import ApiError
 from ..store import Store
@@ -52,6 +53,7 @@ class Producer:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchdog: Watchdog | None = None
+        self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
 
     def start(self) -> None:
         """Start the block producer: one thread that alone executes and commits blocks, fed
@@ -71,6 +73,8 @@ class Producer:
         # run first
         self._thread = threading.Thread(target=self._produce, name="block-producer", daemon=True)
         self._thread.start()
+        if self.behind16 is not None:  # STRATO 16's rows, behind the chain
+            self.behind16.start()
 
     async def stop(self) -> None:
         self.queue.close()
@@ -84,6 +88,8 @@ class Producer:
                     self.results.publish(*done)
         if self._watchdog is not None:
             self._watchdog.stop()
+        if self.behind16 is not None:
+            await asyncio.to_thread(self.behind16.stop)  # (writes what is queued)
         self.snapshots.snapshot()
         await asyncio.to_thread(self.store.checkpoint_in_background, False)
 

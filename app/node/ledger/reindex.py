@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cirrus.behind16 import Behind16, catch_up
 from ..cirrus.indexer import cirrus_timestamp
 from ..solidvm import ContractDef
 from ..store import Store
@@ -91,6 +92,7 @@ class Reindexer:
         self.collections = cirrus.collections
         self.indexer16 = cirrus.indexer16
         self.journal = journal
+        self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
 
     def _take_work(self) -> BlockWork:
         """The block's pending Cirrus inputs, the ledger's own cleared for the next block."""
@@ -128,6 +130,17 @@ class Reindexer:
     def index_block(self, number: int, block_hash: str, ts: int) -> None:
         """Cirrus rows for everything this block changed (inside the block's commit, which
         goes on whatever happens here: Cirrus is derived data)."""
+        behind = self.behind16  # STRATO 16's rows: taken now, written behind the chain
+        if behind is None:
+            self._index_block_now(number, block_hash, ts)
+            return
+        behind.begin(number)
+        try:
+            self._index_block_now(number, block_hash, ts)
+        finally:
+            behind.end()
+
+    def _index_block_now(self, number: int, block_hash: str, ts: int) -> None:
         work = self._take_work()
         block = (number, block_hash, ts)
         db = self.store.db
@@ -138,6 +151,8 @@ class Reindexer:
         except Exception as exc:
             db.execute("ROLLBACK TO cirrus")
             self._forget_cirrus_writes()
+            if self.behind16 is not None:
+                self.behind16.restart()
             log.warning(
                 "indexing block %d at once failed (%s: %s); indexing it contract by contract",
                 number,
@@ -285,6 +300,19 @@ class Reindexer:
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus_collections', '1')"
             )
 
+    def catch_up16(self, head: int) -> None:
+        """STRATO 16's rows of the blocks a crash left unwritten (cirrus/behind16.py)."""
+        ix = self.indexer16
+        if ix is None:
+            return
+        contracts = []
+        for k, meta in self.meta.items():
+            acct = self.world.accounts.get(k)
+            if acct is not None and self._collection_table(k) is not None:
+                contracts.append((k, acct, max(meta.updated_block, meta.created_block)))
+        tracked = self.collections.tracked_vars
+        catch_up(ix, self.store, head, contracts, lambda a: list(tracked(a).values()))
+
     def index_strato16_once(self) -> None:
         """STRATO 16's Cirrus rows for a data dir made before they existed: every indexed
         contract's views, stamps, storage and mapping rows (as of its last change) and every
@@ -292,7 +320,7 @@ class Reindexer:
         ix = self.indexer16
         if ix is None:  # not written meanwhile ("seed"): a later start rebuilds them
             with self.store.transaction() as db:
-                db.execute("DELETE FROM meta WHERE key = 'cirrus16'")
+                db.execute("DELETE FROM meta WHERE key IN ('cirrus16', 'cirrus16_through')")
             return
         if self.store.get_meta("cirrus16"):
             return

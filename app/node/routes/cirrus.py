@@ -49,12 +49,21 @@ class CirrusRoutes(ApiBase):
             raise ApiError(503, {"message": "the table is being updated; retry"}) from None
         return rows, total or 0
 
+    async def caught_up(self) -> None:
+        """STRATO 16's rows of every block committed so far are written (they are written
+        behind the chain: cirrus/behind16.py), so that a client reads its own writes."""
+        behind = self.ledger.behind16
+        if behind is not None:
+            await behind.caught_up()
+
     async def cirrus_schema(self, request: Request) -> Response:
+        await self.caught_up()
         return JsonBody(schema_document(self.ledger.indexer.backend.listed()))
 
     async def cirrus(self, request: Request) -> Response:
         if request.method != "GET":
             raise ApiError(403, {"message": "Cirrus is read-only: only GET is allowed"})
+        await self.caught_up()
         backend = self.ledger.indexer.backend
         table = backend.served(request.path_params["table"])
         params = request.query_params.multi_items()

@@ -1,0 +1,338 @@
+"""STRATO 16's Cirrus rows written behind the chain, many blocks in one transaction.
+
+The platform's slipstream indexes the chain after the fact; so does the sandbox for STRATO 16's
+global tables (``contract``, ``storage``, ``mapping``, ``event``, ``event_array``, their history
+and views). Sealing a block takes what those rows need with the block's own values
+(:attr:`Indexer16.capture`: closures over encoded values, nothing that a later block changes)
+and commits the block without them; :meth:`Behind16.drain` then runs the queued blocks' writes
+in block order, in one transaction, on a thread of its own (``cirrus16-writer``): when
+``delay`` has passed since the oldest queued block or ``max_blocks`` are queued, when a reader
+needs them, and on stop. The seed's tables are still written in each block's commit. Writing
+many blocks' pages in one commit instead of one commit each, off the producer's critical path
+(between its blocks, often while it waits for a sequential client's next request), is what
+brings ``POST`` throughput near ``serve --cirrus-names seed``'s
+(``benchmarks/cirrus16_write_cost.py``).
+
+Readers see every block committed before they asked: a Cirrus request waits for
+:meth:`Behind16.caught_up` (a drain when anything is queued, usually under a millisecond), so a
+client that got its ``resolve=true`` answer finds the block's rows.
+
+Crash safety: ``meta`` keeps ``cirrus16_through``, the last block whose rows are written
+(updated in the drain's own transaction). A start after a crash rebuilds the rows of the
+blocks after it (:func:`catch_up`): every indexed contract changed or created since, from its
+state, and those blocks' events from the node's own ``events`` table, whose rows are deleted
+first (so that a rebuild never doubles one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..store import Store
+from ..text import scrubbing
+from .indexer import cirrus_timestamp
+from .indexer16 import AcctKey, Indexer16
+from .strato16 import physical
+
+log = logging.getLogger("stratoscope.node")
+
+THROUGH_KEY = "cirrus16_through"
+DELAY_ENV = "STRATOSCOPE_CIRRUS16_DELAY_MS"
+DELAY = 0.1  # seconds a block's STRATO 16 rows may wait (unless a reader needs them)
+MAX_BLOCKS = 200  # blocks queued before they are written whatever the delay
+
+Job = Callable[[], None]
+
+
+def configured_delay() -> float:
+    """The delay, in seconds: :data:`DELAY`, or ``$STRATOSCOPE_CIRRUS16_DELAY_MS`` (the tests
+    hold rows back for longer so that a crash finds some queued)."""
+    raw = os.environ.get(DELAY_ENV, "")
+    try:
+        return max(0.0, float(raw) / 1000) if raw else DELAY
+    except ValueError:
+        return DELAY
+
+
+class Behind16:
+    """The queue of sealed blocks whose STRATO 16 rows are not written yet."""
+
+    def __init__(
+        self,
+        ix: Indexer16,
+        store: Store,
+        sealing: threading.Lock,
+        forget: Callable[[], None],
+        publish: Callable[[], None],
+        delay: float | None = None,
+        max_blocks: int = MAX_BLOCKS,
+    ) -> None:
+        self.ix = ix
+        self.store = store
+        self.sealing = sealing  # held while the store's connection writes a block
+        self.forget = forget  # after a rollback: the writers' memory of what it undid
+        self.publish = publish  # after a commit: readers see the views it registered
+        self.delay = configured_delay() if delay is None else delay
+        self.max_blocks = max(1, max_blocks)
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)  # the writer thread waits on it
+        self._draining = threading.Lock()  # one drain at a time, in block order
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._queue: list[tuple[int, list[Job]]] = []
+        self._since = 0.0  # when the oldest queued block was sealed (monotonic)
+        self._current: tuple[int, list[Job]] | None = None
+        self._writing = False  # a drain took the queue and has not committed yet
+        self.failed: int | None = None  # a block whose rows failed: none written until restart
+
+    # ------------------------------------------------------------ while sealing
+
+    def begin(self, number: int) -> None:
+        """Block ``number``'s STRATO 16 writes are taken from here on."""
+        jobs: list[Job] = []
+        self._current = (number, jobs)
+        self.ix.capture = jobs
+
+    def restart(self) -> None:
+        """The block's Cirrus writes were rolled back: what was taken for it too."""
+        if self._current is not None:
+            self._current[1].clear()
+
+    def end(self) -> None:
+        """The block's writes are taken: queued (it is committed right after)."""
+        self.ix.capture = None
+        cur, self._current = self._current, None
+        if cur is None or not cur[1]:
+            return
+        with self._lock:
+            if not self._queue:
+                self._since = time.monotonic()
+            self._queue.append(cur)
+            if len(self._queue) in (1, self.max_blocks):
+                self._wake.notify()
+
+    # ------------------------------------------------------------ when to write
+
+    def pending(self) -> bool:
+        """Blocks whose rows are not committed yet (queued, or being written)."""
+        with self._lock:
+            return bool(self._queue) or self._writing
+
+    def wait(self) -> float | None:
+        """Seconds until the queue is due (0: now), None when it is empty."""
+        with self._lock:
+            return self._wait()
+
+    def _wait(self) -> float | None:
+        if not self._queue:
+            return None
+        if len(self._queue) >= self.max_blocks:
+            return 0.0
+        return max(0.0, self._since + self.delay - time.monotonic())
+
+    def due(self) -> bool:
+        w = self.wait()
+        return w is not None and w <= 0
+
+    # ------------------------------------------------------------ writing
+
+    def start(self) -> None:
+        """The writer thread: drains the queue whenever it is due, between two blocks (it
+        holds ``sealing``): often while the producer has nothing to do, as a sequential
+        client's next request is on its way."""
+        if self._thread is not None:
+            return
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="cirrus16-writer", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the writer thread and write what is queued."""
+        thread = self._thread
+        if thread is not None:
+            with self._lock:
+                self._stopping = True
+                self._wake.notify()
+            thread.join()
+            self._thread = None
+        self.drain()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._stopping:
+                    wait = self._wait()
+                    if wait is not None and wait <= 0:
+                        break
+                    self._wake.wait(wait)
+                if self._stopping:
+                    return
+            # between two blocks: beside the producer, the two threads would hand the GIL
+            # back and forth at every row SQLite writes (each step releases it), a convoy
+            # that made batched writes 30-50 % slower
+            with self._draining, self.sealing:
+                self._drain(sealing_held=True)
+
+    def drain(self, sealing_held: bool = False) -> None:
+        """Write every queued block's rows, in block order, in one transaction. Never raises:
+        a batch that fails is written block by block, and a block that fails again is logged
+        and left to the rebuild at the next start (``cirrus16_through`` stays before it).
+        ``sealing_held``: the caller holds ``sealing`` (else it is taken to forget, after a
+        failure, what the rollback undid: the producer must not be sealing meanwhile)."""
+        with self._draining:
+            self._drain(sealing_held)
+
+    def _drain(self, sealing_held: bool) -> None:
+        with self._lock:
+            queued, self._queue = self._queue, []
+            self._writing = bool(queued)
+        try:
+            if queued and self.failed is None:
+                self._write(queued, sealing_held)
+        finally:
+            self._writing = False
+
+    def _forget(self, sealing_held: bool) -> None:
+        if sealing_held:
+            self.forget()
+        else:
+            with self.sealing:
+                self.forget()
+
+    def _write(self, queued: list[tuple[int, list[Job]]], sealing_held: bool) -> None:
+        try:
+            with self.store.transaction() as db:
+                self.ix.begin_batch()
+                try:
+                    for _, jobs in queued:
+                        for job in jobs:
+                            job()
+                    self.ix.write_batch()
+                finally:
+                    self.ix.end_batch(write=False)
+                self._through(db, queued[-1][0])
+            self.publish()
+            return
+        except Exception as exc:
+            self._forget(sealing_held)
+            log.warning(
+                "writing STRATO 16's rows of blocks %d-%d at once failed (%s: %s); "
+                "writing them block by block",
+                queued[0][0],
+                queued[-1][0],
+                type(exc).__name__,
+                exc,
+            )
+        for number, jobs in queued:
+            try:
+                with self.store.transaction() as db, scrubbing(db):
+                    for job in jobs:
+                        job()
+                    self._through(db, number)
+                self.publish()
+            except Exception:
+                self._forget(sealing_held)
+                log.exception(
+                    "writing STRATO 16's rows of block %d failed; they are rebuilt at the "
+                    "next start",
+                    number,
+                )
+                # the later blocks wait for the rebuild too (their rows build on this one's):
+                # ``cirrus16_through`` stays before this block until the next start
+                self.failed = number
+                log.warning(
+                    "STRATO 16's rows of blocks %d-%d and later wait for the next start",
+                    number,
+                    queued[-1][0],
+                )
+                return
+
+    async def caught_up(self) -> None:
+        """Return once the rows of every block committed before the call are written (a
+        reader of STRATO 16's tables waits for this: read-your-writes)."""
+        if self.pending():  # (being written: drain waits for that drain's commit)
+            await asyncio.to_thread(self.drain)
+
+    def _through(self, db: Any, number: int) -> None:
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
+            "value = excluded.value WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER)",
+            (THROUGH_KEY, str(number)),
+        )
+
+
+# ------------------------------------------------------------ at start
+
+
+Contract = tuple[AcctKey, Any, int]  # (key, account, the last block that changed or created it)
+
+
+def catch_up(
+    ix: Indexer16,
+    store: Store,
+    head: int,
+    contracts: Iterable[Contract],
+    tracked_vars: Callable[[Any], Iterable[Any]],
+) -> int:
+    """Rebuild the STRATO 16 rows of the blocks after ``cirrus16_through`` (queued when the
+    node stopped without writing them: a crash), up to ``head``; then ``cirrus16_through`` is
+    ``head``. ``contracts``: the indexed contracts with the last block that changed them.
+    Returns how many blocks were rebuilt. A data dir without the entry (written before
+    rows went behind the chain, or just rebuilt whole) has nothing to rebuild."""
+    raw = store.get_meta(THROUGH_KEY)
+    through = int(raw) if raw is not None and raw.isdigit() else head
+    with store.transaction() as db, scrubbing(db):
+        if through < head:
+            _rebuild(ix, store, through, contracts, tracked_vars)
+        db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (THROUGH_KEY, str(head))
+        )
+    if through < head:
+        log.info("Cirrus: rebuilt STRATO 16's rows of blocks %d-%d", through + 1, head)
+    return max(0, head - through)
+
+
+def _block(store: Store, number: int) -> tuple[int, str, int]:
+    b = store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
+    return (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
+
+
+def _rebuild(
+    ix: Indexer16,
+    store: Store,
+    through: int,
+    contracts: Iterable[Contract],
+    tracked_vars: Callable[[Any], Iterable[Any]],
+) -> None:
+    db = store.db
+    for table in ("event", "event_array"):
+        db.execute(
+            f"DELETE FROM {physical(table)} WHERE CAST(block_number AS INTEGER) > ?", (through,)
+        )
+    for key, acct, last in sorted(contracts, key=lambda c: (c[2], c[0])):
+        if last <= through:
+            continue
+        block = _block(store, last)
+        ix.adopt(key, acct)  # its stamps (kept once) and views
+        ix.flush(block, [key], [], {})
+        stamped = (block[1], cirrus_timestamp(block[2]), block[0])
+        for cv in tracked_vars(acct):
+            ix.write_entries(acct, cv, None, stamped)
+    by_block: dict[int, list[Any]] = {}
+    for e in store.all(
+        "SELECT e.block_number, e.tx_hash, e.chain, e.address, e.contract, e.name, e.args, "
+        "t.sender FROM events e LEFT JOIN txs t ON t.hash = e.tx_hash WHERE e.block_number > ? "
+        "ORDER BY e.id",
+        through,
+    ):
+        by_block.setdefault(int(e[0]), []).append(tuple(e))
+    for number, evs in sorted(by_block.items()):
+        senders = {str(e[1]): str(e[7] or "") for e in evs}
+        rows = [(str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]), str(e[6])) for e in evs]
+        ix.flush(_block(store, number), [], rows, senders)

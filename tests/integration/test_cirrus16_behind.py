@@ -1,0 +1,162 @@
+"""STRATO 16's rows are written behind the chain (cirrus/behind16.py): what a client can see.
+
+The node here holds them back for a minute (``$STRATOSCOPE_CIRRUS16_DELAY_MS``), so that
+nothing but a reader or a stop writes them: a Cirrus read right after a ``resolve=true`` write
+must still find that write's rows (the read waits for them), and a node killed with rows
+pending must rebuild them when it starts again, each row once.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from app.node.cirrus.behind16 import DELAY_ENV, THROUGH_KEY
+from app.node.store import DB_FILE
+from tests.integration.conftest import make_node
+from tests.integration.node_fixture import RunningNode, call_tx, submit, upload_tx
+
+SEARCH = "/cirrus/search"
+SRC = """
+contract Till {
+    event Paid(address to, uint amount, bool big);
+    uint public total;
+    mapping(address => uint) public paid;
+    mapping(uint => mapping(uint => uint)) public grid;
+    function pay(address to, uint amount) public {
+        total += amount;
+        paid[to] += amount;
+        grid[amount][1] = total;
+        emit Paid(to, amount, amount > 5);
+    }
+}
+"""
+BOB = "000000000000000000000000000000000000b0b0"
+CAROL = "00000000000000000000000000000000000ca201"
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
+    before = os.environ.get(DELAY_ENV)
+    os.environ[DELAY_ENV] = "60000"  # only readers, stops and restarts write them
+    try:
+        n = make_node(tmp_path_factory, name="behind16")
+    finally:
+        if before is None:
+            os.environ.pop(DELAY_ENV, None)
+        else:
+            os.environ[DELAY_ENV] = before
+    try:
+        yield n
+    finally:
+        n.stop()
+
+
+def deploy(client: httpx.Client) -> str:
+    (res,) = submit(client, upload_tx("Till", SRC, {}))
+    assert res["status"] == "Success", res
+    return str(res["data"]["contents"]["address"])
+
+
+def pay(client: httpx.Client, till: str, to: str, amount: int) -> None:
+    (res,) = submit(client, call_tx(till, "pay", {"to": to, "amount": amount}, name="Till"))
+    assert res["status"] == "Success", res
+
+
+def rows(client: httpx.Client, table: str, **params: str) -> list[dict[str, Any]]:
+    r = client.get(f"{SEARCH}/{table}", params=params)
+    assert r.status_code == 200, (table, r.text)
+    body = r.json()
+    assert isinstance(body, list)
+    return body
+
+
+def through(node: RunningNode) -> tuple[int | None, int]:
+    """(the last block whose STRATO 16 rows are written, the last block) from the data dir."""
+    db = sqlite3.connect(node.data_dir / DB_FILE)
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (THROUGH_KEY,)).fetchone()
+        (head,) = db.execute("SELECT max(number) FROM blocks").fetchone()
+    finally:
+        db.close()
+    return (int(row[0]) if row else None, int(head))
+
+
+def test_a_read_after_a_resolved_write_sees_its_strato16_rows(node: RunningNode) -> None:
+    client = node.client("alice")
+    till = deploy(client)
+    pay(client, till, BOB, 3)
+    # at once, with the rows held back for a minute: the read waits for them
+    assert rows(client, "BlockApps-Till", select="address,total") == [{"address": till, "total": 3}]
+    paid = rows(client, "BlockApps-Till-paid", select="key,value", address=f"eq.{till}")
+    assert paid == [{"key": BOB, "value": 3}]
+    events = rows(client, "event", select="event_name,attributes", address=f"eq.{till}")
+    assert events == [
+        {"event_name": "Paid", "attributes": {"big": "false", "to": BOB, "amount": "3"}}
+    ]
+    pay(client, till, CAROL, 9)
+    pay(client, till, BOB, 4)
+    mapping = rows(
+        client,
+        "mapping",
+        select="collection_name,key,value",
+        address=f"eq.{till}",
+        order="collection_name,key",
+    )
+    assert {(m["collection_name"], str(m["value"])) for m in mapping} >= {
+        ("paid", "7"),
+        ("paid", "9"),
+    }
+    history = rows(
+        client,
+        "history@mapping",
+        select="value",
+        address=f"eq.{till}",
+        collection_name="eq.paid",
+        order="block_number",
+    )
+    assert [h["value"] for h in history] == [3, 9, 7]
+    assert rows(client, "BlockApps-Till-Paid", select="amount", order="block_number") == [
+        {"amount": 3},
+        {"amount": 9},
+        {"amount": 4},
+    ]
+
+
+def test_rows_pending_at_a_kill9_are_rebuilt_on_start(node: RunningNode) -> None:
+    client = node.client("alice")
+    till = deploy(client)
+    pay(client, till, BOB, 2)
+    assert rows(client, "BlockApps-Till-paid", select="value", address=f"eq.{till}") == [
+        {"value": 2}
+    ]
+    # nothing reads Cirrus from here to the kill: these blocks' STRATO 16 rows stay queued
+    pay(client, till, CAROL, 6)
+    pay(client, till, BOB, 5)
+    later = deploy(client)  # a contract whose every row is pending
+    pay(client, later, CAROL, 8)
+    node.kill9()
+    written, head = through(node)
+    assert written is not None and written < head, (written, head)
+
+    node.restart()
+    assert through(node)[0] == through(node)[1]
+    client = node.client("alice")
+    paid = rows(
+        client, "BlockApps-Till-paid", select="key,value", address=f"eq.{till}", order="key"
+    )
+    assert paid == sorted(
+        [{"key": BOB, "value": 7}, {"key": CAROL, "value": 6}], key=lambda r: str(r["key"])
+    )
+    assert rows(client, "BlockApps-Till", select="total", address=f"eq.{till}") == [{"total": 13}]
+    assert rows(client, "BlockApps-Till", select="total", address=f"eq.{later}") == [{"total": 8}]
+    # every event once: those written before the kill and those rebuilt
+    amounts = rows(client, "event", select="attributes", address=f"in.({till},{later})", order="id")
+    assert sorted(int(a["attributes"]["amount"]) for a in amounts) == [2, 5, 6, 8]
+    contract = rows(client, "contract", select="contract_name", address=f"eq.{later}")
+    assert contract == [{"contract_name": "Till"}]
