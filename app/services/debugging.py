@@ -138,6 +138,16 @@ class DebugService(QObject):
         self.continued.emit()
         self.tasks.start(f"Debugger: {action}", client.control(action), on_error=self.failed.emit)
 
+    def set_pause_on_failure(self, on: bool) -> None:
+        """The switch changed during a session: the run follows it (the next launch too)."""
+        client = self.client
+        if client is not None and client.sid:
+            self.tasks.start(
+                "Debugger: pause on failure",
+                client.set_pause_on_failure(on),
+                on_error=self.failed.emit,
+            )
+
     # ------------------------------------------------------------ reads (while paused)
 
     async def scopes(self, frame: int) -> list[dict[str, Any]]:

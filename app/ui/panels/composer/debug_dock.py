@@ -20,6 +20,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
+    QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -37,9 +38,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.client.abi_types import AbiTypeError
+from app.client.bundler import Bundle, BundleError, SourceFile, bundle
 from app.services.debugging import DebugService
 from app.ui.panels.composer.debug_models import StackModel, VariablesModel
 from app.ui.panels.composer.documents import Document
+from app.ui.panels.composer.source_pane import split_kept
 from app.ui.widgets.common import name_widget, while_alive
 
 if TYPE_CHECKING:
@@ -84,6 +87,13 @@ class DebugPane(QWidget):
             self.buttons[action] = b
             row.addWidget(b)
         row.addStretch(1)
+        self.pause_on_failure = QCheckBox("Pause on failure", self)
+        self.pause_on_failure.setChecked(True)
+        name_widget(self.pause_on_failure, "debugPauseOnFailure", "Pause where a call fails")
+        self.pause_on_failure.setToolTip(
+            "Stop where a require, revert or runtime failure fires, before the frame unwinds"
+        )
+        row.addWidget(self.pause_on_failure)
         self.stack_model = StackModel(self)
         self.stack = QListView(self)
         self.stack.setModel(self.stack_model)
@@ -137,6 +147,7 @@ class ComposerDebugger(QObject):
         self.frames: list[dict[str, Any]] = []
         self.breakpoints_sent: asyncio.Task[Any] | None = None  # the last change sent
         self.pause_no = 0  # counts pauses and resumptions: reads of an older pause are dropped
+        self.session_files: list[str] | None = None  # the running session's file names
         # Debug, and beside its arrow where the run happens (the row stays narrow)
         self.debug_button = QToolButton(panel)
         self.debug_button.setText("Debug")
@@ -180,6 +191,8 @@ class ComposerDebugger(QObject):
         s.failed.connect(self._failed)
         s.active_changed.connect(lambda _a: self._buttons())
         controller.session.user_changed.connect(lambda _u: self.service.command("stop"))
+        panel.tests_view.debug_requested.connect(self.debug_test)
+        self.pane.pause_on_failure.toggled.connect(self.service.set_pause_on_failure)
         self._watched: set[int] = set()
         panel.source.tabs.documents_changed.connect(self._watch_editors)
         self._watch_editors()
@@ -202,16 +215,13 @@ class ComposerDebugger(QObject):
             "function": fn.name,
             "args": p.call_args.wire_args(),
             "stopOnEntry": False,
-            "pauseOnFailure": True,
+            "pauseOnFailure": self.pane.pause_on_failure.isChecked(),
         }
         compiled = build is not None and build.bundle is not None and name in build.specs
         if compiled and build is not None and build.bundle is not None:
             body["source"] = build.source
-            body["files"] = [
-                {"name": f.name, "firstLine": f.first_line, "lines": max(f.lines, 1)}
-                for f in build.bundle.files
-            ]
-            body["breakpoints"] = self.breakpoints()
+            body["files"] = _files(build.bundle.files)
+            body["breakpoints"] = self.breakpoints([f.name for f in build.bundle.files])
         if self.fresh.isChecked():
             if not compiled:
                 raise AbiTypeError("", f"compile the source of {name or 'the contract'} first")
@@ -233,22 +243,67 @@ class ComposerDebugger(QObject):
         except AbiTypeError as exc:
             self.panel._show_error(str(exc))
             return
+        build = self.panel.last_build
+        files = body.get("files")
+        self.session_files = (
+            [f.name for f in build.bundle.files]
+            if files and build is not None and build.bundle is not None
+            else None
+        )
+        self._launch(body)
+
+    def _launch(self, body: dict[str, Any]) -> None:
         self.pane.log.clear()
         self.pane.status.setText("Starting the debugger…")
         self.panel.output.setCurrentWidget(self.page)
         self.service.start(body)
 
+    def debug_test(self, file: str, test: str) -> None:
+        """Step through the test ``test`` (``Describe_X.it_y``) of ``file``: its file bundled
+        with its imports as the test runner bundles it (unsaved tabs included), on a copy of
+        the state, stopping at the breakpoints of every file of the bundle."""
+        sources = self.panel.source.open_sources()
+        self.pane.status.setText(f"Starting the debugger on {test}…")
+        self.panel.output.setCurrentWidget(self.page)
+
+        def go(b: Bundle) -> None:
+            names = [f.name for f in b.files]
+            self.session_files = names
+            self._launch(
+                {
+                    "source": b.source,
+                    "files": _files(b.files),
+                    "test": test,
+                    "stopOnEntry": False,
+                    "pauseOnFailure": self.pane.pause_on_failure.isChecked(),
+                    "breakpoints": self.breakpoints(names),
+                }
+            )
+
+        self.tasks.start(
+            f"Bundling {Path(file).name}",
+            _bundled(file, sources),
+            on_done=while_alive(self.pane, go),
+            on_error=while_alive(self.pane, self._failed),
+        )
+
     # ------------------------------------------------------------ breakpoints
 
-    def _bundle_name(self, doc: Document) -> str | None:
+    def _bundle_name(self, doc: Document, files: list[str] | None = None) -> str | None:
+        """``doc``'s name among ``files`` (by default the session's, else the last build's)."""
         build = self.panel.last_build
-        if build is None or build.bundle is None:
+        if files is None:
+            files = self.session_files
+        if files is None and build is not None and build.bundle is not None:
+            files = [f.name for f in build.bundle.files]
+        if files is None:
             return None
         if doc.path is None:
-            return build.scratch
-        for f in build.bundle.files:
-            if _same(f.name, str(doc.path)):
-                return f.name
+            scratch = build.scratch if build is not None else None
+            return scratch if scratch in files else None
+        for name in files:
+            if _same(name, str(doc.path)):
+                return name
         return None
 
     def _doc_of(self, file: str) -> Document | None:
@@ -261,12 +316,22 @@ class ComposerDebugger(QObject):
                 return d
         return None
 
-    def breakpoints(self) -> list[dict[str, Any]]:
+    def breakpoints(self, files: list[str]) -> list[dict[str, Any]]:
+        """The breakpoints of ``files`` (bundle names): an open tab's, else those kept with
+        the project for a file not open."""
         out: list[dict[str, Any]] = []
-        for d in self.panel.source.tabs.documents():
-            name = self._bundle_name(d)
-            if name is not None:
-                out += [{"file": name, "line": n} for n in sorted(d.editor.breakpoints)]
+        docs = self.panel.source.tabs.documents()
+        kept = self.panel.source.kept_breakpoints
+        for name in files:
+            doc = next((d for d in docs if self._bundle_name(d, files) == name), None)
+            if doc is not None:
+                lines = {n: doc.editor.conditions.get(n) for n in doc.editor.breakpoints}
+            else:
+                key = next((k for k in kept if k and _same(k, name)), None)
+                lines = dict(split_kept(kept.get(key, []) if key else []))
+            for n in sorted(lines):
+                cond = lines[n]
+                out.append({"file": name, "line": n, **({"condition": cond} if cond else {})})
         return out
 
     def _watch_editors(self) -> None:
@@ -281,7 +346,8 @@ class ComposerDebugger(QObject):
         name = self._bundle_name(doc)
         if client is None or name is None:
             return
-        lines: list[tuple[int, str | None]] = [(n, None) for n in sorted(doc.editor.breakpoints)]
+        conds = doc.editor.conditions
+        lines = [(n, conds.get(n)) for n in sorted(doc.editor.breakpoints)]
         self.breakpoints_sent = self.tasks.start(
             "Setting breakpoints", client.set_breakpoints(name, lines), on_error=self._failed
         )
@@ -427,6 +493,18 @@ class ComposerDebugger(QObject):
             return True
         self.service.command(action)
         return True
+
+
+def _files(files: list[SourceFile]) -> list[dict[str, Any]]:
+    return [{"name": f.name, "firstLine": f.first_line, "lines": max(f.lines, 1)} for f in files]
+
+
+async def _bundled(file: str, sources: dict[str, str]) -> Bundle:
+    """``file`` bundled off the loop (it reads the disk); a missing import in words."""
+    try:
+        return await asyncio.to_thread(bundle, file, sources)
+    except BundleError as exc:
+        raise ValueError("; ".join(str(p) for p in exc.problems)) from None
 
 
 def _show_line(doc: Document, line: int) -> None:
