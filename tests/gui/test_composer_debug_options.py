@@ -1,7 +1,7 @@
 """The debugger's other entry points and options on real widgets against a real sandbox node:
 Debug on a test of the Tests view (its file bundled as the test runner bundles it, stopping at
 the breakpoints of an imported file not open), the pause-on-failure switch, a conditional
-breakpoint set from the gutter's menu, and breakpoints that move with their line as text is
+breakpoint set from the gutter's menu, watches, and breakpoints that move with their line as text is
 inserted or removed above them."""
 
 from __future__ import annotations
@@ -138,9 +138,26 @@ def test_pause_on_failure_switch_and_a_conditional_breakpoint(
     QTest.keyClick(dbg.pane.evaluate, Qt.Key.Key_Return)
     drive(loop, lambda: "= uint256 3" in dbg.pane.log.toPlainText() or "3" in _last(dbg))
     assert _last(dbg).endswith("3")
+    # watches: evaluated in the selected frame at once and again at every stop
+    watches = dbg.pane.watches
+    for expression in ("i * 10", "total"):
+        watches.entry.setText(expression)
+        QTest.keyClick(watches.entry, Qt.Key.Key_Return)
+    drive(loop, lambda: (watches.value_of("total") or "").endswith(" 3"))
+    assert (watches.value_of("i * 10") or "").endswith(" 30")
     # the condition, edited from the menu of the breakpoint's dot
     menu = editor.breakpoint_menu(5)
     assert [a.text() for a in menu.actions()] == ["Condition…", "Remove breakpoint"]
+    # F5: the condition holds no more; the require fails and the run pauses there
+    window.activateWindow()
+    editor.setFocus()
+    QTest.keyClick(editor, Qt.Key.Key_F5)
+    drive(loop, lambda: dbg.service.paused and editor.paused_line == 7, 30)
+    drive(loop, lambda: (watches.value_of("total") or "").endswith(" 15"))
+    watches.tree.setCurrentItem(watches.items()[0])
+    watches.tree.setFocus()
+    QTest.keyClick(watches.tree, Qt.Key.Key_Delete)
+    assert watches.expressions() == ["total"]
     dbg.service.command("stop")
     drive(loop, lambda: not dbg.service.active)
 

@@ -1,6 +1,7 @@
 """The composer's step debugger: a **Debug** button beside Call, breakpoints from the editors'
-gutters, the current line lit while paused, the keys (F5 continue, F10 step over, F11 step in,
-Shift+F11 step out, Shift+F5 stop) and the Debug pane (call stack, variables, evaluate).
+gutters (conditions from the dot's menu), the current line lit while paused, the keys (F5
+continue, F10 step over, F11 step in, Shift+F11 step out, Shift+F5 stop), Debug on a test of the
+Tests view, and the Debug pane (call stack, watches, variables, evaluate, pause on failure).
 
 The run is a session of the node's debugger (``/vm-debug``, :class:`DebugService`): the call on
 a fresh deployment of the compiled source (or on the contract at the call form's address), on a
@@ -40,7 +41,9 @@ from PySide6.QtWidgets import (
 from app.client.abi_types import AbiTypeError
 from app.client.bundler import Bundle, BundleError, SourceFile, bundle
 from app.services.debugging import DebugService
+from app.services.tasks import TaskRegistry
 from app.ui.panels.composer.debug_models import StackModel, VariablesModel
+from app.ui.panels.composer.debug_watches import WatchList
 from app.ui.panels.composer.documents import Document
 from app.ui.panels.composer.source_pane import split_kept
 from app.ui.widgets.common import name_widget, while_alive
@@ -65,7 +68,7 @@ def _same(a: str, b: str) -> bool:
 class DebugPane(QWidget):
     """The call stack (a list model), the variables (a lazy tree) and an evaluate box."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, tasks: TaskRegistry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("debugPane")
         self.status = QLabel("Press Debug on the Call tab to step through a call.", self)
@@ -105,8 +108,12 @@ class DebugPane(QWidget):
         name_widget(self.evaluate, "debugEvaluate", "Evaluate")
         self.log = QTextBrowser(self)
         name_widget(self.log, "debugOutput", "Debug output")
+        self.watches = WatchList(tasks, self)
+        left = QSplitter(Qt.Orientation.Vertical, self)
+        left.addWidget(self.stack)
+        left.addWidget(self.watches)
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(self.stack)
+        split.addWidget(left)
         split.addWidget(self.variables)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 2)
@@ -140,7 +147,8 @@ class ComposerDebugger(QObject):
         controller = panel.controller
         self.tasks = controller.tasks
         self.service = DebugService(controller.session, controller.tasks, self)
-        self.pane = DebugPane(panel)
+        self.pane = DebugPane(controller.tasks, panel)
+        self.pane.watches.evaluate = self.service.evaluate
         self.variables = VariablesModel(self._fetch, self)
         self.pane.variables.setModel(self.variables)
         self.frame = 1  # the frame shown (1 = innermost)
@@ -383,6 +391,7 @@ class ComposerDebugger(QObject):
             self.panel.source.open_path(Path(str(f["file"])), then=lambda d: _show_line(d, line))
         self.variables.clear()
         now = self.pause_no
+        self.pane.watches.refresh(frame, now)
         self.tasks.start(
             "Reading the frame's variables",
             self.service.scopes(frame),
@@ -437,12 +446,14 @@ class ComposerDebugger(QObject):
 
     def _running(self) -> None:
         self.pause_no += 1
+        self.pane.watches.running(self.pause_no)
         self._clear_lines()
         self._buttons()
         self.pane.status.setText("Running…")
 
     def _finished(self, result: Any) -> None:
         self.pause_no += 1
+        self.pane.watches.running(self.pause_no)
         self._clear_lines()
         self.frames = []
         self.pane.stack_model.set_frames([])
