@@ -213,3 +213,42 @@ async def _idle() -> None:
     import asyncio
 
     await asyncio.sleep(0.1)
+
+
+OWNED = """contract Owned {
+    uint public total;
+    constructor(uint start) public {
+        uint twice = start * 2;
+        total = twice;
+    }
+}
+"""
+
+
+def test_debug_the_constructor_from_the_deploy_tab(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+) -> None:
+    connect(loop, controller, node, "carol")
+    panel = panel_of(window)
+    compile_source(loop, panel, OWNED)
+    panel.contract.setCurrentText("Owned")
+    panel.deploy_args.editors["start"].set_value("7")
+    editor = panel.editor
+    editor.toggle_breakpoint(5)
+    dbg = panel.debugger
+    panel.tabs.setCurrentIndex(0)  # the Deploy tab: its Debug beside Deploy…
+    assert dbg.deploy_debug.isVisible()
+    qtbot.mouseClick(dbg.deploy_debug, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: dbg.service.paused and editor.paused_line == 5, 30)
+    stack = dbg.pane.stack_model
+    assert "Owned" in stack.data(stack.index(0))
+    watches = dbg.pane.watches
+    watches.add("twice + start")
+    drive(loop, lambda: (watches.value_of("twice + start") or "").endswith(" 21"))
+    dbg.service.command("continue")
+    drive(loop, lambda: not dbg.service.active, 30)
+    assert "✔" in dbg.pane.status.text()

@@ -172,6 +172,18 @@ class ComposerDebugger(QObject):
         self.fresh.setChecked(True)
         self.fresh.setToolTip("Unchecked: debug the contract at the call form's address")
         self.debug_button.setMenu(menu)
+        # Debug on the Deploy tab: the constructor, on a copy of the state
+        self.deploy_debug = QPushButton("Debug", panel)
+        name_widget(self.deploy_debug, "deployDebug", "Debug the constructor (on a copy)")
+        self.deploy_debug.setToolTip(
+            "Run the deploy in the debugger, on a copy of the state: it stops at breakpoints "
+            "in the constructor (and what it calls) and writes nothing to the chain"
+        )
+        self.deploy_debug.clicked.connect(self.debug_deploy)
+        deploy_row = panel.deploy_button.parentWidget()
+        deploy_actions = deploy_row.layout() if deploy_row is not None else None
+        assert isinstance(deploy_actions, QHBoxLayout)
+        deploy_actions.insertWidget(2, self.deploy_debug)
         row = panel.call_button.parentWidget()
         actions = row.layout() if row is not None else None
         assert isinstance(actions, QHBoxLayout)
@@ -258,6 +270,35 @@ class ComposerDebugger(QObject):
             if files and build is not None and build.bundle is not None
             else None
         )
+        self._launch(body)
+
+    def deploy_body(self) -> dict[str, Any]:
+        """The launch request of the Deploy tab: the chosen contract's constructor with its
+        typed arguments (AbiTypeError says what is missing)."""
+        p = self.panel
+        build = p.last_build
+        name = p.contract.currentText().strip()
+        if build is None or build.bundle is None or name not in build.specs:
+            raise AbiTypeError("", f"compile the source of {name or 'the contract'} first")
+        files = [f.name for f in build.bundle.files]
+        return {
+            "contract": name,
+            "constructorArgs": p.deploy_args.wire_args(),
+            "source": build.source,
+            "files": _files(build.bundle.files),
+            "breakpoints": self.breakpoints(files),
+            "stopOnEntry": False,
+            "pauseOnFailure": self.pane.pause_on_failure.isChecked(),
+        }
+
+    def debug_deploy(self) -> None:
+        self.panel.deploy_args.touch_all()
+        try:
+            body = self.deploy_body()
+        except AbiTypeError as exc:
+            self.panel._show_error(str(exc))
+            return
+        self.session_files = [str(f["name"]) for f in body["files"]]
         self._launch(body)
 
     def _launch(self, body: dict[str, Any]) -> None:
