@@ -252,3 +252,19 @@ def test_debug_the_constructor_from_the_deploy_tab(
     dbg.service.command("continue")
     drive(loop, lambda: not dbg.service.active, 30)
     assert "✔" in dbg.pane.status.text()
+
+
+def test_a_text_replaced_whole_keeps_the_breakpoints_on_their_numbers(
+    controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    """A file loaded again (setPlainText) is no edit above the breakpoints: they stay on their
+    line numbers, and what is kept with the project is not touched."""
+    panel = panel_of(window)
+    editor = panel.editor
+    editor.setPlainText("a\nb\nc\nd\n")
+    editor.toggle_breakpoint(3)
+    changes: list[set[int]] = []
+    editor.breakpoints_changed.connect(lambda: changes.append(editor.breakpoints))
+    editor.setPlainText("w\nx\ny\nz\n")
+    assert editor.breakpoints == {3} and changes == []
+    assert panel.source.kept_breakpoints[""] == [3]

@@ -308,6 +308,7 @@ class SourceEditor(QPlainTextEdit):
         self._anchors: list[tuple[QTextCursor, str | None]] = []
         self._bp_lines: dict[int, str | None] = {}  # as last reported (edits compare to it)
         self.condition_dialog: QInputDialog | None = None  # while one is open
+        self._replacing = False  # setPlainText: the breakpoints keep their line numbers
         self._paused_sel: QTextEdit.ExtraSelection | None = None  # where the debugger stands
         self.document().contentsChange.connect(self._edited_at)
         self.cursorPositionChanged.connect(self._cursor_moved)
@@ -531,7 +532,11 @@ class SourceEditor(QPlainTextEdit):
     def setPlainText(self, text: str) -> None:
         """The whole text replaced (a file loaded): the breakpoints stay on their line numbers."""
         lines, conds = self.breakpoints, self.conditions
-        super().setPlainText(text)
+        self._replacing = True  # (the cursors all fall to line 1 meanwhile: not a move)
+        try:
+            super().setPlainText(text)
+        finally:
+            self._replacing = False
         self.set_breakpoints(lines, conds)
 
     def breakpoint_menu(self, line: int) -> QMenu:
@@ -592,7 +597,7 @@ class SourceEditor(QPlainTextEdit):
         """An edit of the marked line clears its compile error (the fix is being typed; the
         next compile says whether it holds); lines added or removed above move the marker and
         the breakpoints. (Colours repainted also report a change: only the line's text counts.)"""
-        if self._anchors:
+        if self._anchors and not self._replacing:
             self._breakpoints_moved()
         if self._error_sel is None:
             return
