@@ -6,6 +6,7 @@ inserted or removed above them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import qasync
@@ -96,6 +97,7 @@ def test_pause_on_failure_switch_and_a_conditional_breakpoint(
     window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
+    tmp_path: Path,
 ) -> None:
     connect(loop, controller, node, "bob")
     panel = panel_of(window)
@@ -145,6 +147,10 @@ def test_pause_on_failure_switch_and_a_conditional_breakpoint(
         QTest.keyClick(watches.entry, Qt.Key.Key_Return)
     drive(loop, lambda: (watches.value_of("total") or "").endswith(" 3"))
     assert (watches.value_of("i * 10") or "").endswith(" 30")
+    shots = Path(os.environ.get("STRATOSCOPE_SHOTS", tmp_path))
+    window.resize(1280, 1000)
+    drive(loop, lambda: True)
+    window.grab().save(str(shots / "debugger-watches.png"))
     # the condition, edited from the menu of the breakpoint's dot
     menu = editor.breakpoint_menu(5)
     assert [a.text() for a in menu.actions()] == ["Condition…", "Remove breakpoint"]
@@ -268,3 +274,44 @@ def test_a_text_replaced_whole_keeps_the_breakpoints_on_their_numbers(
     editor.setPlainText("w\nx\ny\nz\n")
     assert editor.breakpoints == {3} and changes == []
     assert panel.source.kept_breakpoints[""] == [3]
+
+
+def test_right_click_on_a_dot_sets_its_condition(
+    controller: AppController, window: MainWindow, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    """The gutter's real context menu (right-click at the dot's height), its Condition…, the
+    dialog's OK."""
+    from PySide6.QtCore import QPoint, QTimer
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    panel = panel_of(window)
+    window.show()
+    editor = panel.editor
+    editor.setPlainText("a\nb\nc\nd\n")
+    editor.toggle_breakpoint(2)
+    block = editor.document().findBlockByNumber(1)
+    y = round(editor.blockBoundingGeometry(block).translated(editor.contentOffset()).center().y())
+    chosen: list[str] = []
+
+    def pick() -> None:
+        menu = QApplication.activePopupWidget()
+        assert isinstance(menu, QMenu)
+        chosen.extend(a.text() for a in menu.actions())
+        action = next(a for a in menu.actions() if a.text() == "Condition…")
+        menu.close()
+        action.trigger()
+
+    QTimer.singleShot(50, pick)
+    gutter = editor.gutter
+    at = QPoint(4, y)
+    from PySide6.QtGui import QContextMenuEvent
+
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, at, gutter.mapToGlobal(at))
+    QApplication.sendEvent(gutter, event)
+    assert chosen == ["Condition…", "Remove breakpoint"]
+    dialog = editor.condition_dialog
+    assert dialog is not None
+    dialog.setTextValue("count > 2")
+    dialog.accept()
+    assert editor.conditions == {2: "count > 2"}
+    assert panel.source.kept_breakpoints[""] == [[2, "count > 2"]]

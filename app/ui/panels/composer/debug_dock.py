@@ -96,7 +96,6 @@ class DebugPane(QWidget):
         self.pause_on_failure.setToolTip(
             "Stop where a require, revert or runtime failure fires, before the frame unwinds"
         )
-        row.addWidget(self.pause_on_failure)
         self.stack_model = StackModel(self)
         self.stack = QListView(self)
         self.stack.setModel(self.stack_model)
@@ -112,6 +111,9 @@ class DebugPane(QWidget):
         left = QSplitter(Qt.Orientation.Vertical, self)
         left.addWidget(self.stack)
         left.addWidget(self.watches)
+        left.setChildrenCollapsible(False)
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 1)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(left)
         split.addWidget(self.variables)
@@ -127,7 +129,10 @@ class DebugPane(QWidget):
         right.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
-        lay.addWidget(self.status)
+        top = QHBoxLayout()
+        top.addWidget(self.status, 1)
+        top.addWidget(self.pause_on_failure)
+        lay.addLayout(top)
         lay.addLayout(row)
         lay.addWidget(right, 1)
         lay.addWidget(self.evaluate)
@@ -184,6 +189,8 @@ class ComposerDebugger(QObject):
         deploy_actions = deploy_row.layout() if deploy_row is not None else None
         assert isinstance(deploy_actions, QHBoxLayout)
         deploy_actions.insertWidget(2, self.deploy_debug)
+        QWidget.setTabOrder(panel.deploy_batch, self.deploy_debug)
+        QWidget.setTabOrder(self.deploy_debug, panel.call_button)
         row = panel.call_button.parentWidget()
         actions = row.layout() if row is not None else None
         assert isinstance(actions, QHBoxLayout)
