@@ -48,6 +48,7 @@ class DebugService(QObject):
         self.client: DebugClient | None = None
         self.paused = False
         self._poll: asyncio.Task[Any] | None = None
+        self.option_sent: asyncio.Task[Any] | None = None  # the last switch sent to the run
 
     @property
     def active(self) -> bool:
@@ -142,7 +143,7 @@ class DebugService(QObject):
         """The switch changed during a session: the run follows it (the next launch too)."""
         client = self.client
         if client is not None and client.sid:
-            self.tasks.start(
+            self.option_sent = self.tasks.start(
                 "Debugger: pause on failure",
                 client.set_pause_on_failure(on),
                 on_error=self.failed.emit,

@@ -167,6 +167,17 @@ def test_pause_on_failure_switch_and_a_conditional_breakpoint(
     dbg.service.command("stop")
     drive(loop, lambda: not dbg.service.active)
 
+    # the switch turned off during a run reaches it: the failure ends the run, no pause
+    dbg.debug_button.click()
+    drive(loop, lambda: dbg.service.paused and editor.paused_line == 5, 30)
+    dbg.pane.pause_on_failure.setChecked(False)
+    sent = dbg.service.option_sent
+    drive(loop, lambda: sent is not None and sent.done())
+    dbg.service.command("continue")
+    drive(loop, lambda: not dbg.service.active, 30)
+    assert "too much" in dbg.pane.status.text() and "✘" in dbg.pane.status.text()
+    assert watches.value_of("total") == "(not paused)"
+
 
 def _last(dbg: object) -> str:
     from app.ui.panels.composer.debug_dock import ComposerDebugger
