@@ -71,7 +71,11 @@ class DebugPane(QWidget):
     def __init__(self, tasks: TaskRegistry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("debugPane")
-        self.status = QLabel("Press Debug on the Call tab to step through a call.", self)
+        self.status = QLabel(
+            "Press Debug on the Call or Deploy tab, or on a test of the Tests view, to step "
+            "through it.",
+            self,
+        )
         self.status.setObjectName("debugStatus")
         self.status.setWordWrap(True)
         self.buttons: dict[str, QPushButton] = {}
