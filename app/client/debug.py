@@ -70,6 +70,11 @@ class DebugClient:
             raise ValueError(f"action: one of {', '.join(ACTIONS)}")
         return dict(await self._json("POST", f"/{self.sid}/control", {"action": action}))
 
+    async def set_pause_on_failure(self, on: bool) -> dict[str, Any]:
+        """Switch pause on failure for the rest of the run."""
+        body = {"action": "pauseOnFailure", "value": on}
+        return dict(await self._json("POST", f"/{self.sid}/control", body))
+
     async def frames(self) -> list[dict[str, Any]]:
         return list(await self._json("GET", f"/{self.sid}/frames"))
 

@@ -48,6 +48,7 @@ class DebugService(QObject):
         self.client: DebugClient | None = None
         self.paused = False
         self._poll: asyncio.Task[Any] | None = None
+        self.option_sent: asyncio.Task[Any] | None = None  # the last switch sent to the run
 
     @property
     def active(self) -> bool:
@@ -137,6 +138,16 @@ class DebugService(QObject):
         self.paused = False
         self.continued.emit()
         self.tasks.start(f"Debugger: {action}", client.control(action), on_error=self.failed.emit)
+
+    def set_pause_on_failure(self, on: bool) -> None:
+        """The switch changed during a session: the run follows it (the next launch too)."""
+        client = self.client
+        if client is not None and client.sid:
+            self.option_sent = self.tasks.start(
+                "Debugger: pause on failure",
+                client.set_pause_on_failure(on),
+                on_error=self.failed.emit,
+            )
 
     # ------------------------------------------------------------ reads (while paused)
 

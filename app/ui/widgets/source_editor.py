@@ -8,10 +8,12 @@ keyboard is never trapped in it).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
+    QContextMenuEvent,
     QFont,
     QFontDatabase,
     QKeyEvent,
@@ -25,7 +27,7 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFormat,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtWidgets import QInputDialog, QMenu, QPlainTextEdit, QTextEdit, QWidget
 
 KEYWORDS = (
     "contract",
@@ -262,10 +264,17 @@ class _Gutter(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         self.editor.paint_gutter(event)
 
+    def line_at(self, y: int) -> int:
+        """The 1-based line at height ``y`` of the gutter."""
+        return self.editor.cursorForPosition(QPoint(0, y)).block().blockNumber() + 1
+
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
-            block = self.editor.cursorForPosition(event.position().toPoint()).block()
-            self.editor.toggle_breakpoint(block.blockNumber() + 1)
+            self.editor.toggle_breakpoint(self.line_at(round(event.position().y())))
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """Right-click: the line's breakpoint menu (a condition, remove, add)."""
+        self.editor.breakpoint_menu(self.line_at(event.pos().y())).exec(event.globalPos())
 
 
 class SourceEditor(QPlainTextEdit):
@@ -294,7 +303,12 @@ class SourceEditor(QPlainTextEdit):
         self._error_sel: QTextEdit.ExtraSelection | None = None
         self._error_text = ""  # the marked line as compiled (a change of it clears the mark)
         self._jump_sel: QTextEdit.ExtraSelection | None = None  # a line jumped to, lit
-        self.breakpoints: set[int] = set()  # 1-based lines
+        # a breakpoint is a cursor at its line's block with its condition: the document moves
+        # the cursor when lines are inserted or removed above, so the breakpoint keeps its line
+        self._anchors: list[tuple[QTextCursor, str | None]] = []
+        self._bp_lines: dict[int, str | None] = {}  # as last reported (edits compare to it)
+        self.condition_dialog: QInputDialog | None = None  # while one is open
+        self._replacing = False  # setPlainText: the breakpoints keep their line numbers
         self._paused_sel: QTextEdit.ExtraSelection | None = None  # where the debugger stands
         self.document().contentsChange.connect(self._edited_at)
         self.cursorPositionChanged.connect(self._cursor_moved)
@@ -367,12 +381,17 @@ class SourceEditor(QPlainTextEdit):
         while block.isValid() and top <= event.rect().bottom():
             if block.isVisible() and bottom >= event.rect().top():
                 is_error = self.error_line == number + 1
-                if number + 1 in self.breakpoints:
+                if number + 1 in self._bp_lines:
                     h = self.fontMetrics().height()
                     d = max(h - 6, 6)
-                    painter.setBrush(QColor("#d0312d"))
+                    y = top + (h - d) // 2
+                    conditional = bool(self._bp_lines[number + 1])
+                    painter.setBrush(QColor("#e67e22" if conditional else "#d0312d"))
                     painter.setPen(Qt.PenStyle.NoPen)
-                    painter.drawEllipse(2, top + (h - d) // 2, d, d)
+                    painter.drawEllipse(2, y, d, d)
+                    if conditional:  # a conditional one: orange with a white bar (as "=")
+                        painter.setBrush(QColor("white"))
+                        painter.drawRect(2 + d // 4, y + d // 2 - 1, d // 2, 2)
                 painter.setPen(QColor("#c0392b") if is_error else pal.placeholderText().color())
                 painter.drawText(
                     0,
@@ -449,17 +468,103 @@ class SourceEditor(QPlainTextEdit):
 
     # ------------------------------------------------------------ debugging
 
+    @property
+    def breakpoints(self) -> set[int]:
+        """The lines (1-based) with a breakpoint."""
+        return set(self._bp_lines)
+
+    @property
+    def conditions(self) -> dict[int, str]:
+        """line -> condition of the conditional breakpoints."""
+        return {n: c for n, c in self._bp_lines.items() if c}
+
+    def _lines_now(self) -> dict[int, str | None]:
+        out: dict[int, str | None] = {}
+        kept: list[tuple[QTextCursor, str | None]] = []
+        for cursor, cond in self._anchors:
+            n = cursor.blockNumber() + 1
+            if n not in out:  # two met (a line removed): one stays
+                out[n] = cond
+                kept.append((cursor, cond))
+        self._anchors = kept
+        return out
+
+    def _anchor(self, line: int, condition: str | None) -> None:
+        block = self.document().findBlockByNumber(line - 1)
+        if block.isValid():
+            self._anchors.append((QTextCursor(block), condition or None))
+
+    def _breakpoints_moved(self) -> None:
+        now = self._lines_now()
+        if now != self._bp_lines:
+            self._bp_lines = now
+            self.gutter.update()
+            self.breakpoints_changed.emit()
+
     def toggle_breakpoint(self, line: int) -> None:
         """Set or clear the breakpoint of ``line`` (1-based)."""
         if not 1 <= line <= self.blockCount():
             return
-        self.breakpoints ^= {line}
-        self.gutter.update()
-        self.breakpoints_changed.emit()
+        if line in self._bp_lines:
+            self._anchors = [(c, k) for c, k in self._anchors if c.blockNumber() + 1 != line]
+        else:
+            self._anchor(line, None)
+        self._breakpoints_moved()
 
-    def set_breakpoints(self, lines: set[int]) -> None:
-        self.breakpoints = {n for n in lines if 1 <= n <= max(self.blockCount(), 1)}
+    def set_condition(self, line: int, condition: str | None) -> None:
+        """Give ``line``'s breakpoint a condition (a SolidVM expression; empty: none), setting
+        the breakpoint when the line has none."""
+        self._anchors = [(c, k) for c, k in self._anchors if c.blockNumber() + 1 != line]
+        self._anchor(line, (condition or "").strip() or None)
+        self._breakpoints_moved()
+
+    def set_breakpoints(
+        self, lines: Iterable[int], conditions: Mapping[int, str] | None = None
+    ) -> None:
+        """Replace the breakpoints (a file (re)loaded: its kept ones); no signal."""
+        self._anchors = []
+        for n in sorted(set(lines)):
+            if 1 <= n <= max(self.blockCount(), 1):
+                self._anchor(n, (conditions or {}).get(n))
+        self._bp_lines = self._lines_now()
         self.gutter.update()
+
+    def setPlainText(self, text: str) -> None:
+        """The whole text replaced (a file loaded): the breakpoints stay on their line numbers."""
+        lines, conds = self.breakpoints, self.conditions
+        self._replacing = True  # (the cursors all fall to line 1 meanwhile: not a move)
+        try:
+            super().setPlainText(text)
+        finally:
+            self._replacing = False
+        self.set_breakpoints(lines, conds)
+
+    def breakpoint_menu(self, line: int) -> QMenu:
+        """The gutter's menu for ``line``: its condition, remove; or add one."""
+        menu = QMenu(self)
+        if line in self._bp_lines:
+            menu.addAction("Condition…", lambda: self.edit_condition(line))
+            menu.addAction("Remove breakpoint", lambda: self.toggle_breakpoint(line))
+        else:
+            menu.addAction("Add breakpoint", lambda: self.toggle_breakpoint(line))
+            menu.addAction("Add conditional breakpoint…", lambda: self.edit_condition(line))
+        return menu
+
+    def edit_condition(self, line: int) -> QInputDialog:
+        """Ask for ``line``'s condition (window-modal, not blocking): OK sets it."""
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Breakpoint condition")
+        dialog.setLabelText(
+            f"Stop at line {line} only when this SolidVM expression is true (empty: always):"
+        )
+        dialog.setTextValue(self._bp_lines.get(line) or "")
+        dialog.setObjectName("breakpointCondition")
+        dialog.textValueSelected.connect(lambda text: self.set_condition(line, text))
+        dialog.finished.connect(lambda _r: setattr(self, "condition_dialog", None))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.condition_dialog = dialog
+        dialog.open()
+        return dialog
 
     def set_paused_line(self, line: int | None) -> None:
         """Light the line a paused run stands on (None: it runs, or ended)."""
@@ -490,8 +595,10 @@ class SourceEditor(QPlainTextEdit):
 
     def _edited_at(self, _position: int, _removed: int, _added: int) -> None:
         """An edit of the marked line clears its compile error (the fix is being typed; the
-        next compile says whether it holds); lines added or removed above move the marker.
-        (Colours repainted also report a change: only the line's text counts.)"""
+        next compile says whether it holds); lines added or removed above move the marker and
+        the breakpoints. (Colours repainted also report a change: only the line's text counts.)"""
+        if self._anchors and not self._replacing:
+            self._breakpoints_moved()
         if self._error_sel is None:
             return
         block = self._error_sel.cursor.block()

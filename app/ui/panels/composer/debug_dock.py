@@ -1,6 +1,7 @@
 """The composer's step debugger: a **Debug** button beside Call, breakpoints from the editors'
-gutters, the current line lit while paused, the keys (F5 continue, F10 step over, F11 step in,
-Shift+F11 step out, Shift+F5 stop) and the Debug pane (call stack, variables, evaluate).
+gutters (conditions from the dot's menu), the current line lit while paused, the keys (F5
+continue, F10 step over, F11 step in, Shift+F11 step out, Shift+F5 stop), Debug on a test of the
+Tests view, and the Debug pane (call stack, watches, variables, evaluate, pause on failure).
 
 The run is a session of the node's debugger (``/vm-debug``, :class:`DebugService`): the call on
 a fresh deployment of the compiled source (or on the contract at the call form's address), on a
@@ -20,6 +21,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
+    QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -37,9 +39,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.client.abi_types import AbiTypeError
+from app.client.bundler import Bundle, BundleError, SourceFile, bundle
 from app.services.debugging import DebugService
+from app.services.tasks import TaskRegistry
 from app.ui.panels.composer.debug_models import StackModel, VariablesModel
+from app.ui.panels.composer.debug_watches import WatchList
 from app.ui.panels.composer.documents import Document
+from app.ui.panels.composer.source_pane import split_kept
 from app.ui.widgets.common import name_widget, while_alive
 
 if TYPE_CHECKING:
@@ -62,10 +68,14 @@ def _same(a: str, b: str) -> bool:
 class DebugPane(QWidget):
     """The call stack (a list model), the variables (a lazy tree) and an evaluate box."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, tasks: TaskRegistry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("debugPane")
-        self.status = QLabel("Press Debug on the Call tab to step through a call.", self)
+        self.status = QLabel(
+            "Press Debug on the Call or Deploy tab, or on a test of the Tests view, to step "
+            "through it.",
+            self,
+        )
         self.status.setObjectName("debugStatus")
         self.status.setWordWrap(True)
         self.buttons: dict[str, QPushButton] = {}
@@ -84,6 +94,12 @@ class DebugPane(QWidget):
             self.buttons[action] = b
             row.addWidget(b)
         row.addStretch(1)
+        self.pause_on_failure = QCheckBox("Pause on failure", self)
+        self.pause_on_failure.setChecked(True)
+        name_widget(self.pause_on_failure, "debugPauseOnFailure", "Pause where a call fails")
+        self.pause_on_failure.setToolTip(
+            "Stop where a require, revert or runtime failure fires, before the frame unwinds"
+        )
         self.stack_model = StackModel(self)
         self.stack = QListView(self)
         self.stack.setModel(self.stack_model)
@@ -95,8 +111,15 @@ class DebugPane(QWidget):
         name_widget(self.evaluate, "debugEvaluate", "Evaluate")
         self.log = QTextBrowser(self)
         name_widget(self.log, "debugOutput", "Debug output")
+        self.watches = WatchList(tasks, self)
+        left = QSplitter(Qt.Orientation.Vertical, self)
+        left.addWidget(self.stack)
+        left.addWidget(self.watches)
+        left.setChildrenCollapsible(False)
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 1)
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(self.stack)
+        split.addWidget(left)
         split.addWidget(self.variables)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 2)
@@ -110,7 +133,10 @@ class DebugPane(QWidget):
         right.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
-        lay.addWidget(self.status)
+        top = QHBoxLayout()
+        top.addWidget(self.status, 1)
+        top.addWidget(self.pause_on_failure)
+        lay.addLayout(top)
         lay.addLayout(row)
         lay.addWidget(right, 1)
         lay.addWidget(self.evaluate)
@@ -130,13 +156,15 @@ class ComposerDebugger(QObject):
         controller = panel.controller
         self.tasks = controller.tasks
         self.service = DebugService(controller.session, controller.tasks, self)
-        self.pane = DebugPane(panel)
+        self.pane = DebugPane(controller.tasks, panel)
+        self.pane.watches.evaluate = self.service.evaluate
         self.variables = VariablesModel(self._fetch, self)
         self.pane.variables.setModel(self.variables)
         self.frame = 1  # the frame shown (1 = innermost)
         self.frames: list[dict[str, Any]] = []
         self.breakpoints_sent: asyncio.Task[Any] | None = None  # the last change sent
         self.pause_no = 0  # counts pauses and resumptions: reads of an older pause are dropped
+        self.session_files: list[str] | None = None  # the running session's file names
         # Debug, and beside its arrow where the run happens (the row stays narrow)
         self.debug_button = QToolButton(panel)
         self.debug_button.setText("Debug")
@@ -153,6 +181,20 @@ class ComposerDebugger(QObject):
         self.fresh.setChecked(True)
         self.fresh.setToolTip("Unchecked: debug the contract at the call form's address")
         self.debug_button.setMenu(menu)
+        # Debug on the Deploy tab: the constructor, on a copy of the state
+        self.deploy_debug = QPushButton("Debug", panel)
+        name_widget(self.deploy_debug, "deployDebug", "Debug the constructor (on a copy)")
+        self.deploy_debug.setToolTip(
+            "Run the deploy in the debugger, on a copy of the state: it stops at breakpoints "
+            "in the constructor (and what it calls) and writes nothing to the chain"
+        )
+        self.deploy_debug.clicked.connect(self.debug_deploy)
+        deploy_row = panel.deploy_button.parentWidget()
+        deploy_actions = deploy_row.layout() if deploy_row is not None else None
+        assert isinstance(deploy_actions, QHBoxLayout)
+        deploy_actions.insertWidget(2, self.deploy_debug)
+        QWidget.setTabOrder(panel.deploy_batch, self.deploy_debug)
+        QWidget.setTabOrder(self.deploy_debug, panel.call_button)
         row = panel.call_button.parentWidget()
         actions = row.layout() if row is not None else None
         assert isinstance(actions, QHBoxLayout)
@@ -180,6 +222,8 @@ class ComposerDebugger(QObject):
         s.failed.connect(self._failed)
         s.active_changed.connect(lambda _a: self._buttons())
         controller.session.user_changed.connect(lambda _u: self.service.command("stop"))
+        panel.tests_view.debug_requested.connect(self.debug_test)
+        self.pane.pause_on_failure.toggled.connect(self.service.set_pause_on_failure)
         self._watched: set[int] = set()
         panel.source.tabs.documents_changed.connect(self._watch_editors)
         self._watch_editors()
@@ -202,16 +246,13 @@ class ComposerDebugger(QObject):
             "function": fn.name,
             "args": p.call_args.wire_args(),
             "stopOnEntry": False,
-            "pauseOnFailure": True,
+            "pauseOnFailure": self.pane.pause_on_failure.isChecked(),
         }
         compiled = build is not None and build.bundle is not None and name in build.specs
         if compiled and build is not None and build.bundle is not None:
             body["source"] = build.source
-            body["files"] = [
-                {"name": f.name, "firstLine": f.first_line, "lines": max(f.lines, 1)}
-                for f in build.bundle.files
-            ]
-            body["breakpoints"] = self.breakpoints()
+            body["files"] = _files(build.bundle.files)
+            body["breakpoints"] = self.breakpoints([f.name for f in build.bundle.files])
         if self.fresh.isChecked():
             if not compiled:
                 raise AbiTypeError("", f"compile the source of {name or 'the contract'} first")
@@ -233,22 +274,96 @@ class ComposerDebugger(QObject):
         except AbiTypeError as exc:
             self.panel._show_error(str(exc))
             return
+        build = self.panel.last_build
+        files = body.get("files")
+        self.session_files = (
+            [f.name for f in build.bundle.files]
+            if files and build is not None and build.bundle is not None
+            else None
+        )
+        self._launch(body)
+
+    def deploy_body(self) -> dict[str, Any]:
+        """The launch request of the Deploy tab: the chosen contract's constructor with its
+        typed arguments (AbiTypeError says what is missing)."""
+        p = self.panel
+        build = p.last_build
+        name = p.contract.currentText().strip()
+        if build is None or build.bundle is None or name not in build.specs:
+            raise AbiTypeError("", f"compile the source of {name or 'the contract'} first")
+        files = [f.name for f in build.bundle.files]
+        return {
+            "contract": name,
+            "constructorArgs": p.deploy_args.wire_args(),
+            "source": build.source,
+            "files": _files(build.bundle.files),
+            "breakpoints": self.breakpoints(files),
+            "stopOnEntry": False,
+            "pauseOnFailure": self.pane.pause_on_failure.isChecked(),
+        }
+
+    def debug_deploy(self) -> None:
+        self.panel.deploy_args.touch_all()
+        try:
+            body = self.deploy_body()
+        except AbiTypeError as exc:
+            self.panel._show_error(str(exc))
+            return
+        self.session_files = [str(f["name"]) for f in body["files"]]
+        self._launch(body)
+
+    def _launch(self, body: dict[str, Any]) -> None:
         self.pane.log.clear()
         self.pane.status.setText("Starting the debugger…")
         self.panel.output.setCurrentWidget(self.page)
         self.service.start(body)
 
+    def debug_test(self, file: str, test: str) -> None:
+        """Step through the test ``test`` (``Describe_X.it_y``) of ``file``: its file bundled
+        with its imports as the test runner bundles it (unsaved tabs included), on a copy of
+        the state, stopping at the breakpoints of every file of the bundle."""
+        sources = self.panel.source.open_sources()
+        self.pane.status.setText(f"Starting the debugger on {test}…")
+        self.panel.output.setCurrentWidget(self.page)
+
+        def go(b: Bundle) -> None:
+            names = [f.name for f in b.files]
+            self.session_files = names
+            self._launch(
+                {
+                    "source": b.source,
+                    "files": _files(b.files),
+                    "test": test,
+                    "stopOnEntry": False,
+                    "pauseOnFailure": self.pane.pause_on_failure.isChecked(),
+                    "breakpoints": self.breakpoints(names),
+                }
+            )
+
+        self.tasks.start(
+            f"Bundling {Path(file).name}",
+            _bundled(file, sources),
+            on_done=while_alive(self.pane, go),
+            on_error=while_alive(self.pane, self._failed),
+        )
+
     # ------------------------------------------------------------ breakpoints
 
-    def _bundle_name(self, doc: Document) -> str | None:
+    def _bundle_name(self, doc: Document, files: list[str] | None = None) -> str | None:
+        """``doc``'s name among ``files`` (by default the session's, else the last build's)."""
         build = self.panel.last_build
-        if build is None or build.bundle is None:
+        if files is None:
+            files = self.session_files
+        if files is None and build is not None and build.bundle is not None:
+            files = [f.name for f in build.bundle.files]
+        if files is None:
             return None
         if doc.path is None:
-            return build.scratch
-        for f in build.bundle.files:
-            if _same(f.name, str(doc.path)):
-                return f.name
+            scratch = build.scratch if build is not None else None
+            return scratch if scratch in files else None
+        for name in files:
+            if _same(name, str(doc.path)):
+                return name
         return None
 
     def _doc_of(self, file: str) -> Document | None:
@@ -261,12 +376,22 @@ class ComposerDebugger(QObject):
                 return d
         return None
 
-    def breakpoints(self) -> list[dict[str, Any]]:
+    def breakpoints(self, files: list[str]) -> list[dict[str, Any]]:
+        """The breakpoints of ``files`` (bundle names): an open tab's, else those kept with
+        the project for a file not open."""
         out: list[dict[str, Any]] = []
-        for d in self.panel.source.tabs.documents():
-            name = self._bundle_name(d)
-            if name is not None:
-                out += [{"file": name, "line": n} for n in sorted(d.editor.breakpoints)]
+        docs = self.panel.source.tabs.documents()
+        kept = self.panel.source.kept_breakpoints
+        for name in files:
+            doc = next((d for d in docs if self._bundle_name(d, files) == name), None)
+            if doc is not None:
+                lines = {n: doc.editor.conditions.get(n) for n in doc.editor.breakpoints}
+            else:
+                key = next((k for k in kept if k and _same(k, name)), None)
+                lines = dict(split_kept(kept.get(key, []) if key else []))
+            for n in sorted(lines):
+                cond = lines[n]
+                out.append({"file": name, "line": n, **({"condition": cond} if cond else {})})
         return out
 
     def _watch_editors(self) -> None:
@@ -281,7 +406,8 @@ class ComposerDebugger(QObject):
         name = self._bundle_name(doc)
         if client is None or name is None:
             return
-        lines: list[tuple[int, str | None]] = [(n, None) for n in sorted(doc.editor.breakpoints)]
+        conds = doc.editor.conditions
+        lines = [(n, conds.get(n)) for n in sorted(doc.editor.breakpoints)]
         self.breakpoints_sent = self.tasks.start(
             "Setting breakpoints", client.set_breakpoints(name, lines), on_error=self._failed
         )
@@ -317,6 +443,7 @@ class ComposerDebugger(QObject):
             self.panel.source.open_path(Path(str(f["file"])), then=lambda d: _show_line(d, line))
         self.variables.clear()
         now = self.pause_no
+        self.pane.watches.refresh(frame, now)
         self.tasks.start(
             "Reading the frame's variables",
             self.service.scopes(frame),
@@ -371,12 +498,14 @@ class ComposerDebugger(QObject):
 
     def _running(self) -> None:
         self.pause_no += 1
+        self.pane.watches.running(self.pause_no)
         self._clear_lines()
         self._buttons()
         self.pane.status.setText("Running…")
 
     def _finished(self, result: Any) -> None:
         self.pause_no += 1
+        self.pane.watches.running(self.pause_no)
         self._clear_lines()
         self.frames = []
         self.pane.stack_model.set_frames([])
@@ -427,6 +556,18 @@ class ComposerDebugger(QObject):
             return True
         self.service.command(action)
         return True
+
+
+def _files(files: list[SourceFile]) -> list[dict[str, Any]]:
+    return [{"name": f.name, "firstLine": f.first_line, "lines": max(f.lines, 1)} for f in files]
+
+
+async def _bundled(file: str, sources: dict[str, str]) -> Bundle:
+    """``file`` bundled off the loop (it reads the disk); a missing import in words."""
+    try:
+        return await asyncio.to_thread(bundle, file, sources)
+    except BundleError as exc:
+        raise ValueError("; ".join(str(p) for p in exc.problems)) from None
 
 
 def _show_line(doc: Document, line: int) -> None:

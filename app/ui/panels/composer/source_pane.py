@@ -60,7 +60,8 @@ class SourcePane(QWidget):
         self._loaded = False  # the last run's workspace is back: writing it may start
         self._written: dict[str | None, str] = {}  # buffers as last written (path -> text)
         self._last_state: dict[str, Any] | None = None
-        self.kept_breakpoints: dict[str, list[int]] = {}  # path ("" Untitled) -> lines, kept
+        # path ("" Untitled) -> lines kept, each a line or [line, condition]
+        self.kept_breakpoints: dict[str, list[Any]] = {}
         self._quit_when_loaded = False  # the app was closed before the workspace was back
         self.quit_prompt: QMessageBox | None = None
         self.focus_next: QWidget | None = None  # what Tab reaches after the editor
@@ -206,7 +207,8 @@ class SourcePane(QWidget):
 
     def _breakpoints_set(self, doc: Document) -> None:
         """A file's breakpoints persist with the workspace, its tab closed or not."""
-        lines = sorted(doc.editor.breakpoints)
+        conds = doc.editor.conditions
+        lines = [[n, conds[n]] if n in conds else n for n in sorted(doc.editor.breakpoints)]
         key = doc.key() or ""
         if lines:
             self.kept_breakpoints[key] = lines
@@ -222,7 +224,7 @@ class SourcePane(QWidget):
             doc.editor.setPlainText(text)
         doc.editor.clear_error()
         if doc.path is not None:  # (a sample or a draft in Untitled: not the file's)
-            doc.editor.set_breakpoints(set(self.kept_breakpoints.get(str(doc.path), ())))
+            _restore_breakpoints(doc.editor, self.kept_breakpoints.get(str(doc.path), []))
 
     def _edited(self, doc: Document) -> None:
         self.tabs.refresh_title(doc)
@@ -699,19 +701,35 @@ class SourcePane(QWidget):
         kept = r.state.get("breakpoints")
         if isinstance(kept, dict):
             self.kept_breakpoints = {
-                str(k): [n for n in v if isinstance(n, int)]
+                str(k): [[n, c] if c else n for n, c in split_kept(v)]
                 for k, v in kept.items()
                 if isinstance(v, list)
             }
         apply_restored(self, r)
         scratch = self.tabs.find_doc(None)
         if scratch is not None:
-            scratch.editor.set_breakpoints(set(self.kept_breakpoints.get("", ())))
+            _restore_breakpoints(scratch.editor, self.kept_breakpoints.get("", []))
         self._loaded = True
         self._written = {k: v for k, v in self._wanted().items() if r.buffers.get(k) == v}
         self._schedule()
         if self._quit_when_loaded:
             self._quit()
+
+
+def split_kept(entries: list[Any]) -> list[tuple[int, str | None]]:
+    """Kept breakpoints (each a line, or ``[line, condition]``) as (line, condition)."""
+    out: list[tuple[int, str | None]] = []
+    for e in entries:
+        if isinstance(e, int) and not isinstance(e, bool):
+            out.append((e, None))
+        elif isinstance(e, list) and len(e) == 2 and isinstance(e[0], int):
+            out.append((e[0], str(e[1]) if e[1] else None))
+    return out
+
+
+def _restore_breakpoints(editor: SourceEditor, entries: list[Any]) -> None:
+    kept = split_kept(entries)
+    editor.set_breakpoints([n for n, _ in kept], {n: c for n, c in kept if c})
 
 
 def go_to(editor: SourceEditor, line: int, column: int = 1) -> None:

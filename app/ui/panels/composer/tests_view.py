@@ -4,7 +4,8 @@ Run all, Run file (the file in front) and Run selected (a test, a contract or a 
 row) go through the test-run service, which owns the task: Stop cancels it and a new run replaces
 the one going. Double-click jumps to a test's source; the detail area shows the selected test's
 message, a link to its line, the failing vector and links to the transactions it sent (they open
-in the transaction inspector). "Run on save" reruns after a save.
+in the transaction inspector). "Run on save" reruns after a save. Debug (the button, the row's
+context menu, Shift+Enter) asks the composer's debugger to step through the selected test.
 """
 
 from __future__ import annotations
@@ -17,7 +18,16 @@ from html import escape
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt, QUrl, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPoint,
+    QSortFilterProxyModel,
+    Qt,
+    QUrl,
+    Signal,
+)
 from PySide6.QtGui import QKeyEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +36,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QProgressBar,
     QSplitter,
     QTextBrowser,
@@ -70,10 +81,12 @@ class TestsHost(Protocol):
 
 
 class TestsView(QWidget):
-    """Signals: transaction_requested(str): open the transaction inspector on a hash."""
+    """Signals: transaction_requested(str): open the transaction inspector on a hash.
+    debug_requested(str, str): step through a test in the debugger (its file, its id)."""
 
     __test__ = False
     transaction_requested = Signal(str)
+    debug_requested = Signal(str, str)
 
     def __init__(
         self, controller: AppController, host: TestsHost, parent: QWidget | None = None
@@ -115,6 +128,11 @@ class TestsView(QWidget):
         )
         set_icon(self.run_one_button, "mdi6.play")
         self.run_one_button.clicked.connect(self.run_selected)
+        self.debug_button = self._button(
+            "Debug", "testsDebug", "Debug the selected test (on a copy of the state)", "Shift+Enter"
+        )
+        set_icon(self.debug_button, "mdi6.bug-play-outline")
+        self.debug_button.clicked.connect(self.debug_selected)
         self.stop_button = self._button("Stop", "testsStop", "Stop the run", "")
         set_icon(self.stop_button, "mdi6.stop")
         self.stop_button.clicked.connect(self.service.stop)
@@ -154,6 +172,8 @@ class TestsView(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(column, fm.horizontalAdvance(widest) + fm.averageCharWidth() * 2)
         self.tree.doubleClicked.connect(self._jump_to)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.installEventFilter(self)
         selection = self.tree.selectionModel()
         selection.currentChanged.connect(self._show_current)
@@ -175,7 +195,12 @@ class TestsView(QWidget):
 
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
-        for b in (self.run_all_button, self.run_file_button, self.run_one_button):
+        for b in (
+            self.run_all_button,
+            self.run_file_button,
+            self.run_one_button,
+            self.debug_button,
+        ):
             buttons.addWidget(b)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
@@ -212,6 +237,7 @@ class TestsView(QWidget):
             self.run_all_button,
             self.run_file_button,
             self.run_one_button,
+            self.debug_button,
             self.stop_button,
             self.run_on_save,
             self.filter,
@@ -374,6 +400,29 @@ class TestsView(QWidget):
         select = None if node.kind == "file" else {t.key for t in tests}
         self._start([Path(node.file)], tests, select)
 
+    def debug_selected(self) -> None:
+        """Step through the selected test in the composer's debugger."""
+        node = self.selected_node()
+        if node is None or node.kind != "test":
+            self._say("Select a test to debug (one test: a Describe_X.it_y row).")
+            return
+        self.debug_requested.emit(node.file, node.key)
+
+    def context_menu(self, node: TestNode) -> QMenu:
+        """The row's menu: Run, and Debug for a test."""
+        menu = QMenu(self)
+        menu.addAction("Run", lambda: self.run_node(node))
+        debug = menu.addAction("Debug", lambda: self.debug_requested.emit(node.file, node.key))
+        debug.setEnabled(node.kind == "test")
+        return menu
+
+    def _context_menu(self, pos: QPoint) -> None:
+        index = self.tree.indexAt(pos)
+        node = index.data(NODE_ROLE) if index.isValid() else None
+        if isinstance(node, TestNode):
+            self.tree.setCurrentIndex(index)
+            self.context_menu(node).exec(self.tree.viewport().mapToGlobal(pos))
+
     def _start(self, paths: list[Path], tests: list[TestNode], select: set[str] | None) -> None:
         self.model.run_ended()  # a run replaced midway: its leftovers did not run
         self.model.clear_failures(str(p) for p in paths)
@@ -492,7 +541,10 @@ class TestsView(QWidget):
         if watched is self.tree and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                self.run_selected()
+                if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                    self.debug_selected()
+                else:
+                    self.run_selected()
                 return True
         return super().eventFilter(watched, event)
 
