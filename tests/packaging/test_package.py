@@ -169,7 +169,7 @@ def test_appstream_metainfo() -> None:
     assert text("id") == APP_ID
     assert text("metadata_license") == "CC0-1.0"
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert text("project_license") == pyproject["license"]["text"]
+    assert text("project_license") == pyproject["license"]  # the SPDX string (PEP 639)
     assert text("name") == "Stratoscope"
     assert text("summary")
     assert root.findall("description/p") and root.findall("description/ul/li")
