@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from ..errors import ApiError, bad_request
 from ..ledger import HEX
-from .base import ApiBase, JsonBody
+from .base import ApiBase, json_answer
 
 NO_TRACES = "this node keeps no call traces (it was started with --traces off)"
 
@@ -51,4 +51,5 @@ class TraceRoutes(ApiBase):
         status, body = await asyncio.to_thread(read)
         if status != 200:
             raise ApiError(status, body)
-        return JsonBody(body)
+        # a trace is up to 2 MB of JSON (MAX_TRACE_BYTES): encoded off the loop, in pieces
+        return await json_answer(body)
