@@ -81,3 +81,35 @@ def test_a_private_chains_genesis_trace_is_for_its_members(node: RunningNode) ->
     refused = bob.get(TRACE, params={"hash": genesis})  # Globex: not a member
     assert refused.status_code == 404, refused.text
     assert "unknown transaction" in refused.text and "acme-only" not in refused.text
+
+
+def test_a_private_chains_genesis_result_is_for_its_members(node: RunningNode) -> None:
+    alice, bob = node.client("alice"), node.client("bob")
+    r = alice.post(
+        "/bloc/v2.2/chain",
+        json={
+            "label": "acme-genesis-result",
+            "src": "contract Gov { string secret; constructor() public { secret = 'acme-only'; } }",
+            "contract": "Gov",
+            "args": {},
+            "members": [{"orgName": "Acme", "access": True}],
+            "balances": [{"address": node.address("alice"), "balance": 1}],
+            "metadata": {"VM": "SolidVM"},
+        },
+    )
+    assert r.status_code == 200, r.text
+    chain = r.json()
+    hashes = [t["hash"] for t in alice.get("/strato-api/eth/v1.2/transaction/last/20").json()]
+    genesis = None
+    for h in hashes:
+        res = alice.get(f"/bloc/v2.2/transactions/{h}/result").json()
+        contents = (res.get("data") or {}).get("contents")
+        if isinstance(contents, dict) and contents.get("chainId") == chain:
+            genesis = h
+    assert genesis is not None, "the genesis transaction's result, for a member"
+    assert "acme-only" in alice.get(f"/bloc/v2.2/transactions/{genesis}/result").text
+    for refused in (
+        bob.get(f"/bloc/v2.2/transactions/{genesis}/result").json(),
+        bob.post("/bloc/v2.2/transactions/results", json=[genesis]).json()[0],
+    ):  # as an unknown hash is answered
+        assert refused == {"status": "Pending", "hash": genesis, "txResult": None, "data": None}
