@@ -14,6 +14,7 @@ come back through ``on_event(kind, body)`` from another thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeVar
@@ -203,12 +204,13 @@ class RemoteBackend:
         return dict(self.call(self._req("POST", f"/{self.sid}/evaluate", body)))
 
     def close(self) -> None:
+        """Delete the node's session; a node that no longer answers ends it itself when it
+        has been idle, so a failed delete is not worth reporting at shutdown."""
         self.closed = True
         try:
-            if self.sid:
-                self.call(self._req("DELETE", f"/{self.sid}"))
-        except RemoteError:
-            pass
+            with contextlib.suppress(RemoteError):
+                if self.sid:
+                    self.call(self._req("DELETE", f"/{self.sid}"))
         finally:
             self.call(self._aclose())
             self.loop.call_soon_threadsafe(self.loop.stop)

@@ -19,6 +19,7 @@ refused. :func:`guarded_protocol` builds uvicorn's httptools protocol with two a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import resource
 from dataclasses import dataclass, field
@@ -46,11 +47,9 @@ def raise_file_limit(wanted: int = MAX_FILES) -> int:
         return 1024
     target = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
     if soft != resource.RLIM_INFINITY and soft < target:
-        try:
+        with contextlib.suppress(OSError, ValueError):  # refused: the soft limit as it is
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
             soft = target
-        except (OSError, ValueError):
-            pass
     return MAX_FILES if soft == resource.RLIM_INFINITY else int(soft)
 
 

@@ -46,10 +46,16 @@ def hidden_hashes(ledger: _Ledger, username: str, hashes: list[str]) -> set[str]
 
 
 def _chain_in(res: dict[str, Any]) -> str | None:
+    """The chain a result belongs to. A private chain's genesis is listed on the main chain
+    (no chain in its ``txResult``) but created the chain's governance contract: its upload's
+    ``chainId`` names the chain, whose members alone see the constructor's state changes."""
     tr = res.get("txResult")
-    if isinstance(tr, dict) and "chainId" in tr:
-        return str(tr["chainId"] or "")
-    return None
+    if not isinstance(tr, dict) or "chainId" not in tr:
+        return None
+    data = res.get("data")
+    contents = data.get("contents") if isinstance(data, dict) else None
+    made_on = contents.get("chainId") if isinstance(contents, dict) else None
+    return str(tr["chainId"] or made_on or "")
 
 
 def visible_results(

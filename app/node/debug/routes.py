@@ -86,6 +86,9 @@ class DebugSessions:
         self.entries: dict[str, Entry] = {}
         self.lock = threading.Lock()
         self.ids = itertools.count(1)
+        # sessions being compiled, per user: they count against the bounds before they exist
+        # (parallel starts would each see room otherwise)
+        self.starting: dict[str, int] = {}
         self._reaper: threading.Thread | None = None
 
     def _reap_forever(self) -> None:
@@ -117,18 +120,35 @@ class DebugSessions:
             raise ApiError(404, {"error": f"no debug session {sid}"})
         return e
 
+    def mine(self, user: str) -> list[Entry]:
+        """The user's sessions, oldest first (read under the lock: the reaper and other
+        requests change the table meanwhile)."""
+        with self.lock:
+            return [e for e in self.entries.values() if e.user == user]
+
     def create(self, user: str, sender: str, body: Any) -> Entry:
-        """Compile and start a session (on a worker thread: this compiles)."""
+        """Compile and start a session (on a worker thread: this compiles). Its place is
+        taken before it compiles and given back if it fails."""
         self.reap()
         with self.lock:
-            mine = [e for e in self.entries.values() if e.user == user]
-            if len(mine) >= MAX_PER_USER:
+            mine = sum(e.user == user for e in self.entries.values()) + self.starting.get(user, 0)
+            if mine >= MAX_PER_USER:
                 raise ApiError(
                     429,
                     {"error": f"at most {MAX_PER_USER} debug sessions per user: stop one first"},
                 )
-            if len(self.entries) >= MAX_TOTAL:
+            if len(self.entries) + sum(self.starting.values()) >= MAX_TOTAL:
                 raise ApiError(429, {"error": f"the node runs {MAX_TOTAL} debug sessions already"})
+            self.starting[user] = self.starting.get(user, 0) + 1
+        try:
+            return self._create(user, sender, body)
+        finally:
+            with self.lock:
+                left = self.starting.pop(user) - 1
+                if left:
+                    self.starting[user] = left
+
+    def _create(self, user: str, sender: str, body: Any) -> Entry:
         try:
             spec = parse_launch(body, source_of=self.source_of)
             unit = compile_spec(spec, self.ledger.world.test_clock)
@@ -233,8 +253,7 @@ class DebugRoutes:
 
     async def sessions_of(self, request: Request) -> Response:
         self.sessions.reap()
-        user = request.state.user
-        return JsonBody([e.summary() for e in self.sessions.entries.values() if e.user == user])
+        return JsonBody([e.summary() for e in self.sessions.mine(request.state.user)])
 
     async def show(self, request: Request) -> Response:
         return JsonBody(self.entry(request).summary())

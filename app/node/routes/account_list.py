@@ -37,6 +37,9 @@ AccountRow = tuple[str, str, str, str, int, int, int, str]
 ADDRESS, KIND, NAME, ORG, BALANCE, NONCE, TXS, CREATOR = range(8)
 # a table this big is rebuilt beside the old one, which answers meanwhile (a block late)
 BIG = 20_000
+# private chains whose tables are kept (the most recently built; the main chain's always is):
+# every chain a member asks about would otherwise keep its rows and orders for good
+MAX_CHAIN_TABLES = 16
 
 
 def row_json(r: AccountRow) -> dict[str, Any]:
@@ -77,6 +80,16 @@ class _Table:
             if found is None:
                 found = self.orders[sort] = sorted(self.rows, key=SORT_KEYS[sort])
             return found
+
+
+def keep(tables: dict[str, _Table], chain: str, table: _Table) -> None:
+    """Store ``chain``'s table as the newest, dropping the oldest private chains' past
+    :data:`MAX_CHAIN_TABLES` (a dropped one is built again when next asked)."""
+    tables.pop(chain, None)
+    tables[chain] = table  # insertion order: the newest last
+    private = [c for c in list(tables) if c]
+    for old in private[: max(len(private) - MAX_CHAIN_TABLES, 0)]:
+        tables.pop(old, None)
 
 
 class AccountListRoutes(ApiBase):
@@ -135,6 +148,8 @@ class AccountListRoutes(ApiBase):
         building: set[str] = self.__dict__.setdefault("_account_building", set())
         found = tables.get(chain)
         if found is not None and found.block == self.ledger.head.number:
+            if chain:
+                keep(tables, chain, found)  # the newest asked: the last to be dropped
             return found
         if found is not None and len(found.rows) >= BIG:
             if chain not in building:
@@ -155,7 +170,7 @@ class AccountListRoutes(ApiBase):
     def _build(self, chain: str) -> _Table:
         with self.ledger.pinned_view() as view:
             table = _Table(view.pinned, self._account_rows(view, chain))
-        self.__dict__.setdefault("_account_tables", {})[chain] = table
+        keep(self.__dict__.setdefault("_account_tables", {}), chain, table)
         return table
 
     def _rebuild(self, chain: str, building: set[str]) -> None:

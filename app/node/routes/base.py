@@ -4,6 +4,7 @@ ApiError into answers, JSON body reading, and small query-parameter helpers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -202,10 +203,8 @@ class ApiBase:
         if len(raw) <= BODY_ON_LOOP_MAX:
             return decode_body(json.loads, raw)
         # json.loads holds the GIL throughout, even on a worker thread: read in pieces there
-        try:
+        with contextlib.suppress(NotDecoded):  # too deep for pieces: decoded exactly below
             return await asyncio.to_thread(decode_body, loads_in_pieces, raw)
-        except NotDecoded:
-            pass
         async with self.exact_decodes:  # seconds of CPU for megabytes: one at a time
             return await asyncio.to_thread(decode_body, loads_exactly, raw)
 

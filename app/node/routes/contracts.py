@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -130,10 +131,8 @@ class ContractRoutes(ApiBase):
         # a small answer is read on the loop; a large one (more entries than the budget
         # allows) is read, and encoded in pieces, on a worker thread, pinned at a committed
         # block, while the loop serves other requests
-        try:
+        with contextlib.suppress(OverBudget):
             return JsonBody(answer(self.ledger.committed(), Budget(STATE_ON_LOOP_ENTRIES)))
-        except OverBudget:
-            pass
 
         def read() -> bytes:
             with self.ledger.pinned_view() as view:

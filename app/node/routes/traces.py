@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from ..errors import ApiError, bad_request
 from ..ledger import HEX
-from .base import ApiBase, JsonBody
+from .base import ApiBase, json_answer
 
 NO_TRACES = "this node keeps no call traces (it was started with --traces off)"
 
@@ -18,7 +18,9 @@ NO_TRACES = "this node keeps no call traces (it was started with --traces off)"
 class TraceRoutes(ApiBase):
     """``GET {eth}/transaction/trace?hash=``: the call tree the node recorded (see
     ``app/node/solidvm/trace.py`` for its shape). A private chain's transaction is shown to its
-    members only; to anyone else it is unknown, as its result is."""
+    members only; to anyone else it is unknown, as its result is. So is a trace whose code ran
+    on a private chain although its transaction is listed on the main one: the chain's genesis
+    (its governance contract's constructor, the writes that set its members)."""
 
     async def tx_trace(self, request: Request) -> Response:
         raw = request.query_params.get("hash")
@@ -30,9 +32,12 @@ class TraceRoutes(ApiBase):
         user = request.state.user
         ledger = self.ledger
 
+        def visible(chain: str) -> bool:
+            return not chain or chain in ledger.visible_chains(user)
+
         def read() -> tuple[int, Any]:
             row = ledger.store.one("SELECT chain, status FROM txs WHERE hash=?", h)
-            if row is None or (row["chain"] and row["chain"] not in ledger.visible_chains(user)):
+            if row is None or not visible(row["chain"]):
                 return 404, f"unknown transaction {h}"
             if not ledger.traces.enabled:
                 return 404, NO_TRACES
@@ -46,9 +51,13 @@ class TraceRoutes(ApiBase):
                     "transfers and transactions that failed before any contract code ran have "
                     "none"
                 )
+            root = trace.get("root")
+            if isinstance(root, dict) and not visible(str(root.get("chainId") or "")):
+                return 404, f"unknown transaction {h}"
             return 200, {"hash": h, **trace}
 
         status, body = await asyncio.to_thread(read)
         if status != 200:
             raise ApiError(status, body)
-        return JsonBody(body)
+        # a trace is up to 2 MB of JSON (MAX_TRACE_BYTES): encoded off the loop, in pieces
+        return await json_answer(body)
