@@ -43,6 +43,30 @@ REPLACED: Any = _Marker("REPLACED")  # whole contents replaced; old holds a copy
 MAX_CALL_DEPTH = 96
 DEFAULT_MAX_STEPS = 2_000_000
 DEFAULT_MAX_MEMORY = 20_000_000  # elements/characters allocated by one transaction
+
+# log(...) output one transaction keeps (results, read calls, debug sessions carry it): a loop
+# within the step budget could print ~200k lines; past these the rest is counted, not kept
+LOG_KEEP_LINES = 1_000
+LOG_KEEP_LINE_CHARS = 2_000
+LOG_CUT_MARKER = "… log output cut: "
+
+
+def keep_log_line(logs: list[str], text: str) -> bool:
+    """Append one printed line to ``logs`` within the bounds above; False once past them (the
+    last entry then counts the lines left out)."""
+    if len(logs) < LOG_KEEP_LINES:
+        if len(text) > LOG_KEEP_LINE_CHARS:
+            text = text[:LOG_KEEP_LINE_CHARS] + f"… ({len(text)} characters)"
+        logs.append(text)
+        return True
+    dropped = 1
+    if len(logs) > LOG_KEEP_LINES:  # the marker is there: count one more
+        dropped = int(logs[-1].removeprefix(LOG_CUT_MARKER).split(" ", 1)[0]) + 1
+        logs.pop()
+    logs.append(f"{LOG_CUT_MARKER}{dropped} more lines not kept (at most {LOG_KEEP_LINES})")
+    return False
+
+
 MAX_INT_BITS = 8192
 
 

@@ -322,3 +322,22 @@ def test_util_helpers_need_no_declaration(run: RunFn) -> None:
         "    }"
     )
     assert run(src, "f") == ["Will the real ", "Will the real "]
+
+
+def test_log_output_of_one_transaction_is_bounded(deploy: DeployFn, call: CallFn) -> None:
+    """A loop could print ~200k lines within the step budget, each kept in the result, read
+    calls and debug sessions: the first 1,000 lines are kept, then one line counts the rest."""
+    from app.node.solidvm.runtime import LOG_KEEP_LINE_CHARS, LOG_KEEP_LINES
+
+    src = c(
+        "    function f() public { for (uint i = 0; i < 3000; i++) { log(i); } }\n"
+        "    function g(string s) public { log(s); }"
+    )
+    res = deploy(src, "C")
+    out = call(res.address, "f")
+    assert len(out.logs) == LOG_KEEP_LINES + 1
+    assert out.logs[:3] == ["0", "1", "2"]
+    assert out.logs[LOG_KEEP_LINES - 1] == str(LOG_KEEP_LINES - 1)
+    assert out.logs[-1] == f"… log output cut: 2000 more lines not kept (at most {LOG_KEEP_LINES})"
+    long = call(res.address, "g", {"s": "x" * (LOG_KEEP_LINE_CHARS + 10)})
+    assert long.logs == ["x" * LOG_KEEP_LINE_CHARS + f"… ({LOG_KEEP_LINE_CHARS + 10} characters)"]

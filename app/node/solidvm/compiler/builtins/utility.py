@@ -7,7 +7,7 @@ from typing import Any
 
 from ... import ast as A
 from ...ops import check_int, div_zero, type_error
-from ...runtime import Frame
+from ...runtime import Frame, keep_log_line
 from ...types import (
     UINT,
     AccountType,
@@ -88,8 +88,8 @@ class UtilityBuiltins(CompilerBase):
             for f, t in parts:
                 text = show_value(f(fr), t)
                 ctx.charge_memory(len(text))
-                ctx.logs.append(text)
-                contract_log.info("log %s %s: %s", cname, fr.acct.hex, text)
+                if keep_log_line(ctx.logs, text):
+                    contract_log.info("log %s %s: %s", cname, fr.acct.hex, text)
             return None
 
         return run_log, None
