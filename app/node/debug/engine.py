@@ -31,6 +31,7 @@ from .sources import SourceMap
 T = TypeVar("T")
 
 COMMAND_TIMEOUT = 10.0  # seconds an inspection waits for the paused thread
+MAX_EVENTS = 2_000  # events a session keeps (outputs of a printing loop, stops)
 
 
 class DebugStopped(BaseException):
@@ -93,7 +94,10 @@ class DebugSession:
         self.breakpoints: dict[str, list[Breakpoint]] = {}  # file -> breakpoints
         self._bp_lines: dict[int, list[Breakpoint]] = {}
         self.watches: list[str] = []
+        # the newest MAX_EVENTS events; ``_dropped`` older ones were let go (a run printing in a
+        # loop must not grow a session without bound): an event's seq stays its place overall
         self.events: list[Event] = []
+        self._dropped = 0
         self.listeners: list[Callable[[Event], None]] = []
         # called on the run's thread as it pauses and as it goes on (the node's overlay
         # unpins its committed view meanwhile)
@@ -162,8 +166,12 @@ class DebugSession:
 
     def emit(self, kind: str, body: dict[str, Any]) -> None:
         with self._cv:
-            ev = Event(len(self.events) + 1, kind, body)
+            ev = Event(self._dropped + len(self.events) + 1, kind, body)
             self.events.append(ev)
+            if len(self.events) > MAX_EVENTS:
+                cut = len(self.events) - MAX_EVENTS
+                del self.events[:cut]
+                self._dropped += cut
             self._cv.notify_all()
         for cb in list(self.listeners):
             cb(ev)
@@ -171,8 +179,16 @@ class DebugSession:
     def wait_events(self, after: int, timeout: float) -> list[Event]:
         """Events newer than sequence number ``after``, waiting up to ``timeout`` for one."""
         with self._cv:
-            self._cv.wait_for(lambda: len(self.events) > after, timeout)
-            return self.events[after:]
+            self._cv.wait_for(lambda: self.last_seq() > after, timeout)
+            return self.events_after(after)
+
+    def last_seq(self) -> int:
+        return self._dropped + len(self.events)
+
+    def events_after(self, after: int) -> list[Event]:
+        """Events with a sequence number above ``after`` still kept (a reader further behind
+        than MAX_EVENTS gets the oldest kept ones: it can tell from their numbers)."""
+        return self.events[max(0, after - self._dropped) :]
 
     def wait_stopped(self, timeout: float = 10.0) -> str:
         """Wait until the run is paused or finished; the state."""

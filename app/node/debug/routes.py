@@ -201,7 +201,7 @@ async def _events_after(s: DebugSession, after: int, wait: float) -> list[Event]
     long poll must not hold one of the loop's worker threads)."""
     deadline = time.monotonic() + wait
     while True:
-        evs = s.events[after:]
+        evs = s.events_after(after)
         if evs or time.monotonic() >= deadline:
             return evs
         await asyncio.sleep(0.01)

@@ -416,3 +416,29 @@ def test_log_lines_and_the_result_are_output_events(sessions: list[DebugSession]
     assert outs[:2] == ["hello\n", "3\n"]  # what log(...) printed, a line per value
     assert outs[-1] == "G.hi returned ['3']\n"
     assert s.events[-1].kind == "terminated"
+
+
+def test_a_printing_run_keeps_only_the_newest_events(
+    sessions: list[DebugSession], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's event list grew for its whole life (review): the newest MAX_EVENTS are
+    kept, numbered by their place overall (a smaller bound here: one run's log lines are
+    themselves bounded)."""
+    from app.node.debug import engine
+
+    monkeypatch.setattr(engine, "MAX_EVENTS", 100)
+    MAX_EVENTS = 100
+    src = (
+        "contract L { function f() public returns (uint) {"
+        " for (uint i = 0; i < 150; i++) { log(i); } return 7; } }"
+    )
+    s = start(SourceMap.single("l.sol", src), contract="L", function="f", args={})
+    sessions.append(s)
+    assert s.wait_stopped(10) == "finished"
+    assert len(s.events) == MAX_EVENTS
+    last = s.last_seq()
+    assert last > MAX_EVENTS  # older ones were let go
+    assert [e.seq for e in s.events] == list(range(last - MAX_EVENTS + 1, last + 1))
+    assert s.events_after(last - 2) == s.events[-2:]
+    assert s.events_after(0)[0].seq == last - MAX_EVENTS + 1  # a reader far behind
+    assert s.wait_events(last, 0.01) == []
