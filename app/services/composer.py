@@ -8,6 +8,7 @@ every completed result is announced with ``result``.
 from __future__ import annotations
 
 import json
+import logging
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ from app.client.traces import TraceUnavailable
 
 from .session import Session
 from .tx_state import transaction_state
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -210,8 +213,8 @@ class ComposerService(QObject):
                 if result.status == "Failure" and result.message in message:
                     return result, t.block_number
                 return alone, -1  # the newest such transaction is not this failure
-        except StratoError:
-            pass
+        except StratoError as exc:  # the failure is shown as the node gave it: say why alone
+            log.info("no block found for a refused transaction (%s): %s", message, exc)
         return alone, -1
 
     # ------------------------------------------------------------ scenarios
