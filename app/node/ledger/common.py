@@ -122,18 +122,17 @@ class Sub:
     future: asyncio.Future[dict[str, Any]] | None = None
     nonce: int = -1
     recorded: bool = False  # its row is in the database
+    payload_json: str = ""  # ``dumps(payload)`` when known (encoded once, when signed)
 
     def request_json(self) -> str:
-        """The stored request (its type is a column of the row; ``internal`` only when set)."""
-        req: dict[str, Any] = {
-            "payload": self.payload,
-            "gasLimit": self.gas_limit,
-            "gasPrice": self.gas_price,
-            "signature": self.signature,
-        }
-        if self.internal:
-            req["internal"] = True
-        return dumps(req)
+        """The stored request (its type is a column of the row; ``internal`` only when set):
+        byte for byte ``dumps`` of that object, reusing the payload's encoding when known."""
+        payload = self.payload_json or dumps(self.payload)
+        internal = ',"internal":true' if self.internal else ""
+        return (
+            f'{{"payload":{payload},"gasLimit":{self.gas_limit},"gasPrice":{self.gas_price},'
+            f'"signature":{dumps(self.signature)}{internal}}}'
+        )
 
 
 @dataclass
