@@ -118,7 +118,7 @@ def test_a_batch_is_checked_signed_and_recorded_off_the_event_loop(tmp_path: Pat
         assert during > 0  # the loop ran other work while the batch was prepared
         assert len(out) == 100 and all(r["status"] == "Pending" for r in out)
         rows = ledger.store.all(
-            "SELECT status FROM txs WHERE hash IN (%s)" % ",".join("?" * len(out)),
+            f"SELECT status FROM txs WHERE hash IN ({','.join('?' * len(out))})",
             *[r["hash"] for r in out],
         )
         assert len(rows) == 100 and {r["status"] for r in rows} == {"Pending"}

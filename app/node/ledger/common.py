@@ -51,6 +51,10 @@ def source_size(txs: Any) -> int:
     return total
 
 
+# how long the producer, idle until a transaction came, waits for others to share its block
+# (one commit for several resolve=false submissions); not when a request waits for one
+GROUP_WAIT = 0.002
+
 SWITCH_INTERVAL = 0.001  # sys.setswitchinterval while the producer runs (see producer)
 
 
