@@ -100,6 +100,11 @@ def test_gather_waits_for_company_but_not_for_an_awaited_transaction(tmp_path: P
         assert time.monotonic() - t0 < 10.0
         assert len(queue.take(10)) == 2
         t0 = time.monotonic()
+        queue.put([transfer(ledger, "alice", "bob", 1) for _ in range(16)])
+        queue.gather(30.0)  # a batch: a block of its own, no wait
+        assert time.monotonic() - t0 < 10.0
+        assert len(queue.take(100)) == 16
+        t0 = time.monotonic()
         queue.put([transfer(ledger, "alice", "bob", 1)])
         queue.close()
         queue.gather(30.0)  # closed: no wait

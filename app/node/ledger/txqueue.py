@@ -154,14 +154,15 @@ class TxQueue:
                 self._cv.wait()
             return idle, self._closed
 
-    def gather(self, seconds: float) -> None:
+    def gather(self, seconds: float, enough: int = 16) -> None:
         """Wait up to ``seconds`` for more transactions to join the queued ones, so that they
         share a block (one commit): ``resolve=false`` submissions arriving one by one. Ends at
         once when a queued transaction's request waits for it (``resolve=true``, the faucet,
-        the node's own) or the queue closes."""
+        the node's own), when ``enough`` are queued (a batch makes a block of its own) or the
+        queue closes."""
         deadline = time.monotonic() + seconds
         with self._cv:
-            while not self._closed and not self._urgent:
+            while not self._closed and not self._urgent and len(self._queue) < enough:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
