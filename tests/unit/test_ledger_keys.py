@@ -46,3 +46,36 @@ def test_numbering_goes_on_after_a_restart(tmp_path: Path) -> None:
             sub.signature,
         )
         assert again.recorded
+
+
+def test_the_signed_body_and_stored_request_encode_the_payload_once(tmp_path: Path) -> None:
+    """The payload is encoded once, when signed; the body hashed and the stored request are
+    byte for byte what encoding the whole objects gives, and the hash is the body's."""
+    import json
+
+    from app.node.solidvm.ops import keccak256
+    from app.node.store import dumps
+
+    with opened(tmp_path) as ledger:
+        payload = {"toAddress": "ab" * 20, "value": 7, "note": "caf\u00e9 \u2603"}
+        sender = ledger.key_of("alice")
+        assert sender is not None
+        sub = ledger.keys.new_sub("alice", sender["address"], "TRANSFER", payload, "", None)
+        assert sub.payload_json == dumps(payload)
+        body = dumps(
+            [sub.sender, sub.seq, sub.submitted_at, "TRANSFER", payload, "", 100_000_000, 1]
+        )
+        assert sub.gas_limit == 100_000_000 and sub.gas_price == 1
+        sig = bytes.fromhex("".join(sub.signature.values()))
+        assert sub.hash == keccak256(keccak256(body.encode()) + sig).hex()
+        expected = {
+            "payload": payload,
+            "gasLimit": sub.gas_limit,
+            "gasPrice": sub.gas_price,
+            "signature": sub.signature,
+        }
+        assert sub.request_json() == dumps(expected)
+        sub.internal = True
+        assert json.loads(sub.request_json()) == {**expected, "internal": True}
+        sub.payload_json = ""  # a Sub made elsewhere (from a row): encoded on demand
+        assert sub.request_json() == dumps({**expected, "internal": True})

@@ -57,3 +57,68 @@ def test_an_internal_error_halts_production(tmp_path: Path) -> None:
         assert err.value.status == 503
         assert ledger.producer.halted and "internal error" in ledger.producer.halted
         assert ledger.queue.waiting() == [bad]  # still Pending on disk: re-run after a restart
+
+
+def _blocks_of(ledger: Any, subs: list[Any]) -> list[int]:
+    return [
+        ledger.store.one("SELECT block_number FROM txs WHERE hash=?", s.hash)["block_number"]
+        for s in subs
+    ]
+
+
+async def _drained(ledger: Any) -> None:
+    for _ in range(1000):
+        if not ledger.queue.has_pending():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the queue did not drain")
+
+
+def test_resolve_false_transactions_arriving_one_by_one_share_a_block(tmp_path: Path) -> None:
+    """An idle producer waits a moment for company (``group_wait``): one block, one commit."""
+    with opened(tmp_path) as ledger:
+        subs = [transfer(ledger, "alice", "bob", 1) for _ in range(5)]
+        ledger.producer.group_wait = 1.0  # wide, for a loaded machine (the node's is 2 ms)
+
+        async def run() -> None:
+            ledger.producer.start()
+            try:
+                for s in subs:
+                    ledger.queue.record([s])
+                    ledger.queue.put([s])
+                    await asyncio.sleep(0.02)
+                await _drained(ledger)
+            finally:
+                await ledger.producer.stop()
+
+        asyncio.run(run())
+        assert len(set(_blocks_of(ledger, subs))) == 1
+        assert {ledger.results.result(s.hash)["status"] for s in subs} == {"Success"}
+
+
+def test_a_transaction_its_request_waits_for_is_not_held_back(tmp_path: Path) -> None:
+    """A resolve=true transaction ends the wait at once, taking the queued ones with it."""
+    with opened(tmp_path) as ledger:
+        early = transfer(ledger, "alice", "bob", 1)
+        waited = transfer(ledger, "alice", "bob", 1)
+        ledger.producer.group_wait = 30.0
+
+        async def run() -> tuple[float, dict[str, Any]]:
+            loop = asyncio.get_running_loop()
+            ledger.producer.start()
+            try:
+                ledger.queue.record([early])
+                ledger.queue.put([early])
+                await asyncio.sleep(0.05)
+                assert ledger.queue.is_queued(early.hash)  # held, waiting for company
+                t0 = loop.time()
+                waited.future = loop.create_future()
+                ledger.queue.put([waited])
+                res = await asyncio.wait_for(waited.future, 10)
+                return loop.time() - t0, res
+            finally:
+                await ledger.producer.stop()
+
+        took, res = asyncio.run(run())
+        assert res["status"] == "Success" and took < 5.0
+        assert len(set(_blocks_of(ledger, [early, waited]))) == 1

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from pathlib import Path
 
 from tests.unit.ledger_parts import opened, transfer
@@ -75,3 +77,35 @@ def test_waiting_ends_with_work_or_when_closed(tmp_path: Path) -> None:
         q.close()
         t.join(5)
         assert got[1] == (True, True)
+
+
+def test_gather_waits_for_company_but_not_for_an_awaited_transaction(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        queue = ledger.queue
+        queue.open()
+        queue.put([transfer(ledger, "alice", "bob", 1)])
+        t0 = time.monotonic()
+        queue.gather(0.2)  # resolve=false only: the whole wait
+        assert time.monotonic() - t0 >= 0.19
+        waited = transfer(ledger, "alice", "bob", 1)
+
+        async def make_future() -> None:
+            waited.future = asyncio.get_running_loop().create_future()
+
+        asyncio.run(make_future())
+        timer = threading.Timer(0.05, queue.put, ([waited],))
+        t0 = time.monotonic()
+        timer.start()
+        queue.gather(30.0)  # ends when the awaited one arrives
+        assert time.monotonic() - t0 < 10.0
+        assert len(queue.take(10)) == 2
+        t0 = time.monotonic()
+        queue.put([transfer(ledger, "alice", "bob", 1) for _ in range(16)])
+        queue.gather(30.0)  # a batch: a block of its own, no wait
+        assert time.monotonic() - t0 < 10.0
+        assert len(queue.take(100)) == 16
+        t0 = time.monotonic()
+        queue.put([transfer(ledger, "alice", "bob", 1)])
+        queue.close()
+        queue.gather(30.0)  # closed: no wait
+        assert time.monotonic() - t0 < 10.0

@@ -78,7 +78,13 @@ class KeyRing:
             self._seq += 1
             seq = self._seq
         now = time.time()
-        body = dumps([sender, seq, now, type_, payload, chain, gas_limit, gas_price])
+        # byte for byte dumps([sender, seq, now, type_, payload, chain, gas_limit, gas_price]),
+        # the payload encoded once for the signature and the stored request
+        payload_json = dumps(payload)
+        body = (
+            f"[{dumps(sender)},{seq},{now!r},{dumps(type_)},{payload_json},{dumps(chain)},"
+            f"{gas_limit},{gas_price}]"
+        )
         digest = keccak256(body.encode())
         signature: dict[str, str] = {}
         sealed = self._sealed.get(sender)
@@ -103,6 +109,7 @@ class KeyRing:
             resolve=resolve,
             internal=internal,
             signature=signature,
+            payload_json=payload_json,
         )
 
     def internal_sub(self, type_: str, payload: dict[str, Any], chain: str = "") -> Sub:

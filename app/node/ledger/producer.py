@@ -16,6 +16,7 @@ from ..errors import ApiError
 from ..store import Store
 from .blocks import BlockSealer
 from .common import (
+    GROUP_WAIT,
     SLICE_SECONDS,
     SWITCH_INTERVAL,
     Sub,
@@ -54,6 +55,7 @@ class Producer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchdog: Watchdog | None = None
         self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
+        self.group_wait = GROUP_WAIT  # see TxQueue.gather
 
     def start(self) -> None:
         """Start the block producer: one thread that alone executes and commits blocks, fed
@@ -104,6 +106,10 @@ class Producer:
                 return
             if idle and self.config.block_time > 0:
                 time.sleep(self.config.block_time)
+            elif idle and self.group_wait > 0:
+                # resolve=false submissions one by one: a few share one block and one commit
+                # (fewer commits for the loop's recording to wait on); not when one is awaited
+                self.queue.gather(self.group_wait)
             try:
                 done = self._run_slice()
             except Exception as exc:

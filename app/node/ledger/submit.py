@@ -93,8 +93,9 @@ class Intake:
             raise bad_request("txParams must be an object with gasLimit and gasPrice")
         args = (username, sender, txs, tx_params, query_chain, resolve)
         if isinstance(txs, list) and (len(txs) > PREPARE_ON_LOOP_MAX or source_size(txs) > 0):
-            # checking, signing and recording thousands of transactions, or compiling any
-            # source (bounded by --compile-time-limit), takes a while
+            # checking, signing and recording more than a few transactions (the recording waits
+            # for the store's lock while the producer commits), or compiling any source
+            # (bounded by --compile-time-limit), takes a while: the loop serves meanwhile
             subs = await asyncio.to_thread(self.prepare, *args)
         else:
             subs = self.prepare(*args)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from ..store import Store
@@ -24,6 +25,7 @@ class TxQueue:
         # guards the queue and ``_running``: the loop adds, the producer's thread takes
         self._cv = threading.Condition()
         self._closed = False
+        self._urgent = False  # the queue holds a transaction whose request waits (resolve)
 
     # ------------------------------------------------------------ recording
 
@@ -96,6 +98,8 @@ class TxQueue:
         """Queue transactions (recorded, or waited for) for the producer's thread."""
         with self._cv:
             self._queue.extend(subs)
+            if not self._urgent:
+                self._urgent = any(s.future is not None for s in subs)
             self._cv.notify()
 
     def is_queued(self, tx_hash: str) -> bool:
@@ -150,11 +154,30 @@ class TxQueue:
                 self._cv.wait()
             return idle, self._closed
 
+    def gather(self, seconds: float, enough: int = 16) -> None:
+        """Wait up to ``seconds`` for more transactions to join the queued ones, so that they
+        share a block (one commit): ``resolve=false`` submissions arriving one by one. Ends at
+        once when a queued transaction's request waits for it (``resolve=true``, the faucet,
+        the node's own), when ``enough`` are queued (a batch makes a block of its own) or the
+        queue closes."""
+        deadline = time.monotonic() + seconds
+        with self._cv:
+            while not self._closed and not self._urgent and len(self._queue) < enough:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._cv.wait(left)
+
+    def _still_urgent(self) -> None:
+        """Recompute ``_urgent`` after the queue lost some (the caller holds ``_cv``)."""
+        self._urgent = any(s.future is not None for s in self._queue)
+
     def take(self, limit: int) -> list[Sub]:
         """The head of the queue, at most ``limit``: the batch now executing."""
         with self._cv:
             batch, self._queue = self._queue[:limit], self._queue[limit:]
             self._running = batch
+            self._still_urgent()
         return batch
 
     def give_back(self, batch: list[Sub]) -> None:
@@ -163,6 +186,7 @@ class TxQueue:
         with self._cv:
             self._queue = batch + self._queue
             self._running = []
+            self._still_urgent()
 
     def done(self, rest: list[Sub]) -> None:
         """The executing batch is committed but for ``rest``: it goes back behind the other
@@ -172,5 +196,6 @@ class TxQueue:
                 users = {s.username for s in rest}
                 others = [s for s in self._queue if s.username not in users]
                 self._queue = others + rest + [s for s in self._queue if s.username in users]
+                self._still_urgent()
             # the results are committed: a reader that misses them here finds them on disk
             self._running = []
