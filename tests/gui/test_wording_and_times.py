@@ -41,7 +41,7 @@ def test_inspector_type_row_uses_the_account_panels_words(
     model = panel.tx_model
     panel.chain_filter.setCurrentIndex(0)  # all chains
     drive(loop, lambda: model.rowCount() > 0)
-    words = {model.transaction(r).hash: model.index(r, 1).data() for r in range(model.rowCount())}
+    words = {model.index(r, 7).data(): model.index(r, 1).data() for r in range(model.rowCount())}
     asset = next(h for h, w in words.items() if w == "Asset created: Car (CarDemo)")
     dialog = window.open_transaction(asset)
     drive(loop, lambda: dialog.inspector.details is not None, 30)
