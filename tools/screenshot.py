@@ -346,6 +346,7 @@ async def shoot(shooter: Shooter, tmp: Path) -> None:
     await run("files", lambda: files_scenes(shooter, tmp))
     await run("dashboard", lambda: dashboard_scene(shooter))
     await run("explorer", lambda: explorer_scenes(shooter, state))
+    await run("composer-debugger", lambda: debugger_scene(shooter))
     await run("welcome", lambda: welcome_scene(shooter))
     await run("tour", lambda: tour_scene(shooter))
     await run("about", lambda: about_scene(shooter))
@@ -678,6 +679,57 @@ async def explorer_pages(shooter: Shooter, panel: Any, state: dict[str, Any]) ->
         await until(lambda: token_page.supply is not None)
         await settle(1.0)
         await shooter.window_shot("explorer-token")
+
+
+DEBUG_SAMPLE = """contract Counter {
+    uint public total;
+    constructor(uint start) public { total = start; }
+    function add(uint x) public returns (uint) {
+        uint doubled = x * 2;
+        total = total + doubled;
+        return total;
+    }
+}
+"""
+
+
+async def debugger_scene(shooter: Shooter) -> None:
+    """The composer paused at a breakpoint (Debug on the Call tab, a fresh deployment): the lit
+    line, the stack and the locals; stopped afterwards."""
+    from app.ui.panels.composer.panel import ComposerPanel
+
+    window = shooter.window
+    composer = panel_of(window, ComposerPanel)
+    show_panel(window, composer)
+    composer.source.new_scratch()  # the Untitled tab: the project's files stay as they are
+    await settle(0.2)
+    composer.editor.setPlainText(DEBUG_SAMPLE)
+    composer.compile()
+    await until(lambda: composer.contract.findText("Counter") >= 0)
+    composer.contract.setCurrentText("Counter")
+    await until(lambda: "start" in composer.deploy_args.editors)
+    composer.deploy_args.editors["start"].set_value("10")
+    composer.last_results = []
+    sheet = composer.deploy()  # the Call tab lists the deployed contract's functions
+    await settle(0.3)
+    sheet.send_button.click()
+    await until(lambda: bool(composer.last_results))
+    await until(lambda: composer.function.findData("add") >= 0)
+    composer.function.setCurrentIndex(composer.function.findData("add"))
+    await until(lambda: "x" in composer.call_args.editors)
+    composer.call_args.editors["x"].set_value("21")
+    editor = composer.editor
+    editor.toggle_breakpoint(5)
+    dbg = composer.debugger
+    dbg.debug_button.click()
+    await until(lambda: editor.paused_line == 5, 30)
+    await settle(1.0)
+    try:
+        await shooter.window_shot("composer-debugger")
+    finally:
+        dbg.pane.buttons["stop"].click()
+        await until(lambda: editor.paused_line is None, 10)
+        editor.toggle_breakpoint(5)
 
 
 async def welcome_scene(shooter: Shooter) -> None:
