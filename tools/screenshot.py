@@ -345,7 +345,8 @@ async def shoot(shooter: Shooter, tmp: Path) -> None:
     await run("assets", lambda: assets_scenes(shooter))
     await run("files", lambda: files_scenes(shooter, tmp))
     await run("dashboard", lambda: dashboard_scene(shooter))
-    await run("explorer", lambda: explorer_scenes(shooter))
+    await run("explorer", lambda: explorer_scenes(shooter, state))
+    await run("composer-debugger", lambda: debugger_scene(shooter))
     await run("welcome", lambda: welcome_scene(shooter))
     await run("tour", lambda: tour_scene(shooter))
     await run("about", lambda: about_scene(shooter))
@@ -391,6 +392,7 @@ async def composer_scenes(shooter: Shooter, state: dict[str, Any]) -> None:
     await shooter.window_shot("composer")
     tx = composer.last_results[0].hash
     state["tx"] = tx
+    state["token"] = composer.call_address.text()  # the Explorer's contract and token pages
     inspector = window.open_transaction(tx)
     await settle(0.8)
     await shooter.dialog_shot("transaction-inspector", inspector)
@@ -597,8 +599,10 @@ async def dashboard_scene(shooter: Shooter) -> None:
     await shooter.window_shot("dashboard")
 
 
-async def explorer_scenes(shooter: Shooter) -> None:
-    """The Explorer: blocks with a block's detail; transactions with one inspected."""
+async def explorer_scenes(shooter: Shooter, state: dict[str, Any]) -> None:
+    """The Explorer: blocks with a block's detail; transactions with one inspected (its Trace
+    tab too); the Accounts view with an account page; the token's contract page (Read, Code)
+    and its token page."""
     from app.ui.panels.explorer.panel import ExplorerPanel
     from app.ui.panels.explorer.transactions_model import TX_ROLE
 
@@ -623,7 +627,109 @@ async def explorer_scenes(shooter: Shooter) -> None:
     await until(lambda: panel.detail.inspector.details is not None)
     await settle(0.5)
     await shooter.window_shot("explorer-transaction")
+    inspector = panel.detail.inspector
+    inspector.tabs.setCurrentWidget(inspector.trace)
+    await settle(0.8)
+    await shooter.window_shot("explorer-trace")
+    inspector.tabs.setCurrentIndex(0)
+    await explorer_pages(shooter, panel, state)
     panel.tabs.setCurrentWidget(panel.blocks_view)
+
+
+async def explorer_pages(shooter: Shooter, panel: Any, state: dict[str, Any]) -> None:
+    """The Accounts view and alice's page; the token deployed by the composer scene: its
+    contract page's Read (a view function queried) and Code tabs, and its Token tab."""
+    from app.services.explorer_contracts import Instance
+
+    accounts = panel.accounts_view
+    panel.tabs.setCurrentWidget(accounts)
+    await until(lambda: accounts.model.rowCount() > 0 and not accounts.model.loading)
+    await settle(0.5)
+    await shooter.window_shot("explorer-accounts")
+    alice = shooter.window.controller.account.view.address or ""
+    page = panel.open_account(alice)
+    await until(lambda: page.entry is not None and page.txs_model.rowCount() > 0)
+    await settle(0.8)
+    await shooter.window_shot("explorer-account")
+    token = state.get("token", "")
+    if not token:
+        return
+    panel.tabs.setCurrentWidget(panel.contracts_view)
+    detail = panel.contracts_view.show_instance(Instance("Token", token))
+    contract = detail.page
+    await until(lambda: contract.source is not None and contract.token is not None)
+    read = contract.read
+    detail.tabs.setCurrentWidget(read)
+    if read.choose("balanceOf"):
+        read.args.set_values({read.current().params[0].name: alice})
+        read.run()
+        await until(lambda: "balanceOf" in read.results.toPlainText())
+    elif read.functions.count():
+        read.functions.setCurrentRow(0)
+        read.run()
+        await until(lambda: bool(read.results.toPlainText()))
+    await settle(0.5)
+    await shooter.window_shot("explorer-contract-read")
+    detail.tabs.setCurrentWidget(contract.code)
+    await settle(0.5)
+    await shooter.window_shot("explorer-contract-code")
+    token_page = contract.token
+    if token_page is not None:
+        detail.tabs.setCurrentWidget(token_page)
+        await until(lambda: token_page.supply is not None)
+        await settle(1.0)
+        await shooter.window_shot("explorer-token")
+
+
+DEBUG_SAMPLE = """contract Counter {
+    uint public total;
+    constructor(uint start) public { total = start; }
+    function add(uint x) public returns (uint) {
+        uint doubled = x * 2;
+        total = total + doubled;
+        return total;
+    }
+}
+"""
+
+
+async def debugger_scene(shooter: Shooter) -> None:
+    """The composer paused at a breakpoint (Debug on the Call tab, a fresh deployment): the lit
+    line, the stack and the locals; stopped afterwards."""
+    from app.ui.panels.composer.panel import ComposerPanel
+
+    window = shooter.window
+    composer = panel_of(window, ComposerPanel)
+    show_panel(window, composer)
+    composer.source.new_scratch()  # the Untitled tab: the project's files stay as they are
+    await settle(0.2)
+    composer.editor.setPlainText(DEBUG_SAMPLE)
+    composer.compile()
+    await until(lambda: composer.contract.findText("Counter") >= 0)
+    composer.contract.setCurrentText("Counter")
+    await until(lambda: "start" in composer.deploy_args.editors)
+    composer.deploy_args.editors["start"].set_value("10")
+    composer.last_results = []
+    sheet = composer.deploy()  # the Call tab lists the deployed contract's functions
+    await settle(0.3)
+    sheet.send_button.click()
+    await until(lambda: bool(composer.last_results))
+    await until(lambda: composer.function.findData("add") >= 0)
+    composer.function.setCurrentIndex(composer.function.findData("add"))
+    await until(lambda: "x" in composer.call_args.editors)
+    composer.call_args.editors["x"].set_value("21")
+    editor = composer.editor
+    editor.toggle_breakpoint(5)
+    dbg = composer.debugger
+    dbg.debug_button.click()
+    await until(lambda: editor.paused_line == 5, 30)
+    await settle(1.0)
+    try:
+        await shooter.window_shot("composer-debugger")
+    finally:
+        dbg.pane.buttons["stop"].click()
+        await until(lambda: editor.paused_line is None, 10)
+        editor.toggle_breakpoint(5)
 
 
 async def welcome_scene(shooter: Shooter) -> None:

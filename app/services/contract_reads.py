@@ -16,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject
 
-from app.client.abi_types import ContractSpec, FunctionSpec
+from app.client.abi_types import AbiType, ContractSpec, FunctionSpec, Param
 from app.client.errors import AuthError, RequestError, TransactionFailed
 from app.client.models import TxRequest, TxResult
 
@@ -31,6 +31,28 @@ class ContractSource:
     spec: ContractSpec
     xabi: dict[str, Any]
     source: str
+
+
+def public_getters(src: ContractSource) -> list[FunctionSpec]:
+    """Each public scalar state variable as the no-argument view function its getter is (as
+    Etherscan lists them on Read), unless the contract declares a function of that name.
+    Mappings and arrays are left out: their getters take keys (the State tab pages them)."""
+    types = src.xabi.get("types") if isinstance(src.xabi.get("types"), dict) else {}
+    vs = src.xabi.get("vars") if isinstance(src.xabi.get("vars"), dict) else {}
+    assert isinstance(types, dict) and isinstance(vs, dict)
+    declared = {f.name for f in src.spec.functions}
+    out = []
+    for name, d in sorted(vs.items()):
+        if not isinstance(d, dict) or not d.get("public") or name in declared:
+            continue
+        try:
+            t = AbiType.from_xabi(d, types)
+        except Exception:  # a type this client does not model: the State tab still shows it
+            continue
+        if t.unwrapped.kind in ("mapping", "array"):
+            continue
+        out.append(FunctionSpec(str(name), (), (Param(str(name), t),), "view"))
+    return out
 
 
 class ContractReads(QObject):
@@ -60,6 +82,13 @@ class ContractReads(QObject):
             raise RequestError(f"the node has no interface for {inst.name} at {inst.address}")
         src = details.get("src") or details.get("bin") or ""
         return ContractSource(ContractSpec.from_xabi(inst.name, x), x, str(src))
+
+    async def variable(self, inst: Instance, name: str) -> Any:
+        """A public state variable's value from the node's state route: what its getter
+        returns, read on any node without a transaction."""
+        return await self._client().state_variable(
+            inst.name, inst.address, name, inst.chain_id or None
+        )
 
     async def call(self, inst: Instance, fn: FunctionSpec, args: dict[str, Any]) -> TxResult:
         """Run ``fn`` with ``args`` (wire form) read-only where the node can (a result without a

@@ -64,6 +64,12 @@ class TxWords(QObject):
             self._learn(tx.hash)
         return describe_tx(tx, self.chains, self.created)
 
+    def describe_transaction(self, tx: Transaction) -> str:
+        """The same words for the node's own transaction model (the inspector's Type row)."""
+        if tx.kind == "GENESIS" and tx.hash not in self.created:
+            self._learn(tx.hash)
+        return describe_tx(tx, self.chains, self.created)
+
     def _learn(self, tx_hash: str) -> None:
         if tx_hash in self._unmatched or self.session.client is None:
             return

@@ -591,7 +591,7 @@ def test_transaction_history_of_a_chain(
     wait_activity(loop, panel, chain)
     txs = panel.txs
     rows = [[txs.data(txs.index(r, c)) for c in range(5)] for r in range(txs.rowCount())]
-    assert [r[1] for r in rows] == ["Chain creation", "Call addOrg"]
+    assert [r[1] for r in rows] == ["Chain created", "Call: addOrg()"]
     assert rows[1][0] == call["hash"] and rows[1][2] == family["alice"]
     assert int(rows[0][3]) <= int(rows[1][3])
     assert all(r[4] for r in rows)  # a time for each

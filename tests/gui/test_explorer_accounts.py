@@ -100,6 +100,10 @@ def test_accounts_view_sorted_paged_and_named(
     assert all(e.kind == "contract" for e in rows)
     row = [e.address for e in rows].index(token)
     assert str(model.index(row, 0).data()).startswith("Token · ")
+    # one unit in every Balance cell: a contract's empty balance reads as a user's would
+    assert model.index(row, 3).data() == "0 tokens"
+    shown = [str(model.index(r, 3).data()) for r in range(model.rowCount())]
+    assert all(t.endswith((" tokens", " token", " wei")) for t in shown), shown
     assert view.bar.count.text().endswith(" contracts")
     # export of the filtered list (the contracts) to CSV
     target = tmp_path / "accounts.csv"
@@ -157,6 +161,10 @@ def test_account_page_transactions_created_contracts_and_holdings(
     drive(loop, lambda: bob_page.holdings_model.rowCount() > 0 and bob_page.entry is not None)
     assert bob_page.holdings_model.index(0, 2).data() == "250"
     assert bob_page.name_label.text() == "bob (Globex)"
+    # the token's own page: its empty balance with the unit a user's balance has
+    token_page = panel.open_account(token)  # type: ignore[attr-defined]
+    drive(loop, lambda: token_page.entry is not None)
+    assert token_page.balance.text() == "0 tokens"
 
 
 def test_accounts_view_on_a_node_without_the_account_table(

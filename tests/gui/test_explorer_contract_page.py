@@ -107,12 +107,15 @@ def test_read_tab_queries_views_inline_write_opens_composer_code_shows_source(
     assert tab_titles(detail) == [
         "State", "Read", "Write", "Txs", "Events", "Code", "Token"
     ]  # fmt: skip
-    # Read: only the view and pure functions, each with its typed editors
+    # Read: the view and pure functions, each with its typed editors, then the public scalar
+    # variables as their getters (the mapping's getter takes a key: the State tab pages it)
     read = page.read
     listed = [read.functions.item(i).text() for i in range(read.functions.count())]
     assert listed == [
         "balanceOf(address who) returns (uint256)",
         "twice(uint256 n, string label) returns (string, uint256)",
+        "name  ·  string  (public variable)",
+        "totalSupply  ·  uint256  (public variable)",
     ], listed
     detail.tabs.setCurrentWidget(read)
     assert read.choose("balanceOf")
@@ -180,6 +183,68 @@ def test_read_tab_queries_views_inline_write_opens_composer_code_shows_source(
     links.grab().save(f"{SHOTS}/contract_read_{coin.family.strato16}.png")
     detail.tabs.setCurrentWidget(code)
     links.grab().save(f"{SHOTS}/contract_code_{coin.family.strato16}.png")
+
+
+CAR = """
+contract Car {
+    string public model;
+    uint public weight;
+    bool public sold;
+    address public owner;
+    uint secret;
+    mapping(uint => string) public notes;
+    constructor(string _model, uint _weight) public {
+        model = _model;
+        weight = _weight;
+        owner = msg.sender;
+        secret = 7;
+    }
+    function sell() public { sold = true; }
+}
+"""
+
+
+def test_read_tab_lists_public_variables_of_a_contract_without_view_functions(
+    node: RunningNode, controller: AppController, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    """Like CarDemo: no view function, yet its public variables are readable on Read."""
+    alice = node.client("alice")
+    (r,) = _ok(submit(alice, upload_tx("Car", CAR, {"_model": "T", "_weight": 1200})))
+    address = str(r["data"]["contents"]["address"])
+    _ok(submit(alice, call_tx(address, "sell", {})))
+    connect(loop, controller, node, "alice")
+    links = Links()
+    qtbot.addWidget(links)
+    detail = InstanceDetail(controller, Instance("Car", address), links)
+    links.show_detail(detail, "Car")
+    links.show()
+    page = detail.page
+    drive(loop, lambda: page.source is not None)
+    read = page.read
+    detail.tabs.setCurrentWidget(read)
+    assert read.functions.isVisible()
+    listed = [read.functions.item(i).text() for i in range(read.functions.count())]
+    assert listed == [
+        "model  ·  string  (public variable)",
+        "owner  ·  address  (public variable)",
+        "sold  ·  bool  (public variable)",
+        "weight  ·  uint256  (public variable)",
+    ], listed  # not the private one, not the mapping
+    assert "4 public variables" in read.note.text()
+    for name, shown in (("weight", "(uint256) = 1200"), ("model", "(string) = T"),
+                        ("sold", "(bool) = true")):  # fmt: skip
+        assert read.choose(name)
+        assert not read.args.editors  # a getter takes no argument
+        assert read.query.isEnabled()
+        qtbot.mouseClick(read.query, Qt.MouseButton.LeftButton)
+        drive(loop, lambda n=name: read.results.toPlainText().startswith(n))  # type: ignore[misc]
+        text = read.results.toPlainText()
+        assert shown in text.split("\n\n")[0] or shown in text, text
+    assert read.choose("owner")
+    qtbot.mouseClick(read.query, Qt.MouseButton.LeftButton)
+    drive(loop, lambda: read.results.toPlainText().startswith("owner"))
+    me = node.address("alice").lower().removeprefix("0x")
+    assert me in read.results.toPlainText().lower()
 
 
 def test_token_page_holders_largest_first_with_share_transfers_newest_first(

@@ -2,7 +2,8 @@
 
 Rows say what a transaction did ("Chain created: Acme parent", not the node's "GENESIS") and on
 which chain; a chain filter keeps one chain's rows (the model filters itself, so row numbers
-stay the model's own and views need no proxy).
+stay the model's own and views need no proxy). Times read as the Explorer's do ("2 min ago", the
+exact time in the tooltip), kept current by the Explorer's shared clock.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from app.client.units import amount_tooltip, format_amount
 from app.services.account import ChainRef, chain_name, describe_tx
 from app.services.names import NameService
 from app.ui.models.table_model import RowsTableModel
+from app.ui.panels.explorer.list_tools import Clock, exact, parse_time, relative
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = (
@@ -29,7 +31,7 @@ COLUMNS = (
     "Hash",
     "Time",
 )
-COUNTERPARTY, VALUE, CHAIN, HASH = 3, 4, 5, 7
+COUNTERPARTY, VALUE, CHAIN, HASH, TIME = 3, 4, 5, 7, 8
 ALL_CHAINS: None = None  # chain filter values: None = every chain, "" = the main chain, or an ID
 MAIN = ""
 
@@ -47,6 +49,14 @@ class TransactionsModel(RowsTableModel):
         self.created: dict[str, str] = {}  # GENESIS tx hash -> the chain it created
         self.chain_filter: str | None = ALL_CHAINS
         self.name_service: NameService | None = None
+        Clock.shared().tick.connect(self._tick)  # "2 min ago" stays true
+
+    def _tick(self) -> None:
+        if self._rows:
+            last = len(self._rows) - 1
+            self.dataChanged.emit(
+                self.index(0, TIME), self.index(last, TIME), [Qt.ItemDataRole.DisplayRole]
+            )
 
     def set_name_service(self, service: NameService) -> None:
         """Contracts' and users' names from the app's cache, repainted as they arrive."""
@@ -150,7 +160,7 @@ class TransactionsModel(RowsTableModel):
                 chain_name(tx.chain_id, self.chains),
                 tx.status or "",
                 tx.hash,
-                tx.timestamp,
+                relative(parse_time(tx.timestamp)) or tx.timestamp,
             )
             return values[col] if 0 <= col < len(values) else None
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, VALUE):
@@ -168,6 +178,8 @@ class TransactionsModel(RowsTableModel):
             return amount_tooltip(tx.value)
         if col == CHAIN:
             return tx.chain_id or "the main chain"
+        if col == TIME:
+            return exact(parse_time(tx.timestamp)) or tx.timestamp
         if col == 1:
             return f"{describe_tx(tx, self.chains, self.created)} (node type: {tx.kind})"
         return None

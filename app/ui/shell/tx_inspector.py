@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.client.units import format_amount
+from app.services.account import describe_tx
 from app.services.composer import TxDetails, inspect_transaction, transaction_trace
 from app.services.controller import AppController
 from app.services.tx_state import NOT_KEPT
@@ -33,9 +34,6 @@ from app.ui.widgets.tx_render import returned_items, value_html
 
 POLL_INTERVAL = 0.5
 ADDRESS_KEY = re.compile(r"\[([0-9a-f]{40})\]")  # an address among a mapping entry's keys
-
-# the node's transaction kinds, where the bare word misleads ("GENESIS" is any chain's birth)
-KIND_WORDS = {"GENESIS": "GENESIS (the creation of a private chain)"}
 
 
 class TxInspector(QWidget):
@@ -96,6 +94,7 @@ class TxInspector(QWidget):
         name_widget(self.tabs, "txTabs", "Transaction details and call trace")
         lay.addWidget(self.tabs, 1)
         controller.names.resolved.connect(self._renamed)
+        controller.tx_words.changed.connect(self._reworded)
         if tx_hash:
             self.load()
 
@@ -176,7 +175,16 @@ class TxInspector(QWidget):
     def _show(self, d: TxDetails) -> None:
         self.details = d
         self.title_changed.emit(f"Transaction {d.hash[:10]}…")
-        self.view.setHtml(render(d, self._names(d), links=self.links))
+        self.view.setHtml(render(d, self._names(d), links=self.links, words=self._words(d)))
+
+    def _words(self, d: TxDetails) -> str:
+        """What the transaction did, as the account panel and the Explorer say it."""
+        return self.controller.tx_words.describe_transaction(d.tx) if d.tx is not None else ""
+
+    def _reworded(self) -> None:
+        d = self.details
+        if d is not None and d.tx is not None and d.tx.kind == "GENESIS":
+            self.view.setHtml(render(d, self._names(d), links=self.links, words=self._words(d)))
 
     def _addresses(self, d: TxDetails) -> list[str]:
         tx = d.tx
@@ -201,7 +209,7 @@ class TxInspector(QWidget):
     def _renamed(self, addresses: list[str]) -> None:
         d = self.details
         if d is not None and set(addresses) & set(self._addresses(d)):
-            self.view.setHtml(render(d, self._names(d), links=self.links))
+            self.view.setHtml(render(d, self._names(d), links=self.links, words=self._words(d)))
 
     def _link(self, url: QUrl) -> None:
         kind, _, value = url.toString().partition(":")
@@ -264,9 +272,13 @@ def _address_html(address: str, names: dict[str, str], links: bool = False) -> s
     return code + (f" ({escape(name)})" if name else "")
 
 
-def render(d: TxDetails, names: dict[str, str] | None = None, *, links: bool = False) -> str:
+def render(
+    d: TxDetails, names: dict[str, str] | None = None, *, links: bool = False, words: str = ""
+) -> str:
     """The inspector's page; ``names`` puts contact and user names beside addresses; with
-    ``links`` the block and the addresses link to the Explorer (``block:N``, ``address:A``)."""
+    ``links`` the block and the addresses link to the Explorer (``block:N``, ``address:A``);
+    ``words`` is the Type row in the account panel's words ("Asset created: Car (CarDemo)"),
+    by default what the transaction alone tells ("Chain created" for the node's GENESIS)."""
     names = names or {}
     r = d.result
     colour = {"Success": "#2e7d32", "Failure": "#c0392b", "Pending": "#b7791f"}.get(
@@ -285,7 +297,7 @@ def render(d: TxDetails, names: dict[str, str] | None = None, *, links: bool = F
         if links and tx.block_number >= 0:
             block = f'<a href="block:{tx.block_number}">{block}</a>'
         rows += [
-            ("Type", escape(KIND_WORDS.get(tx.kind, tx.kind))),
+            ("Type", escape(words or describe_tx(tx, {}, {}))),
             ("Block", f"{block} · {escape(tx.timestamp)}"),
             ("From", _address_html(tx.sender, names, links)),
             ("To", _address_html(tx.to, names, links) if tx.to else "(new contract)"),

@@ -23,6 +23,7 @@ from PySide6.QtCore import (
 from app.client.abi_types import parse_int
 from app.client.models import Transaction
 from app.client.units import amount_tooltip, format_amount
+from app.services.account import describe_tx
 from app.services.chains import (
     ChainBalance,
     ChainContract,
@@ -303,9 +304,6 @@ class EventsModel(RowsTableModel):
         return None
 
 
-TX_KINDS = {"GENESIS": "Chain creation", "Contract": "Contract", "FunctionCall": "Call"}
-
-
 class ChainTransactionsModel(RowsTableModel):
     COLUMNS = ("Hash", "Type", "From", "Block", "Time")
 
@@ -321,12 +319,9 @@ class ChainTransactionsModel(RowsTableModel):
         if t is None:
             return None
         if role == DISPLAY:
-            kind = TX_KINDS.get(t.kind, t.kind)
-            if t.kind == "FunctionCall" and t.metadata.get("funcName"):
-                kind = f"Call {t.metadata['funcName']}"
             return (
                 t.hash,
-                kind,
+                describe_tx(t, {}, {}),  # the account panel's words: "Chain created", "Call: f()"
                 t.sender,
                 str(t.block_number) if t.block_number >= 0 else "pending",
                 t.timestamp,

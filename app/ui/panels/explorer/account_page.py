@@ -198,7 +198,7 @@ class AccountPage(QWidget):
         self.name_label.setText(name or "(no name)")
         kind = KIND_WORDS.get(entry.kind, "") or ("Contract" if entry.name else "Address")
         self.kind_label.setText(kind)
-        self.balance.setText(format_amount(entry.balance) if entry.balance else "0")
+        self.balance.setText(format_amount(entry.balance))
         self.balance.setToolTip(amount_tooltip(entry.balance))
         self.nonce.setText(f"{entry.nonce:,}")
         self.tx_count.setText(

@@ -120,7 +120,7 @@ class AccountsModel(QAbstractTableModel):
         if col == 2:
             return a.org
         if col == 3:
-            return format_amount(a.balance) if a.balance else "0"
+            return format_amount(a.balance)  # "0 tokens" too: one unit for every row
         if col == 4:
             return f"{a.nonce:,}"
         return f"{a.tx_count:,}" if a.tx_count is not None else "—"

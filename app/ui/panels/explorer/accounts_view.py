@@ -48,7 +48,7 @@ class AccountsView(QWidget):
         self.table = ExplorerTable(self)
         self.table.setModel(self.model)
         name_widget(self.table, "explorerAccounts", "Accounts")
-        for col, width in enumerate((260, 80, 110, 120, 70)):
+        for col, width in enumerate((215, 70, 95, 110, 60)):  # Balance in view at 1024 px
             self.table.setColumnWidth(col, width)
         header = self.table.horizontalHeader()
         header.setSortIndicatorShown(True)

@@ -1,6 +1,7 @@
 """The contract page's tabs, added to an instance's detail (:class:`InstanceDetail`): *Read*
 (view and pure functions called inline, with the composer's typed argument editors, results
-typed by the declaration), *Code* (the interface: functions, events, state variables with their
+typed by the declaration; public scalar variables listed as their getters, read from the
+state), *Code* (the interface: functions, events, state variables with their
 types; and the source the node holds) and, for a token-like contract, *Token*
 (:class:`TokenPage`). The detail's *Write* tab opens the composer with a function chosen.
 
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.client.abi_types import AbiTypeError, ContractSpec, FunctionSpec
 from app.client.models import TxResult
-from app.services.contract_reads import ContractReads, ContractSource
+from app.services.contract_reads import ContractReads, ContractSource, public_getters
 from app.services.explorer_contracts import type_text
 from app.services.tokens import TokenService, token_shape
 from app.ui.shell.theme import scheme_is_dark
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from .instance_detail import InstanceDetail
 
 FN_ROLE = Qt.ItemDataRole.UserRole + 3
+VAR_ROLE = Qt.ItemDataRole.UserRole + 4  # True: a public variable's getter, read from the state
 
 
 def returns_text(fn: FunctionSpec) -> str:
@@ -113,22 +115,43 @@ class ReadTab(QWidget):
             "and costs gas on a node that charges gas)"
         )
 
-    def set_spec(self, spec: ContractSpec) -> None:
+    def set_spec(self, spec: ContractSpec, getters: list[FunctionSpec] | None = None) -> None:
+        """List the view functions, then ``getters``: public variables read as their getters."""
         self.functions.clear()
         views = [f for f in spec.functions if f.is_view]
+        getters = list(getters or [])
         for f in views:
             item = QListWidgetItem(f.signature() + returns_text(f))
             item.setData(FN_ROLE, f)
             item.setToolTip(f"{f.mutability}: query it here")
             self.functions.addItem(item)
-        self.note.setText(
-            f"{len(views)} view function{'s' * (len(views) != 1)}: choose one, then Query"
-            if views
-            else "No view or pure functions: the State tab shows the public variables."
-        )
-        self.functions.setVisible(bool(views))
+        for f in getters:
+            item = QListWidgetItem(
+                f"{f.name}  ·  {f.returns[0].type.describe()}  (public variable)"
+            )
+            item.setData(FN_ROLE, f)
+            item.setData(VAR_ROLE, True)
+            item.setToolTip(f"public {f.returns[0].type.describe()} {f.name}: read its value here")
+            self.functions.addItem(item)
+        parts = []
         if views:
+            parts.append(f"{len(views)} view function{'s' * (len(views) != 1)}")
+        if getters:
+            parts.append(f"{len(getters)} public variable{'s' * (len(getters) != 1)}")
+        self.note.setText(
+            f"{' and '.join(parts)}: choose one, then Query"
+            if parts
+            else "No view or pure functions and no public scalar variables: the State tab "
+            "shows the contract's state."
+        )
+        self.functions.setVisible(bool(parts))
+        if parts:
             self.functions.setCurrentRow(0)
+
+    def is_variable(self) -> bool:
+        """Whether the chosen entry is a public variable (read from the state, not called)."""
+        item = self.functions.currentItem()
+        return bool(item is not None and item.data(VAR_ROLE))
 
     def current(self) -> FunctionSpec | None:
         item = self.functions.currentItem()
@@ -161,6 +184,14 @@ class ReadTab(QWidget):
             self.args.touch_all()
             return
         self.query.setEnabled(False)
+        if self.is_variable():
+            self.detail.tasks.start(
+                f"Reading {fn.name}",
+                self.reads.variable(self.detail.instance, fn.name),
+                while_alive(self, lambda v: self._value(fn, v)),
+                while_alive(self, lambda text: self._failed(fn, text)),
+            )
+            return
         shown = ", ".join(f"{k}={v}" for k, v in args.items())
         self.detail.tasks.start(
             f"Querying {fn.name}",
@@ -181,6 +212,11 @@ class ReadTab(QWidget):
             body += ' <span style="color:gray">(read-only, no transaction)</span>'
         self._show_mode()
         self._add(f"{head}<br>{body}")
+
+    def _value(self, fn: FunctionSpec, value: object) -> None:
+        body = "<br>".join(returned_items([value], fn))
+        note = '<span style="color:gray">(the public variable, read from the state)</span>'
+        self._add(f"<b>{escape(fn.name)}</b><br>{body} {note}")
 
     def _failed(self, fn: FunctionSpec, text: str) -> None:
         self._add(f'<b>{escape(fn.name)}</b>: <span style="color:#c0392b">✘ {escape(text)}</span>')
@@ -264,7 +300,7 @@ class ContractPage:
         self.source: ContractSource | None = None
         tabs = detail.tabs
         tabs.insertTab(1, self.read, "&Read")
-        tabs.setTabToolTip(1, "Query the view functions")
+        tabs.setTabToolTip(1, "Query the view functions and public variables")
         tabs.addTab(self.code, "C&ode")  # Alt+C is "Open in &composer"
         tabs.setTabToolTip(tabs.indexOf(self.code), "The interface and the source")
         detail.tasks.start(
@@ -276,7 +312,7 @@ class ContractPage:
 
     def _got(self, src: ContractSource) -> None:
         self.source = src
-        self.read.set_spec(src.spec)
+        self.read.set_spec(src.spec, public_getters(src))
         self.code.set_source(src)
         shape = token_shape(src.spec, src.xabi)
         if shape is not None:

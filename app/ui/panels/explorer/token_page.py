@@ -22,7 +22,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from app.services.explorer_contracts import EventFeed, EventRow
 from app.services.tokens import (
@@ -308,8 +308,11 @@ class TokenPage(QWidget):
         self.holders_model.names = names
         self.holders = ExplorerTable(self)
         self.holders.setModel(self.holders_model)
-        for col, width in enumerate((34, 140, 70)):  # the narrow pane at 1024 px
+        for col, width in ((0, 30), (2, 80), (3, 72)):  # the narrow pane at 1024 px
             self.holders.setColumnWidth(col, width)
+        hh = self.holders.horizontalHeader()
+        hh.setStretchLastSection(False)
+        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # Holder: the rest, no cut Share
         name_widget(self.holders, "tokenHolders", "Holders, largest first")
         self.transfers_model = TransfersModel(service, self._start, self)
         self.transfers_model.names = names
