@@ -379,7 +379,7 @@ def test_transaction_inspector_from_results_search_and_account(
     text = found.view.toPlainText()
     assert "Kinds.mustBePositive" in text and '"v": 4' in text
     assert "#0 (int256) = 4" in text
-    assert "FunctionCall" in text and node.address("alice") in text
+    assert "Call: mustBePositive" in text and node.address("alice") in text  # the Type row
     found.close()
 
     # a failed one, sent without waiting: the hash exists and the VM's message is shown

@@ -230,15 +230,24 @@ def _node_processes(marker: str) -> list[int]:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_ctrl_c_stops_the_temporary_sandbox(tmp_path: Path) -> None:
     home = tmp_path
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app", "test", "--runs", "1000000", rel(CORPUS / "properties")],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env_for(home),
-        stdin=subprocess.DEVNULL,
-    )
+    # a suite started in the background by a shell without job control inherits SIGINT
+    # ignored, and so would the child (exec keeps SIG_IGN): give it the default, as a terminal's
+    # foreground job has
+    inherited = signal.getsignal(signal.SIGINT)
+    if inherited == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app", "test", "--runs", "1000000", rel(CORPUS / "properties")],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env_for(home),
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     try:
         deadline = time.monotonic() + 60
         # wait until the node runs (its data dir exists and its process is there)
