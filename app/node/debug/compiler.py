@@ -10,6 +10,7 @@ Outside a debug session's thread the tracer is None and the wrappers only run th
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..solidvm import ast as A
@@ -17,6 +18,7 @@ from ..solidvm.abi import contract_xabi
 from ..solidvm.compile import CompiledUnit, code_collection, join_sources
 from ..solidvm.compiler.base import LocalVar
 from ..solidvm.compiler.function import FunctionCompiler
+from ..solidvm.compiler.trycatch import catches
 from ..solidvm.compiler.unit import UnitCompiler
 from ..solidvm.errors import ParseError
 from ..solidvm.parser import parse
@@ -55,6 +57,7 @@ class Tracer(Protocol):
     def on_fail(self, fr: Frame, info: StmtInfo, exc: BaseException) -> None: ...
     def enter(self, fr: Frame, label: str, kind: str) -> None: ...
     def leave(self, fr: Frame) -> None: ...
+    def guard(self, catcher: Callable[[BaseException], bool] | None) -> None: ...
 
 
 class _Active(threading.local):
@@ -111,6 +114,25 @@ class DebugFunctionCompiler(FunctionCompiler):
                 raise
 
         return run_traced
+
+    def guarded(self, f: Fn, s: A.Try) -> Fn:
+        """While the guarded part of a ``try`` runs, the tracer knows what its clauses catch
+        (pause on failure stops only on a failure no ``try`` up the stack catches)."""
+
+        def catcher(exc: BaseException) -> bool:
+            return catches(s, exc)
+
+        def run_guarded(fr: Frame) -> Any:
+            t = ACTIVE.tracer
+            if t is None:
+                return f(fr)
+            t.guard(catcher)
+            try:
+                return f(fr)
+            finally:
+                t.guard(None)
+
+        return run_guarded
 
     def compile_function(self, d: A.FunctionDecl, base_names: set[str]) -> None:
         super().compile_function(d, base_names)

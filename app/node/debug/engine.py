@@ -111,6 +111,9 @@ class DebugSession:
         self._stop = False
         self._entry_armed = False
         self._unwinding = False
+        # what the `try`s being run catch, innermost last: a failure one of them catches does
+        # not stop (pause on failure stops on uncaught failures, as other debuggers do)
+        self._catchers: list[Callable[[BaseException], bool]] = []
         self._step: tuple[str, int] | None = None
         self._thread: threading.Thread | None = None
         # per pause: variable references (DAP-style ids) and the frames they belong to
@@ -296,6 +299,18 @@ class DebugSession:
         if self.stack:
             self.stack.pop()
 
+    def guard(self, catcher: Callable[[BaseException], bool] | None) -> None:
+        """A ``try``'s guarded part starts (``catcher``: what its clauses catch) or ends."""
+        if catcher is None:
+            self._catchers.pop()
+        else:
+            self._catchers.append(catcher)
+
+    def caught(self, exc: BaseException) -> bool:
+        """Whether a ``try`` up the stack catches ``exc`` (a clause that does not hands it to
+        the next one out)."""
+        return any(c(exc) for c in reversed(self._catchers))
+
     def on_stmt(self, fr: Frame, info: StmtInfo) -> None:
         self._unwinding = False
         stack = self.stack
@@ -325,7 +340,7 @@ class DebugSession:
             self._pause(reason)
 
     def on_fail(self, fr: Frame, info: StmtInfo, exc: BaseException) -> None:
-        if self._unwinding or not self.pause_on_failure:
+        if self._unwinding or not self.pause_on_failure or self.caught(exc):
             return
         self._unwinding = True  # the outer statements it leaves do not stop again
         if self.stack:

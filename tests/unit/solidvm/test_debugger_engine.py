@@ -442,3 +442,61 @@ def test_a_printing_run_keeps_only_the_newest_events(
     assert s.events_after(last - 2) == s.events[-2:]
     assert s.events_after(0)[0].seq == last - MAX_EVENTS + 1  # a reader far behind
     assert s.wait_events(last, 0.01) == []
+
+
+CATCHING = """contract Thrower {
+    function boom(uint k) public returns (uint) {
+        require(k < 3, "boom");
+        return k;
+    }
+    function panic(uint k) public returns (uint) {
+        uint[] memory a = new uint[](1);
+        return a[k];
+    }
+}
+contract Catcher {
+    Thrower t;
+    uint public seen;
+    constructor() {
+        t = new Thrower();
+    }
+    function run(uint k) public returns (uint) {
+        try t.boom(k) returns (uint v) {
+            seen = v;
+        } catch Error(string memory reason) {
+            seen = 100;
+        }
+        try {
+            t.panic(k);
+        } catch {
+            seen += 1;
+        }
+        try t.panic(k) returns (uint v) {
+            seen = v;
+        } catch Error(string memory reason) {
+            seen = 200;
+        }
+        return seen;
+    }
+}
+"""
+
+
+def test_pause_on_failure_skips_failures_a_try_catches(
+    sessions: list[DebugSession],
+) -> None:
+    """Pause on failure stops where a failure no `try` up the stack catches fires (an index
+    out of range that a `catch Error` clause does not take), not at the two caught before."""
+    body = {"source": CATCHING, "contract": "Catcher", "function": "run", "args": {"k": 5}}
+    world, env = fresh_world()
+    s = make_session(parse_launch(body), world, env)
+    s.start()
+    sessions.append(s)
+    t = top(s)
+    assert s.reason == "exception"
+    assert t["name"] == "Thrower.panic" and t["line"] == 8
+    # the caller's frame: both caught failures already ran their clauses
+    assert s.on_thread(lambda: I.evaluate(s, 2, "seen"))["result"] == "101"
+    s.resume()
+    assert s.wait_stopped(5) == "finished"
+    assert s.result is not None and s.result["status"] == "failed"

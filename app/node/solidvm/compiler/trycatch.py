@@ -104,6 +104,12 @@ class TryCatchMixin(CompilerBase):
 
     # ------------------------------------------------------------ try / catch
 
+    def guarded(self, f: Fn, s: A.Try) -> Fn:
+        """The part of ``s`` whose failures its clauses see (the expression of Solidity's form,
+        the body of SolidVM's), as it runs; the step debugger wraps it to know what a failure
+        will meet on its way out. The ordinary compile runs it as it is."""
+        return f
+
     def try_stmt(self, s: A.Try) -> Fn:
         if s.expr is None:
             return self.try_block(s)
@@ -112,6 +118,7 @@ class TryCatchMixin(CompilerBase):
     def try_expr(self, s: A.Try, expr: A.Expr) -> Fn:
         """Solidity's form: the failure of ``expr`` is caught, never that of the blocks."""
         f, t = self.visited(expr)
+        f = self.guarded(f, s)
         self.push_scope()
         binds: list[tuple[int, Coercer | None, bool]] = []  # slot, conversion, copy
         if s.returns is not None:
@@ -179,7 +186,7 @@ class TryCatchMixin(CompilerBase):
 
     def try_block(self, s: A.Try) -> Fn:
         """SolidVM's form ``try {...} catch Name(a, b) {...} catch {...}``."""
-        body = self.block(s.body)
+        body = self.guarded(self.block(s.body), s)
         clauses: dict[str, SolidVMClause] = {}
         for c in s.catches:
             if c.name in clauses:
@@ -222,6 +229,21 @@ class TryCatchMixin(CompilerBase):
         body = self.block(c.body, new_scope=False)
         self.pop_scope()
         return binds, body
+
+
+def catches(s: A.Try, err: BaseException) -> bool:
+    """Whether the clauses of ``s`` catch ``err`` raised in its guarded part (as ``run_try`` and
+    ``run_try_block`` would decide): the step debugger stops only on failures nothing catches."""
+    if isinstance(err, PYTHON_ERRORS):
+        err = ExecutionError(f"type error: {err}", "type error")
+    if not isinstance(err, ExecutionError) or err.kind in UNCATCHABLE:
+        return False
+    names = {c.name for c in s.catches}
+    if "" in names:
+        return True
+    if s.expr is not None:  # Solidity's form
+        return ("Error" if err.kind in ("require", "assert") else "Panic") in names
+    return exception_name(err) in names
 
 
 def _catchable(err: SolidVMError, fr: Frame, depth: int) -> ExecutionError:
