@@ -755,20 +755,32 @@ def test_confirmation_sheet_shows_text_as_typed_and_takes_focus(
     for label in dialog.findChildren(QLabel):
         if label.objectName().startswith("confirm"):
             assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName()
-    # the sheet has the keyboard; Enter is the safe choice: it cancels, nothing is sent
+    # the sheet has the keyboard, on the confirming button (it follows a deliberate
+    # Deploy…): Esc cancels, nothing is sent
     assert dialog.isActiveWindow()
-    assert dialog.cancel_button.hasFocus() and dialog.cancel_button.isDefault()
+    assert dialog.send_button.hasFocus() and dialog.send_button.isDefault()
+    assert not dialog.cancel_button.isDefault()
     before = panel.result.toPlainText()
-    QTest.keyClick(dialog.cancel_button, Qt.Key.Key_Return)
+    QTest.keyClick(dialog.send_button, Qt.Key.Key_Escape)
     settle(loop)
     assert not shiboken6.isValid(dialog) or not dialog.isVisible()
     assert panel.result.toPlainText() == before
-    # Alt+S sends
+    # Enter sends
     dialog = panel.deploy()
     assert dialog is not None
     settle(loop)
-    QTest.keyClick(dialog.cancel_button, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
+    QTest.keyClick(QApplication.focusWidget() or dialog, Qt.Key.Key_Return)
     drive(loop, lambda: "created Token" in panel.result.toPlainText(), 30)
+    first = panel.call_address.text()
+    assert len(first) == 40
+    # Alt+S still sends, the focus on Cancel
+    dialog = panel.deploy()
+    assert dialog is not None
+    settle(loop)
+    dialog.cancel_button.setFocus()
+    QTest.keyClick(dialog.cancel_button, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
+    drive(loop, lambda: panel.call_address.text() not in ("", first), 30)
+    assert "created Token" in panel.result.toPlainText()
 
 
 def test_composer_actions_from_the_keyboard(

@@ -74,6 +74,7 @@ def build_menus(window: MainWindow) -> dict[str, QMenu]:
     view = menus["View"]
     view.addAction(window.inspector_action)
     view.addAction(window.log_action)
+    view.addAction(window.debug_action)
     view.addSeparator()
     theme = view.addMenu("&Theme")
     theme.setObjectName("menuTheme")

@@ -115,6 +115,8 @@ def restore(window: MainWindow, saved: object) -> bool:
         window.restoreState(state)
         if window.inspector.isVisibleTo(window):  # its height is the user's: keep it
             window.inspector.first_show_sizing = False
+        if window.debug_dock.isVisibleTo(window):
+            window.debug_dock.first_show_sizing = False
     track(window)
     stored = saved.get("splitters")
     if isinstance(stored, dict):

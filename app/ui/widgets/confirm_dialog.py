@@ -31,8 +31,12 @@ class ConfirmDialog(QDialog):
         *,
         what_label: str = "Calls",
         rows: Sequence[tuple[str, str, str]] = (),
+        send_first: bool = False,
     ) -> None:
-        """``rows`` adds (label, text, object name) lines after the calls (a transfer's gas)."""
+        """``rows`` adds (label, text, object name) lines after the calls (a transfer's gas);
+        ``send_first``: Send holds the focus and Enter sends (the composer's deploy and call,
+        where the sheet follows a deliberate Deploy…/Call…); else Cancel does and Enter
+        cancels."""
         super().__init__(parent)
         self.setObjectName("confirmDialog")
         self.setAccessibleName("Confirm the transaction")
@@ -75,11 +79,17 @@ class ConfirmDialog(QDialog):
         self.send_button = buttons.addButton("&Send", QDialogButtonBox.ButtonRole.AcceptRole)
         name_widget(self.send_button, "confirmSend", "Send")
         self.send_button.setToolTip("Sign and send (Alt+S)")
-        # Enter cancels: a write is sent by a deliberate Send (click, Alt+S, or Tab to it)
+        # by default Enter cancels: a write is sent by a deliberate Send (click, Alt+S, or Tab)
         self.cancel_button = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         name_widget(self.cancel_button, "confirmCancel", "Cancel")
-        self.cancel_button.setToolTip("Send nothing (Enter, Esc)")
-        self.cancel_button.setDefault(True)
+        self.send_first = send_first
+        self.focused = self.send_button if send_first else self.cancel_button
+        self.cancel_button.setToolTip(
+            "Send nothing (Esc)" if send_first else "Send nothing (Enter, Esc)"
+        )
+        if send_first:
+            self.send_button.setToolTip("Sign and send (Enter, Alt+S)")
+        self.focused.setDefault(True)
         self.copy_curl.setAutoDefault(False)
         buttons.addButton(self.copy_curl, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.accepted.connect(self.accept)
@@ -92,18 +102,19 @@ class ConfirmDialog(QDialog):
         self.resize(640, 480)
 
     def showEvent(self, event: QShowEvent) -> None:
-        """The sheet takes the keyboard when it appears (Cancel holds the focus)."""
+        """The sheet takes the keyboard when it appears (its default button holds the focus)."""
         super().showEvent(event)
         self.activateWindow()
         self.raise_()
-        self.cancel_button.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+        self.focused.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
     def set_send_text(self, text: str) -> None:
         """Name the send button after what it does (*Upload*, *Attest*); Alt+S still sends
         (a button's new text drops its old mnemonic, so the shortcut is set again)."""
         self.send_button.setText(text)
         self.send_button.setShortcut(QKeySequence("Alt+S"))
-        self.send_button.setToolTip(f"{text.replace('&', '')}: sign and send (Alt+S)")
+        keys = "Enter, Alt+S" if self.send_first else "Alt+S"
+        self.send_button.setToolTip(f"{text.replace('&', '')}: sign and send ({keys})")
 
     def _copy(self) -> None:
         copy_text(self.preview.curl(), self.copy_curl, "curl command")

@@ -1,7 +1,8 @@
 """The composer's step debugger: a **Debug** button beside Call, breakpoints from the editors'
 gutters (conditions from the dot's menu), the current line lit while paused, the keys (F5
 continue, F10 step over, F11 step in, Shift+F11 step out, Shift+F5 stop), Debug on a test of the
-Tests view, and the Debug pane (call stack, watches, variables, evaluate, pause on failure).
+Tests view, and the Debug dock (:mod:`.debug_pane`: call stack, watches, variables, evaluate,
+pause on failure).
 
 The run is a session of the node's debugger (``/vm-debug``, :class:`DebugService`): the call on
 a fresh deployment of the compiled source (or on the contract at the call form's address), on a
@@ -21,35 +22,29 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QCheckBox,
-    QFrame,
     QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QListView,
     QMenu,
     QPushButton,
-    QScrollArea,
-    QSplitter,
-    QTextBrowser,
     QToolButton,
-    QTreeView,
-    QVBoxLayout,
     QWidget,
 )
 
-from app.client.abi_types import AbiTypeError
+from app.client.abi_types import AbiTypeError, ContractSpec
 from app.client.bundler import Bundle, BundleError, SourceFile, bundle
 from app.services.debugging import DebugService
-from app.services.tasks import TaskRegistry
-from app.ui.panels.composer.debug_models import StackModel, VariablesModel
-from app.ui.panels.composer.debug_watches import WatchList
+from app.ui.panels.composer.debug_models import VariablesModel
+from app.ui.panels.composer.debug_pane import DebugDock, DebugPane
 from app.ui.panels.composer.documents import Document
 from app.ui.panels.composer.source_pane import split_kept
 from app.ui.widgets.common import name_widget, while_alive
 
 if TYPE_CHECKING:
     from app.ui.panels.composer.panel import ComposerPanel
+
+DEPLOY_DEBUG_TIP = (
+    "Run the deploy in the debugger, on a copy of the state: it stops at breakpoints in the "
+    "constructor (and what it calls) and writes nothing to the chain"
+)
 
 # key, modifiers -> the session's command
 KEYS: dict[tuple[int, bool], str] = {
@@ -63,88 +58,6 @@ KEYS: dict[tuple[int, bool], str] = {
 
 def _same(a: str, b: str) -> bool:
     return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
-
-
-class DebugPane(QWidget):
-    """The call stack (a list model), the variables (a lazy tree) and an evaluate box."""
-
-    def __init__(self, tasks: TaskRegistry, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("debugPane")
-        self.status = QLabel(
-            "Press Debug on the Call or Deploy tab, or on a test of the Tests view, to step "
-            "through it.",
-            self,
-        )
-        self.status.setObjectName("debugStatus")
-        self.status.setWordWrap(True)
-        self.buttons: dict[str, QPushButton] = {}
-        row = QHBoxLayout()
-        for action, text, keys in (
-            ("continue", "Continue", "F5"),
-            ("next", "Step over", "F10"),
-            ("stepIn", "Step in", "F11"),
-            ("stepOut", "Step out", "Shift+F11"),
-            ("stop", "Stop", "Shift+F5"),
-        ):
-            b = QPushButton(text, self)
-            name_widget(b, f"debug_{action}", f"{text} ({keys})")
-            b.setToolTip(f"{text} ({keys})")
-            b.setEnabled(False)
-            self.buttons[action] = b
-            row.addWidget(b)
-        row.addStretch(1)
-        self.pause_on_failure = QCheckBox("Pause on failure", self)
-        self.pause_on_failure.setChecked(True)
-        name_widget(self.pause_on_failure, "debugPauseOnFailure", "Pause where a call fails")
-        self.pause_on_failure.setToolTip(
-            "Stop where a require, revert or runtime failure fires, before the frame unwinds"
-        )
-        self.stack_model = StackModel(self)
-        self.stack = QListView(self)
-        self.stack.setModel(self.stack_model)
-        name_widget(self.stack, "debugStack", "Call stack")
-        self.variables = QTreeView(self)
-        name_widget(self.variables, "debugVariables", "Variables")
-        self.evaluate = QLineEdit(self)
-        self.evaluate.setPlaceholderText("evaluate a SolidVM expression in the selected frame")
-        name_widget(self.evaluate, "debugEvaluate", "Evaluate")
-        self.log = QTextBrowser(self)
-        name_widget(self.log, "debugOutput", "Debug output")
-        self.watches = WatchList(tasks, self)
-        left = QSplitter(Qt.Orientation.Vertical, self)
-        left.addWidget(self.stack)
-        left.addWidget(self.watches)
-        left.setChildrenCollapsible(False)
-        left.setStretchFactor(0, 1)
-        left.setStretchFactor(1, 1)
-        split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(left)
-        split.addWidget(self.variables)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 2)
-        self.variables.setAlternatingRowColors(True)
-        self.variables.header().setStretchLastSection(True)
-        self.log.setMaximumHeight(self.fontMetrics().lineSpacing() * 6)
-        right = QSplitter(Qt.Orientation.Vertical, self)
-        right.addWidget(split)
-        right.addWidget(self.log)
-        right.setStretchFactor(0, 4)
-        right.setStretchFactor(1, 1)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(2, 2, 2, 2)
-        top = QHBoxLayout()
-        top.addWidget(self.status, 1)
-        top.addWidget(self.pause_on_failure)
-        lay.addLayout(top)
-        lay.addLayout(row)
-        lay.addWidget(right, 1)
-        lay.addWidget(self.evaluate)
-
-    def set_paused(self, paused: bool, active: bool) -> None:
-        for action, b in self.buttons.items():
-            b.setEnabled(active if action == "stop" else paused)
-        self.evaluate.setEnabled(paused)
 
 
 class ComposerDebugger(QObject):
@@ -184,10 +97,7 @@ class ComposerDebugger(QObject):
         # Debug on the Deploy tab: the constructor, on a copy of the state
         self.deploy_debug = QPushButton("Debug", panel)
         name_widget(self.deploy_debug, "deployDebug", "Debug the constructor (on a copy)")
-        self.deploy_debug.setToolTip(
-            "Run the deploy in the debugger, on a copy of the state: it stops at breakpoints "
-            "in the constructor (and what it calls) and writes nothing to the chain"
-        )
+        self.deploy_debug.setToolTip(DEPLOY_DEBUG_TIP)
         self.deploy_debug.clicked.connect(self.debug_deploy)
         deploy_row = panel.deploy_button.parentWidget()
         deploy_actions = deploy_row.layout() if deploy_row is not None else None
@@ -201,15 +111,9 @@ class ComposerDebugger(QObject):
         actions.insertWidget(2, self.debug_button)
         QWidget.setTabOrder(panel.call_batch, self.debug_button)
         QWidget.setTabOrder(self.debug_button, panel.output)
-        # in a scroll area: the pane never raises the result area's minimum height (the form
-        # above keeps its room on a small screen)
-        self.page = QScrollArea(panel)
-        self.page.setObjectName("debugPage")
-        self.page.setWidgetResizable(True)
-        self.page.setFrameShape(QFrame.Shape.NoFrame)
-        self.page.setWidget(self.pane)
-        self.pane.setMinimumHeight(self.pane.fontMetrics().lineSpacing() * 16)
-        panel.output.addTab(self.page, "Debug")
+        # the Debug dock: the main window docks it (its place is kept with the window's state)
+        self.dock = DebugDock(self.pane, panel)
+        self.dock.hide()
         for action, b in self.pane.buttons.items():
             b.clicked.connect(lambda _=False, a=action: self.service.command(a))
         self.pane.stack.clicked.connect(self._frame_clicked)
@@ -231,7 +135,51 @@ class ComposerDebugger(QObject):
         if app is not None:
             app.installEventFilter(self)
 
+    # ------------------------------------------------------------ the forms' buttons
+
+    def offer_compiled(self, spec: ContractSpec | None) -> None:
+        """While the call form has no address (nothing deployed yet, or it was cleared), the
+        Call tab offers the functions of ``spec``, the Deploy tab's compiled contract: Debug
+        runs one on a fresh deployment with the Deploy tab's constructor arguments."""
+        p = self.panel
+        if spec is None or p.call_address.text().strip():
+            return
+        p._wanted_method = str(p.function.currentData() or "")  # kept across a recompile
+        p.call_name.setText(p.contract.currentText())
+        p._set_call_spec(spec, show=False)
+
+    def update_buttons(self) -> None:
+        """Debug on the Deploy tab needs a compiled contract; Call… needs an address (Debug
+        beside it does not: a fresh deployment)."""
+        p = self.panel
+        build = p.last_build
+        name = p.contract.currentText().strip()
+        ok = build is not None and build.bundle is not None and name in build.specs
+        self.deploy_debug.setEnabled(ok)
+        self.deploy_debug.setToolTip(
+            DEPLOY_DEBUG_TIP
+            if ok
+            else "Compile a contract first (Ctrl+B): there is nothing to debug yet"
+        )
+        fn = p._function()
+        if fn is not None and not p.call_address.text().strip():
+            p.call_button.setToolTip(
+                "No address yet: deploy the contract first, or load one (Debug runs the "
+                "function on a fresh deployment)"
+            )
+        else:
+            p.call_button.setToolTip(f"{p.call_button.accessibleName()} (Ctrl+Return)")
+
     # ------------------------------------------------------------ starting
+
+    def launch(self, body: dict[str, Any], files: list[str] | None = None) -> None:
+        """Start a debug session of the node with the launch request ``body`` (as
+        ``POST /vm-debug/sessions`` takes it); ``files``: its bundle's file names, so the
+        frames' files open in the editor and breakpoints set meanwhile reach the run (None:
+        the node's own source of the contract). The Debug dock shows itself. The one entry
+        point for other parts of the app (the inspector's Re-run in the debugger)."""
+        self.session_files = files
+        self._launch(body)
 
     def launch_body(self) -> dict[str, Any]:
         """The launch request of the call form (AbiTypeError says what is missing)."""
@@ -315,7 +263,7 @@ class ComposerDebugger(QObject):
     def _launch(self, body: dict[str, Any]) -> None:
         self.pane.log.clear()
         self.pane.status.setText("Starting the debugger…")
-        self.panel.output.setCurrentWidget(self.page)
+        self.dock.reveal()
         self.service.start(body)
 
     def debug_test(self, file: str, test: str) -> None:
@@ -324,7 +272,7 @@ class ComposerDebugger(QObject):
         the state, stopping at the breakpoints of every file of the bundle."""
         sources = self.panel.source.open_sources()
         self.pane.status.setText(f"Starting the debugger on {test}…")
-        self.panel.output.setCurrentWidget(self.page)
+        self.dock.reveal()
 
         def go(b: Bundle) -> None:
             names = [f.name for f in b.files]
@@ -538,7 +486,7 @@ class ComposerDebugger(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """F5/F10/F11 and their Shift forms step the run while a session is open and the focus
-        is in the composer (F5 is the window's Refresh otherwise)."""
+        is in the composer or its Debug dock (F5 is the window's Refresh otherwise)."""
         kind = event.type()
         if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
             return False
@@ -549,7 +497,7 @@ class ComposerDebugger(QObject):
         target = QApplication.focusWidget() or watched  # (no focus: the window is inactive)
         if action is None or watched is not target or not isinstance(target, QWidget):
             return False
-        if not self.panel.isAncestorOf(target):
+        if not (self.panel.isAncestorOf(target) or self.dock.isAncestorOf(target)):
             return False
         if kind == QEvent.Type.ShortcutOverride:
             event.accept()  # the key goes to the focus widget, not the window's shortcut

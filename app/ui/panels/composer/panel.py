@@ -7,9 +7,7 @@ confirmation sheet, which shows the exact request; the result area decodes what 
 
 from __future__ import annotations
 
-import json
 from html import escape
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
@@ -18,7 +16,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QInputDialog,
@@ -41,6 +38,8 @@ from app.services.composer import Draft
 from app.services.controller import AppController
 from app.ui.panels.composer.build import Build, Problem, compile_front
 from app.ui.panels.composer.debug_dock import ComposerDebugger
+from app.ui.panels.composer.form_helpers import args_text as _args_text
+from app.ui.panels.composer.form_helpers import compact as _compact
 from app.ui.panels.composer.project_api import ProjectApi
 from app.ui.panels.composer.results import result_html
 from app.ui.panels.composer.scenarios import ScenarioBar
@@ -133,6 +132,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         self.call_address.setPlaceholderText("contract address (40 hex digits)")
         name_widget(self.call_address, "callAddress", "Contract address")
         self.call_address.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 41))
+        self.call_address.textChanged.connect(self._update_buttons)
         self.load_button = self._button("Load", "callLoad", "Load the contract's functions")
         self.load_button.clicked.connect(self.load_contract)
         self.function = QComboBox(self)
@@ -382,23 +382,6 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
 
     # ------------------------------------------------------------ source
 
-    def load_path(self, path: Path) -> None:
-        self.source.load_path(path)
-
-    def open_file(self) -> QFileDialog:
-        return self.source.open_file()
-
-    def save_file(self) -> QFileDialog:
-        return self.source.save_file()
-
-    def save_to(self, name: str) -> None:
-        self.source.save_to(name)
-
-    def maybe_keep_source(self) -> bool:
-        """For the main window's close: False = keep the app open (the user is being asked
-        about a file's unsaved edits); a scratch source is kept as the draft."""
-        return self.source.maybe_keep_source()
-
     def compile(self) -> None:
         """Compile the tab in front with the files it imports (open tabs' unsaved text wins)."""
         doc = self.source.current
@@ -448,6 +431,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
     def _contract_chosen(self, _i: int = 0) -> None:
         spec = self.specs.get(self.contract.currentText())
         self.deploy_args.set_function(spec.constructor if spec else None, self.vm.currentText())
+        self.debugger.offer_compiled(spec)  # the Call tab's functions before any deployment
         self._update_buttons()
 
     # ------------------------------------------------------------ options
@@ -472,8 +456,11 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         self.deploy_batch.setEnabled(deploy_ok)
         spec = self._function()
         call_ok = spec is not None and not self.call_args.problems()
+        call_ok = call_ok and bool(self.call_address.text().strip())
         self.call_button.setEnabled(call_ok)
         self.call_batch.setEnabled(call_ok)
+        if hasattr(self, "debugger"):  # (built last)
+            self.debugger.update_buttons()
         self.send_batch.setEnabled(bool(self.batch))
         self.output.setTabText(1, f"Batch ({len(self.batch)})" if self.batch else "Batch")
         self.clear_batch.setEnabled(bool(self.batch))
@@ -547,7 +534,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         except StratoError as exc:
             self._show_error(str(exc))
             return None
-        dialog = ConfirmDialog(preview, draft.descriptions, self)
+        dialog = ConfirmDialog(preview, draft.descriptions, self, send_first=True)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def finished(code: int) -> None:
@@ -736,7 +723,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             on_error=while_alive(self, self._show_error),
         )
 
-    def _set_call_spec(self, spec: ContractSpec) -> None:
+    def _set_call_spec(self, spec: ContractSpec, show: bool = True) -> None:
         self.call_spec = spec
         self.function.blockSignals(True)
         self.function.clear()
@@ -749,7 +736,8 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
             self.function.setCurrentIndex(self.function.findData(wanted))
         self.function.blockSignals(False)
         self._function_chosen()
-        self.tabs.setCurrentIndex(1)
+        if show:
+            self.tabs.setCurrentIndex(1)
 
     def _function(self) -> FunctionSpec | None:
         if self.call_spec is None:
@@ -798,16 +786,3 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         if dialog is not None:
             dialog.accepted.connect(self._clear_batch)
         return dialog
-
-
-def _args_text(args: dict[str, Any]) -> str:
-    text = ", ".join(f"{k}: {json.dumps(v)}" for k, v in args.items())
-    return text if len(text) < 300 else text[:297] + "…"
-
-
-def _compact(combo: QComboBox, chars: int = 16) -> None:
-    """Long entries (function signatures, contract lists) elide instead of widening the pane;
-    the popup still shows them whole."""
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(chars)
-    combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)

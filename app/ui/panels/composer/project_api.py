@@ -36,6 +36,23 @@ class ProjectApi(QWidget):
         """The editor of the tab in front."""
         return self.source.editor
 
+    def load_path(self, path: Path) -> None:
+        self.source.load_path(path)
+
+    def open_file(self) -> QFileDialog:
+        return self.source.open_file()
+
+    def save_file(self) -> QFileDialog:
+        return self.source.save_file()
+
+    def save_to(self, name: str) -> None:
+        self.source.save_to(name)
+
+    def maybe_keep_source(self) -> bool:
+        """For the main window's close: False = keep the app open (the user is being asked
+        about a file's unsaved edits); a scratch source is kept as the draft."""
+        return self.source.maybe_keep_source()
+
     def project_root(self) -> Path | None:
         """The folder open as a project (None: none)."""
         return self.source.folder
