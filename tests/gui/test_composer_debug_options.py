@@ -49,7 +49,8 @@ def test_debug_a_test_from_the_tests_view(
     debug.trigger()
     dbg = panel.debugger
     drive(loop, lambda: dbg.service.paused and editor.paused_line == 16, 30)
-    assert dbg.dock.isVisible() and window.dockWidgetArea(dbg.dock) != Qt.DockWidgetArea.NoDockWidgetArea
+    assert dbg.dock.isVisible()
+    assert window.dockWidgetArea(dbg.dock) == Qt.DockWidgetArea.BottomDockWidgetArea
     stack = dbg.pane.stack_model
     assert "Describe_Counter.it_increments" in stack.data(stack.index(0))
     # F5: on to the imported file's breakpoint; its file opens with the line lit

@@ -71,6 +71,10 @@ class ComposerDebugger(QObject):
         self.service = DebugService(controller.session, controller.tasks, self)
         self.pane = DebugPane(controller.tasks, panel)
         self.pane.watches.evaluate = self.service.evaluate
+        # the watches are kept with the workspace (as breakpoints are)
+        self.pane.watches.set_expressions(panel.source.kept_watches)
+        self.pane.watches.changed.connect(panel.source.set_watches)
+        panel.source.watches_restored.connect(self.pane.watches.set_expressions)
         self.variables = VariablesModel(self._fetch, self)
         self.pane.variables.setModel(self.variables)
         self.frame = 1  # the frame shown (1 = innermost)

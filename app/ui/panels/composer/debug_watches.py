@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,7 +30,12 @@ NOT_PAUSED = "(not paused)"
 
 
 class WatchList(QWidget):
-    """An entry line (Enter adds a watch) above the watches (Delete or the menu removes one)."""
+    """An entry line (Enter adds a watch) above the watches (Delete or the menu removes one).
+
+    Signal: changed(list): the expressions after one was added or removed (they are kept
+    with the composer's workspace)."""
+
+    changed = Signal(list)
 
     def __init__(self, tasks: TaskRegistry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,11 +82,22 @@ class WatchList(QWidget):
         item = QTreeWidgetItem([expression, ""])
         self.tree.addTopLevelItem(item)
         self._refresh_item(item)
+        self.changed.emit(self.expressions())
+
+    def set_expressions(self, expressions: list[str]) -> None:
+        """The watches kept with the workspace, back (no ``changed``: nothing new to keep)."""
+        self.tree.clear()
+        for e in expressions:
+            if e.strip() and e.strip() not in self.expressions():
+                item = QTreeWidgetItem([e.strip(), ""])
+                self.tree.addTopLevelItem(item)
+                self._refresh_item(item)
 
     def remove_selected(self) -> None:
         item = self.tree.currentItem()
         if item is not None:
             self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(item))
+            self.changed.emit(self.expressions())
 
     def _add_entered(self) -> None:
         self.add(self.entry.text())

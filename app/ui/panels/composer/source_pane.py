@@ -52,6 +52,7 @@ class SourcePane(QWidget):
     """Signals: file_saved(str): the absolute path of a file just written."""
 
     file_saved = Signal(str)
+    watches_restored = Signal(list)  # the debugger's watches, as the last run left them
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +63,7 @@ class SourcePane(QWidget):
         self._last_state: dict[str, Any] | None = None
         # path ("" Untitled) -> lines kept, each a line or [line, condition]
         self.kept_breakpoints: dict[str, list[Any]] = {}
+        self.kept_watches: list[str] = []  # the Debug dock's watch expressions
         self._quit_when_loaded = False  # the app was closed before the workspace was back
         self.quit_prompt: QMessageBox | None = None
         self.focus_next: QWidget | None = None  # what Tab reaches after the editor
@@ -214,6 +216,11 @@ class SourcePane(QWidget):
             self.kept_breakpoints[key] = lines
         else:
             self.kept_breakpoints.pop(key, None)
+        self._schedule()
+
+    def set_watches(self, expressions: list[str]) -> None:
+        """The debugger's watches persist with the workspace, as breakpoints do."""
+        self.kept_watches = [str(e) for e in expressions]
         self._schedule()
 
     def _set_text(self, doc: Document, text: str, *, saved: str, sample: str | None = None) -> None:
@@ -635,6 +642,7 @@ class SourcePane(QWidget):
             "tabs": tabs,
             "current": self.tabs.currentIndex(),
             "breakpoints": dict(self.kept_breakpoints),
+            "watches": list(self.kept_watches),
         }
 
     def _wanted(self) -> dict[str | None, str]:
@@ -705,6 +713,10 @@ class SourcePane(QWidget):
                 for k, v in kept.items()
                 if isinstance(v, list)
             }
+        watches = r.state.get("watches")
+        if isinstance(watches, list):
+            self.kept_watches = [w for w in watches if isinstance(w, str) and w.strip()]
+            self.watches_restored.emit(list(self.kept_watches))
         apply_restored(self, r)
         scratch = self.tabs.find_doc(None)
         if scratch is not None:
