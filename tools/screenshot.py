@@ -102,12 +102,20 @@ class Shooter:
             self.window.setMinimumSize(0, 0)
         self.window.resize(*size)
 
-    async def window_shot(self, name: str, part: Any = None) -> None:
-        """The main window at each size (or one part of it, laid out at that window size)."""
+    async def window_shot(
+        self,
+        name: str,
+        part: Any = None,
+        prepare: Callable[[tuple[int, int]], None] | None = None,
+    ) -> None:
+        """The main window at each size (or one part of it, laid out at that window size);
+        ``prepare(size)`` runs once the window has the size (a dock sized as it opens there)."""
         if not self.wanted(name):
             return
         for size in self.sizes:
             self.fit_window(size)
+            if prepare is not None:
+                prepare(size)
             await settle(0.35)
             self._save(part or self.window, name, size, self.window)
         self.fit_window(self.sizes[0])
@@ -694,8 +702,9 @@ DEBUG_SAMPLE = """contract Counter {
 
 
 async def debugger_scene(shooter: Shooter) -> None:
-    """The composer paused at a breakpoint (Debug on the Call tab, a fresh deployment): the lit
-    line, the stack and the locals; stopped afterwards."""
+    """The composer paused at a breakpoint (Debug on the Call tab before any deployment: a
+    fresh one on a copy of the state) with the Debug dock: the lit line, the stack, watches,
+    the locals and an evaluated expression; stopped afterwards, the dock closed."""
     from app.ui.panels.composer.panel import ComposerPanel
 
     window = shooter.window
@@ -704,32 +713,44 @@ async def debugger_scene(shooter: Shooter) -> None:
     composer.source.new_scratch()  # the Untitled tab: the project's files stay as they are
     await settle(0.2)
     composer.editor.setPlainText(DEBUG_SAMPLE)
+    composer.call_address.clear()  # (an earlier scene's contract) nothing deployed yet
     composer.compile()
     await until(lambda: composer.contract.findText("Counter") >= 0)
     composer.contract.setCurrentText("Counter")
     await until(lambda: "start" in composer.deploy_args.editors)
     composer.deploy_args.editors["start"].set_value("10")
-    composer.last_results = []
-    sheet = composer.deploy()  # the Call tab lists the deployed contract's functions
-    await settle(0.3)
-    sheet.send_button.click()
-    await until(lambda: bool(composer.last_results))
+    # nothing deployed: the Call tab offers the compiled contract, Debug runs a fresh deployment
     await until(lambda: composer.function.findData("add") >= 0)
     composer.function.setCurrentIndex(composer.function.findData("add"))
     await until(lambda: "x" in composer.call_args.editors)
     composer.call_args.editors["x"].set_value("21")
     editor = composer.editor
-    editor.toggle_breakpoint(5)
+    editor.toggle_breakpoint(6)
     dbg = composer.debugger
+    dbg.pane.watches.set_expressions(["doubled", "total + doubled", "msg.sender"])
     dbg.debug_button.click()
-    await until(lambda: editor.paused_line == 5, 30)
+    await until(lambda: editor.paused_line == 6, 30)
     await settle(1.0)
+    dbg.pane.evaluate.setText("x * 2")
+    dbg.pane.evaluate.returnPressed.emit()
+    await until(lambda: "x * 2" in dbg.pane.log.toPlainText(), 10)
+
+    def opened_at(size: tuple[int, int]) -> None:
+        """The dock as it first opens in a window of that size."""
+        from PySide6.QtCore import Qt
+
+        from app.ui.panels.composer.debug_pane import dock_height
+
+        high = dock_height(size[1], dbg.dock.fontMetrics().lineSpacing())
+        window.resizeDocks([dbg.dock], [high], Qt.Orientation.Vertical)
+
     try:
-        await shooter.window_shot("composer-debugger")
+        await shooter.window_shot("composer-debugger", prepare=opened_at)
     finally:
         dbg.pane.buttons["stop"].click()
         await until(lambda: editor.paused_line is None, 10)
-        editor.toggle_breakpoint(5)
+        editor.toggle_breakpoint(6)
+        dbg.dock.close()
 
 
 async def welcome_scene(shooter: Shooter) -> None:

@@ -105,6 +105,7 @@ def test_menu_bar_has_the_menus_and_the_shortcuts(
     assert menus["View"] == {
         "HTTP inspector": "Ctrl+I",
         "Sandbox log": "Ctrl+L",
+        "Debugger": "Ctrl+Shift+Y",
         "Theme": "",
         "Refresh": "F5",
     }
