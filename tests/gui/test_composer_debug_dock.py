@@ -106,7 +106,9 @@ def test_debug_dock_on_a_fresh_deployment_at_1024x640(
     loop.run_until_complete(asyncio.sleep(0.2))  # laid out
     tree = watches.tree
     assert tree.isVisible() and not tree.verticalScrollBar().isVisible()
-    last = tree.visualItemRect(tree.topLevelItem(5))
+    sixth = tree.topLevelItem(5)
+    assert sixth is not None
+    last = tree.visualItemRect(sixth)
     assert last.bottom() <= tree.viewport().height()
     for w in (dbg.pane.stack, dbg.pane.variables, dbg.pane.evaluate, dbg.pane.buttons["next"]):
         assert w.isVisible() and w.visibleRegion().boundingRect().height() >= w.height() - 1

@@ -165,6 +165,9 @@ def test_normal_compile_has_no_hooks() -> None:
         def leave(self, fr: Any) -> None:
             pass
 
+        def guard(self, catcher: Any) -> None:
+            pass
+
     w = World()
     env = TxEnv(sender="a1" * 20)
     ACTIVE.tracer = Spy()
