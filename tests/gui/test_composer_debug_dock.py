@@ -17,9 +17,10 @@ from PySide6.QtWidgets import QDockWidget, QMenu
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
+from app.ui.panels.composer.panel import ComposerPanel
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
-from tests.gui.test_composer import compile_source, panel_of
+from tests.gui.test_composer import compile_source, confirm, panel_of
 from tests.gui.test_composer_debugger import COUNTER
 from tests.gui.test_composer_source import close_window, restarted
 from tests.integration.node_fixture import RunningNode
@@ -56,46 +57,100 @@ def _contracts_on_chain(loop: qasync.QEventLoop, controller: AppController) -> i
     return len(rows) if isinstance(rows, (list, dict)) else 0
 
 
-def test_debug_dock_on_a_fresh_deployment_at_1024x640(
+def _paused(
+    loop: qasync.QEventLoop, controller: AppController, window: MainWindow, node: RunningNode
+) -> ComposerPanel:
+    """Counter compiled (nothing deployed), add(21) debugged from the Call tab on a fresh
+    deployment (start 10), paused at its breakpoint on line 6."""
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    compile_source(loop, panel, COUNTER)
+    panel.deploy_args.editors["start"].set_value("10")
+    panel.function.setCurrentIndex(panel.function.findData("add"))
+    panel.call_args.editors["x"].set_value("21")
+    panel.editor.toggle_breakpoint(6)  # total = total + doubled;
+    panel.debugger.debug_button.click()
+    drive(loop, lambda: panel.editor.paused_line == 6, 30)
+    return panel
+
+
+def test_deploy_debug_waits_for_a_compile(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    connect(loop, controller, node, "alice")
+    panel = panel_of(window)
+    dbg = panel.debugger
+    # nothing compiled: the Deploy tab's Debug is off, its tooltip says why
+    assert not dbg.deploy_debug.isEnabled()
+    assert "Compile a contract first" in dbg.deploy_debug.toolTip()
+    compile_source(loop, panel, COUNTER)
+    assert dbg.deploy_debug.isEnabled() and "debugger" in dbg.deploy_debug.toolTip()
+    # a compile that fails leaves nothing new to debug: the last build's contract still is
+    compile_source(loop, panel, "contract Broken {")
+    assert panel.source_status.text().startswith("✘")
+    assert dbg.deploy_debug.isEnabled()
+
+
+def test_call_tab_debugs_the_compiled_contract_before_any_deployment(
     node: RunningNode,
     controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
 ) -> None:
-    loop.run_until_complete(controller.load_settings())
     connect(loop, controller, node, "alice")
-    window.resize(1024, 640)
     panel = panel_of(window)
     dbg = panel.debugger
-    # nothing compiled: the Deploy tab's Debug is off, its tooltip says why
-    assert not dbg.deploy_debug.isEnabled()
-    assert "Compile" in dbg.deploy_debug.toolTip()
     compile_source(loop, panel, COUNTER)
-    assert dbg.deploy_debug.isEnabled() and "debugger" in dbg.deploy_debug.toolTip()
     # nothing deployed: the Call tab offers the compiled contract's functions; Call… waits for
-    # an address, Debug runs on a fresh deployment (constructor arguments of the Deploy tab)
-    assert panel.call_address.text() == ""
+    # an address (its tooltip says so), Debug runs on a fresh deployment on a copy of the
+    # state, its constructor arguments those of the Deploy tab (named on the Call tab)
+    assert panel.call_address.text() == "" and panel.call_name.text() == "Counter"
     assert panel.function.findData("add") >= 0
-    assert not panel.call_button.isEnabled() and "deploy" in panel.call_button.toolTip()
-    panel.deploy_args.editors["start"].set_value("10")
     panel.function.setCurrentIndex(panel.function.findData("add"))
     panel.call_args.editors["x"].set_value("21")
-    panel.editor.toggle_breakpoint(6)  # total = total + doubled;
+    assert not panel.call_button.isEnabled() and "deploy" in panel.call_button.toolTip()
+    panel.deploy_args.editors["start"].set_value("10")
+    note = dbg.fresh_note
+    assert dbg.call_form.isRowVisible(note) and 'Counter</b>(start: 10)' in note.text()
+    # its link opens the Deploy tab at the constructor's field
+    note.linkActivated.emit("constructor")
+    assert panel.tabs.currentIndex() == 0
+    panel.tabs.setCurrentIndex(1)
     before = _contracts_on_chain(loop, controller)
-
-    # the dock is a window dock, hidden until a run starts; the result area has no Debug tab
-    dock = dbg.dock
-    assert isinstance(dock, QDockWidget) and not dock.isVisible()
-    assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
-    assert "Debug" not in [panel.output.tabText(i) for i in range(panel.output.count())]
-    assert dock.features() & QDockWidget.DockWidgetFeature.DockWidgetClosable
-    assert dock.features() & QDockWidget.DockWidgetFeature.DockWidgetMovable
+    panel.editor.toggle_breakpoint(6)
     qtbot.mouseClick(dbg.debug_button, Qt.MouseButton.LeftButton)
-    drive(loop, dock.isVisible)
     drive(loop, lambda: panel.editor.paused_line == 6, 30)
     assert "Counter.add" in dbg.pane.stack_model.data(dbg.pane.stack_model.index(0))
+    assert dbg.service.paused
+    dbg.service.command("continue")
+    drive(loop, lambda: not dbg.service.active, 15)
+    assert "✔" in dbg.pane.status.text() and "52" in dbg.pane.status.text()
+    assert _contracts_on_chain(loop, controller) == before  # a copy: nothing deployed
+    # an address typed in: Call… is on, the note goes with the fresh-deployment option
+    panel.call_address.setText("ab" * 20)
+    assert panel.call_button.isEnabled()
+    dbg.fresh.setChecked(False)
+    assert not dbg.call_form.isRowVisible(note)
+
+
+def test_debug_dock_at_1024x640(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+) -> None:
+    window.resize(1024, 640)
+    dock = panel_of(window).debugger.dock
+    # a window dock, hidden until a run starts; the result area has no Debug tab
+    assert isinstance(dock, QDockWidget) and not dock.isVisible()
+    assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert dock.features() & QDockWidget.DockWidgetFeature.DockWidgetClosable
+    assert dock.features() & QDockWidget.DockWidgetFeature.DockWidgetMovable
+    panel = _paused(loop, controller, window, node)
+    dbg = panel.debugger
+    assert "Debug" not in [panel.output.tabText(i) for i in range(panel.output.count())]
+    assert dock.isVisible()
     # watches typed in the dock's entry: values at once, every row on screen without a scroll
     watches = dbg.pane.watches
     for text in ("doubled", "total", "x + 1", "doubled * 2", "msg.sender", "total + doubled"):
@@ -108,18 +163,16 @@ def test_debug_dock_on_a_fresh_deployment_at_1024x640(
     assert tree.isVisible() and not tree.verticalScrollBar().isVisible()
     sixth = tree.topLevelItem(5)
     assert sixth is not None
-    last = tree.visualItemRect(sixth)
-    assert last.bottom() <= tree.viewport().height()
+    assert tree.visualItemRect(sixth).bottom() <= tree.viewport().height()
     for w in (dbg.pane.stack, dbg.pane.variables, dbg.pane.evaluate, dbg.pane.buttons["next"]):
         assert w.isVisible() and w.visibleRegion().boundingRect().height() >= w.height() - 1
-    assert panel.compose_actions.visibleRegion().boundingRect().height() > 0  # composer still
-    # F5: on to the end, the fresh deployment on a copy: the chain has nothing new
-    panel.editor.setFocus()
-    QTest.keyClick(panel.editor, Qt.Key.Key_F5)
-    drive(loop, lambda: not dbg.service.active, 15)
-    assert "✔" in dbg.pane.status.text() and "52" in dbg.pane.status.text()
-    assert _contracts_on_chain(loop, controller) == before
-
+    # the composer keeps room: the editor shows its lines, the Call form's buttons show
+    assert panel.editor.viewport().height() >= 8 * panel.editor.fontMetrics().lineSpacing()
+    assert panel.compose_actions.visibleRegion().boundingRect().height() > 0
+    # F10 with the focus in the dock steps too
+    watches.entry.setFocus()
+    QTest.keyClick(watches.entry, Qt.Key.Key_F10)
+    drive(loop, lambda: panel.editor.paused_line == 7, 15)
     # closed with its title bar's button, back from View > Debugger
     dock.close()
     assert not dock.isVisible()
@@ -127,18 +180,43 @@ def test_debug_dock_on_a_fresh_deployment_at_1024x640(
     assert view is not None and window.debug_action in view.actions()
     window.debug_action.trigger()
     assert dock.isVisible()
-    # moved to the left: its place and the watches come back with the next start
+    # docked at a side it is tall: the columns become rows
     window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-    assert dbg.pane.split.orientation() == Qt.Orientation.Vertical  # a tall dock: rows
+    assert dbg.pane.split.orientation() == Qt.Orientation.Vertical
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    assert dbg.pane.split.orientation() == Qt.Orientation.Horizontal
+    dbg.service.command("stop")
+    drive(loop, lambda: not dbg.service.active)
+
+
+def test_dock_place_and_watches_come_back_with_the_next_start(
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    tmp_path: Path,
+) -> None:
+    loop.run_until_complete(controller.load_settings())
+    panel = panel_of(window)
+    dbg = panel.debugger
+    for text in ("doubled", "total + 1"):
+        dbg.pane.watches.entry.setText(text)
+        QTest.keyClick(dbg.pane.watches.entry, Qt.Key.Key_Return)
+    dbg.dock.show()
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dbg.dock)
     close_window(loop, window)
     loop.run_until_complete(panel.source.flushed())
     again, win = restarted(loop, tmp_path)
     try:
         d2 = panel_of(win).debugger
-        drive(loop, lambda: d2.pane.watches.expressions()[:2] == ["doubled", "total"])
-        assert len(d2.pane.watches.expressions()) == 6
+        drive(loop, lambda: d2.pane.watches.expressions() == ["doubled", "total + 1"])
+        drive(loop, d2.dock.isVisible)
         assert win.dockWidgetArea(d2.dock) == Qt.DockWidgetArea.LeftDockWidgetArea
-        assert d2.dock.isVisible()
+        # a watch removed is gone from what is kept
+        first = d2.pane.watches.tree.topLevelItem(0)
+        assert first is not None
+        d2.pane.watches.tree.setCurrentItem(first)
+        QTest.keyClick(d2.pane.watches.tree, Qt.Key.Key_Delete)
+        assert panel_of(win).source.kept_watches == ["total + 1"]
     finally:
         close_window(loop, win)
         loop.run_until_complete(again.shutdown())
@@ -157,6 +235,7 @@ def test_pause_on_failure_passes_over_a_caught_failure(
     dbg = panel.debugger
     compile_source(loop, panel, CATCHING)
     panel.contract.setCurrentText("Catcher")
+    confirm(loop, panel, panel.deploy())  # (its functions on the Call tab)
     drive(loop, lambda: panel.function.findData("run") >= 0)
     panel.function.setCurrentIndex(panel.function.findData("run"))
     panel.call_args.editors["k"].set_value("5")

@@ -22,7 +22,9 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
+    QFormLayout,
     QHBoxLayout,
+    QLabel,
     QMenu,
     QPushButton,
     QToolButton,
@@ -35,6 +37,7 @@ from app.services.debugging import DebugService
 from app.ui.panels.composer.debug_models import VariablesModel
 from app.ui.panels.composer.debug_pane import DebugDock, DebugPane
 from app.ui.panels.composer.documents import Document
+from app.ui.panels.composer.form_helpers import args_text
 from app.ui.panels.composer.source_pane import split_kept
 from app.ui.widgets.common import name_widget, while_alive
 
@@ -115,6 +118,24 @@ class ComposerDebugger(QObject):
         actions.insertWidget(2, self.debug_button)
         QWidget.setTabOrder(panel.call_batch, self.debug_button)
         QWidget.setTabOrder(self.debug_button, panel.output)
+        # on the Call tab, what Debug's fresh deployment runs first (the Deploy tab's constructor)
+        self.fresh_note = QLabel(panel)
+        name_widget(self.fresh_note, "callFreshDeployment", "What Debug deploys first")
+        self.fresh_note.setWordWrap(True)
+        self.fresh_note.linkActivated.connect(self._edit_constructor)
+        form = panel.call_args.parentWidget()
+        call_form = form.layout() if form is not None else None
+        assert isinstance(call_form, QFormLayout)
+        self.call_form: QFormLayout = call_form
+        field = QFormLayout.ItemRole.FieldRole
+        below = next(  # under the Arguments row
+            r + 1
+            for r in range(call_form.rowCount())
+            if (item := call_form.itemAt(r, field)) is not None and item.widget() is panel.call_args
+        )
+        call_form.insertRow(below, "Debug", self.fresh_note)
+        self.fresh.toggled.connect(lambda _on: self.update_buttons())
+        panel.call_name.textChanged.connect(lambda _t: self.update_buttons())
         # the Debug dock: the main window docks it (its place is kept with the window's state)
         self.dock = DebugDock(self.pane, panel)
         self.dock.hide()
@@ -165,6 +186,7 @@ class ComposerDebugger(QObject):
             if ok
             else "Compile a contract first (Ctrl+B): there is nothing to debug yet"
         )
+        self._note_fresh()
         fn = p._function()
         if fn is not None and not p.call_address.text().strip():
             p.call_button.setToolTip(
@@ -173,6 +195,39 @@ class ComposerDebugger(QObject):
             )
         else:
             p.call_button.setToolTip(f"{p.call_button.accessibleName()} (Ctrl+Return)")
+
+    def _note_fresh(self) -> None:
+        """The Call tab's line on the fresh deployment Debug makes: which contract, with which
+        constructor arguments (a link to edit them on the Deploy tab); hidden otherwise."""
+        p = self.panel
+        build = p.last_build
+        name = p.call_name.text().strip()
+        shown = (
+            self.fresh.isChecked()
+            and build is not None
+            and name in build.specs
+            and p._function() is not None
+        )
+        if shown:
+            try:
+                args = (
+                    args_text(p.deploy_args.wire_args()) if p.contract.currentText() == name else ""
+                )
+            except AbiTypeError as exc:
+                args = f"✘ {exc}"
+            self.fresh_note.setText(
+                f"deploys <b>{escape(name)}</b>({escape(args)}) first, on a copy of the state "
+                '(<a href="constructor">constructor arguments</a>)'
+            )
+        self.call_form.setRowVisible(self.fresh_note, shown)
+
+    def _edit_constructor(self, _link: str = "") -> None:
+        """The note's link: the Deploy tab, its constructor's first field focused."""
+        p = self.panel
+        p.contract.setCurrentText(p.call_name.text().strip())
+        p.tabs.setCurrentIndex(0)
+        first = next(iter(p.deploy_args.editors.values()), None)
+        (first or p.deploy_args).setFocus()
 
     # ------------------------------------------------------------ starting
 
