@@ -112,7 +112,7 @@ def test_call_tab_debugs_the_compiled_contract_before_any_deployment(
     assert not panel.call_button.isEnabled() and "deploy" in panel.call_button.toolTip()
     panel.deploy_args.editors["start"].set_value("10")
     note = dbg.fresh_note
-    assert dbg.call_form.isRowVisible(note) and 'Counter</b>(start: 10)' in note.text()
+    assert dbg.call_form.isRowVisible(note) and "Counter</b>(start: 10)" in note.text()
     # its link opens the Deploy tab at the constructor's field
     note.linkActivated.emit("constructor")
     assert panel.tabs.currentIndex() == 0
