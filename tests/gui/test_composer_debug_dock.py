@@ -126,6 +126,7 @@ def test_call_tab_debugs_the_compiled_contract_before_any_deployment(
     dbg.service.command("continue")
     drive(loop, lambda: not dbg.service.active, 15)
     assert "✔" in dbg.pane.status.text() and "52" in dbg.pane.status.text()
+    assert "Counter.add returned ['52']" in dbg.pane.log.toPlainText()  # as written
     assert _contracts_on_chain(loop, controller) == before  # a copy: nothing deployed
     # an address typed in: Call… is on, the note goes with the fresh-deployment option
     panel.call_address.setText("ab" * 20)
@@ -183,8 +184,12 @@ def test_debug_dock_at_1024x640(
     # docked at a side it is tall: the columns become rows
     window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
     assert dbg.pane.split.orientation() == Qt.Orientation.Vertical
+    # its buttons on two rows: it leaves the composer most of a 1024-pixel window
+    assert dbg.pane.minimumSizeHint().width() < 420
+    drive(loop, lambda: dbg.pane.buttons["stepOut"].y() > dbg.pane.buttons["continue"].y())
     window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     assert dbg.pane.split.orientation() == Qt.Orientation.Horizontal
+    drive(loop, lambda: dbg.pane.buttons["stepOut"].y() == dbg.pane.buttons["continue"].y())
     dbg.service.command("stop")
     drive(loop, lambda: not dbg.service.active)
 

@@ -146,7 +146,8 @@ class ComposerDebugger(QObject):
         s = self.service
         s.stopped.connect(self._stopped)
         s.continued.connect(self._running)
-        s.output.connect(lambda text: self._log(escape(text)))
+        # (in a span: a line without markup would be appended as plain text, entities shown)
+        s.output.connect(lambda text: self._log(f"<span>{escape(text)}</span>"))
         s.finished.connect(self._finished)
         s.failed.connect(self._failed)
         s.active_changed.connect(lambda _a: self._buttons())

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QDockWidget,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QLineEdit,
     QListView,
@@ -54,14 +54,14 @@ class DebugPane(QWidget):
         self.status.setObjectName("debugStatus")
         self.status.setWordWrap(True)
         self.buttons: dict[str, QPushButton] = {}
-        row = QHBoxLayout()
+        self.controls = QGridLayout()  # one row in a wide dock, two in a narrow one
+        self.controls.setContentsMargins(0, 0, 0, 0)
         for action, text, keys in BUTTONS:
             b = QPushButton(text, self)
             name_widget(b, f"debug_{action}", f"{text} ({keys})")
             b.setToolTip(f"{text} ({keys})")
             b.setEnabled(False)
             self.buttons[action] = b
-            row.addWidget(b)
         self.pause_on_failure = QCheckBox("Pause on failure", self)
         self.pause_on_failure.setChecked(True)
         name_widget(self.pause_on_failure, "debugPauseOnFailure", "Pause where a call fails")
@@ -69,8 +69,7 @@ class DebugPane(QWidget):
             "Stop where a require, revert or runtime failure fires that no try/catch up the "
             "stack catches, before the frame unwinds"
         )
-        row.addStretch(1)
-        row.addWidget(self.pause_on_failure)
+        self._place_controls(wide=True)
         self.stack_model = StackModel(self)
         self.stack = QListView(self)
         self.stack.setModel(self.stack_model)
@@ -113,7 +112,7 @@ class DebugPane(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 4)
         lay.setSpacing(3)
-        lay.addLayout(row)
+        lay.addLayout(self.controls)
         lay.addWidget(self.status)
         lay.addWidget(self.split, 1)
 
@@ -123,10 +122,28 @@ class DebugPane(QWidget):
         self.evaluate.setEnabled(paused)
 
     def set_side_by_side(self, side_by_side: bool) -> None:
-        """Columns in a wide dock (bottom, top, floating), rows in a tall one (left, right)."""
+        """Columns in a wide dock (bottom, top, floating), rows in a tall one (left, right),
+        whose buttons take two rows (the dock stays narrow)."""
         wanted = Qt.Orientation.Horizontal if side_by_side else Qt.Orientation.Vertical
         if self.split.orientation() != wanted:
             self.split.setOrientation(wanted)
+            self._place_controls(wide=side_by_side)
+
+    def _place_controls(self, wide: bool) -> None:
+        grid = self.controls
+        for w in [*self.buttons.values(), self.pause_on_failure]:
+            grid.removeWidget(w)
+        for c in range(grid.columnCount()):
+            grid.setColumnStretch(c, 0)
+        per_row = len(self.buttons) if wide else 3
+        for i, b in enumerate(self.buttons.values()):
+            grid.addWidget(b, i // per_row, i % per_row)
+        if wide:
+            grid.setColumnStretch(per_row, 1)
+            grid.addWidget(self.pause_on_failure, 0, per_row + 1)
+        else:
+            grid.addWidget(self.pause_on_failure, 1, 2, 1, 2)
+            grid.setColumnStretch(per_row, 1)
 
 
 class DebugDock(QDockWidget):
