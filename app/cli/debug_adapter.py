@@ -39,8 +39,9 @@ CAPABILITIES = {
     "exceptionBreakpointFilters": [
         {
             "filter": "failures",
-            "label": "SolidVM failures (require, revert, runtime errors)",
-            "description": "Pause where a failure fires, before its frame unwinds",
+            "label": "Uncaught SolidVM failures (require, revert, runtime errors)",
+            "description": "Pause where a failure no try/catch catches fires, before its frame "
+            "unwinds",
             "default": True,
         }
     ],

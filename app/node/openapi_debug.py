@@ -48,7 +48,11 @@ LAUNCH: S = obj(
     constructorArgs={"type": "object"},
     test={"type": "string", "pattern": r"^Describe_\w+\.\w+$"},
     stopOnEntry=FLAG,
-    pauseOnFailure=FLAG,
+    pauseOnFailure={
+        "type": "boolean",
+        "description": "stop where a failure fires that no try/catch up the stack catches, "
+        "before its frame unwinds (default true)",
+    },
     breakpoints=array(obj(["file", "line"], file=STR, line=UINT, condition=STR)),
 )
 VARIABLE: S = obj(
