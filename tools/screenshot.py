@@ -714,6 +714,7 @@ async def debugger_scene(shooter: Shooter) -> None:
     await settle(0.2)
     composer.editor.setPlainText(DEBUG_SAMPLE)
     composer.call_address.clear()  # (an earlier scene's contract) nothing deployed yet
+    composer.result.clear()
     composer.compile()
     await until(lambda: composer.contract.findText("Counter") >= 0)
     composer.contract.setCurrentText("Counter")
