@@ -306,7 +306,7 @@ class ComposerPanel(ProjectApi, ReadsWhenShown):
         QWidget.setTabOrder(self.call_button, self.call_batch)
         QWidget.setTabOrder(self.output, self.result)
         self._shortcuts()
-        self.debugger = ComposerDebugger(self)  # Debug after Add to batch, its pane, the keys
+        self.debugger = ComposerDebugger(self)  # Debug after Add to batch, its dock, the keys
         controller.session.user_changed.connect(self._on_user)
         controller.contacts_changed.connect(self._refill_book)
         self._update_buttons()
