@@ -29,9 +29,11 @@ from ..errors import ApiError
 from ..routes.base import JsonBody
 from ..solidvm.world import TxEnv
 from . import inspection as I
+from .compiler import DebugUnit
 from .engine import DebugSession, Event, NotPaused
 from .launch import (
     LaunchError,
+    LaunchSpec,
     compile_spec,
     make_plan,
     parse_breakpoints,
@@ -41,6 +43,7 @@ from .launch import (
 from .overlay import ViewSource, overlay_world, same_code_swap
 from .platform import PlatformState, ShapeError, parse_strings, status_of
 from .platform import parse_breakpoints as parse_platform_bps
+from .rerun import prepare_rerun
 
 if TYPE_CHECKING:
     from ..api import NodeApi
@@ -149,6 +152,8 @@ class DebugSessions:
                     self.starting[user] = left
 
     def _create(self, user: str, sender: str, body: Any) -> Entry:
+        if isinstance(body, dict) and body.get("transaction") is not None:
+            return self._start(*prepare_rerun(self.ledger, user, body), user)  # rerun.py
         try:
             spec = parse_launch(body, source_of=self.source_of)
             unit = compile_spec(spec, self.ledger.world.test_clock)
@@ -168,6 +173,15 @@ class DebugSessions:
             finally:
                 source.unpin()
 
+        return self._start(spec, unit, plan, user)
+
+    def _start(
+        self,
+        spec: LaunchSpec,
+        unit: DebugUnit,
+        plan: Callable[[DebugSession], dict[str, Any]],
+        user: str,
+    ) -> Entry:
         if self._reaper is None:  # idle sessions end even when nobody asks the routes
             self._reaper = threading.Thread(target=self._reap_forever, daemon=True)
             self._reaper.start()
