@@ -50,6 +50,14 @@ LAUNCH: S = obj(
     stopOnEntry=FLAG,
     pauseOnFailure=FLAG,
     breakpoints=array(obj(["file", "line"], file=STR, line=UINT, condition=STR)),
+    transaction={
+        "type": "string",
+        "pattern": "^(0x)?[0-9a-fA-F]{64}$",
+        "description": "re-run this transaction (its contract, function, arguments, sender, "
+        "value, block number and time) on the state just before it; the other fields but "
+        "stopOnEntry, pauseOnFailure and breakpoints are ignored, the source is the code's own "
+        "(<Contract>.sol)",
+    },
 )
 VARIABLE: S = obj(
     ["name", "value", "type", "variablesReference"],
@@ -87,6 +95,21 @@ DEBUG_OPERATIONS: dict[str, S] = {
         "responses": {
             "200": json_of(SESSION, "started; answered once it first stops (or after 2 s)"),
             "400": BAD,
+            "404": json_of(
+                ERR,
+                "transaction: no such transaction (or one of a private chain the caller is "
+                "not a member of: answered as an unknown hash)",
+            ),
+            "409": json_of(
+                ERR,
+                "transaction: not in a block yet, a transfer or a chain's creation (no contract "
+                "code), or not SolidVM code",
+            ),
+            "410": json_of(
+                ERR,
+                "transaction: the state before it is no longer reconstructible (from before "
+                "the node's start, or older than the last 5000 transactions)",
+            ),
             "429": json_of(ERR, "the caller (2) or the node (16) has as many sessions as allowed"),
         },
     },
