@@ -113,6 +113,35 @@ DEBUG_OPERATIONS: dict[str, S] = {
             "429": json_of(ERR, "the caller (2) or the node (16) has as many sessions as allowed"),
         },
     },
+    "DebugRoutes.transaction": {
+        "summary": "What a re-run of a transaction in the debugger runs, and its source",
+        "description": "The contract, function, address and chain of the transaction and the "
+        "source a re-run shows (file name and text): POST /vm-debug/sessions with "
+        "{transaction} starts the re-run; the same refusals as there.",
+        "parameters": [query("hash", STR, "the transaction's hash (64 hex digits)")],
+        "responses": {
+            "200": json_of(
+                obj(
+                    ["transaction", "kind", "contract", "address", "file", "source"],
+                    transaction=STR,
+                    kind={"type": "string", "enum": ["FUNCTION", "CONTRACT"]},
+                    contract=STR,
+                    function=STR,
+                    address=STR,
+                    chainId={"type": ["string", "null"]},
+                    sender=STR,
+                    blockNumber=UINT,
+                    file=STR,
+                    source=STR,
+                ),
+                "the re-run's call and source",
+            ),
+            "400": BAD,
+            "404": json_of(ERR, "no such transaction (or a private chain's, to a non-member)"),
+            "409": json_of(ERR, "not in a block yet, a transfer, a chain's creation, not SolidVM"),
+            "410": json_of(ERR, "the state before it is no longer reconstructible"),
+        },
+    },
     "DebugRoutes.sessions_of": {
         "summary": "The caller's debug sessions",
         "responses": {"200": json_of(array(SESSION), "sessions")},

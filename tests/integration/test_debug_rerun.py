@@ -74,6 +74,11 @@ def test_rerun_sees_the_state_before_the_transaction(node: RunningNode) -> None:
     for by in (10, 20):
         assert submit(alice, call_tx(addr, "bump", {"by": by}))[0]["status"] == "Success"
     assert state(alice, addr)["count"] == "38"
+    d = alice.get("/vm-debug/transaction", params={"hash": h})
+    assert d.status_code == 200, d.text
+    info = d.json()
+    assert (info["kind"], info["contract"], info["function"]) == ("FUNCTION", "Counter", "bump")
+    assert (info["file"], info["source"], info["address"]) == ("Counter.sol", COUNTER, addr)
 
     r = rerun(alice, h, breakpoints=[{"file": "Counter.sol", "line": BP_LINE}])
     assert r.status_code == 200, r.text
@@ -108,12 +113,16 @@ def test_rerun_of_a_contract_creation(node: RunningNode) -> None:
     (up,) = submit(alice, upload_tx("Counter", COUNTER, {"start": 41}))
     assert up["status"] == "Success"
     addr = up["data"]["contents"]["address"]
-    r = rerun(alice, up["hash"], stopOnEntry=True)
+    info = alice.get("/vm-debug/transaction", params={"hash": up["hash"]}).json()
+    assert (info["kind"], info["function"], info["address"]) == ("CONTRACT", "", addr)
+    r = rerun(alice, up["hash"], stopOnEntry=True, name="/work/project/Counter.sol")
     assert r.status_code == 200, r.text
     sid = r.json()["id"]
     try:
         s = settled(alice, sid)
         assert s["state"] == "paused", s
+        assert s["files"] == ["/work/project/Counter.sol"]
+        assert evaluate(alice, sid, "count") == "0"  # before the constructor ran
         assert alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "continue"})
         done = settled(alice, sid)
         assert done["state"] == "finished", done
@@ -157,7 +166,10 @@ def test_rerun_refusals(node: RunningNode) -> None:
     assert up["status"] == "Success", up
     hidden = rerun(bob, up["hash"])
     assert hidden.status_code == 404, hidden.text
-    assert hidden.json()["error"] == f"unknown transaction {up['hash']}"
+    assert hidden.json() == {**unknown.json(), "error": f"unknown transaction {up['hash']}"}
+    seen = bob.get("/vm-debug/transaction", params={"hash": up["hash"]})
+    assert seen.status_code == 404, seen.text
+    assert alice.get("/vm-debug/transaction", params={"hash": up["hash"]}).status_code == 200
     mine = rerun(alice, up["hash"])
     assert mine.status_code == 200, mine.text
     done = settled(alice, mine.json()["id"])
@@ -176,6 +188,8 @@ def test_rerun_after_a_restart_is_refused_clearly(node: RunningNode) -> None:
     r = rerun(alice, res["hash"])
     assert r.status_code == 410, r.text
     assert "no longer reconstructible" in r.json()["error"]
+    r = alice.get("/vm-debug/transaction", params={"hash": res["hash"]})
+    assert r.status_code == 410, r.text
     (res2,) = submit(alice, call_tx(addr, "bump", {"by": 1}))
     r = rerun(alice, res2["hash"])
     assert r.status_code == 200, r.text

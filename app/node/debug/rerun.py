@@ -98,12 +98,8 @@ def _bad(status: int, message: str) -> ApiError:
     return ApiError(status, {"error": message, "field": "transaction"})
 
 
-def prepare_rerun(
-    ledger: Ledger, user: str, body: dict[str, Any]
-) -> tuple[LaunchSpec, DebugUnit, Plan]:
-    """The spec (source, breakpoints) and the run of a re-run of ``body["transaction"]``;
-    ApiError 404 (unknown to ``user``), 409/410 (it cannot be re-run), 400 (a bad field)."""
-    raw = body.get("transaction")
+def _lookup(ledger: Ledger, user: str, raw: Any) -> tuple[Any, Any]:
+    """The transaction's row and its submission, if ``user`` may re-run it; ApiError else."""
     if not isinstance(raw, str) or not _HASH_RE.match(raw):
         raise _bad(400, "transaction: must be a transaction hash, 64 hex digits")
     h = raw.lower().removeprefix("0x")
@@ -125,19 +121,56 @@ def prepare_rerun(
 
     sub = sub_from_row(row)
     sub.nonce = int(row["nonce"] or 0)
-    p = sub.payload
-    vm = (p.get("metadata") or {}).get("VM", "SolidVM")
+    vm = (sub.payload.get("metadata") or {}).get("VM", "SolidVM")
     if vm != "SolidVM":
         raise _bad(409, f"transaction {h} runs {vm} code: the debugger runs SolidVM only")
+    return row, sub
+
+
+def _gone(ledger: Ledger, h: str) -> ApiError:
+    return _bad(
+        410,
+        f"the state before transaction {h} is no longer reconstructible: the node keeps what "
+        f"the last transactions since it started overwrote (at most "
+        f"{ledger.preimages.keep_txs}), and this one is older",
+    )
+
+
+def describe(ledger: Ledger, user: str, raw: Any) -> dict[str, Any]:
+    """What a re-run of the transaction would run (``GET /vm-debug/transaction?hash=``): its
+    contract, function, address, chain and the source (file name and text) the session
+    shows; the same refusals as a re-run."""
+    row, sub = _lookup(ledger, user, raw)
+    got = ledger.preimages.by_hash.get(sub.hash)
+    if got is None:
+        raise _gone(ledger, sub.hash)
+    spec, address = _spec_of(ledger, sub, got[0], {})
+    (name,) = spec.sources.names
+    return {
+        "transaction": sub.hash,
+        "kind": sub.type,
+        "contract": spec.contract,
+        "function": spec.function,
+        "address": address,
+        "chainId": sub.chain or None,
+        "sender": sub.sender,
+        "blockNumber": row["block_number"],
+        "file": name,
+        "source": spec.sources.text,
+    }
+
+
+def prepare_rerun(
+    ledger: Ledger, user: str, body: dict[str, Any]
+) -> tuple[LaunchSpec, DebugUnit, Plan]:
+    """The spec (source, breakpoints) and the run of a re-run of ``body["transaction"]``;
+    ApiError 404 (unknown to ``user``), 409/410 (it cannot be re-run), 400 (a bad field)."""
+    row, sub = _lookup(ledger, user, body.get("transaction"))
+    p = sub.payload
     images = ledger.preimages
-    pinned = images.pin(h)
+    pinned = images.pin(sub.hash)
     if pinned is None:
-        raise _bad(
-            410,
-            f"the state before transaction {h} is no longer reconstructible: the node keeps "
-            "what the last transactions since it started overwrote (at most "
-            f"{images.keep_txs}), and {h} is older",
-        )
+        raise _gone(ledger, sub.hash)
     seq = pinned[0]
     try:
         spec, address = _spec_of(ledger, sub, seq, body)
@@ -179,7 +212,10 @@ def _spec_of(ledger: Ledger, sub: Any, seq: int, body: dict[str, Any]) -> tuple[
                 },
             )
         src, name, fn = cdef.unit.source, cdef.name, str(p["method"])
-    spec = LaunchSpec(SourceMap.single(f"{name}.sol", src), contract=name, function=fn)
+    file = body.get("name", f"{name}.sol")
+    if not isinstance(file, str) or not file:
+        raise LaunchError("name", "must be a file name")
+    spec = LaunchSpec(SourceMap.single(file, src), contract=name, function=fn)
     spec.address = address
     so = body.get("stopOnEntry", False)
     pf = body.get("pauseOnFailure", True)

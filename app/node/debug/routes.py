@@ -43,7 +43,7 @@ from .launch import (
 from .overlay import ViewSource, overlay_world, same_code_swap
 from .platform import PlatformState, ShapeError, parse_strings, status_of
 from .platform import parse_breakpoints as parse_platform_bps
-from .rerun import prepare_rerun
+from .rerun import describe, prepare_rerun
 
 if TYPE_CHECKING:
     from ..api import NodeApi
@@ -264,6 +264,14 @@ class DebugRoutes:
         while s.state not in ("paused", "finished") and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
         return JsonBody(entry.summary())
+
+    async def transaction(self, request: Request) -> Response:
+        """GET /vm-debug/transaction?hash=: what a re-run of that transaction runs (rerun.py)."""
+        user, raw = request.state.user, request.query_params.get("hash")
+        return JsonBody(await _off_loop(lambda: describe(self.ledger_of(), user, raw)))
+
+    def ledger_of(self) -> Ledger:
+        return self.sessions.ledger
 
     async def sessions_of(self, request: Request) -> Response:
         self.sessions.reap()
@@ -487,6 +495,7 @@ class DebugRoutes:
         out: list[BaseRoute] = [
             Route(f"{PREFIX}/sessions", e(self.start), methods=["POST"]),
             Route(f"{PREFIX}/sessions", e(self.sessions_of), methods=["GET"]),
+            Route(f"{PREFIX}/transaction", e(self.transaction), methods=["GET"]),
         ]
         rich: list[tuple[str, Handler, list[str]]] = [
             ("", self.show, ["GET"]),
