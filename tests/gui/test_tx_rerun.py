@@ -71,7 +71,7 @@ def test_rerun_from_the_inspector_pauses_on_the_old_state(
     addr, h = _history(node)
     dialog = window.open_transaction(h)
     button = dialog.inspector.rerun_button
-    drive(loop, lambda: button.isEnabled(), 30)
+    drive(loop, button.isEnabled, 30)
     # keyboard: Tab from the hash field's Show button reaches it; Space presses it
     dialog.activateWindow()
     dialog.inspector.load_button.setFocus()
