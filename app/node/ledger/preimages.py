@@ -17,6 +17,7 @@ across a restart: the transactions before it are no longer reconstructible.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import deque
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 from ..solidvm.runtime import MISSING, POPPED, PUSHED, REPLACED
 
 KEEP_TXS = 5_000
+OWN = ("events", "created", "dirty")  # a history Journal's containers of the transaction
 MAX_ENTRIES = 500_000
 
 
@@ -108,39 +110,65 @@ class PreImages:
         ``before`` what it wrote outside the VM, as it was before it (they come first)."""
         self._seq += 1
         seq = self._seq
-        firsts: dict[int, tuple[Any, dict[Any, Any]]] = {}
-        lists: dict[int, tuple[list[Any], list[tuple[Any, Any]]]] = {}
-        for c, k, old in before:
-            firsts.setdefault(id(c), (c, {}))[1].setdefault(k, old)
-        for c, k, old in journal:
-            if isinstance(c, list):
-                lists.setdefault(id(c), (c, []))[1].append((k, old))
-            elif k is REPLACED:  # a whole dict replaced: every key it held or holds
-                keys = firsts.setdefault(id(c), (c, {}))[1]
-                for kk in set(old) | set(c):
-                    keys.setdefault(kk, old.get(kk, MISSING))
-            else:
-                firsts.setdefault(id(c), (c, {}))[1].setdefault(k, old)
-        for cid, (lc, entries) in lists.items():
-            firsts[cid] = (lc, {LIST: _list_image(lc, entries)})
-        written: list[tuple[int, Any]] = []
         records = self.records
-        for cid, (c, keys) in firsts.items():
+        written: list[tuple[int, Any]] = []
+        lists: dict[int, tuple[list[Any], list[tuple[Any, Any]]]] = {}
+        # the transaction's own containers (its events, the contracts it created): no reader
+        own = {id(x) for x in (getattr(journal, a, None) for a in OWN) if x is not None}
+        for c, k, old in itertools.chain(before, journal):  # (one pass: this runs per write)
+            cid = id(c)
+            if cid in own:
+                continue
+            if isinstance(c, list):
+                got = lists.get(cid)
+                if got is None:
+                    lists[cid] = (c, [(k, old)])
+                else:
+                    got[1].append((k, old))
+                continue
             rec = records.get(cid)
             if rec is None or rec[0] is not c:
                 rec = records[cid] = (c, {})
-            have = rec[1]
-            for k, old in keys.items():
-                seen = have.get(k)
-                if seen is None:
-                    have[k] = [(seq, block, old)]
-                else:
-                    seen.append((seq, block, old))
+            if k is REPLACED:  # a whole dict replaced: every key it held or holds
+                for kk in set(old) | set(c):
+                    self._put(rec[1], cid, kk, old.get(kk, MISSING), seq, block, written)
+                continue
+            seen = rec[1].get(k)
+            if seen is None:
+                rec[1][k] = [(seq, block, old)]
                 written.append((cid, k))
+            elif seen[-1][0] != seq:
+                seen.append((seq, block, old))
+                written.append((cid, k))
+        for cid, (lc, entries) in lists.items():
+            rec = records.get(cid)
+            if rec is None or rec[0] is not lc:
+                rec = records[cid] = (lc, {})
+            self._put(rec[1], cid, LIST, _list_image(lc, entries), seq, block, written)
         self.by_hash[tx_hash] = (seq, block)
         self._order.append((seq, tx_hash, written))
         self._entries += len(written)
         self._prune()
+
+    @staticmethod
+    def _put(
+        have: dict[Any, list[tuple[int, int, Any]]],
+        cid: int,
+        k: Any,
+        old: Any,
+        seq: int,
+        block: int,
+        written: list[tuple[int, Any]],
+    ) -> None:
+        """Note ``old`` as key ``k``'s value before transaction ``seq`` (its first note)."""
+        seen = have.get(k)
+        if seen is None:
+            have[k] = [(seq, block, old)]
+        elif seen[-1][0] != seq:
+            seen.append((seq, block, old))
+        else:
+            return
+        written.append((cid, k))
 
     def _prune(self) -> None:
         with self._lock:
