@@ -16,6 +16,7 @@ from .http import StratoClient
 __all__ = ["ACTIONS", "DebugClient", "DebugEvent", "NoDebugger"]
 
 BASE = "/vm-debug/sessions"
+TX_PATH = "/vm-debug/transaction"  # what a re-run of a transaction runs
 ACTIONS = ("continue", "next", "stepIn", "stepOut", "pause", "stop")
 
 
@@ -64,7 +65,7 @@ class DebugClient:
         """What a re-run of ``tx_hash`` runs and its source (``GET /vm-debug/transaction``):
         the node's refusal (unknown, not re-runnable and why) as a RequestError; a node
         without the route as :class:`NoDebugger`."""
-        path = f"/vm-debug/transaction?hash={tx_hash.strip()}"
+        path = f"{TX_PATH}?hash={tx_hash.strip()}"
         try:
             out = await self.client.json("GET", path, idempotent=True)
         except RequestError as exc:

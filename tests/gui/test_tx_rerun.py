@@ -142,6 +142,7 @@ def test_refusals_are_said(
     window: MainWindow,
     loop: qasync.QEventLoop,
     copies: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     connect(loop, controller, node, "alice")
     (tr,) = submit(node.client("alice"), transfer_tx(node.address("bob"), 1))
@@ -160,6 +161,12 @@ def test_refusals_are_said(
     drive(loop, lambda: "unknown transaction" in status.text(), 15)
     window.rerun_transaction(tr["hash"])
     drive(loop, lambda: "runs no contract code" in status.text(), 15)
+    # a node without the routes (a path the sandbox does not serve stands in for one)
+    import app.client.debug as d
+
+    monkeypatch.setattr(d, "TX_PATH", "/vm-debug-missing/transaction")
+    window.rerun_transaction(tr["hash"])
+    drive(loop, lambda: "cannot re-run transactions in a debugger" in status.text(), 15)
 
 
 def test_the_source_file_search(tmp_path: Path) -> None:

@@ -128,6 +128,7 @@ def test_rerun_of_a_contract_creation(node: RunningNode) -> None:
         assert done["state"] == "finished", done
         assert done["result"]["status"] == "success", done
         assert done["result"]["address"] == addr  # the same address: the sender's old nonce
+        assert done["result"]["message"] == f"Counter deployed at {addr}"
     finally:
         alice.delete(f"/vm-debug/sessions/{sid}")
 

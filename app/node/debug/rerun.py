@@ -261,10 +261,10 @@ def _plan(
                 return _failure(what, exc, spec)
             for line in res.logs:
                 s.output(line)
-            done = f"returned {res.values}" if spec.function else f"deployed at {address}"
+            done = f"{what} returned {res.values}" if spec.function else f"{name} deployed"
             return {
                 "status": "success",
-                "message": f"{what} {done}",
+                "message": f"{done} at {address}" if not spec.function else done,
                 "values": res.values,
                 "address": address,
             }
