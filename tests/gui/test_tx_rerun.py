@@ -88,6 +88,7 @@ def test_rerun_from_the_inspector_pauses_on_the_old_state(
     assert doc.path is not None and doc.path.is_relative_to(copies)  # the node's source, a copy
     assert doc.text == COUNTER
     drive(loop, lambda: editor.paused_line == ENTRY_LINE, 15)
+    assert f"Counter.bump as transaction {h[:10]}" in dbg.pane.log.toPlainText()
     assert "Counter.bump" in str(dbg.pane.stack_model.data(dbg.pane.stack_model.index(0)))
     # the state just before the transaction (the block's earlier one counted, later ones not)
     for expr, want in (("count", "6"), ("log.length", "1"), ("by", "2")):

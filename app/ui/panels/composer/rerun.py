@@ -10,6 +10,7 @@ shown in the Debug pane in the node's words.
 from __future__ import annotations
 
 import asyncio
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,8 +60,10 @@ def _launch(panel: ComposerPanel, plan: RerunPlan, doc: Document) -> None:
     body = plan.launch(dbg.breakpoints(files), dbg.pane.pause_on_failure.isChecked())
     dbg._launch(body)
     where = "the project's file" if plan.in_project else "the node's source"
-    dbg.pane.status.setText(
+    text = (
         f"Re-running {plan.describe()} on the state just before it ({where}; nothing reaches "
-        "the chain)…"
+        "the chain)"
     )
+    dbg.pane.status.setText(f"{text}…")
+    dbg._log(escape(text))  # stays in the output while the status follows the run
     panel.source.tabs.show_document(doc)
