@@ -130,9 +130,9 @@ def _lookup(ledger: Ledger, user: str, raw: Any) -> tuple[Any, Any]:
 def _gone(ledger: Ledger, h: str) -> ApiError:
     return _bad(
         410,
-        f"the state before transaction {h} is no longer reconstructible: the node keeps what "
-        f"the last transactions since it started overwrote (at most "
-        f"{ledger.preimages.keep_txs}), and this one is older",
+        f"the state before transaction {h} is no longer reconstructible: the node keeps, in "
+        f"memory, what the last {ledger.preimages.keep_txs} transactions since its last start "
+        "overwrote, and this one is older or ran before that start",
     )
 
 
