@@ -13,10 +13,13 @@ import pytest
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
 from app.services.tx_rerun import source_file
 from app.ui.panels.composer import rerun as rerun_module
+from app.ui.panels.composer.panel import ComposerPanel
+from app.ui.panels.explorer.panel import ExplorerPanel
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.gui.test_composer import panel_of
@@ -79,9 +82,9 @@ def test_rerun_from_the_inspector_pauses_on_the_old_state(
     assert dialog.focusWidget() is button
     QTest.keyClick(button, Qt.Key.Key_Space)
 
-    panel = panel_of(window)
+    panel = next(p for p in window.panels if isinstance(p, ComposerPanel))
+    drive(loop, lambda: window.stack.currentWidget() is panel, 5)  # the composer in front
     dbg = panel.debugger
-    assert window.stack.currentWidget() is panel
     drive(loop, lambda: dbg.service.paused, 30)
     editor = panel.editor
     doc = next(d for d in panel.source.tabs.documents() if d.editor is editor)
@@ -185,3 +188,26 @@ def test_the_source_file_search(tmp_path: Path) -> None:
     path, mine = source_file(text + " ", "A.sol", tmp_path / "p", {}, tmp_path / "c")
     assert not mine and path.read_text() == text + " " and path.name == "A.sol"
     assert source_file(text + " ", "A.sol", None, {}, tmp_path / "c") == (path, False)
+
+
+def test_the_explorers_inspector_reruns_too(
+    node: RunningNode,
+    controller: AppController,
+    window: MainWindow,
+    loop: qasync.QEventLoop,
+    copies: Path,
+    qtbot: QtBot,
+) -> None:
+    connect(loop, controller, node, "alice")
+    _addr, h = _history(node)
+    explorer = next(p for p in window.panels if isinstance(p, ExplorerPanel))
+    window.nav.setCurrentRow(window.panels.index(explorer))
+    explorer.show_transaction(h)
+    button = explorer.detail.inspector.rerun_button
+    drive(loop, button.isEnabled, 30)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    panel = next(p for p in window.panels if isinstance(p, ComposerPanel))
+    drive(loop, lambda: panel.debugger.service.paused, 30)
+    assert window.stack.currentWidget() is panel  # the composer came to the front
+    assert panel.editor.paused_line == ENTRY_LINE
+    loop.run_until_complete(panel.debugger.service.client.stop())  # type: ignore[union-attr]
