@@ -18,6 +18,7 @@ from tests.integration.node_fixture import (
     transfer_tx,
     upload_tx,
     wait_for,
+    wait_results,
 )
 
 COUNTER = """contract Counter {
@@ -196,3 +197,41 @@ def test_rerun_after_a_restart_is_refused_clearly(node: RunningNode) -> None:
     assert r.status_code == 200, r.text
     done = settled(alice, r.json()["id"])
     assert done["result"]["values"] == res2["data"]["contents"] == ["2002"]
+
+
+GUARD = """contract Guard {
+    uint public limit = 10;
+    function raise(uint to) public { limit = to; }
+    function spend(uint n) public returns (uint) {
+        uint left = limit;
+        require(n <= left, "over the limit");
+        return left - n;
+    }
+}
+"""
+
+
+def test_rerun_of_a_failed_transaction_pauses_where_it_failed(node: RunningNode) -> None:
+    """A transaction that failed (the limit was 10 then) fails again in its re-run, although a
+    later block raised the limit: the run pauses at the require, ``left`` as it was."""
+    alice = node.client("alice")
+    addr = deploy(alice, "Guard", GUARD)
+    hashes = submit(alice, call_tx(addr, "spend", {"n": 50}), resolve=False)
+    (failed,) = wait_results(alice, [h if isinstance(h, str) else h["hash"] for h in hashes])
+    assert failed["status"] == "Failure", failed
+    assert submit(alice, call_tx(addr, "raise", {"to": 100}))[0]["status"] == "Success"
+    r = rerun(alice, failed["hash"])
+    assert r.status_code == 200, r.text
+    sid = r.json()["id"]
+    try:
+        s = settled(alice, sid)
+        assert s["state"] == "paused", s
+        assert "over the limit" in s["description"], s
+        assert evaluate(alice, sid, "left") == "10"
+        assert alice.post(f"/vm-debug/sessions/{sid}/control", json={"action": "continue"})
+        done = settled(alice, sid)
+        assert (
+            done["result"]["status"] == "failed" and "over the limit" in done["result"]["message"]
+        )
+    finally:
+        alice.delete(f"/vm-debug/sessions/{sid}")

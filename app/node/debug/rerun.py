@@ -241,12 +241,12 @@ def _plan(
 ) -> Plan:
     def plan(s: DebugSession) -> dict[str, Any]:
         source = PreTxSource(ledger, seq)
-        s.on_pause.append(source.unpin)
-        s.on_resume.append(source.pin)
-        source.pin()
         name = spec.contract
         what = f"{name}.{spec.function}" if spec.function else f"deploying {name}"
-        try:
+        try:  # (whatever happens, the notes it reads are given back: see PreImages.pin)
+            s.on_pause.append(source.unpin)
+            s.on_resume.append(source.pin)
+            source.pin()
             world = overlay_world(ledger.world, source, same_code_swap(unit.contracts))
             s.begin_target()
             try:
