@@ -17,6 +17,7 @@ from ..solidvm import (
     contract_address,
 )
 from ..solidvm.errors import Where, where_of
+from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState, ExecResult
 from ..state_diff import tx_state_diff
 from ..store import dumps
@@ -35,6 +36,7 @@ from .common import (
 )
 from .identities import Identities
 from .journal import BlockJournal, Changes, CirrusWriters
+from .preimages import PreImages
 from .state import ChainState
 
 
@@ -65,6 +67,8 @@ class Executor:
         self.cirrus = cirrus
         # call traces of recent transactions (traces.py): the executor hands each over
         self.traces: TraceKeeper | None = None
+        # what recent transactions overwrote (preimages.py): the debugger's re-runs read it
+        self.preimages: PreImages | None = None
 
     def execute(
         self,
@@ -102,6 +106,7 @@ class Executor:
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
         self.world.last_trace = None
+        pre = self._before(sub, key) if self.preimages is not None else []
         kind = "SolidVM"
         where: Where | None = None
         try:
@@ -179,6 +184,8 @@ class Executor:
         }
         if self.traces is not None:
             self.traces.note(sub.hash, self.world.last_trace)
+        if self.preimages is not None:
+            self.preimages.note(sub.hash, number, res.journal if res is not None else [], pre)
         self.world.last_trace = None  # (it holds the transaction's journal)
         if where is not None:
             # Not a key of the platform's txResult (its runtime failures carry no position):
@@ -186,6 +193,16 @@ class Executor:
             # contract whose code it was, lines and columns those of its (joined) source.
             tx_result["sourcePosition"] = {"name": where[0], "line": where[1], "column": where[2]}
         return {"status": status, "hash": sub.hash, "txResult": tx_result, "data": data}
+
+    def _before(self, sub: Sub, key: tuple[str, int]) -> list[tuple[dict[Any, Any], Any, Any]]:
+        """What the transaction may write outside the VM (nonce, fee, a transfer), as it is."""
+        n, b = self.world.nonces, self.world.balances
+        out = [(n, key, n.get(key, MISSING)), (b, key, b.get(key, MISSING))]
+        to = sub.payload.get("toAddress") if sub.type == "TRANSFER" else None
+        if isinstance(to, str):
+            k2 = (sub.chain, int(to, 16))
+            out.append((b, k2, b.get(k2, MISSING)))
+        return out
 
     def _exec_upload(
         self, sub: Sub, env: TxEnv, nonce: int
