@@ -177,8 +177,11 @@ class Executor:
             "trace": "\n".join(res.logs) if res is not None else "",  # log(...) lines
             "contractsCreated": ",".join(a for _, a in res.created) if res else "",
         }
-        if self.traces is not None:
-            self.traces.note(sub.hash, self.world.last_trace)
+        trace = self.world.last_trace
+        if trace is not None:
+            trace.detach()  # (no cycle left for the collector)
+            if self.traces is not None:
+                self.traces.note(sub.hash, trace)
         self.world.last_trace = None  # (it holds the transaction's journal)
         if where is not None:
             # Not a key of the platform's txResult (its runtime failures carry no position):
