@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.node import gcfreeze
 from app.node.config import NodeConfig
 from app.node.ledger import Ledger, Sub
 from app.node.store import Store
@@ -48,6 +49,8 @@ def main() -> None:
         )
         try:
             ledger.open()
+            if hasattr(gcfreeze, "tune_for_node"):  # as `serve` does (not in older trees)
+                gcfreeze.tune_for_node()
             ledger.state.keep_history()
             key = ledger.key_of("alice")
             assert key is not None
