@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..solidvm import (
 )
 from ..solidvm.errors import Where, where_of
 from ..solidvm.world import AccountState, ExecResult
-from ..state_diff import tx_state_diff
+from ..state_diff import tx_state_diff_object
 from ..store import dumps
 from ..traces import TraceKeeper
 from .codebook import CodeBook
@@ -65,6 +66,9 @@ class Executor:
         self.cirrus = cirrus
         # call traces of recent transactions (traces.py): the executor hands each over
         self.traces: TraceKeeper | None = None
+        # the last result's ``stateDiff`` as the object its text was made from: the sealer hands
+        # it to ``pack_result``, which then does not parse the text again
+        self.last_diff: dict[str, Any] | None = None
 
     def execute(
         self,
@@ -102,6 +106,7 @@ class Executor:
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
         self.world.last_trace = None
+        self.last_diff = None
         kind = "SolidVM"
         where: Where | None = None
         try:
@@ -390,12 +395,16 @@ class Executor:
             self.identities.sync()
 
     def _state_diff(self, res: ExecResult | None) -> str:
-        """The transaction result's ``stateDiff`` (see :mod:`app.node.state_diff`)."""
+        """The transaction result's ``stateDiff`` (see :mod:`app.node.state_diff`); its object
+        is kept in ``last_diff``."""
+        self.last_diff = None
         if res is None:
             return ""
         accts = [self.world.accounts.get((c, int(a, 16))) for c, a in res.touched]
         created = {(c, int(a, 16)) for c, a in res.created}
-        return tx_state_diff(res.journal, [a for a in accts if a is not None], created)
+        diff = tx_state_diff_object(res.journal, [a for a in accts if a is not None], created)
+        self.last_diff = diff
+        return json.dumps(diff)
 
     def _table_for(self, acct: AccountState, sub: Sub) -> tuple[str, str, str]:
         """(org, app, Cirrus table name) of a new contract, per the platform's naming rule."""
