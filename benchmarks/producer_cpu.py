@@ -52,6 +52,8 @@ def main() -> None:
             if hasattr(gcfreeze, "tune_for_node"):  # as `serve` does (not in older trees)
                 gcfreeze.tune_for_node()
             ledger.state.keep_history()
+            if ledger.behind16 is not None:  # STRATO 16's rows behind the chain, as the node
+                ledger.behind16.start()
             key = ledger.key_of("alice")
             assert key is not None
             sender = key["address"]
@@ -115,12 +117,16 @@ def main() -> None:
             print(
                 f"producer CPU per 1,000 transfers: median {statistics.median(figures):.1f} ms "
                 f"(rounds {', '.join(f'{f:.1f}' for f in figures)}; blocks of "
-                f"{args.per_block}, traces {args.traces}); whole process (with the trace "
-                f"writer) {statistics.median(process):.1f} ms"
+                f"{args.per_block}, traces {args.traces}); whole process (with the writer "
+                f"threads) {statistics.median(process):.1f} ms"
             )
             if prof is not None:
                 prof.dump_stats(str(args.profile))
         finally:
+            if ledger.behind16 is not None:
+                ledger.behind16.stop()
+            if ledger.traces is not None:
+                ledger.traces.close()
             store.close()
 
 
