@@ -75,6 +75,7 @@ def tune_for_node() -> None:
     compiled units) lives as long as the node: frozen, no pass walks it (counted as frozen: a
     unit the compile cache drops later is freed by a thaw, as after a large compile)."""
     global _frozen
+    gc.collect()  # once: start-up's own garbage is freed, not frozen
     with _lock:
         gc.freeze()
         _frozen = gc.get_freeze_count()
