@@ -261,6 +261,19 @@ class Table16(Table):
     def counted(self) -> str:
         return self.count_source
 
+    @property
+    def keyed(self) -> bool:
+        return bool(self.count_source)  # a collection view
+
+    def order_hint(self, q: Query) -> str:
+        """A collection view ordered by ``value`` (then its key) of one contract: the
+        collection's name as a condition, so that ``mapping``'s by-value index
+        (mapping16.BY_VALUE) gives the rows in order, ``limit`` of them read, no sort."""
+        if not self.count_source or not q.order or q.order[0].column != "value":
+            return ""
+        m = _COUNTED_NAME.search(self.count_source)
+        return f'"collection_name" = {m[0].partition(" = ")[2]}' if m else ""
+
     def range_hint(self, q: Query, limit: int, db: sqlite3.Connection) -> str:
         """``mapping`` filtered on ``collection_name``: that name's range of rowids
         (mapping16.py), unless an ``address`` filter picks few of its rows, which the address
@@ -427,6 +440,9 @@ def collection_source(picked: str, cid: int, own: str) -> str:
         f"(SELECT m.rowid AS rowid, m._chain AS _chain, {picked} FROM {physical('mapping')} m "
         f"WHERE m.rowid BETWEEN {lo} AND {hi} AND m._shown AND {own})"
     )
+
+
+_COUNTED_NAME = re.compile(r"k\.collection_name = '(?:[^']|'')*'")
 
 
 def count_source(var: str, own: str) -> str:
