@@ -476,10 +476,9 @@ class CirrusBackend:
         params: list[Any] = []
         where = [self.render_group(t, q.where, params)] if q.where.items else []
         hint = t.range_hint(q, self.max_rows if q.limit is None else q.limit, db)
-        if hint:  # read the range in order: the address filter only probes each row
-            where = [
-                w.replace(f"({quote('address')} = ?)", f"(+{quote('address')} = ?)") for w in where
-            ]
+        if hint:  # read the range in order: these filters only probe each row
+            for col in ("address", "collection_name"):
+                where = [w.replace(f"({quote(col)} = ?)", f"(+{quote(col)} = ?)") for w in where]
             where.append(hint)
         ordered = t.order_hint(q)
         if ordered:

@@ -35,6 +35,7 @@ from app.services.tokens import (
 )
 from app.ui.widgets.common import name_widget, while_alive
 
+from .page_bars import token_bars
 from .paging import Pages, Starter
 from .table import COPY_ROLE, ExplorerTable
 
@@ -334,7 +335,11 @@ class TokenPage(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.setObjectName("tokenTabs")
-        self.tabs.addTab(self.holders, "Holders")
+        holders_page = QWidget(self)
+        hl = QVBoxLayout(holders_page)
+        hl.setContentsMargins(0, 0, 0, 0)
+        hl.addWidget(self.holders, 1)
+        self.tabs.addTab(holders_page, "Holders")
         self.tabs.addTab(transfers_page, "Transfers")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -348,6 +353,8 @@ class TokenPage(QWidget):
         )
         self._supply_note = ""
         self._error = ""
+        # count and Export ▾ of the holders and of the transfers
+        self.holders_bar, self.transfers_bar = token_bars(self, holders_page)
         detail.tasks.start(
             f"Token {detail.instance.name}",
             service.token(detail.instance, shape),
