@@ -231,5 +231,7 @@ def test_block_contracts_and_account_lists_counted_and_exported(
     task = abar.export_to(tmp_path / "holdings.json", "json")
     assert task is not None
     loop.run_until_complete(task)
-    held = {r["address"]: r["balance"] for r in json.loads((tmp_path / "holdings.json").read_text())}
+    held = {
+        r["address"]: r["balance"] for r in json.loads((tmp_path / "holdings.json").read_text())
+    }
     assert held[token] == "750"

@@ -14,7 +14,6 @@ from app.node.cirrus.backend import CirrusBackend, quote
 from app.node.cirrus.encoding import encode_json
 from app.node.cirrus.entries import COLLECTION_COLUMNS
 from app.node.cirrus.indexer16 import STAMP, write_mapping
-
 from app.node.cirrus.query import parse_query
 from app.node.cirrus.values import Column
 

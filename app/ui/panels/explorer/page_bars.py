@@ -119,7 +119,9 @@ def block_bar(pane: DetailPane) -> ListBar:
     return bar
 
 
-def token_bars(page: TokenPage, holders_box: QWidget) -> tuple[ListBar, ListBar]:
+def token_bars(
+    page: TokenPage, holders_box: QWidget, transfers_box: QWidget
+) -> tuple[ListBar, ListBar]:
     """The holders (largest first, with their share) and the transfers (newest first)."""
     controller: AppController = page.detail.controller
     service = page.service
@@ -165,9 +167,9 @@ def token_bars(page: TokenPage, holders_box: QWidget) -> tuple[ListBar, ListBar]
         lambda n: hbar.set_count(f"{n:,} holder{'s' * (n != 1)}, largest first")
     )
     insert_bar(holders_box, hbar, page.holders)
-    tbar = ListBar(controller, "tokenTransfers", transfers, page.transfers.parentWidget())
+    tbar = ListBar(controller, "tokenTransfers", transfers, transfers_box)
     tbar.count.hide()  # the transfers' status line counts
-    insert_bar(page.transfers.parentWidget(), tbar, page.transfers)
+    insert_bar(transfers_box, tbar, page.transfers)
     return hbar, tbar
 
 

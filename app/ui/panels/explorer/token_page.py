@@ -354,7 +354,7 @@ class TokenPage(QWidget):
         self._supply_note = ""
         self._error = ""
         # count and Export ▾ of the holders and of the transfers
-        self.holders_bar, self.transfers_bar = token_bars(self, holders_page)
+        self.holders_bar, self.transfers_bar = token_bars(self, holders_page, transfers_page)
         detail.tasks.start(
             f"Token {detail.instance.name}",
             service.token(detail.instance, shape),
