@@ -200,7 +200,8 @@ def test_block_contracts_and_account_lists_counted_and_exported(
     drive(loop, lambda: "Token" in contracts.model.names())
     contracts.filter.setText("Token")
     drive(loop, lambda: contracts.model.names() == ["Token"])
-    assert contracts.bar.count.text() == "1 contract, 1 instances"
+    assert contracts.bar.count.text() == "1 contract, 1 instance"
+    assert contracts.status.text().startswith("1 of ") and contracts.status.parent() is contracts.bar
     task = contracts.bar.export_to(tmp_path / "contracts.json", "json")
     assert task is not None
     loop.run_until_complete(task)
@@ -235,3 +236,6 @@ def test_block_contracts_and_account_lists_counted_and_exported(
         r["address"]: r["balance"] for r in json.loads((tmp_path / "holdings.json").read_text())
     }
     assert held[token] == "750"
+    # a long status does not widen the pane: it is cut, the Export ▾ stays in view
+    abar.status.setText("Exported 1 row(s) to /" + "very-long-folder-name/" * 20 + "x.json")
+    assert abar.minimumSizeHint().width() < 400

@@ -99,3 +99,13 @@ def test_a_strato16_store_from_before_the_index_gets_it_at_start() -> None:
     s = make(db)  # a start
     steps = steps_of(s.backend, db, "BlockApps-Token-balances", f"address=eq.{addr(1)}&{HOLDERS}")
     assert "by_value" in steps and "TEMP B-TREE" not in steps, steps
+
+
+def test_strato16_holders_without_the_address_filter_keep_reading_the_range() -> None:
+    """Without ``address=eq.`` the by-value index would walk the whole collection by address
+    and sort it (11 s where the range's scan takes 1 s at a million holders)."""
+    db, s = strato16_db()
+    steps = steps_of(s.backend, db, "BlockApps-Token-balances", HOLDERS)
+    assert "by_value" not in steps and "rowid>? AND rowid<?" in steps, steps
+    got = rows(s, "BlockApps-Token-balances", HOLDERS)
+    assert [r["value"] for r in got] == [1700, 1010, 1010, 1009]

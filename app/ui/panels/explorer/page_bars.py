@@ -97,9 +97,17 @@ def contracts_bar(view: ContractsView) -> ListBar:
     def count(_names: int = 0) -> None:
         names = model.names()
         n = sum(len(model.kids(x)) for x in names)
-        bar.set_count(f"{len(names):,} contract{'s' * (len(names) != 1)}, {n:,} instances")
+        bar.set_count(
+            f"{len(names):,} contract{'s' * (len(names) != 1)}, {n:,} instance{'s' * (n != 1)}"
+        )
 
     model.loaded.connect(count)
+    # one line: the view's status (which counts, and says what it is reading or what failed)
+    # in place of the bar's count, the Export ▾ at its end
+    bar.count.hide()
+    lay = bar.layout()
+    if isinstance(lay, QBoxLayout):
+        lay.insertWidget(0, view.status)
     insert_bar(view, bar, view.tree)
     return bar
 
