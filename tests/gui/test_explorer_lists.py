@@ -201,7 +201,8 @@ def test_block_contracts_and_account_lists_counted_and_exported(
     contracts.filter.setText("Token")
     drive(loop, lambda: contracts.model.names() == ["Token"])
     assert contracts.bar.count.text() == "1 contract, 1 instance"
-    assert contracts.status.text().startswith("1 of ") and contracts.status.parent() is contracts.bar
+    assert contracts.status.text().startswith("1 of ")
+    assert contracts.status.parent() is contracts.bar  # one line: the count, the Export ▾
     task = contracts.bar.export_to(tmp_path / "contracts.json", "json")
     assert task is not None
     loop.run_until_complete(task)
