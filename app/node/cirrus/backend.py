@@ -88,9 +88,9 @@ class Table:
     def chain_column(self) -> str:
         return "_chain" if self.kind == "event" else "chainId"
 
-    def counted(self) -> str:
+    def counted(self, by_address: bool = False) -> str:
         """What counts the table's rows without reading them, "" when nothing does (see
-        CirrusBackend._count)."""
+        CirrusBackend._count); ``by_address``: with an ``address`` column to filter on."""
         return ""
 
     def range_hint(self, q: Query, limit: int, db: sqlite3.Connection) -> str:
@@ -525,7 +525,17 @@ class CirrusBackend:
                         "or be used in an aggregate function",
                     },
                 )
-            return [{"count": self._count(t, where_sql, params, db, unfiltered)}]
+            by_address = (
+                not inner
+                and not hint
+                and q.where.op == "and"
+                and not q.where.negate
+                and len(q.where.items) == 1
+                and isinstance(f := q.where.items[0], Filter)
+                and (f.column, f.op, f.negate) == ("address", "eq", False)
+            )
+            n = self._count(t, where_sql, params, db, unfiltered, by_address)
+            return [{"count": n}]
         visible_cols = self.select_refs(t, q)
         # embeds find their rows by the key values of their relationships (embedding.py)
         hidden = embedding.hidden_keys(self, t, q) if q.embeds else []
@@ -733,11 +743,13 @@ class CirrusBackend:
         params: list[Any],
         db: sqlite3.Connection,
         unfiltered: bool = False,
+        by_address: bool = False,
     ) -> int:
         """Rows matching ``where_sql``; ``unfiltered``: it holds no condition but the chain
-        clause, which a table's kept counts can answer."""
-        if unfiltered and self._cheap_count(t):
-            source = t.counted()
+        clause, which a table's kept counts can answer; ``by_address``: its one condition
+        besides is ``address=eq.``, which they answer too (a token's holders, counted)."""
+        if (unfiltered or by_address) and self._cheap_count(t):
+            source = t.counted(by_address)
             (n,) = db.execute(
                 f"SELECT coalesce(sum(n), 0) FROM {source} AS counted{where_sql}", params
             ).fetchone()

@@ -258,7 +258,11 @@ class Table16(Table):
     def chain_column(self) -> str:
         return "_chain"
 
-    def counted(self) -> str:
+    def counted(self, by_address: bool = False) -> str:
+        if by_address:  # the kept counts are by contract: their address, for the filter
+            return self.count_source.replace(
+                "SELECT k._chain AS _chain,", "SELECT k._chain AS _chain, k.address AS address,", 1
+            )
         return self.count_source
 
     @property

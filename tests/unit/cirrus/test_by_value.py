@@ -109,3 +109,25 @@ def test_strato16_holders_without_the_address_filter_keep_reading_the_range() ->
     assert "by_value" not in steps and "rowid>? AND rowid<?" in steps, steps
     got = rows(s, "BlockApps-Token-balances", HOLDERS)
     assert [r["value"] for r in got] == [1700, 1010, 1010, 1009]
+
+
+def test_strato16_holders_of_one_contract_are_counted_from_the_kept_counts() -> None:
+    """``address=eq.X&select=count()`` (a token sharing its view with other instances) sums
+    the view's kept counts of that contract rather than reading its rows (8.8 s at a million
+    holders on a busy machine)."""
+    db, s = strato16_db()
+    write_mapping(db, s.layout, [entry(addr(1), "balances", 150, 0)])  # a zero: no holder
+    statements: list[str] = []
+    db.set_trace_callback(statements.append)
+    got = rows(s, "BlockApps-Token-balances", f"address=eq.{addr(1)}&select=count()")
+    db.set_trace_callback(None)
+    assert got == [{"count": 5}]
+    counting = [x for x in statements if "count" in x.lower()]
+    assert counting and all('"cirrus16:mapping" m' not in x for x in counting), counting
+    assert rows(s, "BlockApps-Token-balances", f"address=eq.{addr(2)}&select=count()") == [
+        {"count": 5}
+    ]
+    assert rows(s, "BlockApps-Token-balances", f"address=eq.{addr(9)}&select=count()") == [
+        {"count": 0}
+    ]
+    assert rows(s, "BlockApps-Token-balances", "select=count()") == [{"count": 10}]
