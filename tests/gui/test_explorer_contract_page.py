@@ -434,8 +434,48 @@ def test_token_holders_and_transfers_counted_and_exported(
     task = tbar.export_to(tmp_path / "transfers.json", "json")
     assert task is not None
     loop.run_until_complete(task)
+    assert token.transfers_status.parent() is tbar  # one line: the count, the Export ▾
+    assert token.transfers_status.text().startswith("2 transfers")
     rows = json.loads((tmp_path / "transfers.json").read_text())
     assert [(r["from"], r["to"], r["amount"]) for r in rows] == [
         (coin.alice, coin.carol, "50"), (coin.alice, coin.bob, "250")
     ]  # fmt: skip
     assert all(isinstance(r["block_number"], int) for r in rows)
+
+
+def test_the_largest_holders_show_before_the_count_is_in(
+    coin: Coin, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    """A count of a million rows can take longer than the first page: the page's rows show
+    as soon as it is in, the rest of the rows are added when the count comes."""
+    from app.services.tokens import TokenService, TokenShape
+    from app.ui.panels.explorer.token_page import HoldersModel
+
+    connect(loop, controller, coin.node, "alice")
+    service = TokenService(controller.explorer_contracts)
+    info = loop.run_until_complete(
+        service.token(Instance("Coin", coin.address), TokenShape("balances", supply="totalSupply"))
+    )
+    release = asyncio.Event()
+
+    def start(coro: Any, done: Any, failed: Any, background: bool = False) -> Any:
+        if coro.cr_code.co_name == "holders_count":  # held back until the test lets it go
+            inner = coro
+
+            async def later() -> Any:
+                await release.wait()
+                return await inner
+
+            coro = later()
+        return controller.tasks.start("holders", coro, on_done=done, on_error=failed)
+
+    model = HoldersModel(service, start)
+    counted: list[int] = []
+    model.counted.connect(counted.append)
+    model.reset(info)
+    drive(loop, lambda: model.rowCount() > 0)
+    assert not counted and model.rowCount() == 3  # the first page, before any count
+    assert model.index(0, 2).data() == "700"
+    release.set()
+    drive(loop, lambda: counted == [3])
+    assert model.rowCount() == 3

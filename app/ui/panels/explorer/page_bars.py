@@ -176,7 +176,11 @@ def token_bars(
     )
     insert_bar(holders_box, hbar, page.holders)
     tbar = ListBar(controller, "tokenTransfers", transfers, transfers_box)
-    tbar.count.hide()  # the transfers' status line counts
+    # the transfers' status line counts: it takes the count's place, on the Export's line
+    tbar.count.hide()
+    lay = tbar.layout()
+    if isinstance(lay, QBoxLayout):
+        lay.insertWidget(0, page.transfers_status, 1)
     insert_bar(transfers_box, tbar, page.transfers)
     return hbar, tbar
 

@@ -77,6 +77,7 @@ class HoldersModel(QAbstractTableModel):
         self.start = start
         self.info: TokenInfo | None = None
         self.total = 0
+        self.known = False
         self.supply: int | None = None
         self.names: dict[str, str] = {}
         # pages painted but not read yet, newest last: a fast scroll through a million rows
@@ -91,15 +92,24 @@ class HoldersModel(QAbstractTableModel):
         self.total = 0
         self.endResetModel()
 
+        self.known = False  # the count is in (before it: the rows of the first page)
+
         def got(n: int) -> None:
-            self.beginResetModel()
-            self.total = n
-            self.endResetModel()
+            self.known = True
+            if n >= self.total:  # after the first page's rows: the rest added below them
+                if n > self.total:
+                    self.beginInsertRows(QModelIndex(), self.total, n - 1)
+                    self.total = n
+                    self.endInsertRows()
+            else:
+                self.beginResetModel()
+                self.total = n
+                self.endResetModel()
             self.counted.emit(n)
 
         self.start(self.service.holders_count(info), got, self.failed.emit)
         # the first page is read beside the count, not after it: the largest holders show
-        # as soon as both are in
+        # as soon as it is in (a count of a million rows can take longer than the page)
         self.pages.load(
             0, self.service.holders(info, 0, HOLDERS_PAGE), self._got, self._page_failed
         )
@@ -155,6 +165,10 @@ class HoldersModel(QAbstractTableModel):
 
     def _got(self, page: int, rows: list[Holder]) -> None:
         self.pages.put(page, rows)
+        if page == 0 and not self.known and len(rows) > self.total:
+            self.beginInsertRows(QModelIndex(), self.total, len(rows) - 1)
+            self.total = len(rows)  # until the count comes
+            self.endInsertRows()
         first = page * HOLDERS_PAGE
         last = min(first + HOLDERS_PAGE, self.total) - 1
         if first <= last:
