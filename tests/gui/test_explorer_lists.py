@@ -188,6 +188,7 @@ def test_block_contracts_and_account_lists_counted_and_exported(
     bar = panel.detail.block_bar
     drive(loop, lambda: block.number == number and block.model.at_end)
     drive(loop, lambda: bar.count.text() == "1 transaction")
+    assert block.count_label.parent() is bar  # one line: the block's count, the Export ▾
     task = bar.export_to(tmp_path / "block.csv", "csv")
     assert task is not None
     loop.run_until_complete(task)

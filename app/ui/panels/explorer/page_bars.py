@@ -77,6 +77,15 @@ def insert_bar(holder: QWidget, bar: ListBar, by: QWidget, below: bool = False) 
         lay.insertWidget(lay.indexOf(by) + below, bar)
 
 
+def share_line(bar: ListBar, label: QWidget) -> None:
+    """A list that has its own counting line (a status that also says what it is reading or
+    what failed): that line takes the bar's count's place, the Export ▾ at its end."""
+    bar.count.hide()
+    lay = bar.layout()
+    if isinstance(lay, QBoxLayout):
+        lay.insertWidget(0, label, 1)
+
+
 def contracts_bar(view: ContractsView) -> ListBar:
     """The Contracts tree's instances as filtered now (the view's status line counts)."""
     model = view.model
@@ -102,12 +111,7 @@ def contracts_bar(view: ContractsView) -> ListBar:
         )
 
     model.loaded.connect(count)
-    # one line: the view's status (which counts, and says what it is reading or what failed)
-    # in place of the bar's count, the Export ▾ at its end
-    bar.count.hide()
-    lay = bar.layout()
-    if isinstance(lay, QBoxLayout):
-        lay.insertWidget(0, view.status)
+    share_line(bar, view.status)
     insert_bar(view, bar, view.tree)
     return bar
 
@@ -123,6 +127,7 @@ def block_bar(pane: DetailPane) -> ListBar:
     )
     for signal in (block.model.modelReset, block.model.rowsInserted, block.model.loaded):
         signal.connect(lambda *_a: bar.set_count(tx_count(block.model)))
+    share_line(bar, block.count_label)
     insert_bar(block, bar, block.table)
     return bar
 
@@ -176,11 +181,7 @@ def token_bars(
     )
     insert_bar(holders_box, hbar, page.holders)
     tbar = ListBar(controller, "tokenTransfers", transfers, transfers_box)
-    # the transfers' status line counts: it takes the count's place, on the Export's line
-    tbar.count.hide()
-    lay = tbar.layout()
-    if isinstance(lay, QBoxLayout):
-        lay.insertWidget(0, page.transfers_status, 1)
+    share_line(tbar, page.transfers_status)
     insert_bar(transfers_box, tbar, page.transfers)
     return hbar, tbar
 
