@@ -47,6 +47,9 @@ PLACEHOLDER = "…"
 MAX_READS = 2  # holder pages read at once (deep pages sort the whole table on the node)
 QUEUED = 4  # pages asked for and not read yet that are kept (the newest asked are read first)
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+ANSWERED = frozenset({DISPLAY, ALIGNMENT, int(Qt.ItemDataRole.ToolTipRole), int(COPY_ROLE)})
 
 
 def short(address: str) -> str:
@@ -175,26 +178,27 @@ class HoldersModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(self.COLUMNS) - 1))
         self._pump()
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < self.total:
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        # a painted cell is asked for about eight roles: those it has no answer for are
+        # turned away first, on plain ints (a PySide enum's lookup costs more than the test)
+        if role not in ANSWERED or not 0 <= (row := index.row()) < self.total:
             return None
         col = index.column()
-        if role == Qt.ItemDataRole.TextAlignmentRole:
+        if role == ALIGNMENT:
             return RIGHT if col in (0, 2, 3) else None
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
-            return None
+        shown = role == DISPLAY
         if col == 0:
-            return f"{index.row() + 1:,}" if role == Qt.ItemDataRole.DisplayRole else None
-        h = self.holder(index.row())
+            return f"{row + 1:,}" if shown else None
+        h = self.holder(row)
         if h is None:
-            return PLACEHOLDER if role == Qt.ItemDataRole.DisplayRole else None
+            return PLACEHOLDER if shown else None
         if col == 1:
-            if role != Qt.ItemDataRole.DisplayRole:
+            if not shown:
                 return h.address
             name = self.names.get(h.address)
             return f"{name} · {short(h.address)}" if name else h.address
         if col == 2:
-            return f"{h.amount:,}" if role == Qt.ItemDataRole.DisplayRole else str(h.amount)
+            return f"{h.amount:,}" if shown else str(h.amount)
         return share_text(h.amount, self.supply)
 
 
