@@ -31,13 +31,13 @@ import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app
 
+import gui_harness
 from benchlib import Node, machine, mark, rounded, utc_now, write_results
 
 from app.node.store import Store
@@ -82,39 +82,13 @@ def make_sandbox(work: Path, accounts: int) -> Path:
 
 
 def run(node: Node, work: Path) -> dict[str, Any]:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import qasync
-    from PySide6.QtCore import Qt, QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtCore import Qt
 
-    from app.services.controller import AppController
-    from app.services.profiles import Profile
-    from app.services.secret_service import SecretService
-    from app.services.session import Credentials
     from app.ui.panels.explorer.panel import ExplorerPanel
     from app.ui.shell.main_window import MainWindow
 
-    class Loop(qasync.QEventLoop):  # type: ignore[misc]
-        """Seen as running between run_until_complete calls (as in the app)."""
-
-        def run_forever(self) -> Any:
-            try:
-                return super().run_forever()
-            finally:
-                asyncio.events._set_running_loop(self)
-
-    app = QApplication.instance() or QApplication([])
-    loop = Loop(app)
-    loop.set_default_executor(ThreadPoolExecutor(2))
-    asyncio.set_event_loop(loop)
-    asyncio.events._set_running_loop(loop)
-    controller = AppController(
-        config_directory=work / "config",
-        sandbox_dir=work / "sandbox",
-        secrets=SecretService(work / "config", use_keyring=lambda: False),
-    )
-    profile = Profile("Bench", node.url, client_id="stratoscope-desktop")
-    loop.run_until_complete(controller.connect_profile(profile, Credentials("alice", "alice")))
+    loop = gui_harness.app_loop()
+    controller = gui_harness.signed_in(loop, node.url, work)
     window = MainWindow(controller)
     window.resize(1024, 640)
     window.show()
@@ -123,56 +97,37 @@ def run(node: Node, work: Path) -> dict[str, Any]:
     panel = next(p for p in window.panels if isinstance(p, ExplorerPanel))
     view = panel.accounts_view  # type: ignore[attr-defined]
     model = view.model
-    beat = {"last": time.perf_counter(), "max": 0.0, "cpu": time.thread_time(), "busy": 0.0}
-
-    def heartbeat() -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
-        beat["max"] = max(beat["max"], now - beat["last"] - 0.005)
-        beat["busy"] = max(beat["busy"], cpu - beat["cpu"])
-        beat["last"], beat["cpu"] = now, cpu
-
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(heartbeat)
-
-    def reset_beat() -> None:
-        beat["last"], beat["max"] = time.perf_counter(), 0.0
-        beat["cpu"], beat["busy"] = time.thread_time(), 0.0
+    beat = gui_harness.Heartbeat()
 
     async def until(cond: Any, timeout: float = 60.0) -> float:
-        t0 = time.perf_counter()
-        while not cond():
-            if time.perf_counter() - t0 > timeout:
-                raise TimeoutError("the Accounts view did not get there in time")
-            await asyncio.sleep(0.001)
-        return (time.perf_counter() - t0) * 1000
+        return await gui_harness.until(cond, timeout, "the Accounts view")
 
     async def measure() -> dict[str, Any]:
         out: dict[str, Any] = {}
         window.nav.setCurrentRow(window.panels.index(panel))
         await asyncio.sleep(0.5)  # the panel's own first reads (blocks, transactions) settle
-        timer.start()
-        reset_beat()
+        beat.start()
         t0 = time.perf_counter()
         panel.tabs.setCurrentWidget(view)
         await until(lambda: model.rowCount() > 0)
         out["first_page_ms"] = (time.perf_counter() - t0) * 1000
-        out["first_page_stall_ms"] = beat["max"] * 1000
+        out["first_page_stall_ms"] = beat.stall_ms
         out["accounts"] = model.total
         t0 = time.perf_counter()
         view.table.horizontalHeader().setSortIndicator(3, Qt.SortOrder.DescendingOrder)
         await until(lambda: model.sort_key == "balance" and model.rowCount() > 0)
         out["sorted_page_ms"] = (time.perf_counter() - t0) * 1000
-        reset_beat()
+        beat.reset()
         bar = view.table.verticalScrollBar()
         for _ in range(150):
             bar.setValue(bar.value() + 40)
             await asyncio.sleep(0.03)
         await until(lambda: not model.loading)
-        out["scroll_stall_ms"] = beat["max"] * 1000
-        out["scroll_busy_ms"] = beat["busy"] * 1000
+        out["scroll_stall_ms"] = beat.stall_ms
+        out["scroll_busy_ms"] = beat.busy_ms
+        out["scroll_longest_busy_ms"] = beat.longest_busy_ms
         out["rows_after_scrolling"] = model.rowCount()
-        timer.stop()
+        beat.stop()
         # c) the node's page, by each key
         client = controller.session.client
         assert client is not None

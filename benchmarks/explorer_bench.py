@@ -30,14 +30,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import os
 import random
 import shutil
 import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app
 
 import explorer_data
+import gui_harness
 from benchlib import Node, machine, mark, rounded, utc_now, write_results
 
 TARGETS = {"first_blocks_ms": 300.0, "first_txs_ms": 300.0, "oldest_ms": 500.0}
@@ -63,41 +62,13 @@ def make_chain(work: Path, blocks: int, txs: int) -> Path:
 
 
 def run(node: Node, work: Path, inspector: bool = True, freeze: bool = False) -> dict[str, Any]:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import httpx
-    import qasync
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
-    from app.services.controller import AppController
-    from app.services.profiles import Profile
-    from app.services.secret_service import SecretService
-    from app.services.session import Credentials
     from app.ui.panels.explorer.panel import ExplorerPanel
     from app.ui.shell.main_window import MainWindow
 
-    class Loop(qasync.QEventLoop):  # type: ignore[misc]
-        """Seen as running between run_until_complete calls too (as in the app, where it runs
-        all along): Qt events processed in between step tasks that use httpx."""
-
-        def run_forever(self) -> Any:
-            try:
-                return super().run_forever()
-            finally:
-                asyncio.events._set_running_loop(self)
-
-    app = QApplication.instance() or QApplication([])
-    loop = Loop(app)
-    loop.set_default_executor(ThreadPoolExecutor(2))  # as the app does: no QThread pool
-    asyncio.set_event_loop(loop)
-    asyncio.events._set_running_loop(loop)
-    controller = AppController(
-        config_directory=work / "config",
-        sandbox_dir=work / "sandbox",
-        secrets=SecretService(work / "config", use_keyring=lambda: False),
-    )
-    profile = Profile("Bench", node.url, client_id="stratoscope-desktop")
-    loop.run_until_complete(controller.connect_profile(profile, Credentials("alice", "alice")))
+    loop = gui_harness.app_loop()
+    controller = gui_harness.signed_in(loop, node.url, work)
     window = MainWindow(controller)
     window.resize(1024, 640)
     if not inspector:  # the HTTP inspector's table detached: the Explorer's own figures
@@ -110,16 +81,7 @@ def run(node: Node, work: Path, inspector: bool = True, freeze: bool = False) ->
         gc.freeze()
     panel = next(p for p in window.panels if isinstance(p, ExplorerPanel))
     blocks, txs = panel.blocks_model, panel.txs_model
-    beat = {"last": time.perf_counter(), "max": 0.0, "cpu": time.thread_time(), "busy": 0.0}
-
-    def heartbeat() -> None:
-        """The longest gap between beats (minus the 5 ms interval) and the GUI thread's own
-        CPU time within any gap: a long gap with little CPU is the machine (other processes,
-        the node) keeping the thread off a core, not work on it."""
-        now, cpu = time.perf_counter(), time.thread_time()
-        beat["max"] = max(beat["max"], now - beat["last"] - 0.005)
-        beat["busy"] = max(beat["busy"], cpu - beat["cpu"])
-        beat["last"], beat["cpu"] = now, cpu
+    beat = gui_harness.Heartbeat()
 
     gen2 = {"start": 0.0, "max": 0.0}
 
@@ -133,28 +95,15 @@ def run(node: Node, work: Path, inspector: bool = True, freeze: bool = False) ->
 
     gc.callbacks.append(collected)
 
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(heartbeat)
-
-    def reset_beat() -> None:
-        beat["last"], beat["max"] = time.perf_counter(), 0.0
-        beat["cpu"], beat["busy"] = time.thread_time(), 0.0
-
     async def until(cond: Any, timeout: float = 30.0) -> float:
-        t0 = time.perf_counter()
-        while not cond():
-            if time.perf_counter() - t0 > timeout:
-                raise TimeoutError("the Explorer did not get there in time")
-            await asyncio.sleep(0.001)
-        return (time.perf_counter() - t0) * 1000
+        return await gui_harness.until(cond, timeout, "the Explorer")
 
     def cell(model: Any, row: int, col: int) -> bool:
         return model.rowCount() > row and model.data(model.index(row, col)) not in (None, "…")
 
     async def measure() -> dict[str, Any]:
         out: dict[str, Any] = {}
-        timer.start()
+        beat.start()
         await asyncio.sleep(0.2)
         # a) first pages
         t0 = time.perf_counter()
@@ -171,7 +120,7 @@ def run(node: Node, work: Path, inspector: bool = True, freeze: bool = False) ->
         out["oldest_ms"] = (time.perf_counter() - t0) * 1000
         # c) scrolling
         rng = random.Random(SEED)
-        reset_beat()
+        beat.reset()
         bar = panel.blocks_view.table.verticalScrollBar()
         for _ in range(150):
             bar.setValue(rng.randrange(bar.maximum() + 1))
@@ -182,8 +131,9 @@ def run(node: Node, work: Path, inspector: bool = True, freeze: bool = False) ->
             tbar.setValue(tbar.value() + 40)
             await asyncio.sleep(0.03)
         await until(lambda: not blocks.pages.loading and not txs.pages.loading)
-        out["scroll_stall_ms"] = beat["max"] * 1000
-        out["scroll_busy_ms"] = beat["busy"] * 1000
+        out["scroll_stall_ms"] = beat.stall_ms
+        out["scroll_busy_ms"] = beat.busy_ms
+        out["scroll_longest_busy_ms"] = beat.longest_busy_ms
         out["txs_rows_after_scrolling"] = txs.rowCount()
         # d) new blocks
         panel.tabs.setCurrentWidget(panel.blocks_view)
@@ -210,17 +160,17 @@ def run(node: Node, work: Path, inspector: bool = True, freeze: bool = False) ->
                     ).raise_for_status()
                     time.sleep(0.1)
 
-        reset_beat()
+        beat.reset()
         sender = threading.Thread(target=send)
         sender.start()
         await asyncio.to_thread(sender.join)
         await until(lambda: blocks.head >= head + 20 and cell(blocks, 0, 1), 30)
         await until(lambda: txs.top_block >= blocks.head, 30)
         out["new_blocks"] = blocks.head - head
-        out["new_blocks_stall_ms"] = beat["max"] * 1000
-        out["new_blocks_busy_ms"] = beat["busy"] * 1000
+        out["new_blocks_stall_ms"] = beat.stall_ms
+        out["new_blocks_busy_ms"] = beat.busy_ms
         out["gc_gen2_max_ms"] = gen2["max"] * 1000
-        timer.stop()
+        beat.stop()
         return out
 
     try:

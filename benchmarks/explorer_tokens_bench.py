@@ -25,13 +25,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app
 
+import gui_harness
 from benchlib import Node, machine, mark, rounded, utc_now, write_results
 
 FIRST_MS = 300.0
@@ -61,17 +60,22 @@ def make_token(data: Path, holders: int) -> str:
     return built.token
 
 
-def node_times(node: Node, table: str) -> dict[str, float]:
+def node_times(node: Node, table: str, token: str) -> dict[str, float]:
     """The node's own time for the model's two first requests (a plain HTTP client, one
-    after the other): what the app's figure is made of, apart from the app."""
+    after the other): what the app's figure is made of, apart from the app. The page is read
+    with the address filter, as the app reads it (the node's by-value index starts with the
+    address); for the record, the same page without it, and a page half-way down."""
     import httpx
 
     out: dict[str, float] = {}
     headers = {"Authorization": f"Bearer {node.token('alice')}"}
+    page = "select=key,value&order=value.desc,key.asc&limit=100"
     with httpx.Client(base_url=node.url, headers=headers, timeout=300) as c:
         for key, query in (
             ("node_count_ms", "select=count()"),
-            ("node_first_page_ms", "select=key,value&order=value.desc,key.asc&limit=100"),
+            ("node_first_page_ms", f"address=eq.{token}&{page}"),
+            ("node_first_page_unfiltered_ms", page),
+            ("node_middle_page_ms", f"address=eq.{token}&{page}&offset=500000"),
         ):
             t0 = time.perf_counter()
             c.get(f"/cirrus/search/{table}?{query}").raise_for_status()
@@ -81,66 +85,20 @@ def node_times(node: Node, table: str) -> dict[str, float]:
 
 def run(node: Node, work: Path, token: str, jumps: int = 60) -> dict[str, Any]:
     """The figures of both table families (``seed``, ``strato16``), in one app process."""
-    reference = {name: node_times(node, table) for name, table in TABLES.items()}
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import qasync
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    from app.services.controller import AppController
+    reference = {name: node_times(node, table, token) for name, table in TABLES.items()}
     from app.services.explorer_contracts import Instance
-    from app.services.profiles import Profile
-    from app.services.secret_service import SecretService
-    from app.services.session import Credentials
     from app.services.tokens import TokenInfo, TokenService, TokenShape
     from app.ui.panels.explorer.table import ExplorerTable
     from app.ui.panels.explorer.token_page import HoldersModel
 
-    class Loop(qasync.QEventLoop):  # type: ignore[misc]
-        """Seen as running between run_until_complete calls too (as in the app)."""
-
-        def run_forever(self) -> Any:
-            try:
-                return super().run_forever()
-            finally:
-                asyncio.events._set_running_loop(self)
-
-    app = QApplication.instance() or QApplication([])
-    loop = Loop(app)
-    loop.set_default_executor(ThreadPoolExecutor(2))
-    asyncio.set_event_loop(loop)
-    asyncio.events._set_running_loop(loop)
-    controller = AppController(
-        config_directory=work / "config",
-        sandbox_dir=work / "sandbox",
-        secrets=SecretService(work / "config", use_keyring=lambda: False),
-    )
-    profile = Profile("Bench", node.url, client_id="stratoscope-desktop")
-    loop.run_until_complete(controller.connect_profile(profile, Credentials("alice", "alice")))
+    loop = gui_harness.app_loop()
+    controller = gui_harness.signed_in(loop, node.url, work)
     service = TokenService(controller.explorer_contracts)
     shape = TokenShape("_balances", supply="_totalSupply")
-    beat = {"last": time.perf_counter(), "max": 0.0, "cpu": time.thread_time(), "busy": 0.0}
+    beat = gui_harness.Heartbeat()
 
-    def heartbeat() -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
-        beat["max"] = max(beat["max"], now - beat["last"] - 0.005)
-        beat["busy"] = max(beat["busy"], cpu - beat["cpu"])
-        beat["last"], beat["cpu"] = now, cpu
-
-    def reset_beat() -> None:
-        beat["last"], beat["max"] = time.perf_counter(), 0.0
-        beat["cpu"], beat["busy"] = time.thread_time(), 0.0
-
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(heartbeat)
-
-    async def until(cond: Any, timeout: float = 120.0) -> None:
-        t0 = time.perf_counter()
-        while not cond():
-            if time.perf_counter() - t0 > timeout:
-                raise TimeoutError("the token page did not get there in time")
-            await asyncio.sleep(0.001)
+    async def until(cond: Any, timeout: float = 120.0) -> float:
+        return await gui_harness.until(cond, timeout, "the token page")
 
     def start(coro: Any, done: Any, failed: Any, background: bool = False) -> Any:
         return controller.tasks.start("Token holders", coro, on_done=done, on_error=failed)
@@ -153,29 +111,32 @@ def run(node: Node, work: Path, token: str, jumps: int = 60) -> dict[str, Any]:
         view.setModel(model)
         view.resize(1024, 640)
         view.show()
-        # the token is its contract's only instance (as the app finds from /contracts): read
-        # without the address filter, as the app does then
+        # the token is its contract's only instance (as the app finds from /contracts): counted
+        # without the address filter, its pages read with it, as the app does then
         info = TokenInfo(Instance("Token", token), shape, table, "", by_chain=False, sole=True)
         out: dict[str, Any] = {}
+        counted: list[float] = []
+        model.counted.connect(lambda _n: counted.append(time.perf_counter()))
         await asyncio.sleep(0.2)
-        reset_beat()
+        beat.reset()
         t0 = time.perf_counter()
         model.reset(info)
         await until(lambda: model.rowCount() > 0 or bool(errors))
-        out["count_ms"] = (time.perf_counter() - t0) * 1000
         view.viewport().update()
         await until(lambda: model.data(model.index(0, 2)) not in (None, "…") or bool(errors))
         if errors:
             raise RuntimeError(f"{name}: {errors[0]}")
         out["first_page_ms"] = (time.perf_counter() - t0) * 1000
-        out["first_stall_ms"] = beat["max"] * 1000
+        out["first_stall_ms"] = beat.stall_ms
+        await until(lambda: bool(counted) or bool(errors))  # the first page shows before it
+        out["count_ms"] = (counted[0] - t0) * 1000
         out["holders"] = model.rowCount()
         first = model.holder(0)
         second = model.holder(1)
         assert first is not None and second is not None and first.amount >= second.amount
         rng = random.Random(SEED)
         bar = view.verticalScrollBar()
-        reset_beat()
+        beat.reset()
         for _ in range(jumps):
             bar.setValue(rng.randrange(bar.maximum() + 1))
             await asyncio.sleep(0.03)
@@ -183,8 +144,9 @@ def run(node: Node, work: Path, token: str, jumps: int = 60) -> dict[str, Any]:
         for _ in range(jumps):
             bar.setValue(bar.value() + 40)
             await asyncio.sleep(0.03)
-        out["scroll_stall_ms"] = beat["max"] * 1000
-        out["scroll_busy_ms"] = beat["busy"] * 1000
+        out["scroll_stall_ms"] = beat.stall_ms
+        out["scroll_busy_ms"] = beat.busy_ms
+        out["scroll_longest_busy_ms"] = beat.longest_busy_ms
         t1 = time.perf_counter()
         await until(lambda: not model.pages.loading)
         out["drain_s"] = time.perf_counter() - t1
@@ -205,11 +167,11 @@ def run(node: Node, work: Path, token: str, jumps: int = 60) -> dict[str, Any]:
         return out
 
     async def measure() -> dict[str, Any]:
-        timer.start()
+        beat.start()
         figures: dict[str, Any] = {}
         for name, table in TABLES.items():
             figures[name] = {**await family(name, table), **reference[name]}
-        timer.stop()
+        beat.stop()
         return figures
 
     try:
@@ -234,7 +196,10 @@ def report(figures: dict[str, Any]) -> bool:
             f"  {fam}: {f['holders']:,} holders; count {f['count_ms']:.0f} ms; GUI CPU in the "
             f"longest gap {f['scroll_busy_ms']:.1f} ms; reads drained {f['drain_s']:.1f} s "
             f"after scrolling; {f['pages_held']} pages held; the node alone: count "
-            f"{f['node_count_ms']:.0f} ms, first page {f['node_first_page_ms']:.0f} ms; "
+            f"{f['node_count_ms']:.0f} ms, first page {f['node_first_page_ms']:.0f} ms "
+            f"({f['node_first_page_unfiltered_ms']:.0f} ms without the address filter), page "
+            f"500,001 {f['node_middle_page_ms']:.0f} ms; GUI CPU in the longest gap itself "
+            f"{f['scroll_longest_busy_ms']:.1f} ms; "
             f"first page with the address "
             f"filter (a token sharing its table) {f['first_page_address_filtered_ms']:.0f} ms"
         )

@@ -20,6 +20,9 @@ account for exactly the answered transfers. Then, on the sandbox only:
      fresh data dir and on an existing one (restart)
   runaway: alice submits 30 transactions that loop until their step budget runs out; meanwhile
      another client measures GET /health and bob's state reads (p50/p99) and his transfers
+  traces: the same sequential (Python client) and batched transfers on a node started with
+     `--traces off`, interleaved with the default (traces on) rounds: what recording the
+     call traces costs a transfer (issue 28 asks for no more than 10 %)
   unbounded: 32 concurrent unbounded Cirrus queries of a 100,000-row table
      (benchmarks/cirrus_unbounded.py): the node's RSS before, at the peak and after
 
@@ -29,7 +32,7 @@ a table and are written to benchmarks/results/node.json. Where a transfer's time
 the node: benchmarks/write_profile.py.
 
     python benchmarks/node_bench.py [--quick] [--rounds N] [--duration S] [--no-peer]
-                                    [--no-wrk] [--no-unbounded]
+                                    [--no-wrk] [--no-unbounded] [--no-trace-cost]
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ TARGET_BATCHED = 10_000.0
 TARGET_COLD_S = 1.5
 TARGET_HEALTH_P99_MS = 50.0  # while runaway transactions execute
 TARGET_READ_P99_MS = 100.0
+TARGET_TRACE_COST = 0.10  # a transfer with traces on at most 10 % slower than with them off
+TRACES_OFF = "sandbox-traces-off"
 
 SEQ_KEYS = ("rate", "p50_ms", "p99_ms")
 
@@ -143,6 +148,49 @@ def sandbox_round(s: Settings, r: int, clients: list[str], tmp: Path, rows: Rows
     )
 
 
+def traces_off_round(s: Settings, r: int, tmp: Path, rows: Rows) -> None:
+    """The sandbox with ``--traces off``: the Python client's sequential transfers and the
+    batches, to set beside the default rounds."""
+    mine = rows.setdefault(TRACES_OFF, {})
+    flags = ("--traces", "off")
+    run = seq_round("python", s.duration, tmp / f"notrace-python{r}", flags)
+    mine.setdefault("python", []).append(row(run))
+    print(
+        f"  traces off python       {run.rate:>8,.0f} tx/s  p50 {run.p50_ms:.2f} ms  "
+        f"p99 {run.p99_ms:.2f} ms  (verified={run.verified})",
+        flush=True,
+    )
+    batch = batch_round(s, tmp / f"notrace-batch{r}", flags)
+    mine.setdefault("batched", []).append(row(batch))
+    print(
+        f"  traces off batched      {batch.rate:>8,.0f} tx/s  (verified={batch.verified})",
+        flush=True,
+    )
+
+
+def trace_cost_rows(med: dict[str, dict[str, Any]]) -> tuple[list[tuple[str, str, str]], bool]:
+    """How much slower a transfer is with traces recorded, per client; and whether every
+    client stays within the issue's 10 %."""
+    rows: list[tuple[str, str, str]] = []
+    met = True
+    for client in ("python", "batched"):
+        on = med.get("sandbox", {}).get(client, {}).get("rate")
+        off = med.get(TRACES_OFF, {}).get(client, {}).get("rate")
+        if not on or not off:
+            continue
+        cost = off / on - 1.0  # extra time per transfer with traces on
+        met = met and cost <= TARGET_TRACE_COST
+        rows.append(
+            (
+                f"trace recording cost, {client}",
+                f"{cost * 100:+.1f} %",
+                f"time per transfer, traces on ({on:,.0f} tx/s) vs off ({off:,.0f} tx/s); "
+                f"target <= {TARGET_TRACE_COST * 100:.0f} %: " + mark(cost <= TARGET_TRACE_COST),
+            )
+        )
+    return rows, met
+
+
 def peer_rounds(peer: Peer, s: Settings, r: int, clients: list[str], tmp: Path, rows: Rows) -> None:
     mine = rows.setdefault(peer.name, {})
     for client in clients:
@@ -159,20 +207,27 @@ def peer_rounds(peer: Peer, s: Settings, r: int, clients: list[str], tmp: Path, 
 
 
 def write_rounds(
-    s: Settings, peers: list[Peer], wrk: bool, tmp: Path, problems: dict[str, str]
+    s: Settings,
+    peers: list[Peer],
+    wrk: bool,
+    tmp: Path,
+    problems: dict[str, str],
+    trace_cost: bool = True,
 ) -> tuple[Rows, list[float]]:
     """All write measurements in interleaved rounds; the rows and the load before each round."""
     rows: Rows = {}
     loads: list[float] = []
     seq_clients = ["python", "wrk"] if wrk else ["python"]
     peer_clients = [*seq_clients, "python-receipt"]
-    systems = ["sandbox", *(p.name for p in peers)]
+    systems = ["sandbox", *(p.name for p in peers), *([TRACES_OFF] if trace_cost else [])]
     by_name = {p.name: p for p in peers}
     for r, system in interleave(systems, s.rounds):
         if system == "sandbox":
             loads.append(os.getloadavg()[0])
             print(f"round {r + 1}/{s.rounds} (1-min load {loads[-1]:.2f})", flush=True)
             sandbox_round(s, r, seq_clients, tmp, rows)
+        elif system == TRACES_OFF:
+            traces_off_round(s, r, tmp, rows)
         elif system not in problems:
             try:
                 peer_rounds(by_name[system], s, r, peer_clients, tmp, rows)
@@ -306,6 +361,9 @@ def main() -> None:
     ap.add_argument("--no-wrk", action="store_true", help="the Python client only")
     ap.add_argument("--clients", type=int, default=2, help="client processes of the batches")
     ap.add_argument("--no-unbounded", action="store_true", help="skip the Cirrus memory scenario")
+    ap.add_argument(
+        "--no-trace-cost", action="store_true", help="skip the rounds with --traces off"
+    )
     opts = ap.parse_args()
     s = Settings(
         rounds=opts.rounds or 3,
@@ -337,8 +395,9 @@ def main() -> None:
         rows, loads = timed(
             f"writes: {s.rounds} interleaved rounds of sandbox"
             + "".join(f", {p.name}" for p in peers)
+            + ("" if opts.no_trace_cost else ", sandbox with --traces off")
             + f"; {s.duration} s per sequential measurement",
-            lambda: write_rounds(s, peers, wrk, tmp, problems),
+            lambda: write_rounds(s, peers, wrk, tmp, problems, not opts.no_trace_cost),
         )
         failures: dict[str, str] = {}
         cold: ColdStart | None = attempt(
@@ -379,7 +438,8 @@ def main() -> None:
     batch = sandbox["batched"]
     r_anvil = ratios.get("sandbox/anvil python")
     r_ganache = ratios.get("sandbox/ganache python")
-    table = seq_table(med)
+    table = seq_table({k: v for k, v in med.items() if k != TRACES_OFF})
+    cost_rows, cost_met = trace_cost_rows(med)
     table += [(f"ratio {k}", fmt_ratio(v), "") for k, v in ratios.items()]
     table += [
         (
@@ -398,6 +458,7 @@ def main() -> None:
             + ("; all Success, in state" if batch["verified"] else "; NOT VERIFIED"),
         ),
     ]
+    table += cost_rows
     if cold is not None:
         table += cold_rows(cold)
     if runaway is not None:
@@ -464,6 +525,8 @@ def main() -> None:
             "submit_p50_met": sub["p50_ms"] < TARGET_SUBMIT_P50_MS,
             "batched_min_tx_per_s": TARGET_BATCHED,
             "batched_met": median_of(rows["sandbox"]["batched"], "rate") >= TARGET_BATCHED,
+            "trace_cost_max": TARGET_TRACE_COST,
+            "trace_cost_met": cost_met if cost_rows else None,
             "cold_start_max_s": TARGET_COLD_S,
             "cold_start_met": cold is not None
             and max(cold.fresh_s, cold.restart_s) < TARGET_COLD_S,

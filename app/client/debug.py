@@ -16,6 +16,7 @@ from .http import StratoClient
 __all__ = ["ACTIONS", "DebugClient", "DebugEvent", "NoDebugger"]
 
 BASE = "/vm-debug/sessions"
+TX_PATH = "/vm-debug/transaction"  # what a re-run of a transaction runs
 ACTIONS = ("continue", "next", "stepIn", "stepOut", "pause", "stop")
 
 
@@ -58,6 +59,25 @@ class DebugClient:
                 ) from None
             raise
         self.sid = str(out["id"])
+        return dict(out)
+
+    async def describe_transaction(self, tx_hash: str) -> dict[str, Any]:
+        """What a re-run of ``tx_hash`` runs and its source (``GET /vm-debug/transaction``):
+        the node's refusal (unknown, not re-runnable and why) as a RequestError; a node
+        without the route as :class:`NoDebugger`."""
+        path = f"{TX_PATH}?hash={tx_hash.strip()}"
+        try:
+            out = await self.client.json("GET", path, idempotent=True)
+        except RequestError as exc:
+            if exc.status == 404 and "unknown transaction" not in str(exc):
+                raise NoDebugger(
+                    "this node cannot re-run transactions in a debugger (the sandbox's "
+                    "/vm-debug routes)",
+                    status=404,
+                    method="GET",
+                    url=path,
+                ) from None
+            raise
         return dict(out)
 
     async def events(self, after: int, wait: float = 20.0) -> list[DebugEvent]:

@@ -54,6 +54,14 @@ LAUNCH: S = obj(
         "before its frame unwinds (default true)",
     },
     breakpoints=array(obj(["file", "line"], file=STR, line=UINT, condition=STR)),
+    transaction={
+        "type": "string",
+        "pattern": "^(0x)?[0-9a-fA-F]{64}$",
+        "description": "re-run this transaction (its contract, function, arguments, sender, "
+        "value, block number and time) on the state just before it; the other fields but "
+        "stopOnEntry, pauseOnFailure and breakpoints are ignored, the source is the code's own "
+        "(<Contract>.sol)",
+    },
 )
 VARIABLE: S = obj(
     ["name", "value", "type", "variablesReference"],
@@ -91,7 +99,51 @@ DEBUG_OPERATIONS: dict[str, S] = {
         "responses": {
             "200": json_of(SESSION, "started; answered once it first stops (or after 2 s)"),
             "400": BAD,
+            "404": json_of(
+                ERR,
+                "transaction: no such transaction (or one of a private chain the caller is "
+                "not a member of: answered as an unknown hash)",
+            ),
+            "409": json_of(
+                ERR,
+                "transaction: not in a block yet, a transfer or a chain's creation (no contract "
+                "code), or not SolidVM code",
+            ),
+            "410": json_of(
+                ERR,
+                "transaction: the state before it is no longer reconstructible (from before "
+                "the node's start, or older than the last 5000 transactions)",
+            ),
             "429": json_of(ERR, "the caller (2) or the node (16) has as many sessions as allowed"),
+        },
+    },
+    "DebugRoutes.transaction": {
+        "summary": "What a re-run of a transaction in the debugger runs, and its source",
+        "description": "The contract, function, address and chain of the transaction and the "
+        "source a re-run shows (file name and text): POST /vm-debug/sessions with "
+        "{transaction} starts the re-run; the same refusals as there.",
+        "parameters": [query("hash", STR, "the transaction's hash (64 hex digits)")],
+        "responses": {
+            "200": json_of(
+                obj(
+                    ["transaction", "kind", "contract", "address", "file", "source"],
+                    transaction=STR,
+                    kind={"type": "string", "enum": ["FUNCTION", "CONTRACT"]},
+                    contract=STR,
+                    function=STR,
+                    address=STR,
+                    chainId={"type": ["string", "null"]},
+                    sender=STR,
+                    blockNumber=UINT,
+                    file=STR,
+                    source=STR,
+                ),
+                "the re-run's call and source",
+            ),
+            "400": BAD,
+            "404": json_of(ERR, "no such transaction (or a private chain's, to a non-member)"),
+            "409": json_of(ERR, "not in a block yet, a transfer, a chain's creation, not SolidVM"),
+            "410": json_of(ERR, "the state before it is no longer reconstructible"),
         },
     },
     "DebugRoutes.sessions_of": {

@@ -37,6 +37,7 @@ from .connections import (
 )
 from .debug.routes import DebugRoutes
 from .files import FileService, blob_store_from_env
+from .gcfreeze import tune_for_node
 from .ledger import Ledger
 from .oidc import OidcIssuer
 from .perms import restrict_umask, secure_data_dir
@@ -239,6 +240,7 @@ def serve(config: NodeConfig) -> int:
                         "(change them with: users passwd NAME)"
                     )
             node.open()
+            tune_for_node()  # the collector's settings for the node process
             sock = _bind(config.host, config.port)
             try:
                 _run(_serve(node, sock))

@@ -47,7 +47,16 @@ def tx_state_diff(
     accts: Iterable[AccountState],
     created: set[tuple[str, int]],
 ) -> str:
-    """JSON text: ``{"covers", "skips", "changes": [{address, chainId, variable, key?, before,
+    """The JSON text of :func:`tx_state_diff_object`."""
+    return json.dumps(tx_state_diff_object(journal, accts, created))
+
+
+def tx_state_diff_object(
+    journal: list[tuple[Any, Any, Any]],
+    accts: Iterable[AccountState],
+    created: set[tuple[str, int]],
+) -> dict[str, Any]:
+    """JSON object: ``{"covers", "skips", "changes": [{address, chainId, variable, key?, before,
     after}], "omitted"?}``; ``before`` is null for a contract this transaction created; past
     :data:`MAX_CHANGES` changes only their number is given (``omitted``)."""
     changes: list[dict[str, Any]] = []
@@ -96,7 +105,7 @@ def tx_state_diff(
     out: dict[str, Any] = {"covers": COVERS, "skips": SKIPS, "changes": changes[:MAX_CHANGES]}
     if len(changes) > MAX_CHANGES:
         out["omitted"] = len(changes) - MAX_CHANGES
-    return json.dumps(out)
+    return out
 
 
 def _vars(acct: AccountState) -> dict[str, StateVar]:

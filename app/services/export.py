@@ -68,10 +68,16 @@ async def write_rows(
         await asyncio.to_thread(out.close)
         await asyncio.to_thread(os.replace, tmp, path)
     except BaseException:
-        out.close()
-        tmp.unlink(missing_ok=True)
+        # the half-written file is closed and removed on a worker thread too (shielded: a
+        # second cancel while it runs does not leave it behind)
+        await asyncio.shield(asyncio.to_thread(_discard, out, tmp))
         raise
     return written
+
+
+def _discard(out: Any, tmp: Path) -> None:
+    out.close()
+    tmp.unlink(missing_ok=True)
 
 
 def _csv_row(r: dict[str, Any]) -> dict[str, Any]:

@@ -166,21 +166,26 @@ class TokenService(QObject):
         ]
         return TokenInfo(inst, shape, table, transfers[0] if transfers else "", chained, sole)
 
-    def _where(self, t: TokenInfo) -> list[tuple[str, str]]:
-        if t.sole and not t.instance.chain_id:
-            return []  # the table's rows are all the instance's
+    def _where(self, t: TokenInfo, ordered: bool = False) -> list[tuple[str, str]]:
+        """``ordered``: a page largest first, read with the address filter even when the
+        table's rows are all the instance's: the node's by-value index starts with the
+        address (the page reads its rows from it, not the whole table and a sort)."""
+        if t.sole and not t.instance.chain_id and not ordered:
+            return []  # the table's rows are all the instance's: counted without a filter
         where = [("address", f"eq.{t.instance.address}")]
         if t.by_chain and t.instance.chain_id:
             where.append(("chainId", f"eq.{t.instance.chain_id}"))
         return where
 
-    async def _rows(self, t: TokenInfo, params: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    async def _rows(
+        self, t: TokenInfo, params: list[tuple[str, str]], ordered: bool = False
+    ) -> list[dict[str, Any]]:
         if not t.holders_table:
             raise RequestError(
                 f"Cirrus has no table of {t.instance.name}.{t.shape.balances}: "
                 "its holders are not indexed"
             )
-        rows, _ = await self._client().cirrus(t.holders_table, self._where(t) + params)
+        rows, _ = await self._client().cirrus(t.holders_table, self._where(t, ordered) + params)
         return [r for r in rows if isinstance(r, dict)]
 
     async def holders_count(self, t: TokenInfo) -> int:
@@ -201,6 +206,7 @@ class TokenService(QObject):
                 ("offset", str(offset)),
                 ("limit", str(limit)),
             ],
+            ordered=True,
         )
         out = []
         for r in rows:

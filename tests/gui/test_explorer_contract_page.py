@@ -7,7 +7,9 @@ first, total supply), under the seed's Cirrus names and STRATO 16's."""
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -395,3 +397,85 @@ def test_a_query_on_the_read_tab_sends_no_transaction(
     nonce, _height = _written(coin.node)
     assert nonce == before[0] + 1
     assert "lands in a block" in read.query.toolTip()
+
+
+def test_token_holders_and_transfers_counted_and_exported(
+    coin: Coin,
+    controller: AppController,
+    loop: qasync.QEventLoop,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    """The holders' and the transfers' Export ▾ (issue 29): every holder, largest first with
+    its share, as CSV; every transfer, newest first, as JSON; the holders counted."""
+    _links, detail = open_page(coin, controller, loop, qtbot)
+    drive(loop, lambda: detail.page.token is not None)
+    token = detail.page.token
+    assert token is not None
+    detail.tabs.setCurrentWidget(token)
+    hbar, tbar = token.holders_bar, token.transfers_bar
+    drive(loop, lambda: token.supply is not None and token.holders_model.rowCount() == 3)
+    assert hbar.count.text() == "3 holders, largest first"
+    assert hbar.export.isVisible() and hbar.count.isVisible()
+    task = hbar.export_to(tmp_path / "holders.csv", "csv")
+    assert task is not None
+    loop.run_until_complete(task)
+    lines = (tmp_path / "holders.csv").read_text().splitlines()
+    assert lines == [
+        "rank,address,balance,share",
+        f"1,{coin.alice},700,0.7",
+        f"2,{coin.bob},250,0.25",
+        f"3,{coin.carol},50,0.05",
+    ], lines
+    assert "Exported 3 row(s)" in hbar.status.text()
+    token.tabs.setCurrentIndex(1)
+    assert tbar.export.isVisible()
+    drive(loop, lambda: token.transfers_model.at_end and token.transfers_model.rowCount() == 2)
+    task = tbar.export_to(tmp_path / "transfers.json", "json")
+    assert task is not None
+    loop.run_until_complete(task)
+    assert token.transfers_status.parent() is tbar  # one line: the count, the Export ▾
+    assert token.transfers_status.text().startswith("2 transfers")
+    rows = json.loads((tmp_path / "transfers.json").read_text())
+    assert [(r["from"], r["to"], r["amount"]) for r in rows] == [
+        (coin.alice, coin.carol, "50"), (coin.alice, coin.bob, "250")
+    ]  # fmt: skip
+    assert all(isinstance(r["block_number"], int) for r in rows)
+
+
+def test_the_largest_holders_show_before_the_count_is_in(
+    coin: Coin, controller: AppController, loop: qasync.QEventLoop
+) -> None:
+    """A count of a million rows can take longer than the first page: the page's rows show
+    as soon as it is in, the rest of the rows are added when the count comes."""
+    from app.services.tokens import TokenService, TokenShape
+    from app.ui.panels.explorer.token_page import HoldersModel
+
+    connect(loop, controller, coin.node, "alice")
+    service = TokenService(controller.explorer_contracts)
+    info = loop.run_until_complete(
+        service.token(Instance("Coin", coin.address), TokenShape("balances", supply="totalSupply"))
+    )
+    release = asyncio.Event()
+
+    def start(coro: Any, done: Any, failed: Any, background: bool = False) -> Any:
+        if coro.cr_code.co_name == "holders_count":  # held back until the test lets it go
+            inner = coro
+
+            async def later() -> Any:
+                await release.wait()
+                return await inner
+
+            coro = later()
+        return controller.tasks.start("holders", coro, on_done=done, on_error=failed)
+
+    model = HoldersModel(service, start)
+    counted: list[int] = []
+    model.counted.connect(counted.append)
+    model.reset(info)
+    drive(loop, lambda: model.rowCount() > 0)
+    assert not counted and model.rowCount() == 3  # the first page, before any count
+    assert model.index(0, 2).data() == "700"
+    release.set()
+    drive(loop, lambda: counted == [3])
+    assert model.rowCount() == 3

@@ -20,7 +20,8 @@ from app.ui.panels.explorer.transactions_model import TX_ROLE
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect, drive
 from tests.gui.test_explorer import loaded_row, show_explorer
-from tests.integration.node_fixture import RunningNode, submit, transfer_tx
+from tests.gui.test_explorer_accounts import TOKEN
+from tests.integration.node_fixture import RunningNode, call_tx, deploy, submit, transfer_tx
 
 TIME = Qt.ItemDataRole.ToolTipRole
 
@@ -160,3 +161,83 @@ def test_events_relative_times_and_export(
     assert len(rows) == len(model.rows)
     assert {r["contract"] for r in rows} >= {"CertificateRegistry"}
     assert [r["tx_hash"] for r in rows] == [r.tx_hash for r in model.rows]
+
+
+def test_block_contracts_and_account_lists_counted_and_exported(
+    node: RunningNode,
+    loop: qasync.QEventLoop,
+    controller: AppController,
+    window: MainWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    """The lists that had no Export ▾ (issue 29): a block's own transactions, the Contracts
+    tree as filtered, and each of the account page's lists (the bar follows its tab)."""
+    alice = node.client("alice")
+    token = deploy(alice, "Token", TOKEN, {"supply": 1000})
+    bob = node.address("bob")
+    (sent,) = submit(alice, call_tx(token, "transfer", {"to": bob, "value": 250}, "Token"))
+    assert sent["status"] == "Success", sent
+    connect(loop, controller, node)
+    panel = show_explorer(window, loop)
+    # a block's own transactions: the block of the transfer
+    found = alice.get("/strato-api/eth/v1.2/transaction", params={"hash": sent["hash"]})
+    number = int(found.json()[0]["blockNumber"])
+    panel.show_block(number)
+    block = panel.detail.block
+    bar = panel.detail.block_bar
+    drive(loop, lambda: block.number == number and block.model.at_end)
+    drive(loop, lambda: bar.count.text() == "1 transaction")
+    assert block.count_label.parent() is bar  # one line: the block's count, the Export ▾
+    task = bar.export_to(tmp_path / "block.csv", "csv")
+    assert task is not None
+    loop.run_until_complete(task)
+    lines = (tmp_path / "block.csv").read_text().splitlines()
+    assert lines[0].startswith("hash,kind,status,sender,to")
+    assert len(lines) == 2 and lines[1].startswith(sent["hash"] + ",")
+    # the Contracts tree, filtered by name
+    contracts = panel.contracts_view
+    panel.tabs.setCurrentWidget(contracts)
+    drive(loop, lambda: "Token" in contracts.model.names())
+    contracts.filter.setText("Token")
+    drive(loop, lambda: contracts.model.names() == ["Token"])
+    assert contracts.bar.count.text() == "1 contract, 1 instance"
+    assert contracts.status.text().startswith("1 of ")
+    assert contracts.status.parent() is contracts.bar  # one line: the count, the Export ▾
+    task = contracts.bar.export_to(tmp_path / "contracts.json", "json")
+    assert task is not None
+    loop.run_until_complete(task)
+    rows = json.loads((tmp_path / "contracts.json").read_text())
+    assert [(r["name"], r["address"]) for r in rows] == [("Token", token)]
+    # the account page: its transactions, the contracts it created, its holdings
+    page = panel.open_account(node.address("alice"))  # type: ignore[attr-defined]
+    abar = page.bar
+    tm = page.txs_model
+    drive(loop, lambda: tm.at_end and tm.rowCount() > 0 and page.holdings_model.rowCount() > 0)
+    drive(loop, lambda: abar.count.text() == f"{tm.rowCount():,} transactions")
+    task = abar.export_to(tmp_path / "alice-txs.json", "json")
+    assert task is not None
+    loop.run_until_complete(task)
+    rows = json.loads((tmp_path / "alice-txs.json").read_text())
+    assert len(rows) == tm.rowCount() and sent["hash"] in [r["hash"] for r in rows]
+    page.tabs.setCurrentIndex(1)
+    drive(loop, lambda: page.created_model.rowCount() > 0)
+    assert abar.count.text() == f"{page.created_model.rowCount():,} contract" + (
+        "s created" if page.created_model.rowCount() != 1 else " created"
+    )
+    task = abar.export_to(tmp_path / "created.csv", "csv")
+    assert task is not None
+    loop.run_until_complete(task)
+    assert f"Token,{token}" in (tmp_path / "created.csv").read_text().splitlines()
+    page.tabs.setCurrentIndex(2)
+    assert abar.count.text().endswith("holdings") or abar.count.text() == "1 holding"
+    task = abar.export_to(tmp_path / "holdings.json", "json")
+    assert task is not None
+    loop.run_until_complete(task)
+    held = {
+        r["address"]: r["balance"] for r in json.loads((tmp_path / "holdings.json").read_text())
+    }
+    assert held[token] == "750"
+    # a long status does not widen the pane: it is cut, the Export ▾ stays in view
+    abar.status.setText("Exported 1 row(s) to /" + "very-long-folder-name/" * 20 + "x.json")
+    assert abar.minimumSizeHint().width() < 400

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from tests.unit.ledger_parts import COUNTER, address, balance, opened, transfer
@@ -56,3 +57,40 @@ def test_a_deployment_notes_metadata_code_events_and_changes(tmp_path: Path) -> 
         assert [e[4] for e in ledger.journal.events] == ["Bumped"]
         assert ledger.journal.senders[call.hash] == sender
         assert ledger.journal.touched[k] == (call.hash, sender)
+
+
+def test_a_traced_call_leaves_no_reference_cycle(tmp_path: Path) -> None:
+    """A traced transaction's context and recorder are freed by reference counting once the
+    trace is stored: each one left to the cyclic collector made its passes costlier."""
+    with opened(tmp_path) as ledger:
+        assert ledger.traces.enabled
+        ex, keys = ledger.executor, ledger.keys
+        sender = address(ledger, "alice")
+        payload = ledger.validator.check_upload({"src": COUNTER, "args": {"start": 1}}, "t")
+        up = keys.new_sub("alice", sender, "CONTRACT", payload, "", None)
+        number = ledger.state.head.number + 1
+        contract = ex.execute(up, number, 0, 0)["data"]["contents"]["address"]
+        gc.collect()
+        gc.disable()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            for i in range(6):
+                call = keys.new_sub(
+                    "alice",
+                    sender,
+                    "FUNCTION",
+                    {"contractAddress": contract, "method": "bump"},
+                    "",
+                    None,
+                )
+                assert ex.execute(call, number, 0, 1 + i)["status"] == "Success"
+                if i in (2, 5):  # the writer lets go of the first batch when taking the next
+                    ledger.traces.flush()
+            assert ledger.traces.read(call.hash) is not None  # traced indeed
+            gc.collect()
+            left = [type(o).__name__ for o in gc.garbage]
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
+        assert "ExecContext" not in left and "TraceRecorder" not in left, left[:20]

@@ -88,15 +88,25 @@ class Table:
     def chain_column(self) -> str:
         return "_chain" if self.kind == "event" else "chainId"
 
-    def counted(self) -> str:
+    def counted(self, by_address: bool = False) -> str:
         """What counts the table's rows without reading them, "" when nothing does (see
-        CirrusBackend._count)."""
+        CirrusBackend._count); ``by_address``: with an ``address`` column to filter on."""
         return ""
 
     def range_hint(self, q: Query, limit: int, db: sqlite3.Connection) -> str:
         """A condition on ``rowid`` that reads the query's rows from one range of the table,
         in order, when that beats its indexes ("": none; see strato16.Table16)."""
         return ""
+
+    def order_hint(self, q: Query) -> str:
+        """A condition, true of every row, that lets an index give the query's order ("":
+        none; see strato16.Table16)."""
+        return ""
+
+    @property
+    def keyed(self) -> bool:
+        """A collection's rows: their key columns are never NULL."""
+        return self.kind == "collection"
 
 
 @dataclass
@@ -116,6 +126,18 @@ class Plan:
     sql: str | None = None
     unfiltered: bool = False  # no condition but the chain clause (see CirrusBackend._count)
     args: list[Any] = field(default_factory=list)
+
+
+def by_value_index(db: sqlite3.Connection, t: Table) -> None:
+    """The index that reads a collection's entries of one contract largest value first
+    (a token's holders: ``address=eq.X&order=value.desc,key.asc&limit=100`` reads 100 index
+    entries, not the million rows of the table and a sort). Values are stored in an
+    order-preserving text form (encoding.py), so the index's text order is their order."""
+    if "value" in t.columns and "key" in t.columns:
+        idx = quote(f"{PREFIX}{t.name}:by_value")
+        db.execute(
+            f'CREATE INDEX IF NOT EXISTS {idx} ON {t.sql_name} ("address", "value" DESC, "key")'
+        )
 
 
 def quote(ident: str) -> str:
@@ -224,6 +246,8 @@ class CirrusBackend:
             for c in json.loads(cols):
                 t.columns[c[0]] = Column(c[0], c[1], c[2])
             self.tables[name] = t
+            if kind == "collection":
+                by_value_index(db, t)  # a store from before it: made once, at start
         if self.extension is not None:
             self.extension.reload()
 
@@ -252,6 +276,8 @@ class CirrusBackend:
                 unique = ", ".join(quote(n) for n in ["address", "chainId", *t.key_columns])
                 defs.append(f"UNIQUE ({unique})")
             db.execute(f"CREATE TABLE {t.sql_name} ({', '.join(defs)})")
+            if kind == "collection":
+                by_value_index(db, t)
             if kind not in ("event", "collection"):
                 for col in ("address", "chainId"):
                     idx = quote(f"{PREFIX}{name}:{col}")
@@ -450,11 +476,13 @@ class CirrusBackend:
         params: list[Any] = []
         where = [self.render_group(t, q.where, params)] if q.where.items else []
         hint = t.range_hint(q, self.max_rows if q.limit is None else q.limit, db)
-        if hint:  # read the range in order: the address filter only probes each row
-            where = [
-                w.replace(f"({quote('address')} = ?)", f"(+{quote('address')} = ?)") for w in where
-            ]
+        if hint:  # read the range in order: these filters only probe each row
+            for col in ("address", "collection_name"):
+                where = [w.replace(f"({quote(col)} = ?)", f"(+{quote(col)} = ?)") for w in where]
             where.append(hint)
+        ordered = t.order_hint(q)
+        if ordered:
+            where.append(ordered)
         # An indexed lookup keeps the chain clause (it costs nothing there); other queries drop
         # it when the table holds no rows the user may not see, so that they can use indexes.
         lookup = any(
@@ -497,7 +525,17 @@ class CirrusBackend:
                         "or be used in an aggregate function",
                     },
                 )
-            return [{"count": self._count(t, where_sql, params, db, unfiltered)}]
+            by_address = (
+                not inner
+                and not hint
+                and q.where.op == "and"
+                and not q.where.negate
+                and len(q.where.items) == 1
+                and isinstance(f := q.where.items[0], Filter)
+                and (f.column, f.op, f.negate) == ("address", "eq", False)
+            )
+            n = self._count(t, where_sql, params, db, unfiltered, by_address)
+            return [{"count": n}]
         visible_cols = self.select_refs(t, q)
         # embeds find their rows by the key values of their relationships (embedding.py)
         hidden = embedding.hidden_keys(self, t, q) if q.embeds else []
@@ -661,10 +699,10 @@ class CirrusBackend:
             nulls_first = o.desc if o.nulls_first is None else o.nulls_first
             desc = o.desc != reverse
             collate = f" COLLATE {DECIMAL_COLLATION}" if r.col.kind == "decimal" else ""
-            parts.append(
-                f"{r.sql}{collate} {'DESC' if desc else 'ASC'} "
-                f"NULLS {'FIRST' if nulls_first != reverse else 'LAST'}"
-            )
+            nulls = f" NULLS {'FIRST' if nulls_first != reverse else 'LAST'}"
+            if t.keyed and KEY_COLUMN.match(o.column):
+                nulls = ""  # a key is never NULL: no NULLS clause that keeps an index unused
+            parts.append(f"{r.sql}{collate} {'DESC' if desc else 'ASC'}{nulls}")
         if tiebreak:
             parts.append("rowid DESC" if reverse else "rowid ASC")  # insertion order breaks ties
         return " ORDER BY " + ", ".join(parts) if parts else ""
@@ -705,11 +743,13 @@ class CirrusBackend:
         params: list[Any],
         db: sqlite3.Connection,
         unfiltered: bool = False,
+        by_address: bool = False,
     ) -> int:
         """Rows matching ``where_sql``; ``unfiltered``: it holds no condition but the chain
-        clause, which a table's kept counts can answer."""
-        if unfiltered and self._cheap_count(t):
-            source = t.counted()
+        clause, which a table's kept counts can answer; ``by_address``: its one condition
+        besides is ``address=eq.``, which they answer too (a token's holders, counted)."""
+        if (unfiltered or by_address) and self._cheap_count(t):
+            source = t.counted(by_address)
             (n,) = db.execute(
                 f"SELECT coalesce(sum(n), 0) FROM {source} AS counted{where_sql}", params
             ).fetchone()

@@ -30,6 +30,9 @@ SEQ_BITS = 39  # rows per collection name: 2**39; names: 2**24
 MAPPING = quote("cirrus16:mapping")
 COUNTS = quote("cirrus16:mapping_count")
 KEY_INDEX = quote("cirrus16:mapping:k1")
+# a collection's entries of one contract, largest value first (a token's holders: see
+# strato16.Table16.order_hint); values are stored in an order-preserving text form
+BY_VALUE = quote("cirrus16:mapping:by_value")
 OLD_KEY_INDEX = quote("cirrus16:mapping:key")  # (collection_name, _k1, address): before
 # the stored forms (encoding.encode_json) of the values a collection view hides: null, "", 0,
 # false
@@ -117,6 +120,10 @@ def migrate(db: sqlite3.Connection, had_counts: bool) -> None:
         db.execute(statement)
     db.execute(
         f"CREATE INDEX IF NOT EXISTS {KEY_INDEX} ON {MAPPING} (_k1, collection_name, address)"
+    )
+    db.execute(
+        f"CREATE INDEX IF NOT EXISTS {BY_VALUE} ON {MAPPING} "
+        "(collection_name, address, value DESC, _k1)"
     )
     old = db.execute(f"SELECT 1 FROM {MAPPING} WHERE rowid < ? LIMIT 1", (1 << SEQ_BITS,))
     if old.fetchone() is not None:

@@ -258,8 +258,33 @@ class Table16(Table):
     def chain_column(self) -> str:
         return "_chain"
 
-    def counted(self) -> str:
+    def counted(self, by_address: bool = False) -> str:
+        if by_address:  # the kept counts are by contract: their address, for the filter
+            return self.count_source.replace(
+                "SELECT k._chain AS _chain,", "SELECT k._chain AS _chain, k.address AS address,", 1
+            )
         return self.count_source
+
+    @property
+    def keyed(self) -> bool:
+        return bool(self.count_source)  # a collection view
+
+    def order_hint(self, q: Query) -> str:
+        """A collection view ordered by ``value`` (then its key) of one contract (an
+        ``address=eq.`` filter): the collection's name as a condition, so that ``mapping``'s
+        by-value index (mapping16.BY_VALUE) gives the rows in order, ``limit`` of them read,
+        no sort. Without the address filter the index would walk the whole collection in
+        address order and sort it (10 times slower than the range's scan): no hint then."""
+        if not self.count_source or not q.order or q.order[0].column != "value":
+            return ""
+        by_address = any(
+            isinstance(f, Filter) and f.column == "address" and f.op == "eq" and not f.negate
+            for f in q.where.items
+        )
+        if q.where.op != "and" or not by_address:
+            return ""
+        m = _COUNTED_NAME.search(self.count_source)
+        return f'"collection_name" = {m[0].partition(" = ")[2]}' if m else ""
 
     def range_hint(self, q: Query, limit: int, db: sqlite3.Connection) -> str:
         """``mapping`` filtered on ``collection_name``: that name's range of rowids
@@ -427,6 +452,9 @@ def collection_source(picked: str, cid: int, own: str) -> str:
         f"(SELECT m.rowid AS rowid, m._chain AS _chain, {picked} FROM {physical('mapping')} m "
         f"WHERE m.rowid BETWEEN {lo} AND {hi} AND m._shown AND {own})"
     )
+
+
+_COUNTED_NAME = re.compile(r"k\.collection_name = '(?:[^']|'')*'")
 
 
 def count_source(var: str, own: str) -> str:

@@ -29,9 +29,11 @@ from ..errors import ApiError
 from ..routes.base import JsonBody
 from ..solidvm.world import TxEnv
 from . import inspection as I
+from .compiler import DebugUnit
 from .engine import DebugSession, Event, NotPaused
 from .launch import (
     LaunchError,
+    LaunchSpec,
     compile_spec,
     make_plan,
     parse_breakpoints,
@@ -41,6 +43,7 @@ from .launch import (
 from .overlay import ViewSource, overlay_world, same_code_swap
 from .platform import PlatformState, ShapeError, parse_strings, status_of
 from .platform import parse_breakpoints as parse_platform_bps
+from .rerun import describe, prepare_rerun
 
 if TYPE_CHECKING:
     from ..api import NodeApi
@@ -149,6 +152,8 @@ class DebugSessions:
                     self.starting[user] = left
 
     def _create(self, user: str, sender: str, body: Any) -> Entry:
+        if isinstance(body, dict) and body.get("transaction") is not None:
+            return self._start(*prepare_rerun(self.ledger, user, body), user)  # rerun.py
         try:
             spec = parse_launch(body, source_of=self.source_of)
             unit = compile_spec(spec, self.ledger.world.test_clock)
@@ -168,6 +173,15 @@ class DebugSessions:
             finally:
                 source.unpin()
 
+        return self._start(spec, unit, plan, user)
+
+    def _start(
+        self,
+        spec: LaunchSpec,
+        unit: DebugUnit,
+        plan: Callable[[DebugSession], dict[str, Any]],
+        user: str,
+    ) -> Entry:
         if self._reaper is None:  # idle sessions end even when nobody asks the routes
             self._reaper = threading.Thread(target=self._reap_forever, daemon=True)
             self._reaper.start()
@@ -250,6 +264,14 @@ class DebugRoutes:
         while s.state not in ("paused", "finished") and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
         return JsonBody(entry.summary())
+
+    async def transaction(self, request: Request) -> Response:
+        """GET /vm-debug/transaction?hash=: what a re-run of that transaction runs (rerun.py)."""
+        user, raw = request.state.user, request.query_params.get("hash")
+        return JsonBody(await _off_loop(lambda: describe(self.ledger_of(), user, raw)))
+
+    def ledger_of(self) -> Ledger:
+        return self.sessions.ledger
 
     async def sessions_of(self, request: Request) -> Response:
         self.sessions.reap()
@@ -473,6 +495,7 @@ class DebugRoutes:
         out: list[BaseRoute] = [
             Route(f"{PREFIX}/sessions", e(self.start), methods=["POST"]),
             Route(f"{PREFIX}/sessions", e(self.sessions_of), methods=["GET"]),
+            Route(f"{PREFIX}/transaction", e(self.transaction), methods=["GET"]),
         ]
         rich: list[tuple[str, Handler, list[str]]] = [
             ("", self.show, ["GET"]),

@@ -81,11 +81,13 @@ class BlockSealer:
         if self.world.history is not None:
             self.state.begin(number)
         results = []
+        diffs = []  # each result's stateDiff object (see pack_result)
         gas = 0
         t0 = time.monotonic()
         for i, sub in enumerate(batch):
             res = self.executor.execute(sub, number, ts, i)
             results.append(res)
+            diffs.append(self.executor.last_diff)
             tr = res.get("txResult")
             if isinstance(tr, dict):
                 gas += int(tr.get("gasUsed", "0"), 16)
@@ -104,8 +106,8 @@ class BlockSealer:
         events = list(self.journal.events)
         # packed before the store's lock is taken: the loop records submissions under it
         sealed = [
-            (res["status"], pack_result(res, block_hash), number, i, sub.nonce, sub.hash)
-            for i, (sub, res) in enumerate(zip(batch, results, strict=True))
+            (res["status"], pack_result(res, block_hash, diff), number, i, sub.nonce, sub.hash)
+            for i, (sub, res, diff) in enumerate(zip(batch, results, diffs, strict=True))
         ]
         with self.store.transaction() as db:
             # under the store's lock: the loop may have recorded some meanwhile (a 504)

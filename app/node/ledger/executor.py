@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -17,8 +18,9 @@ from ..solidvm import (
     contract_address,
 )
 from ..solidvm.errors import Where, where_of
+from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState, ExecResult
-from ..state_diff import tx_state_diff
+from ..state_diff import tx_state_diff_object
 from ..store import dumps
 from ..traces import TraceKeeper
 from .codebook import CodeBook
@@ -35,6 +37,7 @@ from .common import (
 )
 from .identities import Identities
 from .journal import BlockJournal, Changes, CirrusWriters
+from .preimages import PreImages
 from .state import ChainState
 
 
@@ -65,6 +68,11 @@ class Executor:
         self.cirrus = cirrus
         # call traces of recent transactions (traces.py): the executor hands each over
         self.traces: TraceKeeper | None = None
+        # what recent transactions overwrote (preimages.py): the debugger's re-runs read it
+        self.preimages: PreImages | None = None
+        # the last result's ``stateDiff`` as the object its text was made from: the sealer hands
+        # it to ``pack_result``, which then does not parse the text again
+        self.last_diff: dict[str, Any] | None = None
 
     def execute(
         self,
@@ -102,6 +110,8 @@ class Executor:
         res: ExecResult | None = None
         data: dict[str, Any] | None = None
         self.world.last_trace = None
+        pre = self._before(sub, key) if self.preimages is not None else []
+        self.last_diff = None
         kind = "SolidVM"
         where: Where | None = None
         try:
@@ -177,8 +187,13 @@ class Executor:
             "trace": "\n".join(res.logs) if res is not None else "",  # log(...) lines
             "contractsCreated": ",".join(a for _, a in res.created) if res else "",
         }
-        if self.traces is not None:
-            self.traces.note(sub.hash, self.world.last_trace)
+        trace = self.world.last_trace
+        if trace is not None:
+            trace.detach()  # (no cycle left for the collector)
+            if self.traces is not None:
+                self.traces.note(sub.hash, trace)
+        if self.preimages is not None:
+            self.preimages.note(sub.hash, number, res.journal if res is not None else [], pre)
         self.world.last_trace = None  # (it holds the transaction's journal)
         if where is not None:
             # Not a key of the platform's txResult (its runtime failures carry no position):
@@ -186,6 +201,16 @@ class Executor:
             # contract whose code it was, lines and columns those of its (joined) source.
             tx_result["sourcePosition"] = {"name": where[0], "line": where[1], "column": where[2]}
         return {"status": status, "hash": sub.hash, "txResult": tx_result, "data": data}
+
+    def _before(self, sub: Sub, key: tuple[str, int]) -> list[tuple[dict[Any, Any], Any, Any]]:
+        """What the transaction may write outside the VM (nonce, fee, a transfer), as it is."""
+        n, b = self.world.nonces, self.world.balances
+        out = [(n, key, n.get(key, MISSING)), (b, key, b.get(key, MISSING))]
+        to = sub.payload.get("toAddress") if sub.type == "TRANSFER" else None
+        if isinstance(to, str):
+            k2 = (sub.chain, int(to, 16))
+            out.append((b, k2, b.get(k2, MISSING)))
+        return out
 
     def _exec_upload(
         self, sub: Sub, env: TxEnv, nonce: int
@@ -387,12 +412,16 @@ class Executor:
             self.identities.sync()
 
     def _state_diff(self, res: ExecResult | None) -> str:
-        """The transaction result's ``stateDiff`` (see :mod:`app.node.state_diff`)."""
+        """The transaction result's ``stateDiff`` (see :mod:`app.node.state_diff`); its object
+        is kept in ``last_diff``."""
+        self.last_diff = None
         if res is None:
             return ""
         accts = [self.world.accounts.get((c, int(a, 16))) for c, a in res.touched]
         created = {(c, int(a, 16)) for c, a in res.created}
-        return tx_state_diff(res.journal, [a for a in accts if a is not None], created)
+        diff = tx_state_diff_object(res.journal, [a for a in accts if a is not None], created)
+        self.last_diff = diff
+        return json.dumps(diff)
 
     def _table_for(self, acct: AccountState, sub: Sub) -> tuple[str, str, str]:
         """(org, app, Cirrus table name) of a new contract, per the platform's naming rule."""

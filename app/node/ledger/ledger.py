@@ -26,6 +26,7 @@ from .executor import Executor
 from .identities import Identities
 from .journal import BlockJournal, Changes, CirrusWriters
 from .keys import KeyRing, sub_from_row
+from .preimages import PreImages
 from .producer import Producer
 from .reindex import Reindexer
 from .results import Results
@@ -77,6 +78,9 @@ class Ledger:
         self.traces = TraceKeeper(store, config.trace_keep if config.traces else 0)
         world.trace_items = self.traces.max_items if self.traces.enabled else 0
         self.executor.traces = self.traces
+        # what recent transactions overwrote: the debugger re-runs one on the state before it
+        self.preimages = PreImages()
+        self.executor.preimages = self.preimages
         self.snapshots = Snapshots(store, self.state, self.codes, self.changes)
         self.reindexer = Reindexer(store, self.state, self.cirrus, self.journal)
         self.sealer = BlockSealer(

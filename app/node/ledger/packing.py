@@ -42,16 +42,18 @@ _KEYS = tuple(k for k, _ in _ORDER)
 _NO_DEFAULT = {"gasUsed", "time"}
 
 
-def pack_result(res: dict[str, Any], block_hash: str) -> str:
+def pack_result(res: dict[str, Any], block_hash: str, diff: Any = None) -> str:
     """The text stored for ``res``, a result of a transaction sealed in block ``block_hash``
-    (whole when it cannot be packed: a failure here must not stop the chain)."""
+    (whole when it cannot be packed: a failure here must not stop the chain). ``diff``: the
+    object its ``stateDiff`` text was dumped from, when the caller has it (not parsed again;
+    the packed form is still checked against the text)."""
     try:
-        return _pack(res, block_hash)
+        return _pack(res, block_hash, diff)
     except Exception:
         return dumps(res)
 
 
-def _pack(res: dict[str, Any], block_hash: str) -> str:
+def _pack(res: dict[str, Any], block_hash: str, diff: Any = None) -> str:
     tr = res.get("txResult")
     if (
         not isinstance(tr, dict)
@@ -71,7 +73,7 @@ def _pack(res: dict[str, Any], block_hash: str) -> str:
         if key == "gasUsed" and _hex64(v):
             v = int(v, 16)
         elif key == "stateDiff" and v:
-            v = _pack_diff(v)
+            v = _pack_diff(v, diff)
         elif key == "response" and v == _response_of(res["data"]):
             v = 1  # the hex of the returned values, which ``data`` holds
         out[key] = v
@@ -124,13 +126,15 @@ _CHANGE = ("address", "chainId", "variable", "key", "before", "after")
 _SCALAR_CHANGE = ("address", "chainId", "variable", "before", "after")
 
 
-def _pack_diff(text: str) -> Any:
+def _pack_diff(text: str, diff: Any = None) -> Any:
     """``stateDiff`` as an object without its fixed preamble, each change a list (its
-    contract an index into a table of contracts), when that gives the exact text back."""
-    try:
-        diff = json.loads(text)
-    except ValueError:
-        return text
+    contract an index into a table of contracts), when that gives the exact text back.
+    ``diff``: the object ``text`` was dumped from, if known (else ``text`` is parsed)."""
+    if diff is None:
+        try:
+            diff = json.loads(text)
+        except ValueError:
+            return text
     if not isinstance(diff, dict) or diff.get("covers") != COVERS or diff.get("skips") != SKIPS:
         return text
     rest = {k: v for k, v in diff.items() if k not in ("covers", "skips")}

@@ -186,6 +186,14 @@ class TraceRecorder:
         node.e1 = len(ctx.events)
         self.stack.pop()
 
+    def detach(self) -> None:
+        """The transaction is over: its context forgets this recorder. The two refer to each
+        other, so without this each traced transaction left a reference cycle (the context, its
+        journal, the frames) that only the cyclic collector's passes freed, at a cost that
+        grew with the heap."""
+        if self.ctx.trace is self:
+            self.ctx.trace = None
+
     def close(self, node: TraceFrame) -> None:
         """After a failed frame's rollback: its spans are empty again, from where the rollback
         left the journal (before ``j0`` when ``invoke`` journaled the dirty set first)."""

@@ -35,6 +35,7 @@ from app.ui.panels.assets.panel import AssetsPanel
 from app.ui.panels.chains.panel import ChainsPanel
 from app.ui.panels.composer.build import failure_place
 from app.ui.panels.composer.panel import ComposerPanel
+from app.ui.panels.composer.rerun import rerun_transaction
 from app.ui.panels.composer.source_pane import go_to
 from app.ui.panels.dashboard.panel import DashboardPanel
 from app.ui.panels.explorer.panel import ExplorerPanel
@@ -107,6 +108,8 @@ class MainWindow(QMainWindow):
             signal = getattr(panel, "transaction_requested", None)
             if signal is not None:
                 signal.connect(self.open_transaction)
+            if isinstance(panel, ExplorerPanel):  # its detail pane's inspector
+                panel.detail.inspector.rerun_requested.connect(self.rerun_transaction)
             contract = getattr(panel, "contract_requested", None)
             if contract is not None:
                 contract.connect(self.open_contract)
@@ -535,9 +538,16 @@ class MainWindow(QMainWindow):
             on_error=while_alive(self, failed),
         )
 
+    def rerun_transaction(self, tx_hash: str) -> None:
+        """Re-run a transaction in the composer's debugger (the inspector's button)."""
+        composer = next(p for p in self.panels if isinstance(p, ComposerPanel))
+        self.nav.setCurrentRow(self.panels.index(composer))
+        rerun_transaction(composer, tx_hash)
+
     def open_transaction(self, tx_hash: str) -> TxInspectorDialog:
         dialog = TxInspectorDialog(self.controller, tx_hash, self)
         dialog.inspector.source_requested.connect(self.open_source_position)
+        dialog.inspector.rerun_requested.connect(self.rerun_transaction)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog

@@ -33,6 +33,10 @@ from app.ui.widgets.common import name_widget, while_alive
 from app.ui.widgets.tx_render import returned_items, value_html
 
 POLL_INTERVAL = 0.5
+RERUN_TIP = (
+    "Run the same call again in the composer's debugger, on the state just before this "
+    "transaction: it stops at entry (or at a breakpoint) and writes nothing to the chain"
+)
 ADDRESS_KEY = re.compile(r"\[([0-9a-f]{40})\]")  # an address among a mapping entry's keys
 
 
@@ -49,6 +53,7 @@ class TxInspector(QWidget):
     block_clicked = Signal(int)
     address_clicked = Signal(str)
     source_requested = Signal(str, int, int)  # a failed frame's (contract, line, column)
+    rerun_requested = Signal(str)  # Re-run in the debugger: the transaction's hash
 
     def __init__(
         self,
@@ -78,9 +83,16 @@ class TxInspector(QWidget):
         self.view.setOpenLinks(False)
         self.view.anchorClicked.connect(self._link)
         name_widget(self.view, "txDetails", "Transaction details")
+        self.rerun_button = QPushButton("Re-run in the debugger", self)
+        name_widget(self.rerun_button, "txRerun", "Re-run the transaction in the debugger")
+        self.rerun_button.setToolTip(RERUN_TIP)
+        self.rerun_button.setEnabled(False)
+        self.rerun_button.clicked.connect(self._rerun)
         top = QHBoxLayout()
         top.addWidget(self.hash_edit, 1)
         top.addWidget(self.load_button)
+        top.addWidget(self.rerun_button)
+        QWidget.setTabOrder(self.load_button, self.rerun_button)  # Show, then Re-run
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
@@ -104,6 +116,7 @@ class TxInspector(QWidget):
 
     def load(self) -> None:
         self.load_button.setEnabled(False)
+        self.rerun_button.setEnabled(False)
         self.view.setHtml("<i>Loading…</i>")
         if self._task is not None:
             self._task.cancel()
@@ -142,7 +155,17 @@ class TxInspector(QWidget):
         self.load_button.setEnabled(True)
         self.progress.setVisible(False)
         self._show(details)
+        kind = details.tx.kind if details.tx is not None else ""
+        runs_code = kind.lower() not in ("transfer", "genesis")
+        self.rerun_button.setEnabled(runs_code)
+        self.rerun_button.setToolTip(
+            RERUN_TIP if runs_code else "A transfer runs no contract code: nothing to debug"
+        )
         self._load_trace(details.hash)
+
+    def _rerun(self) -> None:
+        if self.details is not None:
+            self.rerun_requested.emit(self.details.hash)
 
     def _load_trace(self, tx_hash: str) -> None:
         self.trace.show_note("Loading the call trace…")

@@ -60,3 +60,26 @@ def test_a_frozen_cycle_is_freed_after_the_thaw() -> None:
     gcfreeze.unit_dropped(gcfreeze.THAW_AFTER_DROPPED + 1)
     gc.collect()
     assert gone() is None
+
+
+def test_the_node_freezes_what_start_up_built_and_collects_the_young_less_often() -> None:
+    before = gc.get_threshold()
+    built = [[i] for i in range(1_000)]  # as a ledger's world: lives as long as the node
+
+    class Cycle:
+        me: object
+
+    garbage = Cycle()
+    garbage.me = garbage
+    gone = weakref.ref(garbage)
+    del garbage  # start-up's garbage: freed, not frozen
+    try:
+        gcfreeze.tune_for_node()
+        assert gone() is None
+        assert gc.get_freeze_count() >= len(built)
+        assert gc.get_threshold()[0] == gcfreeze.YOUNG_THRESHOLD
+        assert gc.get_threshold()[1:] == before[1:]
+        gcfreeze.unit_dropped(gcfreeze.THAW_AFTER_DROPPED + 1)  # a dropped unit still thaws
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.set_threshold(*before)

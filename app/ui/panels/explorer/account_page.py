@@ -19,6 +19,7 @@ from app.services.names import short_hex
 from app.ui.models.table_model import RowsTableModel
 from app.ui.panels.explorer.accounts_model import KIND_WORDS
 from app.ui.panels.explorer.pacing import OwnedTasks
+from app.ui.panels.explorer.page_bars import account_bar
 from app.ui.panels.explorer.table import COPY_ROLE, ExplorerTable
 from app.ui.panels.explorer.transactions_model import TX_ROLE, TransactionsModel
 from app.ui.widgets.common import CopyField, name_widget, while_alive
@@ -148,6 +149,7 @@ class AccountPage(QWidget):
         lay.addWidget(self.tabs, 1)
         self.txs_model.loaded.connect(self._counted)
         self.txs_model.failed.connect(self._failed)
+        self.bar = account_bar(self)  # count and Export ▾ of the current tab's list
         self._read()
 
     def _start(self, coro: Any, done: Any, failed: Any, background: bool = False) -> Any:

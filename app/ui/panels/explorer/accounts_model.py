@@ -24,6 +24,11 @@ from app.ui.panels.explorer.table import COPY_ROLE
 COLUMNS = ("Account", "Kind", "Organisation", "Balance", "Nonce", "Transactions")
 SORT_OF_COLUMN = ("name", "kind", "name", "balance", "nonce", "txs")
 ACCOUNT_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's AccountEntry
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+ANSWERED = frozenset({DISPLAY, TOOLTIP, ALIGNMENT, int(ACCOUNT_ROLE), int(COPY_ROLE)})
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 PAGE = 100
 KIND_WORDS = {"user": "User", "contract": "Contract", "other": "Address"}
 
@@ -76,18 +81,20 @@ class AccountsModel(QAbstractTableModel):
             return COLUMNS[section]
         return None
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        # a painted cell is asked for about eight roles: those it has no answer for are
+        # turned away first, on plain ints (a PySide enum's lookup costs more than the test)
+        if role not in ANSWERED or not 0 <= (row := index.row()) < len(self.rows):
             return None
-        a = self.rows[index.row()]
+        a = self.rows[row]
         col = index.column()
         if role == ACCOUNT_ROLE:
             return a
         if role == COPY_ROLE:
             return a.address if col == 0 else None
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY:
             return self._text(a, col)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == TOOLTIP:
             if col == 0:
                 name = self.name_of(a)
                 return f"{name}\n{a.address}" if name else a.address
@@ -96,8 +103,8 @@ class AccountsModel(QAbstractTableModel):
             if col == 5 and a.tx_count is None:
                 return "This node does not count an account's transactions (a sandbox extension)"
             return self._text(a, col)
-        if role == Qt.ItemDataRole.TextAlignmentRole and col >= 3:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == ALIGNMENT and col >= 3:
+            return RIGHT
         return None
 
     def name_of(self, a: AccountEntry) -> str:

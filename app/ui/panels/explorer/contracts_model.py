@@ -152,6 +152,10 @@ class ContractsModel(TwoLevelModel):
     def names(self) -> list[str]:
         return list(self._names)
 
+    def kids(self, name: str) -> list[Instance]:
+        """The instances of ``name`` the filter keeps (all of them, shown or not yet)."""
+        return list(self._kids.get(name, []))
+
     @property
     def totals(self) -> tuple[int, int]:
         """Contract names and instances the node listed (before the filter)."""

@@ -23,6 +23,7 @@ from .contracts_model import ContractsModel, short
 from .instance_detail import InstanceDetail
 from .links import ExplorerLinks
 from .pacing import Settle
+from .page_bars import contracts_bar
 
 
 class ContractsView(ReadsWhenShown):
@@ -90,6 +91,7 @@ class ContractsView(ReadsWhenShown):
         self.settle = Settle(self)
         controller.session.user_changed.connect(self.mark_stale)
         controller.session.block_changed.connect(self._block_changed)
+        self.bar = contracts_bar(self)  # count and Export ▾ of the filtered list
 
     def _block_changed(self, _number: int) -> None:
         if not self.isVisible():  # a shown tree keeps its place; F5 reads it again

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from app.client.models import Block
 from app.services.controller import AppController
 from app.services.explorer import ExplorerService, TxFilter
+from app.ui.panels.explorer.page_bars import block_bar
 from app.ui.panels.explorer.paging import Starter
 from app.ui.panels.explorer.table import ExplorerTable
 from app.ui.panels.explorer.transactions_model import COLUMNS, TX_ROLE, TransactionsModel
@@ -142,6 +143,7 @@ class DetailPane(QWidget):
         self.block.model.set_name_service(controller.names)
         self.block.model.set_words(controller.tx_words)
         controller.names_changed.connect(self.block.model.set_names)
+        self.block_bar = block_bar(self)  # count and Export ▾ of the block's transactions
         self.note = QLabel("", self)
         self.note.setWordWrap(True)
         for w in (self.empty, self.inspector, self.block, self.note):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QWidget
 
 from app.services.controller import AppController
 from app.services.export import PageReader, write_rows
@@ -117,6 +117,9 @@ class ListBar(QWidget):
         name_widget(self.count, f"{object_name}Count", "How many rows the list has")
         self.status = QLabel("", self)
         name_widget(self.status, f"{object_name}ExportStatus", "Export status")
+        # a long path ("Exported 12 row(s) to /home/…") is cut, not widening a narrow pane:
+        # the whole text is in the tooltip
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.export = QToolButton(self)
         self.export.setText("Export")
         self.export.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -179,4 +182,5 @@ class ListBar(QWidget):
         self.task = None
         self.export.setEnabled(True)
         self.status.setText(text)
+        self.status.setToolTip(text)
         self.exported.emit(text)

@@ -35,6 +35,7 @@ from app.services.tokens import (
 )
 from app.ui.widgets.common import name_widget, while_alive
 
+from .page_bars import token_bars
 from .paging import Pages, Starter
 from .table import COPY_ROLE, ExplorerTable
 
@@ -46,6 +47,9 @@ PLACEHOLDER = "…"
 MAX_READS = 2  # holder pages read at once (deep pages sort the whole table on the node)
 QUEUED = 4  # pages asked for and not read yet that are kept (the newest asked are read first)
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+ANSWERED = frozenset({DISPLAY, ALIGNMENT, int(Qt.ItemDataRole.ToolTipRole), int(COPY_ROLE)})
 
 
 def short(address: str) -> str:
@@ -76,6 +80,7 @@ class HoldersModel(QAbstractTableModel):
         self.start = start
         self.info: TokenInfo | None = None
         self.total = 0
+        self.known = False
         self.supply: int | None = None
         self.names: dict[str, str] = {}
         # pages painted but not read yet, newest last: a fast scroll through a million rows
@@ -90,15 +95,24 @@ class HoldersModel(QAbstractTableModel):
         self.total = 0
         self.endResetModel()
 
+        self.known = False  # the count is in (before it: the rows of the first page)
+
         def got(n: int) -> None:
-            self.beginResetModel()
-            self.total = n
-            self.endResetModel()
+            self.known = True
+            if n >= self.total:  # after the first page's rows: the rest added below them
+                if n > self.total:
+                    self.beginInsertRows(QModelIndex(), self.total, n - 1)
+                    self.total = n
+                    self.endInsertRows()
+            else:
+                self.beginResetModel()
+                self.total = n
+                self.endResetModel()
             self.counted.emit(n)
 
         self.start(self.service.holders_count(info), got, self.failed.emit)
         # the first page is read beside the count, not after it: the largest holders show
-        # as soon as both are in
+        # as soon as it is in (a count of a million rows can take longer than the page)
         self.pages.load(
             0, self.service.holders(info, 0, HOLDERS_PAGE), self._got, self._page_failed
         )
@@ -154,32 +168,37 @@ class HoldersModel(QAbstractTableModel):
 
     def _got(self, page: int, rows: list[Holder]) -> None:
         self.pages.put(page, rows)
+        if page == 0 and not self.known and len(rows) > self.total:
+            self.beginInsertRows(QModelIndex(), self.total, len(rows) - 1)
+            self.total = len(rows)  # until the count comes
+            self.endInsertRows()
         first = page * HOLDERS_PAGE
         last = min(first + HOLDERS_PAGE, self.total) - 1
         if first <= last:
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(self.COLUMNS) - 1))
         self._pump()
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < self.total:
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        # a painted cell is asked for about eight roles: those it has no answer for are
+        # turned away first, on plain ints (a PySide enum's lookup costs more than the test)
+        if role not in ANSWERED or not 0 <= (row := index.row()) < self.total:
             return None
         col = index.column()
-        if role == Qt.ItemDataRole.TextAlignmentRole:
+        if role == ALIGNMENT:
             return RIGHT if col in (0, 2, 3) else None
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, COPY_ROLE):
-            return None
+        shown = role == DISPLAY
         if col == 0:
-            return f"{index.row() + 1:,}" if role == Qt.ItemDataRole.DisplayRole else None
-        h = self.holder(index.row())
+            return f"{row + 1:,}" if shown else None
+        h = self.holder(row)
         if h is None:
-            return PLACEHOLDER if role == Qt.ItemDataRole.DisplayRole else None
+            return PLACEHOLDER if shown else None
         if col == 1:
-            if role != Qt.ItemDataRole.DisplayRole:
+            if not shown:
                 return h.address
             name = self.names.get(h.address)
             return f"{name} · {short(h.address)}" if name else h.address
         if col == 2:
-            return f"{h.amount:,}" if role == Qt.ItemDataRole.DisplayRole else str(h.amount)
+            return f"{h.amount:,}" if shown else str(h.amount)
         return share_text(h.amount, self.supply)
 
 
@@ -334,7 +353,11 @@ class TokenPage(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.setObjectName("tokenTabs")
-        self.tabs.addTab(self.holders, "Holders")
+        holders_page = QWidget(self)
+        hl = QVBoxLayout(holders_page)
+        hl.setContentsMargins(0, 0, 0, 0)
+        hl.addWidget(self.holders, 1)
+        self.tabs.addTab(holders_page, "Holders")
         self.tabs.addTab(transfers_page, "Transfers")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -348,6 +371,8 @@ class TokenPage(QWidget):
         )
         self._supply_note = ""
         self._error = ""
+        # count and Export ▾ of the holders and of the transfers
+        self.holders_bar, self.transfers_bar = token_bars(self, holders_page, transfers_page)
         detail.tasks.start(
             f"Token {detail.instance.name}",
             service.token(detail.instance, shape),
