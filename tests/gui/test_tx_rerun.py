@@ -93,6 +93,7 @@ def test_rerun_from_the_inspector_pauses_on_the_old_state(
     drive(loop, lambda: editor.paused_line == ENTRY_LINE, 15)
     assert f"Counter.bump as transaction {h[:10]}" in dbg.pane.log.toPlainText()
     assert "Counter.bump" in str(dbg.pane.stack_model.data(dbg.pane.stack_model.index(0)))
+    assert dbg.dock.isVisible()  # the window's Debug dock shows the re-run
     # the state just before the transaction (the block's earlier one counted, later ones not)
     for expr, want in (("count", "6"), ("log.length", "1"), ("by", "2")):
         got = loop.run_until_complete(dbg.service.evaluate(expr, 1))

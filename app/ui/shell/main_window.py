@@ -158,9 +158,7 @@ class MainWindow(QMainWindow):
         self.sandbox_log.hide()
         screen_fit.size_dock_on_first_show(self, self.sandbox_log)
         self.debug_dock = next(p for p in self.panels if isinstance(p, ComposerPanel)).debugger.dock
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.debug_dock)
-        self.tabifyDockWidget(self.inspector, self.debug_dock)
-        self.debug_dock.hide()
+        self.debug_action = self.debug_dock.dock_into(self, self.inspector)  # View > Debugger
         for line in controller.sandbox.log:
             self.sandbox_log_view.appendPlainText(line)
         controller.sandbox.log_line.connect(self.sandbox_log_view.appendPlainText)
@@ -206,10 +204,6 @@ class MainWindow(QMainWindow):
         self.log_action.setShortcut(QKeySequence("Ctrl+L"))
         self.log_action.setToolTip("Sandbox log (Ctrl+L)")
         bar.addAction(self.log_action)
-        self.debug_action = self.debug_dock.toggleViewAction()
-        self.debug_action.setText("Debugger")
-        self.debug_action.setObjectName("actionDebugger")
-        self.debug_action.setShortcut(QKeySequence("Ctrl+Shift+Y"))
         for act in bar.actions():  # the buttons the toolbar made for our actions
             button = bar.widgetForAction(act)
             if act.objectName() and button is not None:

@@ -1,4 +1,4 @@
-"""The Debug pane's models: the call stack of a paused run, and its variables as a lazy tree.
+"""The Debug dock's models: the call stack of a paused run, and its variables as a lazy tree.
 
 Variables come in scopes (Locals, Contract state, msg / block / tx); a struct, array or mapping
 has a ``variablesReference`` whose children are asked for only when the row is expanded

@@ -9,6 +9,7 @@ so each keeps the dock's full height on a small screen; docked at a side they st
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QDockWidget,
@@ -188,6 +189,18 @@ class DebugDock(QDockWidget):
             QTimer.singleShot(
                 0, self, lambda: window.resizeDocks([self], [target], Qt.Orientation.Vertical)
             )
+
+    def dock_into(self, window: QMainWindow, beside: QDockWidget) -> QAction:
+        """Docked at the bottom of ``window``, tabbed with ``beside``, hidden until a run
+        starts; the View menu's action that shows and hides it."""
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self)
+        window.tabifyDockWidget(beside, self)
+        self.hide()
+        action = self.toggleViewAction()
+        action.setText("Debugger")
+        action.setObjectName("actionDebugger")
+        action.setShortcut(QKeySequence("Ctrl+Shift+Y"))
+        return action
 
     def reveal(self) -> None:
         """Shown and in front (a run starts)."""

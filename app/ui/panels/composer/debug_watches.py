@@ -1,4 +1,4 @@
-"""The Debug tab's watches: SolidVM expressions evaluated again in the selected frame at every
+"""The Debug dock's watches: SolidVM expressions evaluated again in the selected frame at every
 stop (and when another frame is chosen), each with its typed value or its error.
 
 The list owns no session: the debugger gives it a way to evaluate (:attr:`evaluate`) and tells

@@ -4,7 +4,7 @@ starts a debug session "as that transaction" (``POST /vm-debug/sessions {transac
 state just before it, paused at entry, or at the first breakpoint of that file when it has one.
 The node's description and the file search run in a task, off the GUI thread; a refusal (an
 unknown hash, a transfer, a state no longer reconstructible, a node without the debugger) is
-shown in the Debug pane in the node's words.
+shown in the Debug dock in the node's words.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def rerun_transaction(panel: ComposerPanel, tx_hash: str) -> asyncio.Task[Any] |
     """Start re-running ``tx_hash`` in the composer's debugger (see the module's docstring)."""
     dbg = panel.debugger
     client = panel.controller.session.client
-    panel.output.setCurrentWidget(dbg.page)
+    dbg.dock.reveal()
     if client is None:
         dbg._failed("not connected to a node")
         return None
@@ -56,9 +56,8 @@ def rerun_transaction(panel: ComposerPanel, tx_hash: str) -> asyncio.Task[Any] |
 def _launch(panel: ComposerPanel, plan: RerunPlan, doc: Document) -> None:
     dbg = panel.debugger
     files = [str(plan.path)]
-    dbg.session_files = files
     body = plan.launch(dbg.breakpoints(files), dbg.pane.pause_on_failure.isChecked())
-    dbg._launch(body)
+    dbg.launch(body, files)
     where = "the project's file" if plan.in_project else "the node's source"
     text = (
         f"Re-running {plan.describe()} on the state just before it ({where}; nothing reaches "
