@@ -14,7 +14,7 @@ from typing import Any
 from ..cirrus.behind16 import Behind16
 from ..solidvm.ops import keccak256
 from ..store import Store, dumps
-from .codebook import CodeBook
+from .codebook import CodeBook, SlowStoredCode
 from .common import TIME_LIMIT_PREFIX, Head, Sub, log
 from .executor import Executor
 from .journal import BlockJournal
@@ -161,6 +161,7 @@ class BlockSealer:
             for i, (sub, row) in enumerate(zip(subs, rows, strict=True)):
                 res = self.executor.execute(sub, b["number"], b["timestamp"], i, _overtime(row))
                 if res["status"] != row["status"]:
+                    _refuse_slow_compile(sub, res, self.codes.config.compile_time_limit)
                     log.warning(
                         "replay of %s gave %s, recorded %s", sub.hash, res["status"], row["status"]
                     )
@@ -171,6 +172,18 @@ class BlockSealer:
 
 
 COMPILE_LIMIT = "compile time limit exceeded:"  # timebox.TimeLimitError's message
+
+
+def _refuse_slow_compile(sub: Sub, res: dict[str, Any], limit: float) -> None:
+    """A replayed upload whose compile now ran past the bound (it did not when first run): the
+    node does not start rather than go on without the contract (see codebook.SlowStoredCode)."""
+    message = str((res.get("txResult") or {}).get("message", ""))
+    if sub.type in ("CONTRACT", "GENESIS") and message.startswith(COMPILE_LIMIT):
+        raise SlowStoredCode(CodeBook.code_hash(_vm_of(sub), sub.payload["src"]), limit)
+
+
+def _vm_of(sub: Sub) -> str:
+    return str((sub.payload.get("metadata") or {}).get("VM", "SolidVM"))
 
 
 def _overtime(row: Any) -> str:
