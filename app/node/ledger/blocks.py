@@ -175,15 +175,18 @@ COMPILE_LIMIT = "compile time limit exceeded:"  # timebox.TimeLimitError's messa
 
 
 def _refuse_slow_compile(sub: Sub, res: dict[str, Any], limit: float) -> None:
-    """A replayed upload whose compile now ran past the bound (it did not when first run): the
-    node does not start rather than go on without the contract (see codebook.SlowStoredCode)."""
+    """A replayed transaction whose compile (its upload's, or a source it gave to ``create``)
+    now ran past the bound, though it did not when first run: the node does not start rather
+    than go on with another state than the one it recorded (see codebook.SlowStoredCode)."""
     message = str((res.get("txResult") or {}).get("message", ""))
-    if sub.type in ("CONTRACT", "GENESIS") and message.startswith(COMPILE_LIMIT):
-        raise SlowStoredCode(CodeBook.code_hash(_vm_of(sub), sub.payload["src"]), limit)
-
-
-def _vm_of(sub: Sub) -> str:
-    return str((sub.payload.get("metadata") or {}).get("VM", "SolidVM"))
+    if COMPILE_LIMIT not in message:
+        return
+    if sub.type in ("CONTRACT", "GENESIS"):
+        vm = str((sub.payload.get("metadata") or {}).get("VM", "SolidVM"))
+        what = f"stored code {CodeBook.code_hash(vm, sub.payload['src'])}"
+    else:
+        what = f"the source transaction {sub.hash} gave to create"
+    raise SlowStoredCode(what, limit)
 
 
 def _overtime(row: Any) -> str:

@@ -20,9 +20,9 @@ class SlowStoredCode(Exception):
     ever; past the bound the node does not start, and the message says how to start it.
     """
 
-    def __init__(self, code_hash: str, limit: float) -> None:
+    def __init__(self, what: str, limit: float) -> None:
         super().__init__(
-            f"stored code {code_hash} did not compile within the compile time limit of "
+            f"{what} did not compile within the compile time limit of "
             f"{limit:g} s while the node started; start it with a larger --compile-time-limit "
             "(0: no bound)"
         )
@@ -96,7 +96,9 @@ class CodeBook:
         try:  # at start (snapshots.load), in the main thread: bounded like a request's
             _, unit = self.unit(vm, source, stored=True, bounded=True)
         except TimeLimitError:
-            raise SlowStoredCode(code_hash, self.config.compile_time_limit) from None
+            raise SlowStoredCode(
+                f"stored code {code_hash}", self.config.compile_time_limit
+            ) from None
         return unit.contracts[name]
 
     def code_of(self, cdef: ContractDef) -> str:
