@@ -88,7 +88,8 @@ def test_overlapping_compile_and_decode_pauses_end_with_the_last(first: str) -> 
     thread.join(10)
     assert done.is_set() and gc.isenabled()
     # the other way round: the second thread's pause ends first
-    entered.clear(), release.clear(), done.clear()
+    for ev in (entered, release, done):
+        ev.clear()
     with pauses[first]():
         thread = threading.Thread(target=other)
         thread.start()
