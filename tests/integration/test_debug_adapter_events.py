@@ -9,13 +9,27 @@ as an ``output`` event and a ``terminated`` (which the adapter answers with ``ex
 from __future__ import annotations
 
 import queue
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.cli.debug_backends import RemoteBackend
+from tests.dap_client import DapClient
 from tests.integration.node_fixture import RunningNode
 from tests.integration.test_debugger_routes import PROBE
+
+STEPS = 60
+LOOP = """contract Loop {
+    function run(uint n) public returns (uint) {
+        uint s = 0;
+        for (uint i = 0; i < n; i++) {
+            s = s + i;
+        }
+        return s;
+    }
+}
+"""
 
 
 def test_an_exception_in_the_events_thread_is_reported(
@@ -54,3 +68,56 @@ def test_an_exception_in_the_events_thread_is_reported(
         assert any("the editor's pipe hiccuped" in o for o in outputs), seen
     finally:
         backend.close()
+
+
+@pytest.mark.parametrize("where", ["node", "adapter"])
+def test_a_step_is_answered_before_the_stop_it_causes(
+    node: RunningNode, tmp_path: Path, where: str
+) -> None:
+    """The adapter answers ``next``/``stepIn``/``continue`` before it sends the ``stopped`` or
+    ``exited`` the step causes. The run may stop again before the answer is written; its event
+    then went out first, and a client reading the response before looking for the event (the
+    tests' client, under load) lost it: the cause of ``test_debug_adapter_on_a_node`` missing
+    ``exited`` (and sometimes a ``stopped``) on a loaded machine."""
+    program = tmp_path / "Loop.sol"
+    program.write_text(LOOP)
+    dap = DapClient(env={"STRATOSCOPE_TOKEN": node.token("alice")})
+    on_node = {"node": node.url} if where == "node" else {}  # or in the adapter's own sandbox
+    order: list[str] = []
+    try:
+        dap.request("initialize", adapterID="strato")
+        r = dap.request(
+            "launch",
+            program=str(program),
+            contract="Loop",
+            function="run",
+            args={"n": 40},
+            stopOnEntry=True,
+            **on_node,
+        )
+        assert r["success"], r
+        dap.event("initialized")
+        dap.request("configurationDone")
+        dap.event("stopped")
+        finished = False
+        for step in range(STEPS):
+            command = "continue" if step == STEPS - 1 else ("stepIn" if step % 2 else "next")
+            seq = dap.send(command, threadId=1)
+            answered = caused = False
+            while not (answered and caused):
+                m = dap.next_message(30)
+                if m["type"] == "response" and m["request_seq"] == seq:
+                    assert m["success"], m
+                    answered = True
+                    order.append("response")
+                elif m["type"] == "event" and m["event"] in ("stopped", "exited"):
+                    caused = True
+                    finished = m["event"] == "exited"
+                    order.append(m["event"])
+            if finished:
+                break
+        assert finished, order
+        assert all(order[i] == "response" for i in range(0, len(order), 2)), order
+        dap.event("terminated")
+    finally:
+        dap.close()
