@@ -241,6 +241,9 @@ class RemoteBackend:
         finally:
             self.call(self._aclose())
             self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(5)
+            if not self.thread.is_alive():
+                self.loop.close()  # (its self-pipe sockets)
 
     async def _aclose(self) -> None:
         await self.signin.aclose()
