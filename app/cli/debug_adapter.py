@@ -15,11 +15,12 @@ debug there; without it the engine runs in this process, see :mod:`.debug_backen
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
 from app.client.bundler import BundleError, bundle
@@ -82,6 +83,7 @@ class Adapter:
         self.out = out
         self.seq = 0
         self.lock = threading.Lock()
+        self.held: list[dict[str, Any]] | None = None  # events waiting for a response
         self.backend: Backend | None = None
         self.pending_bps: dict[str, list[tuple[int, str | None]]] = {}
         self.started = False
@@ -93,11 +95,35 @@ class Adapter:
 
     def send(self, msg: dict[str, Any]) -> None:
         with self.lock:
-            self.seq += 1
-            msg["seq"] = self.seq
-            data = json.dumps(msg).encode()
-            self.out.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
-            self.out.flush()
+            if self.held is not None and msg.get("type") == "event":
+                self.held.append(msg)  # after the response of the request being handled
+                return
+            self._write(msg)
+
+    def _write(self, msg: dict[str, Any]) -> None:
+        self.seq += 1
+        msg["seq"] = self.seq
+        data = json.dumps(msg).encode()
+        self.out.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+        self.out.flush()
+
+    @contextlib.contextmanager
+    def events_after_response(self) -> Iterator[None]:
+        """Events sent meanwhile (from the run's thread) go out after the request's response.
+
+        A ``continue`` or a step is answered once the run has taken it, and the run may stop or
+        end before that answer is written: its ``stopped`` or ``exited`` then came first, and a
+        client that reads the response before looking for the event (as the tests' client did,
+        under load) missed it."""
+        with self.lock:
+            self.held = []
+        try:
+            yield
+        finally:
+            with self.lock:
+                held, self.held = self.held or [], None
+                for msg in held:
+                    self._write(msg)
 
     def event(self, name: str, body: dict[str, Any] | None = None) -> None:
         self.send({"type": "event", "event": name, "body": body or {}})
@@ -128,15 +154,16 @@ class Adapter:
             if handler is None:
                 self.respond(msg, error=f"unsupported request: {cmd}")
                 continue
-            try:
-                body = handler(msg.get("arguments") or {})
-            except (RequestFailed, LaunchError, RemoteError, NotPaused, LookupError) as exc:
-                self.respond(msg, error=str(exc).strip("'\""))
-                continue
-            except TimeoutError:
-                self.respond(msg, error="the paused run did not answer in time")
-                continue
-            self.respond(msg, body)
+            with self.events_after_response():
+                try:
+                    body = handler(msg.get("arguments") or {})
+                except (RequestFailed, LaunchError, RemoteError, NotPaused, LookupError) as exc:
+                    self.respond(msg, error=str(exc).strip("'\""))
+                    continue
+                except TimeoutError:
+                    self.respond(msg, error="the paused run did not answer in time")
+                    continue
+                self.respond(msg, body)
             after = getattr(self, "after_" + cmd, None)
             if after is not None:
                 after()

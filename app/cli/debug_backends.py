@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
@@ -97,8 +98,15 @@ class LocalBackend:
         self.session.join(5)
 
 
+EVENT_RETRIES = 3  # network failures in a row the events thread outlasts
+
+
 class RemoteError(Exception):
     """A node's answer the adapter reports as the request's failure."""
+
+    def __init__(self, message: str, network: bool = False) -> None:
+        super().__init__(message)
+        self.network = network  # no answer at all (a time-out, a dropped connection)
 
 
 class RemoteBackend:
@@ -130,15 +138,20 @@ class RemoteBackend:
         self.client.set_token_provider(self.signin.oidc.access_token)
 
     async def _req(self, method: str, path: str, body: Any = None) -> Any:
-        from app.client.errors import StratoError
+        from app.client.errors import NetworkError, StratoError
 
         try:
             resp = await self.client.request(
                 method, f"/vm-debug/sessions{path}", json_body=body, idempotent=False
             )
         except StratoError as exc:
-            raise RemoteError(str(exc)) from None
-        return resp.json()
+            raise RemoteError(str(exc), isinstance(exc, NetworkError)) from None
+        try:
+            return resp.json()
+        except ValueError:
+            raise RemoteError(
+                f"the node answered {method} {path} with something not JSON"
+            ) from None
 
     def set_breakpoints(
         self, file: str, lines: list[tuple[int, str | None]]
@@ -172,15 +185,29 @@ class RemoteBackend:
         threading.Thread(target=self._events, daemon=True).start()
 
     def _events(self) -> None:
+        """The events thread: long polls until the run's ``terminated``. Whatever ends it
+        early is reported (an ``output`` and a ``terminated``, which the adapter answers with
+        ``exited``): a thread that ended silently left the editor waiting for good."""
+        try:
+            self._poll_events()
+        except Exception as exc:  # any failure: reported, never silent
+            if not self.closed:
+                self.on_event("output", {"category": "stderr", "output": f"{exc}\n"})
+                self.on_event("terminated", {})
+
+    def _poll_events(self) -> None:
         after = 0
+        misses = 0  # network failures in a row: a busy node's long poll may time out once
         while not self.closed:
             try:
                 evs = self.call(self._req("GET", f"/{self.sid}/events?after={after}&wait=20"))
+                misses = 0
             except RemoteError as exc:
-                if not self.closed:
-                    self.on_event("output", {"category": "stderr", "output": f"{exc}\n"})
-                    self.on_event("terminated", {})
-                return
+                if exc.network and misses < EVENT_RETRIES and not self.closed:
+                    misses += 1
+                    time.sleep(0.2 * misses)
+                    continue
+                raise
             for ev in evs:
                 after = ev["seq"]
                 self.on_event(ev["event"], ev["body"])
@@ -214,6 +241,9 @@ class RemoteBackend:
         finally:
             self.call(self._aclose())
             self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(5)
+            if not self.thread.is_alive():
+                self.loop.close()  # (its self-pipe sockets)
 
     async def _aclose(self) -> None:
         await self.signin.aclose()

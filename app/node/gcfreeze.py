@@ -1,6 +1,12 @@
-"""What a large compile leaves behind is kept out of the cyclic collector's passes.
+"""The cyclic collector paused while a compile or a large JSON decode runs, and what a large
+compile leaves behind kept out of the collector's passes afterwards.
 
-A compile runs with the collector paused (``ledger.codecache.collector_paused``): every object
+Compiles and JSON decodes pause the collector through the one counted :func:`collector_paused`
+(whichever starts first turns it off, whichever ends last turns it back on, in any thread):
+two counters of their own each restored what they had found, so a compile that ended while a
+decode still ran turned the collector back on under the decode, and the other way round.
+
+A compile runs with the collector paused: every object
 it makes, about one per character of source, waits in the youngest generation. The first
 collection after the pause, in whichever thread allocates next, then walks them all with the
 GIL held: 0.6-1.2 s for a 1.2 MB source, during which the event loop answers nothing (and the
@@ -21,13 +27,17 @@ change nothing (their catch-up pass is short).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
+import time
+from collections.abc import Iterator
 
 YOUNG_THRESHOLD = 5_000  # the node's youngest generation (Python's default: 700)
 FREEZE_ABOVE = 50_000  # objects waiting in the youngest generation: about a 60 KB source
 THAW_AFTER_DROPPED = 1_000_000  # characters of source the cache dropped (~110 MB compiled)
 THAW_ABOVE = 8_000_000  # frozen objects, whatever was dropped
+MAX_PAUSE_S = 10.0  # overlapping pauses keep the collector off at most about this long
 
 _lock = threading.Lock()
 _frozen = 0  # objects frozen since the last thaw (about: those made while the collector paused)
@@ -84,3 +94,42 @@ def tune_for_node() -> None:
     young, mid, old = gc.get_threshold()
     if 0 < young < YOUNG_THRESHOLD:
         gc.set_threshold(YOUNG_THRESHOLD, mid, old)
+
+
+_pause_lock = threading.Lock()
+_holders = 0  # compiles and decodes running with the collector paused
+_was_enabled = False  # the collector's state when the first of them started
+_paused_at = 0.0
+_compiled = False  # a compile ran during this pause: its objects are settled at the end
+
+
+@contextlib.contextmanager
+def collector_paused(compiling: bool = False) -> Iterator[None]:
+    """Python's cyclic collector off meanwhile (process-wide; nested and concurrent uses, in
+    any thread, count). A large source or JSON body creates objects by the hundred thousand,
+    and each full collection they trigger scans the whole heap with the GIL held: 15 pauses of
+    0.15-0.6 s for a 1.2 MB source, 100+ ms for a 4 MB body of small arrays, during which no
+    thread (nor the event loop) runs. A chain of overlapping pauses turns the collector back on
+    after ``MAX_PAUSE_S``, so that other threads' cyclic garbage is not kept for good.
+    ``compiling``: the objects made meanwhile are a compiled unit (see the module's doc).
+    """
+    global _holders, _was_enabled, _paused_at, _compiled
+    with _pause_lock:
+        if _holders == 0:
+            _was_enabled = gc.isenabled()
+            _paused_at = time.monotonic()
+            _compiled = False
+            gc.disable()
+        elif _was_enabled and time.monotonic() - _paused_at > MAX_PAUSE_S:
+            gc.enable()
+        _holders += 1
+        _compiled = _compiled or compiling
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _holders -= 1
+            if _holders == 0 and _was_enabled:
+                if _compiled:
+                    settle_after_compile()  # no catch-up pass over the compile's objects
+                gc.enable()

@@ -17,16 +17,16 @@ error, with the same position, as ``json.loads`` (and gives the loop the GIL as 
 
 from __future__ import annotations
 
-import gc
+import contextlib
 import json
 import json.decoder
 import json.scanner
 import re
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from json.decoder import JSONDecoder
 from typing import Any
+
+from .gcfreeze import collector_paused
 
 Scan = Callable[[str, int], tuple[Any, int]]
 
@@ -55,33 +55,13 @@ class NotDecoded(Exception):
     what :func:`json.loads` would have said."""
 
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-_gc_paused_by_us = False
-
-
-@contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection meanwhile (process-wide; nested and concurrent uses count).
-
-    Decoding creates objects by the hundred thousand, and each full collection they trigger
-    scans every object of the process with the GIL held: 100+ ms stalls of the event loop for
-    a 4 MB body of small arrays, and most of the decoding time. A decoded body has no cycles.
+def cyclic_gc_paused() -> contextlib.AbstractContextManager[None]:
+    """No cyclic garbage collection meanwhile (``gcfreeze.collector_paused``: one count shared
+    with the compiles'). Decoding creates objects by the hundred thousand, and each full
+    collection they trigger scans every object of the process with the GIL held: 100+ ms
+    stalls of the event loop for a 4 MB body of small arrays. A decoded body has no cycles.
     """
-    global _gc_pauses, _gc_paused_by_us
-    with _gc_lock:
-        _gc_pauses += 1
-        if _gc_pauses == 1 and gc.isenabled():
-            gc.disable()
-            _gc_paused_by_us = True
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_paused_by_us:
-                _gc_paused_by_us = False
-                gc.enable()
+    return collector_paused()
 
 
 def loads_in_pieces(raw: bytes) -> Any:

@@ -39,6 +39,7 @@ from .debug.routes import DebugRoutes
 from .files import FileService, blob_store_from_env
 from .gcfreeze import tune_for_node
 from .ledger import Ledger
+from .ledger.codebook import SlowStoredCode
 from .oidc import OidcIssuer
 from .perms import restrict_umask, secure_data_dir
 from .store import Store
@@ -126,7 +127,10 @@ class Node:
         )
 
     def open(self) -> None:
-        self.ledger.open()
+        try:
+            self.ledger.open()
+        except SlowStoredCode as exc:
+            raise NodeError(str(exc)) from None
         if self.store.get_meta("demo_app") is None:
             # the demo asset application of DESIGN.md, created by alice on a fresh data dir
             if "CarDemo" not in self.apps.apps and self.ledger.cert_of_user("alice"):

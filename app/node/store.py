@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -179,6 +179,8 @@ class Store:
         # One connection, used by the event loop and by the OIDC endpoints' worker threads:
         # every use holds this lock so that no statement lands inside another's transaction.
         self.lock = threading.RLock()
+        # what must stop writing before the connection closes (the trace writer's thread)
+        self._before_close: list[Callable[[], None]] = []
         self.db.execute("PRAGMA journal_mode=WAL")
         # WAL + NORMAL: a commit survives the process being killed (it is in the WAL file);
         # only an OS crash can lose the last commits.
@@ -213,7 +215,14 @@ class Store:
             with self.lock:
                 self.db.execute("PRAGMA wal_autocheckpoint=1000")  # SQLite's default
 
+    def before_close(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` first when the store closes: a writer thread of its own stops (and
+        stores what it holds) before the connection it writes with is gone."""
+        self._before_close.append(fn)
+
     def close(self) -> None:
+        for fn in self._before_close:
+            fn()
         self.checkpoint_in_background(False)
         self.db.close()
 

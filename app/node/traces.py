@@ -77,6 +77,7 @@ class TraceKeeper:
         if keep > 0:
             with store.lock:
                 store.db.execute(SCHEMA)
+            store.before_close(self.close)  # whoever closes the store: the writer stops first
 
     @property
     def enabled(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import threading
 from collections import OrderedDict
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from .solidvm.ops import keccak256
 
 SECRET_FILE = "node-secret"
+MAX_SIGNERS = 1024  # unsealed signing keys kept (see Vault.sign)
 
 
 def write_private_file(path: Path, data: bytes) -> None:
@@ -66,6 +68,8 @@ class Vault:
         self._aead = AESGCM(key)
         # unsealed signing keys of recent senders: unsealing costs more than signing
         self._signers: OrderedDict[bytes, PrivateKey] = OrderedDict()
+        # senders sign on worker threads: the look-up, reordering and eviction go together
+        self._signers_lock = threading.Lock()
 
     def new_key(self) -> tuple[str, str, bytes]:
         """(address, uncompressed public key hex, sealed private key)."""
@@ -82,12 +86,15 @@ class Vault:
 
     def sign(self, sealed: bytes, digest: bytes) -> bytes:
         """Recoverable signature (r, s, v) of a 32-byte digest with a sealed key."""
-        pk = self._signers.get(sealed)
-        if pk is None:
+        with self._signers_lock:
+            pk = self._signers.get(sealed)
+            if pk is not None:
+                self._signers.move_to_end(sealed)
+        if pk is None:  # unsealed outside the lock: other senders sign meanwhile
             pk = PrivateKey(self.unseal(sealed))
-            self._signers[sealed] = pk
-            if len(self._signers) > 1024:
-                self._signers.popitem(last=False)
-        else:
-            self._signers.move_to_end(sealed)
+            with self._signers_lock:
+                self._signers[sealed] = pk
+                self._signers.move_to_end(sealed)
+                while len(self._signers) > MAX_SIGNERS:
+                    self._signers.popitem(last=False)
         return bytes(pk.sign_recoverable(digest, hasher=None))

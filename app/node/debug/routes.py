@@ -212,13 +212,28 @@ class DebugSessions:
 
 async def _events_after(s: DebugSession, after: int, wait: float) -> list[Event]:
     """Events newer than ``after``, waiting up to ``wait`` seconds for one on the loop (a
-    long poll must not hold one of the loop's worker threads)."""
-    deadline = time.monotonic() + wait
-    while True:
+    long poll must not hold one of the loop's worker threads). The session's thread wakes the
+    wait when it emits (``call_soon_threadsafe``): the loop is not woken meanwhile."""
+    evs = s.events_after(after)
+    if evs or wait <= 0:
+        return evs
+    loop = asyncio.get_running_loop()
+    arrived = asyncio.Event()
+
+    def wake(_ev: Event) -> None:  # on the session's thread
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(arrived.set)
+
+    s.listeners.append(wake)  # before looking again: nothing emitted in between is missed
+    try:
         evs = s.events_after(after)
-        if evs or time.monotonic() >= deadline:
-            return evs
-        await asyncio.sleep(0.01)
+        if not evs:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(arrived.wait(), wait)
+            evs = s.events_after(after)
+        return evs
+    finally:
+        s.listeners.remove(wake)
 
 
 def _sid(request: Request) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 from ..cirrus.behind16 import Behind16
 from ..solidvm.ops import keccak256
 from ..store import Store, dumps
-from .codebook import CodeBook
+from .codebook import CodeBook, SlowStoredCode
 from .common import TIME_LIMIT_PREFIX, Head, Sub, log
 from .executor import Executor
 from .journal import BlockJournal
@@ -163,6 +163,7 @@ class BlockSealer:
             for i, (sub, row) in enumerate(zip(subs, rows, strict=True)):
                 res = self.executor.execute(sub, b["number"], b["timestamp"], i, _overtime(row))
                 if res["status"] != row["status"]:
+                    _refuse_slow_compile(sub, res, self.codes.config.compile_time_limit)
                     log.warning(
                         "replay of %s gave %s, recorded %s", sub.hash, res["status"], row["status"]
                     )
@@ -173,6 +174,21 @@ class BlockSealer:
 
 
 COMPILE_LIMIT = "compile time limit exceeded:"  # timebox.TimeLimitError's message
+
+
+def _refuse_slow_compile(sub: Sub, res: dict[str, Any], limit: float) -> None:
+    """A replayed transaction whose compile (its upload's, or a source it gave to ``create``)
+    now ran past the bound, though it did not when first run: the node does not start rather
+    than go on with another state than the one it recorded (see codebook.SlowStoredCode)."""
+    message = str((res.get("txResult") or {}).get("message", ""))
+    if COMPILE_LIMIT not in message:
+        return
+    if sub.type in ("CONTRACT", "GENESIS"):
+        vm = str((sub.payload.get("metadata") or {}).get("VM", "SolidVM"))
+        what = f"stored code {CodeBook.code_hash(vm, sub.payload['src'])}"
+    else:
+        what = f"the source transaction {sub.hash} gave to create"
+    raise SlowStoredCode(what, limit)
 
 
 def _overtime(row: Any) -> str:

@@ -8,8 +8,24 @@ from ..config import NodeConfig
 from ..solidvm import CompiledUnit, ContractDef, compile_source
 from ..solidvm.ops import keccak256
 from ..store import Store
-from ..timebox import call_bounded
+from ..timebox import TimeLimitError, call_bounded
 from .codecache import UnitCache, collector_paused
+
+
+class SlowStoredCode(Exception):
+    """Stored code did not compile within ``--compile-time-limit`` while the node started.
+
+    A start compiles the code of the saved contracts (and of the uploads it replays) with the
+    same bound as a request's compile, so that a huge stored source cannot hold the start for
+    ever; past the bound the node does not start, and the message says how to start it.
+    """
+
+    def __init__(self, what: str, limit: float) -> None:
+        super().__init__(
+            f"{what} did not compile within the compile time limit of "
+            f"{limit:g} s while the node started; start it with a larger --compile-time-limit "
+            "(0: no bound)"
+        )
 
 
 class CodeBook:
@@ -77,7 +93,12 @@ class CodeBook:
     def cdef(self, code_hash: str, name: str) -> ContractDef:
         """Contract ``name`` of the stored code ``code_hash`` (KeyError when unknown)."""
         vm, source = self._codes[code_hash]
-        _, unit = self.unit(vm, source, stored=True)
+        try:  # at start (snapshots.load), in the main thread: bounded like a request's
+            _, unit = self.unit(vm, source, stored=True, bounded=True)
+        except TimeLimitError:
+            raise SlowStoredCode(
+                f"stored code {code_hash}", self.config.compile_time_limit
+            ) from None
         return unit.contracts[name]
 
     def code_of(self, cdef: ContractDef) -> str:

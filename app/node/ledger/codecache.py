@@ -10,14 +10,12 @@ anyway): contracts of one code share one compiled definition, also after a resta
 from __future__ import annotations
 
 import contextlib
-import gc
 import threading
-import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
 
-from ..gcfreeze import settle_after_compile, unit_dropped
+from ..gcfreeze import collector_paused as _paused
+from ..gcfreeze import unit_dropped
 from ..solidvm import CompiledUnit
 
 MAX_UNITS = 32
@@ -80,37 +78,7 @@ class UnitCache:
         return self._chars
 
 
-MAX_PAUSE_S = 10.0  # overlapping compiles keep the collector paused at most about this long
-
-_gc_lock = threading.Lock()
-_gc_holders = 0  # compiles running with the collector paused
-_gc_was_enabled = False
-_gc_paused_at = 0.0
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic collector off while a compile runs (in any thread, whichever starts first
-    and ends last). A large source creates about a million objects, and each full collection the
-    allocations trigger on the way scans the whole heap while holding the GIL: 15 pauses of
-    0.15-0.6 s for a 1.2 MB source, during which no thread (nor the event loop) runs. Paused,
-    the collector catches up afterwards in a few passes. A chain of overlapping compiles turns
-    it back on after ``MAX_PAUSE_S``, so that other threads' cyclic garbage is not kept for good.
-    """
-    global _gc_holders, _gc_was_enabled, _gc_paused_at
-    with _gc_lock:
-        if _gc_holders == 0:
-            _gc_was_enabled = gc.isenabled()
-            _gc_paused_at = time.monotonic()
-            gc.disable()
-        elif _gc_was_enabled and time.monotonic() - _gc_paused_at > MAX_PAUSE_S:
-            gc.enable()
-        _gc_holders += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0 and _gc_was_enabled:
-                settle_after_compile()  # no catch-up pass over the compile's objects
-                gc.enable()
+def collector_paused() -> contextlib.AbstractContextManager[None]:
+    """The cyclic collector off while a compile runs (``gcfreeze.collector_paused``, shared
+    with the JSON decoder's pauses); what the compile made is settled at the end."""
+    return _paused(compiling=True)

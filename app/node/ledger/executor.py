@@ -13,6 +13,7 @@ from ..genesis import (
     ROOT_USER,
 )
 from ..solidvm import (
+    CompiledUnit,
     SolidVMError,
     TxEnv,
     contract_address,
@@ -73,6 +74,7 @@ class Executor:
         # the last result's ``stateDiff`` as the object its text was made from: the sealer hands
         # it to ``pack_result``, which then does not parse the text again
         self.last_diff: dict[str, Any] | None = None
+        self._uploaded: CompiledUnit | None = None  # the unit the running upload deployed
 
     def execute(
         self,
@@ -112,6 +114,7 @@ class Executor:
         self.world.last_trace = None
         pre = self._before(sub, key) if self.preimages is not None else []
         self.last_diff = None
+        self._uploaded = None
         kind = "SolidVM"
         where: Where | None = None
         try:
@@ -217,7 +220,9 @@ class Executor:
     ) -> tuple[ExecResult, dict[str, Any], str]:
         p = sub.payload
         vm = p["metadata"].get("VM", "SolidVM")
-        code_hash, unit = self.codes.unit(vm, p["src"])
+        # bounded: the compile cache may have dropped the unit since the upload was checked
+        code_hash, unit = self.codes.unit(vm, p["src"], bounded=True)
+        self._uploaded = unit
         cdef = unit.contracts[p["contract"]]
         explicit = p.get("address") if sub.internal else None
         address = explicit or format(contract_address(int(sub.sender, 16), nonce), "040x")
@@ -273,7 +278,7 @@ class Executor:
             governance=p["contract"],
         )
         vm = p["metadata"].get("VM", "SolidVM")
-        code_hash, unit = self.codes.unit(vm, p["src"])
+        code_hash, unit = self.codes.unit(vm, p["src"], bounded=True)
         chain.code_hash = code_hash
         cdef = unit.contracts[p["contract"]]
         self.state.will_write(self.chains, cid)
@@ -402,11 +407,7 @@ class Executor:
             created = {(chain, int(addr, 16)) for chain, addr in res.created}
             self.cirrus.collections.note_tx(res.journal, written, created, (sub.hash, sub.sender))
         if res.created and self.cirrus.indexer16 is not None:
-            unit = None
-            if sub.type == "CONTRACT":
-                unit = self.codes.unit(
-                    sub.payload["metadata"].get("VM", "SolidVM"), sub.payload["src"]
-                )[1]
+            unit = self._uploaded if sub.type == "CONTRACT" else None  # (no second compile)
             self.cirrus.indexer16.note(res, unit)
         if registry_touched:
             self.identities.sync()

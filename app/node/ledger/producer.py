@@ -53,7 +53,8 @@ class Producer:
         self.halted: str | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._watchdog: Watchdog | None = None
+        # the transactions' wall-clock budget; read-only calls' worlds join it (read_call.py)
+        self.watchdog = Watchdog(state.world, config.tx_time_limit)
         self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
         self.group_wait = GROUP_WAIT  # see TxQueue.gather
 
@@ -63,8 +64,7 @@ class Producer:
         the loop with ``call_soon_threadsafe`` (futures are not thread-safe)."""
         self._loop = asyncio.get_running_loop()
         self.state.keep_history()
-        self._watchdog = Watchdog(self.state.world, self.config.tx_time_limit)
-        self._watchdog.start()
+        self.watchdog.start()
         # The worker holds the GIL while it executes; the loop gets it back at each switch
         # interval (5 ms by default), several times per request: a shorter one keeps the
         # loop's requests fast while contracts run.
@@ -88,8 +88,7 @@ class Producer:
                 done = await asyncio.to_thread(self._run_slice)
                 if done is not None:
                     self.results.publish(*done)
-        if self._watchdog is not None:
-            self._watchdog.stop()
+        self.watchdog.stop()
         if self.behind16 is not None:
             await asyncio.to_thread(self.behind16.stop)  # (writes what is queued)
         self.snapshots.snapshot()

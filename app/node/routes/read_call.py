@@ -27,7 +27,6 @@ from ..debug.overlay import ViewSource, overlay_world
 from ..errors import bad_request
 from ..ledger import norm_address, norm_chain
 from ..ledger.common import BASE_GAS, NODE_MAX_STEPS, hex64, parse_amount
-from ..ledger.watchdog import Watchdog
 from ..solidvm import ArgumentError, ExecutionError, SolidVMError, TxEnv
 from ..solidvm.abi import decode_args
 from ..solidvm.world import World
@@ -99,15 +98,12 @@ class ReadCallRoutes(ApiBase):
                 timestamp=int(time.time()),
                 max_steps=NODE_MAX_STEPS,
             )
-            dog = Watchdog(world, ledger.config.tx_time_limit)
-            dog.start()
             t0 = time.perf_counter()
-            try:
-                res = world.call(address, method, args, env, chain_id=chain)
+            try:  # the node's watchdog thread stops it past --tx-time-limit
+                with ledger.producer.watchdog.watching(world):
+                    res = world.call(address, method, args, env, chain_id=chain)
             except SolidVMError as exc:
                 return _answer("Failure", exc.message, None, 0, chain, t0)
-            finally:
-                dog.stop()
             return _answer("Success", "Success!", res.values, res.steps, chain, t0, res.logs)
         finally:
             source.unpin()

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.node.ledger import codecache
+from app.node import gcfreeze
 from app.node.ledger.codecache import UnitCache, collector_paused
 from app.node.solidvm import compile_source
 from app.node.timebox import TimeLimitError, call_bounded
@@ -126,7 +126,7 @@ def test_compiles_pause_the_collector_until_the_last_one_ends(
         assert not gc.isenabled()  # the first one still runs
     assert gc.isenabled()
     # a chain of overlapping compiles does not keep it off for good
-    monkeypatch.setattr(codecache, "MAX_PAUSE_S", 0.0)
+    monkeypatch.setattr(gcfreeze, "MAX_PAUSE_S", 0.0)
     with collector_paused():
         time.sleep(0.01)
         with collector_paused():

@@ -4,12 +4,13 @@ frozen objects go back to the collector once the compile cache has dropped enoug
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 from collections.abc import Iterator
 
 import pytest
 
-from app.node import gcfreeze
+from app.node import gcfreeze, jsondecode
 from app.node.ledger.codecache import collector_paused
 
 
@@ -83,3 +84,40 @@ def test_the_node_freezes_what_start_up_built_and_collects_the_young_less_often(
         assert gc.get_freeze_count() == 0
     finally:
         gc.set_threshold(*before)
+
+
+@pytest.mark.parametrize("first", ["compile", "decode"])
+def test_overlapping_compile_and_decode_pauses_end_with_the_last(first: str) -> None:
+    """A compile's and a JSON decode's pauses, overlapping in two threads: the collector stays
+    off until the last of them ends, whichever started or ended first (two counters of their
+    own turned it back on when the first ended)."""
+    pauses = {"compile": collector_paused, "decode": jsondecode.cyclic_gc_paused}
+    second = "decode" if first == "compile" else "compile"
+    entered, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    def other() -> None:
+        with pauses[second]():
+            entered.set()
+            release.wait(10)
+        done.set()
+
+    assert gc.isenabled()
+    with pauses[first]():
+        thread = threading.Thread(target=other)
+        thread.start()
+        assert entered.wait(10)
+    assert not gc.isenabled(), f"the {first} ended while the {second} ran: collector back on"
+    release.set()
+    thread.join(10)
+    assert done.is_set() and gc.isenabled()
+    # the other way round: the second thread's pause ends first
+    for ev in (entered, release, done):
+        ev.clear()
+    with pauses[first]():
+        thread = threading.Thread(target=other)
+        thread.start()
+        assert entered.wait(10)
+        release.set()
+        thread.join(10)
+        assert not gc.isenabled(), f"the {second} ended while the {first} ran: collector on"
+    assert gc.isenabled()
