@@ -2,9 +2,9 @@
 
 ``RunningNode`` runs ``python -m app.node serve --port 0 --data-dir DIR [flags]`` from the project
 root, waits for the ``Sandbox node listening on http://HOST:PORT`` line and hands out tokens
-(through the ``token`` command) and authenticated httpx clients. It stops the node with SIGTERM,
-can SIGKILL it, and restarts it on the same data dir (and, when it can, the same port, so that the
-tokens issued before the restart keep their issuer).
+(issued by the ``token`` command's code, in this process) and authenticated httpx clients. It
+stops the node with SIGTERM, can SIGKILL it, and restarts it on the same data dir (and, when it
+can, the same port, so that the tokens issued before the restart keep their issuer).
 
 Every client it hands out is closed when the node stops; pipes and log files are closed too, so
 no ResourceWarning escapes (pytest runs with warnings as errors).
@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+
+from app.node.__main__ import _token_for
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACTS = ROOT / "resources" / "contracts"
@@ -238,10 +240,15 @@ class RunningNode:
         return run_cli(self.data_dir, *args, check=check)
 
     def token(self, user: str) -> str:
+        """What ``python -m app.node token --user USER`` prints, issued by the same code in this
+        process: a ``token`` process per user and module cost 1-4 s of Python start-up, minutes
+        over the suite (test_node_cli runs the command itself)."""
         tok = self._tokens.get(user)
         if tok is None:
-            tok = self.cli("token", "--user", user).stdout.strip()
-            self._tokens[user] = tok
+            issued = _token_for(self.data_dir, user)
+            if issued is None:
+                raise AssertionError(f"token: unknown user {user!r}")
+            tok = self._tokens[user] = issued
         return tok
 
     def add_user(
