@@ -418,6 +418,38 @@ def deploy(
     return str(res[0]["data"]["contents"]["address"])
 
 
+def create_chain(
+    client: httpx.Client,
+    creator: str,
+    src: str,
+    contract: str,
+    *,
+    label: str,
+    args: dict[str, Any] | None = None,
+    balance: int = 1000,
+    org: str = "Acme",
+) -> str:
+    """``POST /bloc/v2.2/chain``: a private chain of one member organization (``org``), with
+    ``contract`` of ``src`` as its governance contract and ``balance`` for the address
+    ``creator``; returns the new chain's ID."""
+    r = client.post(
+        "/bloc/v2.2/chain",
+        json={
+            "label": label,
+            "src": src,
+            "contract": contract,
+            "args": args or {},
+            "members": [{"orgName": org, "access": True}],
+            "balances": [{"address": creator, "balance": balance}],
+            "metadata": {"VM": "SolidVM"},
+        },
+    )
+    assert r.status_code == 200, r.text
+    chain = r.json()
+    assert isinstance(chain, str) and HEX64.match(chain), chain
+    return chain
+
+
 def result_of(client: httpx.Client, tx_hash: str) -> dict[str, Any]:
     r = client.get(f"/bloc/v2.2/transactions/{tx_hash}/result")
     assert r.status_code == 200, r.text
