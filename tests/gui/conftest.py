@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import shutil
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,13 +20,15 @@ import pytest
 import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QTextBrowser
+from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
 from app.services.profiles import Profile
 from app.services.secret_service import SecretService
 from app.services.session import Credentials
+from app.ui.panels.composer.panel import ComposerPanel
+from app.ui.panels.composer.tests_view import TestsView
 from app.ui.shell.main_window import MainWindow
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
@@ -238,3 +241,75 @@ def click_link(qtbot: QtBot, browser: QTextBrowser, href_prefix: str) -> str:
             it += 1
         block = block.next()
     raise AssertionError(f"no {href_prefix} link in: {browser.toPlainText()}")
+
+
+def panel_of(window: MainWindow) -> ComposerPanel:
+    """The composer, brought in front."""
+    panel = window.panels[1]
+    assert isinstance(panel, ComposerPanel)
+    window.nav.setCurrentRow(1)
+    return panel
+
+
+def reveal(qtbot: QtBot, view: TestsView) -> None:
+    """Click the tab that holds the view (the composer keeps it on a tab)."""
+    w: QWidget | None = view
+    while w is not None and not isinstance(w, QTabWidget):
+        w = w.parentWidget()
+    assert isinstance(w, QTabWidget), "the Tests view is not on a tab"
+    at = w.indexOf(view)
+    if w.currentIndex() != at:
+        qtbot.mouseClick(w.tabBar(), Qt.MouseButton.LeftButton, pos=w.tabBar().tabRect(at).center())
+    assert w.currentIndex() == at and view.isVisible()
+
+
+DESCRIBE_GUI = Path(__file__).resolve().parents[1] / "corpus" / "describe_gui"
+DESCRIBE_GUI_TESTS = 6  # the tests of tests/corpus/describe_gui
+
+
+@pytest.fixture
+def tests_project(tmp_path: Path) -> Path:
+    """A copy of tests/corpus/describe_gui, the Tests view's project (a test's saves must not
+    touch the repository)."""
+    root = tmp_path / "project"
+    shutil.copytree(DESCRIBE_GUI, root)
+    return root
+
+
+ComposerAs = Callable[[str], ComposerPanel]
+
+
+@pytest.fixture
+def composer_as(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> ComposerAs:
+    """``composer_as(user)``: signed in to the module's node as ``user``, the composer in
+    front (the set-up of the composer's modules)."""
+
+    def open_(user: str) -> ComposerPanel:
+        connect(loop, controller, node, user)
+        return panel_of(window)
+
+    return open_
+
+
+OpenTests = Callable[..., tuple[ComposerPanel, TestsView]]
+
+
+@pytest.fixture
+def open_tests(composer_as: ComposerAs, loop: qasync.QEventLoop, qtbot: QtBot) -> OpenTests:
+    """``open_tests(file, tests=6)``: signed in as alice, the composer in front with ``file``
+    loaded and its folder the project, the Tests view shown once it lists ``tests`` tests (the
+    set-up the Tests view's and the debugger's modules share)."""
+
+    def open_(file: Path, tests: int = DESCRIBE_GUI_TESTS) -> tuple[ComposerPanel, TestsView]:
+        panel = composer_as("alice")
+        panel.open_folder(file.parent)  # the project: the sidebar unfolds
+        panel.load_path(file)
+        drive(loop, lambda: panel.source.path == file)
+        view = panel.tests_view
+        reveal(qtbot, view)
+        drive(loop, lambda: len(view.model.all_tests()) == tests)
+        return panel, view
+
+    return open_

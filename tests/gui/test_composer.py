@@ -33,6 +33,7 @@ from app.ui.shell.main_window import MainWindow
 from app.ui.shell.tx_inspector import TxInspectorDialog
 from app.ui.widgets.arg_editor import ArrayEditor, MappingEditor, StructEditor
 from app.ui.widgets.confirm_dialog import ConfirmDialog
+from tests.gui import conftest
 from tests.gui.conftest import click_link, connect, drive
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode
@@ -69,11 +70,7 @@ contract Kinds {
 """
 
 
-def panel_of(window: MainWindow) -> ComposerPanel:
-    panel = window.panels[1]
-    assert isinstance(panel, ComposerPanel)
-    window.nav.setCurrentRow(1)
-    return panel
+panel_of = conftest.panel_of  # the composer's modules import it from here
 
 
 def compile_source(loop: qasync.QEventLoop, panel: ComposerPanel, src: str) -> None:

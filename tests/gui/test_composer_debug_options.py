@@ -17,23 +17,19 @@ from pytestqt.qtbot import QtBot
 
 from app.services.controller import AppController
 from app.ui.shell.main_window import MainWindow
-from tests.gui.conftest import connect, drive
+from tests.gui.conftest import ComposerAs, OpenTests, drive
 from tests.gui.test_composer import compile_source, confirm, panel_of
-from tests.gui.test_tests_view import opened, project
-from tests.integration.node_fixture import RunningNode
 
 
 def test_debug_a_test_from_the_tests_view(
-    node: RunningNode,
-    controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
-    qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
-    root = project(tmp_path)
+    root = tests_project
     test_file = root / "counter_test.sol"
-    panel, view = opened(loop, window, node, controller, qtbot, test_file)
+    panel, view = open_tests(test_file)
     editor = panel.source.current.editor
     editor.toggle_breakpoint(16)  # counter.inc(); in it_increments
     # a breakpoint of the imported file, kept with the project (its tab not open)
@@ -93,15 +89,12 @@ LOOP = """contract Loop {
 
 
 def test_pause_on_failure_switch_and_a_conditional_breakpoint(
-    node: RunningNode,
-    controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
-    qtbot: QtBot,
     tmp_path: Path,
+    composer_as: ComposerAs,
 ) -> None:
-    connect(loop, controller, node, "bob")
-    panel = panel_of(window)
+    panel = composer_as("bob")
     compile_source(loop, panel, LOOP)
     panel.contract.setCurrentText("Loop")
     confirm(loop, panel, panel.deploy())
@@ -244,14 +237,11 @@ OWNED = """contract Owned {
 
 
 def test_debug_the_constructor_from_the_deploy_tab(
-    node: RunningNode,
-    controller: AppController,
-    window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
+    composer_as: ComposerAs,
 ) -> None:
-    connect(loop, controller, node, "carol")
-    panel = panel_of(window)
+    panel = composer_as("carol")
     compile_source(loop, panel, OWNED)
     panel.contract.setCurrentText("Owned")
     panel.deploy_args.editors["start"].set_value("7")

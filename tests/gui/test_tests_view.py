@@ -4,27 +4,23 @@ save, a compile error in an imported file, and the model under qtmodeltester."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import qasync
 from PySide6.QtCore import QModelIndex, QSize, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QFileDialog, QTabWidget, QWidget
+from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from app.client.test_runner import CompileFailure
 from app.services.controller import AppController
-from app.ui.panels.composer.panel import ComposerPanel
 from app.ui.panels.composer.tests_model import FAILED, NOT_RUN, PASSED, TestNode
 from app.ui.panels.composer.tests_view import TestsView
 from app.ui.shell.main_window import MainWindow
 from app.ui.shell.tx_inspector import TxInspectorDialog
-from tests.gui.conftest import click_link, connect, drive
+from tests.gui.conftest import ComposerAs, OpenTests, click_link, drive, reveal
 from tests.gui.test_composer import panel_of, settle
-from tests.integration.node_fixture import RunningNode
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "describe_gui"
 EXPECTED = {
     "Describe_Counter.it_increments": PASSED,
     "Describe_Counter.it_cannot_go_below_zero": FAILED,
@@ -33,46 +29,6 @@ EXPECTED = {
     "Describe_Other.it_passes": PASSED,
     "Describe_Other.it_sees_shared_state": PASSED,
 }
-
-
-def project(tmp_path: Path) -> Path:
-    """A copy of the corpus (saves in a test must not touch the repository)."""
-    root = tmp_path / "project"
-    shutil.copytree(CORPUS, root)
-    return root
-
-
-def opened(
-    loop: qasync.QEventLoop,
-    window: MainWindow,
-    node: RunningNode,
-    controller: AppController,
-    qtbot: QtBot,
-    file: Path,
-    tests: int = len(EXPECTED),
-) -> tuple[ComposerPanel, TestsView]:
-    """Signed in, the composer in front with ``file`` loaded, its folder's tests found."""
-    connect(loop, controller, node)
-    panel = panel_of(window)
-    panel.open_folder(file.parent)  # the project: the sidebar unfolds
-    panel.load_path(file)
-    drive(loop, lambda: panel.source.path == file)
-    view = panel.tests_view
-    reveal(qtbot, view)
-    drive(loop, lambda: len(view.model.all_tests()) == tests)
-    return panel, view
-
-
-def reveal(qtbot: QtBot, view: TestsView) -> None:
-    """Click the tab that holds the view (the composer keeps it on a tab)."""
-    w: QWidget | None = view
-    while w is not None and not isinstance(w, QTabWidget):
-        w = w.parentWidget()
-    assert isinstance(w, QTabWidget), "the Tests view is not on a tab"
-    at = w.indexOf(view)
-    if w.currentIndex() != at:
-        qtbot.mouseClick(w.tabBar(), Qt.MouseButton.LeftButton, pos=w.tabBar().tabRect(at).center())
-    assert w.currentIndex() == at and view.isVisible()
 
 
 def statuses(view: TestsView) -> dict[str, str]:
@@ -96,16 +52,12 @@ def run_all(loop: qasync.QEventLoop, qtbot: QtBot, view: TestsView) -> None:
 
 
 def test_tree_lists_the_contracts_and_tests_of_the_folder(
-    node: RunningNode,
-    controller: AppController,
-    window: MainWindow,
-    loop: qasync.QEventLoop,
-    qtbot: QtBot,
-    tmp_path: Path,
     qtmodeltester: object,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
-    root = project(tmp_path)
-    _panel, view = opened(loop, window, node, controller, qtbot, root / "other_test.sol")
+    root = tests_project
+    _panel, view = open_tests(root / "other_test.sol")
     model = view.model
     qtmodeltester.check(model)  # type: ignore[attr-defined]
     qtmodeltester.check(view.proxy)  # type: ignore[attr-defined]
@@ -132,17 +84,14 @@ def test_tree_lists_the_contracts_and_tests_of_the_folder(
 
 
 def test_at_1024x640_the_tests_get_the_room_deploy_and_call_steps_aside(
-    node: RunningNode,
-    controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
     window.resize(1024, 640)
-    panel, view = opened(
-        loop, window, node, controller, qtbot, project(tmp_path) / "counter_test.sol"
-    )
+    panel, view = open_tests(tests_project / "counter_test.sol")
     settle(loop)
     assert window.size() == QSize(1024, 640)
     # the editor and Deploy & call at their narrowest leave no room: Deploy & call steps aside
@@ -184,17 +133,13 @@ def test_at_1024x640_the_tests_get_the_room_deploy_and_call_steps_aside(
 
 
 def test_run_all_shows_each_result_and_the_counts(
-    node: RunningNode,
-    controller: AppController,
-    window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
     qtmodeltester: object,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
-    _panel, view = opened(
-        loop, window, node, controller, qtbot, project(tmp_path) / "counter_test.sol"
-    )
+    _panel, view = open_tests(tests_project / "counter_test.sol")
     qtmodeltester.check(view.model)  # type: ignore[attr-defined]  # and it watches the run
     run_all(loop, qtbot, view)
     assert statuses(view) == EXPECTED
@@ -213,15 +158,13 @@ def test_run_all_shows_each_result_and_the_counts(
 
 
 def test_a_failure_shows_its_message_and_its_location_jumps_to_the_line(
-    node: RunningNode,
-    controller: AppController,
-    window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
-    root = project(tmp_path)
-    panel, view = opened(loop, window, node, controller, qtbot, root / "other_test.sol")
+    root = tests_project
+    panel, view = open_tests(root / "other_test.sol")
     run_all(loop, qtbot, view)
     click_row(qtbot, view, view.index_of_test("Describe_Counter.it_cannot_go_below_zero"))
     assert view.selected_node() is not None
@@ -240,16 +183,12 @@ def test_a_failure_shows_its_message_and_its_location_jumps_to_the_line(
 
 
 def test_run_selected_runs_only_that_test(
-    node: RunningNode,
-    controller: AppController,
-    window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
-    _panel, view = opened(
-        loop, window, node, controller, qtbot, project(tmp_path) / "counter_test.sol"
-    )
+    _panel, view = open_tests(tests_project / "counter_test.sol")
     click_row(qtbot, view, view.index_of_test("Describe_Counter.it_returns_false"))
     qtbot.keyClick(view.tree, Qt.Key.Key_Return)  # Enter runs the selected test
     assert view.service.running
@@ -268,16 +207,13 @@ def test_run_selected_runs_only_that_test(
 
 
 def test_transaction_link_opens_the_inspector(
-    node: RunningNode,
-    controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
-    _panel, view = opened(
-        loop, window, node, controller, qtbot, project(tmp_path) / "counter_test.sol"
-    )
+    _panel, view = open_tests(tests_project / "counter_test.sol")
     run_all(loop, qtbot, view)
     click_row(qtbot, view, view.index_of_test("Describe_Counter.it_increments"))
     node_of = view.selected_node()
@@ -293,14 +229,12 @@ def test_transaction_link_opens_the_inspector(
 
 
 def test_stop_cancels_the_run(
-    node: RunningNode,
-    controller: AppController,
-    window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
-    root = project(tmp_path)
+    root = tests_project
     # many slow tests: the run is still going when Stop is clicked
     body = "\n".join(
         f"    function it_{i}() public {{ for (uint j = 0; j < 3000; j++) {{ n += j; }} }}"
@@ -309,9 +243,7 @@ def test_stop_cancels_the_run(
     (root / "slow_test.sol").write_text(
         f"contract Describe_Slow {{\n    uint n;\n    constructor() {{}}\n{body}\n}}\n"
     )
-    _panel, view = opened(
-        loop, window, node, controller, qtbot, root / "slow_test.sol", len(EXPECTED) + 40
-    )
+    _panel, view = open_tests(root / "slow_test.sol", len(EXPECTED) + 40)
     qtbot.mouseClick(view.run_file_button, Qt.MouseButton.LeftButton)
     drive(loop, lambda: view.model.totals()[PASSED] >= 1, 60)
     assert view.stop_button.isEnabled()
@@ -325,16 +257,15 @@ def test_stop_cancels_the_run(
 
 
 def test_run_on_save_reruns_the_saved_file(
-    node: RunningNode,
     controller: AppController,
-    window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
     loop.run_until_complete(controller.load_settings())
-    root = project(tmp_path)
-    panel, view = opened(loop, window, node, controller, qtbot, root / "counter_test.sol")
+    root = tests_project
+    panel, view = open_tests(root / "counter_test.sol")
     qtbot.mouseClick(view.run_on_save, Qt.MouseButton.LeftButton)
     assert view.run_on_save.isChecked()
     drive(loop, lambda: controller.setting("tests_run_on_save") is True)
@@ -357,17 +288,15 @@ def test_run_on_save_reruns_the_saved_file(
 
 
 def test_a_compile_error_in_an_imported_file_is_shown_at_its_line(
-    node: RunningNode,
-    controller: AppController,
-    window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    open_tests: OpenTests,
 ) -> None:
-    root = project(tmp_path)
+    root = tests_project
     lib = root / "lib" / "Counter.sol"
     lib.write_text(lib.read_text().replace("count -= 1;", "count -= ;"))
-    panel, view = opened(loop, window, node, controller, qtbot, root / "other_test.sol")
+    panel, view = open_tests(root / "other_test.sol")
     run_all(loop, qtbot, view)
     broken = view.selected_node()  # the view selects the file that does not compile
     assert broken is not None and broken.failure is not None
@@ -383,16 +312,13 @@ def test_a_compile_error_in_an_imported_file_is_shown_at_its_line(
 
 
 def test_keyboard_runs_from_the_editor_and_enter_runs_the_selected_row(
-    node: RunningNode,
-    controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
-    qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
+    composer_as: ComposerAs,
 ) -> None:
-    connect(loop, controller, node)
-    panel = panel_of(window)
-    file = project(tmp_path) / "other_test.sol"
+    panel = composer_as("alice")
+    file = tests_project / "other_test.sol"
     panel.load_path(file)  # no project: the tests of the file's folder
     drive(loop, lambda: panel.source.path == file)
     view = panel.tests_view
@@ -431,11 +357,10 @@ def test_keyboard_runs_from_the_editor_and_enter_runs_the_selected_row(
 
 
 def test_run_without_a_node_says_so_in_words(
-    controller: AppController,
     window: MainWindow,
     loop: qasync.QEventLoop,
     qtbot: QtBot,
-    tmp_path: Path,
+    tests_project: Path,
 ) -> None:
     panel = panel_of(window)
     view = panel.tests_view
@@ -444,7 +369,7 @@ def test_run_without_a_node_says_so_in_words(
     qtbot.mouseClick(view.folder_button, Qt.MouseButton.LeftButton)  # the project's folder
     drive(loop, lambda: any(d.isVisible() for d in panel.findChildren(QFileDialog)))
     dialog = next(d for d in panel.findChildren(QFileDialog) if d.isVisible())
-    root = project(tmp_path)
+    root = tests_project
     dialog.fileSelected.emit(str(root))
     dialog.close()
     assert panel.project_root() == root

@@ -2,9 +2,9 @@
 
 ``RunningNode`` runs ``python -m app.node serve --port 0 --data-dir DIR [flags]`` from the project
 root, waits for the ``Sandbox node listening on http://HOST:PORT`` line and hands out tokens
-(through the ``token`` command) and authenticated httpx clients. It stops the node with SIGTERM,
-can SIGKILL it, and restarts it on the same data dir (and, when it can, the same port, so that the
-tokens issued before the restart keep their issuer).
+(issued by the ``token`` command's code, in this process) and authenticated httpx clients. It
+stops the node with SIGTERM, can SIGKILL it, and restarts it on the same data dir (and, when it
+can, the same port, so that the tokens issued before the restart keep their issuer).
 
 Every client it hands out is closed when the node stops; pipes and log files are closed too, so
 no ResourceWarning escapes (pytest runs with warnings as errors).
@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+
+from app.node.__main__ import _token_for
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACTS = ROOT / "resources" / "contracts"
@@ -238,10 +240,15 @@ class RunningNode:
         return run_cli(self.data_dir, *args, check=check)
 
     def token(self, user: str) -> str:
+        """What ``python -m app.node token --user USER`` prints, issued by the same code in this
+        process: a ``token`` process per user and module cost 1-4 s of Python start-up, minutes
+        over the suite (test_node_cli runs the command itself)."""
         tok = self._tokens.get(user)
         if tok is None:
-            tok = self.cli("token", "--user", user).stdout.strip()
-            self._tokens[user] = tok
+            issued = _token_for(self.data_dir, user)
+            if issued is None:
+                raise AssertionError(f"token: unknown user {user!r}")
+            tok = self._tokens[user] = issued
         return tok
 
     def add_user(
@@ -409,6 +416,38 @@ def deploy(
     res = submit(client, upload_tx(contract, src, args, vm))
     assert res[0]["status"] == "Success", res
     return str(res[0]["data"]["contents"]["address"])
+
+
+def create_chain(
+    client: httpx.Client,
+    creator: str,
+    src: str,
+    contract: str,
+    *,
+    label: str,
+    args: dict[str, Any] | None = None,
+    balance: int = 1000,
+    org: str = "Acme",
+) -> str:
+    """``POST /bloc/v2.2/chain``: a private chain of one member organization (``org``), with
+    ``contract`` of ``src`` as its governance contract and ``balance`` for the address
+    ``creator``; returns the new chain's ID."""
+    r = client.post(
+        "/bloc/v2.2/chain",
+        json={
+            "label": label,
+            "src": src,
+            "contract": contract,
+            "args": args or {},
+            "members": [{"orgName": org, "access": True}],
+            "balances": [{"address": creator, "balance": balance}],
+            "metadata": {"VM": "SolidVM"},
+        },
+    )
+    assert r.status_code == 200, r.text
+    chain = r.json()
+    assert isinstance(chain, str) and HEX64.match(chain), chain
+    return chain
 
 
 def result_of(client: httpx.Client, tx_hash: str) -> dict[str, Any]:

@@ -15,7 +15,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.node_fixture import RunningNode, body, call_tx, deploy, upload_tx
+from tests.integration.node_fixture import (
+    RunningNode,
+    body,
+    call_tx,
+    create_chain,
+    deploy,
+    upload_tx,
+)
 
 PIN = "271828"  # a constant of alice's private contract: must never reach bob
 
@@ -105,20 +112,9 @@ MADE_UP = "ab" * 32
 def private(node: RunningNode) -> dict[str, str]:
     """alice's chain (members: Acme) holding a Secret, and bob's Spy on the main chain."""
     alice = node.client("alice")
-    r = alice.post(
-        "/bloc/v2.2/chain",
-        json={
-            "label": "acme-secrets",
-            "src": GOV_SRC,
-            "contract": "Gov",
-            "args": {},
-            "members": [{"orgName": "Acme", "access": True}],
-            "balances": [{"address": node.address("alice"), "balance": 31337}],
-            "metadata": {"VM": "SolidVM"},
-        },
+    chain = create_chain(
+        alice, node.address("alice"), GOV_SRC, "Gov", label="acme-secrets", balance=31337
     )
-    assert r.status_code == 200, r.text
-    chain = r.json()
     r = alice.post(
         "/svc/v2.3/transaction",
         params={"resolve": "true", "chainid": chain},

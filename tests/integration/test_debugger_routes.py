@@ -306,7 +306,7 @@ def test_debug_adapter_on_a_node(node: RunningNode, tmp_path: Path) -> None:
         assert dap.event("exited")["body"]["exitCode"] == 0
         dap.event("terminated")
         assert dap.request("disconnect")["success"]
-        assert dap.proc.wait(10) == 0
+        assert dap.proc.wait(60) == 0  # a bound (room for a loaded machine)
     finally:
         dap.close()
     assert alice.get(f"/bloc/v2.2/contracts/Store/{store}/state").json()["value"] == "0"

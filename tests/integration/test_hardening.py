@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.node_fixture import RunningNode, body, call_tx, upload_tx
+from tests.integration.node_fixture import RunningNode, body, call_tx, create_chain, upload_tx
 
 SRC = """
 contract Secret {
@@ -36,20 +36,7 @@ contract Gov {
 def private_call(node: RunningNode) -> dict[str, Any]:
     """alice creates a chain with only Acme as member and calls a contract there."""
     alice = node.client("alice")
-    r = alice.post(
-        "/bloc/v2.2/chain",
-        json={
-            "label": "acme-only",
-            "src": CHAIN_SRC,
-            "contract": "Gov",
-            "args": {},
-            "members": [{"orgName": "Acme", "access": True}],
-            "balances": [{"address": node.address("alice"), "balance": 1000}],
-            "metadata": {"VM": "SolidVM"},
-        },
-    )
-    assert r.status_code == 200, r.text
-    chain = r.json()
+    chain = create_chain(alice, node.address("alice"), CHAIN_SRC, "Gov", label="acme-only")
     r = alice.post(
         "/svc/v2.3/transaction",
         params={"resolve": "true", "chainid": chain},

@@ -107,6 +107,15 @@ def test_users_without_identity_cannot_transact(node: RunningNode) -> None:
     assert "registered cert" in r.json()
 
 
+def test_token_prints_a_token_the_node_accepts(node: RunningNode) -> None:
+    """The ``token`` command itself (RunningNode issues its tokens in-process)."""
+    proc = run_cli(node.data_dir, "token", "--user", "bob")
+    token = proc.stdout.strip()
+    r = node.new_client(token=token).get("/svc/v2.3/key")
+    assert r.status_code == 200, r.text
+    assert r.json()["address"] == node.address("bob")
+
+
 def test_token_for_an_unknown_user_exits_2(node: RunningNode) -> None:
     proc = run_cli(node.data_dir, "token", "--user", "nobody", check=False)
     assert proc.returncode == 2

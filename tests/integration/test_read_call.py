@@ -13,7 +13,15 @@ import pytest
 
 from app.client.errors import RequestError
 from app.client.http import StratoClient
-from tests.integration.node_fixture import RunningNode, body, call_tx, deploy, submit, upload_tx
+from tests.integration.node_fixture import (
+    RunningNode,
+    body,
+    call_tx,
+    create_chain,
+    deploy,
+    submit,
+    upload_tx,
+)
 
 SRC = """
 contract Counter {
@@ -126,20 +134,9 @@ def test_bad_input_is_a_400_naming_the_field(
 
 def test_a_private_chain_is_for_its_members(node: RunningNode) -> None:
     alice = node.client("alice")
-    r = alice.post(
-        "/bloc/v2.2/chain",
-        json={
-            "label": "acme-reads",
-            "src": GOV_SRC,
-            "contract": "Gov",
-            "args": {},
-            "members": [{"orgName": "Acme", "access": True}],
-            "balances": [{"address": node.address("alice"), "balance": 1}],
-            "metadata": {"VM": "SolidVM"},
-        },
+    chain = create_chain(
+        alice, node.address("alice"), GOV_SRC, "Gov", label="acme-reads", balance=1
     )
-    assert r.status_code == 200, r.text
-    chain = r.json()
     r = alice.post(
         "/svc/v2.3/transaction",
         params={"resolve": "true", "chainid": chain},

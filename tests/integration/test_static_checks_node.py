@@ -79,33 +79,27 @@ def test_upload_the_typechecker_rejects(node: RunningNode) -> None:
     assert server_message(r.text) == ("line 3, column 54: Pure function reading state variable x")
 
 
-def test_stored_code_loads_as_it_was_accepted(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_stored_code_loads_as_it_was_accepted(node: RunningNode) -> None:
     # Code stored by a sandbox that did not check yet (here: written into the data dir while the
-    # node is down) must keep loading and running after a restart.
-    n = make_node(tmp_path_factory, name="stored")
-    try:
-        alice = n.client("alice")
-        good = (
-            "contract Old {\n"
-            "    uint x = 7;\n"
-            "    function f() public returns (uint) { return x; }\n"
-            "}\n"
+    # node is down) must keep loading and running after a restart (the module's node: its other
+    # tests store no contract Old)
+    alice = node.client("alice")
+    good = (
+        "contract Old {\n    uint x = 7;\n    function f() public returns (uint) { return x; }\n}\n"
+    )
+    address = deploy(alice, "Old", good)
+    node.stop()
+    db = sqlite3.connect(node.data_dir / DB_FILE)
+    with db:
+        db.execute(
+            "UPDATE codes SET source = "
+            "replace(source, 'public returns', 'public pure returns') "
+            "WHERE source LIKE 'contract Old %'"
         )
-        address = deploy(alice, "Old", good)
-        n.stop()
-        db = sqlite3.connect(n.data_dir / DB_FILE)
-        with db:
-            db.execute(
-                "UPDATE codes SET source = "
-                "replace(source, 'public returns', 'public pure returns') "
-                "WHERE source LIKE 'contract Old %'"
-            )
-            assert db.total_changes == 1
-        db.close()
-        n.restart()
-        alice = n.client("alice")
-        res = submit(alice, call_tx(address, "f"))
-        assert res[0]["status"] == "Success", res
-        assert res[0]["data"]["contents"] == ["7"]
-    finally:
-        n.stop()
+        assert db.total_changes == 1
+    db.close()
+    node.restart()
+    alice = node.client("alice")
+    res = submit(alice, call_tx(address, "f"))
+    assert res[0]["status"] == "Success", res
+    assert res[0]["data"]["contents"] == ["7"]

@@ -13,8 +13,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
+from app.node.server import read_state
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import ROOT, RunningNode
 
@@ -227,6 +229,18 @@ def _node_processes(marker: str) -> list[int]:
     return found
 
 
+def _head(data_dir: Path) -> int | None:
+    """The head block number of the node on ``data_dir`` (None while it does not answer)."""
+    url = read_state(data_dir).get("url")
+    if not url:
+        return None
+    try:
+        r = httpx.get(f"{url}/health", timeout=10)
+    except httpx.HTTPError:
+        return None
+    return int(r.json()["lastBlock"]["number"]) if r.status_code == 200 else None
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_ctrl_c_stops_the_temporary_sandbox(tmp_path: Path) -> None:
     home = tmp_path
@@ -259,7 +273,18 @@ def test_ctrl_c_stops_the_temporary_sandbox(tmp_path: Path) -> None:
         else:
             pytest.fail("the temporary sandbox did not start")
         marker = str(dirs[0])
-        time.sleep(1.0)  # the run is under way
+        # the run is under way: the node's head moves (a fixed second was not always enough on
+        # a loaded machine)
+        first = None
+        while time.monotonic() < deadline:
+            head = _head(dirs[0] / "node")
+            if first is None:
+                first = head
+            elif head is not None and head > first:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the run did not start")
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=60)
     finally:

@@ -9,7 +9,9 @@ import json
 import threading
 import time
 
-from tests.integration.node_fixture import RunningNode, call_tx, deploy, submit
+from tests.integration.node_fixture import RunningNode, call_tx, create_chain, deploy, submit
+
+GOV = "contract Gov { string secret; constructor() public { secret = 'acme-only'; } }"
 
 TRACE = "/strato-api/eth/v1.2/transaction/trace"
 LOOP = """
@@ -55,20 +57,7 @@ def test_a_large_trace_answers_compact_json_and_the_loop_keeps_answering(
 
 def test_a_private_chains_genesis_trace_is_for_its_members(node: RunningNode) -> None:
     alice, bob = node.client("alice"), node.client("bob")
-    r = alice.post(
-        "/bloc/v2.2/chain",
-        json={
-            "label": "acme-genesis",
-            "src": "contract Gov { string secret; constructor() public { secret = 'acme-only'; } }",
-            "contract": "Gov",
-            "args": {},
-            "members": [{"orgName": "Acme", "access": True}],
-            "balances": [{"address": node.address("alice"), "balance": 1}],
-            "metadata": {"VM": "SolidVM"},
-        },
-    )
-    assert r.status_code == 200, r.text
-    chain = r.json()
+    chain = create_chain(alice, node.address("alice"), GOV, "Gov", label="acme-genesis", balance=1)
     recent = alice.get("/strato-api/eth/v1.2/transaction/last/20")
     assert recent.status_code == 200, recent.text
     genesis = None
@@ -85,20 +74,9 @@ def test_a_private_chains_genesis_trace_is_for_its_members(node: RunningNode) ->
 
 def test_a_private_chains_genesis_result_is_for_its_members(node: RunningNode) -> None:
     alice, bob = node.client("alice"), node.client("bob")
-    r = alice.post(
-        "/bloc/v2.2/chain",
-        json={
-            "label": "acme-genesis-result",
-            "src": "contract Gov { string secret; constructor() public { secret = 'acme-only'; } }",
-            "contract": "Gov",
-            "args": {},
-            "members": [{"orgName": "Acme", "access": True}],
-            "balances": [{"address": node.address("alice"), "balance": 1}],
-            "metadata": {"VM": "SolidVM"},
-        },
+    chain = create_chain(
+        alice, node.address("alice"), GOV, "Gov", label="acme-genesis-result", balance=1
     )
-    assert r.status_code == 200, r.text
-    chain = r.json()
     hashes = [t["hash"] for t in alice.get("/strato-api/eth/v1.2/transaction/last/20").json()]
     genesis = None
     for h in hashes:

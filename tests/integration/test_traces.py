@@ -25,6 +25,7 @@ from tests.integration.node_fixture import (
     ROOT,
     RunningNode,
     call_tx,
+    create_chain,
     deploy,
     submit,
     upload_tx,
@@ -273,20 +274,9 @@ def test_a_delegatecall_through_a_proxy(node: RunningNode) -> None:
 def test_private_chain_traces_only_for_members(node: RunningNode) -> None:
     alice = node.client("alice")
     src = "contract P { uint x; function set(uint v) { x = v; } }"
-    r = alice.post(
-        "/bloc/v2.2/chain",
-        json={
-            "label": "trace-test",
-            "members": [{"orgName": "Acme", "access": True}],
-            "balances": [{"address": node.address("alice"), "balance": 1000}],
-            "src": "contract Gov { }",
-            "contract": "Gov",
-            "args": {},
-            "metadata": {"VM": "SolidVM"},
-        },
+    chain = create_chain(
+        alice, node.address("alice"), "contract Gov { }", "Gov", label="trace-test"
     )
-    assert r.status_code == 200, r.text
-    chain = r.json()
     r = alice.post(
         "/svc/v2.3/transaction",
         params={"chainid": chain, "resolve": "true"},
