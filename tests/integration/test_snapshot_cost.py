@@ -40,6 +40,9 @@ SNAPSHOT_SECONDS = 5.0  # the node's snapshot interval (ledger.common.SNAPSHOT_E
 SNAPSHOT_TRANSFER_BOUND = 0.15  # seconds; a snapshot of the whole mapping took 0.35-1.5 s here
 TRANSFER_BOUND = 1.0  # seconds, any transfer: a stall, not the machine's noise
 BYTES_PER_TRANSFER = 2_500  # the database's growth per token transfer: 3,080 before, 2,110 now
+# (both without its call trace, stored apart since traces came: ~1,280 bytes more per transfer)
+TRACE_BYTES_PER_TRANSFER = 1_600
+TRACE_TABLES = ("traces", "sqlite_autoindex_traces_1")
 
 HOLDERS_SRC = """
 contract Holders {
@@ -388,12 +391,37 @@ def test_random_writes_survive_incremental_snapshots(small: RunningNode) -> None
         assert [x["data"]["contents"] for x in submit(alice, *probes)] == values
 
 
-def _used_bytes(node: RunningNode) -> int:
+def _used_bytes(node: RunningNode) -> tuple[int, int]:
+    """Bytes the database uses: (all but the call traces, the call traces)."""
     db = _db(node)
     try:
-        return int(db.execute("SELECT SUM(pgsize - unused) FROM dbstat").fetchone()[0])
+        marks = ",".join("?" * len(TRACE_TABLES))
+        rest, traces = db.execute(
+            f"SELECT SUM(CASE WHEN name IN ({marks}) THEN 0 ELSE pgsize - unused END), "
+            f"SUM(CASE WHEN name IN ({marks}) THEN pgsize - unused ELSE 0 END) FROM dbstat",
+            (*TRACE_TABLES, *TRACE_TABLES),
+        ).fetchone()
+        return int(rest), int(traces or 0)
     finally:
         db.close()
+
+
+def _settled(node: RunningNode, traces: int) -> None:
+    """Wait for what the node writes after answering: the call traces (``traces`` rows in
+    all) and STRATO 16's Cirrus rows of every block (written behind the chain)."""
+    deadline = time.monotonic() + 30
+    while True:
+        db = _db(node)
+        try:
+            have = db.execute("SELECT COUNT(*) FROM traces").fetchone()[0]
+            head = db.execute("SELECT MAX(number) FROM blocks").fetchone()[0]
+            row = db.execute("SELECT value FROM meta WHERE key='cirrus16_through'").fetchone()
+        finally:
+            db.close()
+        if have >= traces and row is not None and int(row[0]) >= head:
+            return
+        assert time.monotonic() < deadline, f"{have} of {traces} traces, rows through {row}"
+        time.sleep(0.05)
 
 
 def test_a_stored_transfer_is_small(small: RunningNode) -> None:
@@ -404,15 +432,25 @@ def test_a_stored_transfer_is_small(small: RunningNode) -> None:
     )
     to = [node.address(u) for u in ("bob", "carol", "dave")]
     n = 1_000
-    start = _used_bytes(node)
+    db = _db(node)
+    try:
+        traced = db.execute("SELECT COUNT(*) FROM traces").fetchone()[0] + 1  # (the deploy's)
+    finally:
+        db.close()
+    _settled(node, traced)
+    start, start_traces = _used_bytes(node)
     for k in range(n // 50):
         res = submit(
             alice,
             *(call_tx(token, "transfer", {"to": to[(k + j) % 3], "amount": 1}) for j in range(50)),
         )
         assert {r["status"] for r in res} == {"Success"}
-    per = (_used_bytes(node) - start) / n
-    assert per < BYTES_PER_TRANSFER, f"{per:.0f} bytes per stored transfer"
+    _settled(node, traced + n)
+    rest, traces = _used_bytes(node)
+    per = (rest - start) / n
+    assert per < BYTES_PER_TRANSFER, f"{per:.0f} bytes per stored transfer (traces apart)"
+    per_trace = (traces - start_traces) / n
+    assert 0 < per_trace < TRACE_BYTES_PER_TRANSFER, f"{per_trace:.0f} trace bytes per transfer"
 
     # the stored (packed) results read back exactly as the node answered them
     sent = submit(
