@@ -27,6 +27,7 @@ first (so that a rebuild never doubles one).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import threading
@@ -44,6 +45,8 @@ log = logging.getLogger("stratoscope.node")
 
 THROUGH_KEY = "cirrus16_through"
 DELAY_ENV = "STRATOSCOPE_CIRRUS16_DELAY_MS"
+# a file the node writes, when it stops, the thread CPU its STRATO 16 rows took (benchmarks)
+CPU_ENV = "STRATOSCOPE_CIRRUS16_CPU_FILE"
 DELAY = 0.1  # seconds a block's STRATO 16 rows may wait (unless a reader needs them)
 MAX_BLOCKS = 200  # blocks queued before they are written whatever the delay
 
@@ -90,6 +93,8 @@ class Behind16:
         self._current: tuple[int, list[Job]] | None = None
         self._writing = False  # a drain took the queue and has not committed yet
         self.failed: int | None = None  # a block whose rows failed: none written until restart
+        self.cpu = 0.0  # thread CPU seconds the drains took (see cpu_report)
+        self.blocks = 0  # blocks whose rows the drains wrote
 
     # ------------------------------------------------------------ while sealing
 
@@ -162,6 +167,22 @@ class Behind16:
             thread.join()
             self._thread = None
         self.drain()
+        self.cpu_report()
+
+    def cpu_report(self) -> None:
+        """With ``$STRATOSCOPE_CIRRUS16_CPU_FILE`` set: the thread CPU the STRATO 16 rows took
+        (capture while sealing, drains), written there as JSON. A figure of the work itself,
+        which a loaded machine does not swamp as it does throughput
+        (``benchmarks/cirrus16_write_cost.py``)."""
+        path = os.environ.get(CPU_ENV, "")
+        if not path:
+            return
+        report = {"capture": self.ix.cpu, "writer": self.cpu, "blocks": self.blocks}
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(report, f)
+        except OSError as exc:
+            log.warning("could not write %s: %s", path, exc)
 
     def _run(self) -> None:
         while True:
@@ -192,11 +213,14 @@ class Behind16:
         with self._lock:
             queued, self._queue = self._queue, []
             self._writing = bool(queued)
+        started = time.thread_time()
         try:
             if queued and self.failed is None:
                 self._write(queued, sealing_held)
         finally:
             self._writing = False
+            self.cpu += time.thread_time() - started
+            self.blocks += len(queued)
 
     def _forget(self, sealing_held: bool) -> None:
         if sealing_held:

@@ -13,6 +13,7 @@ Values are encoded as the platform encodes them (the README's Cirrus section lis
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -341,6 +342,7 @@ class Indexer16:
         self.batch: Batch16 | None = None  # set: rows gathered for write_batch
         # the variables storage.data holds, by id of the account (with its code and layouts)
         self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
+        self.cpu = 0.0  # thread CPU seconds taking blocks' values while capturing (benchmarks)
 
     def clear(self) -> None:
         """Forget the block's pending work (its transactions were rolled back)."""
@@ -401,6 +403,7 @@ class Indexer16:
         (1, 2, ... when None; a block indexed contract by contract writes a part of its
         events). While :attr:`capture` is set, what depends on state that later blocks change
         is taken now and the rest is left to :attr:`capture` (written behind the chain)."""
+        started = time.thread_time()
         created, self.created = self.created, []
         states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]] = []
         for key in dict.fromkeys([*(k for k, _, _ in created), *touched]):
@@ -411,6 +414,7 @@ class Indexer16:
         job = partial(self._write_block, block, created, states, events, senders, numbers)
         if self.capture is not None:
             self.capture.append(job)
+            self.cpu += time.thread_time() - started
         else:
             job()
 
@@ -593,6 +597,7 @@ class Indexer16:
         entry when None) that this block wrote; ``block``: (hash, timestamp, number). The
         values are taken now (encoded: nothing that later blocks change in place), the rows
         written now or, while :attr:`capture` is set, behind the chain."""
+        started = time.thread_time()
         root = acct.storage.get(cv.name)
         depth = len(cv.key_types)
         vt = cv.value_type
@@ -607,6 +612,7 @@ class Indexer16:
         job = partial(self._write_entries, acct.hex, acct.chain, cv, tops is None, taken, block)
         if self.capture is not None:
             self.capture.append(job)
+            self.cpu += time.thread_time() - started
         else:
             job()
 
