@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from app.node.cirrus.behind16 import DELAY_ENV, THROUGH_KEY
+from app.node.cirrus.strato16 import physical
 from app.node.store import DB_FILE
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode, call_tx, submit, upload_tx
@@ -160,3 +161,65 @@ def test_rows_pending_at_a_kill9_are_rebuilt_on_start(node: RunningNode) -> None
     assert sorted(int(a["attributes"]["amount"]) for a in amounts) == [2, 5, 6, 8]
     contract = rows(client, "contract", select="contract_name", address=f"eq.{later}")
     assert contract == [{"contract_name": "Till"}]
+
+
+LOUD = """
+contract Loud {
+    enum Kind { Plain, Gold }
+    event Said(string text, bool big, Kind kind, uint[] ids, address who);
+    function say(string text, bool big) public {
+        uint[] memory ids = new uint[](2);
+        ids[0] = 4;
+        ids[1] = 50;
+        emit Said(text, big, big ? Kind.Gold : Kind.Plain, ids, msg.sender);
+    }
+}
+"""
+
+
+def raw_events(node: RunningNode, address: str) -> list[tuple[Any, ...]]:
+    """The STRATO 16 ``event`` and ``event_array`` rows of ``address`` as stored (bytes)."""
+    db = sqlite3.connect(node.data_dir / DB_FILE)
+    try:
+        ev = db.execute(
+            f"SELECT block_number, event_index, event_name, CAST(attributes AS BLOB) FROM "
+            f"{physical('event')} WHERE address = ? ORDER BY block_number, event_index",
+            (address,),
+        ).fetchall()
+        arr = db.execute(
+            f"SELECT block_number, event_index, key, CAST(value AS BLOB) FROM "
+            f"{physical('event_array')} WHERE address = ? ORDER BY block_number, event_index, key",
+            (address,),
+        ).fetchall()
+    finally:
+        db.close()
+    return [*ev, *arr]
+
+
+def test_event_attributes_written_live_equal_those_parsed_from_the_events_table(
+    node: RunningNode,
+) -> None:
+    """A block's event rows are built from the argument pairs execution kept; a rebuild builds
+    them from the ``events`` table's JSON text: the stored bytes must be the same."""
+    client = node.client("alice")
+    (res,) = submit(client, upload_tx("Loud", LOUD, {}))
+    assert res["status"] == "Success", res
+    loud = str(res["data"]["contents"]["address"])
+    for text, big in [('it\'s "quoted" ü \u2603 [1]', True), ("", False), ("[x", True)]:
+        (r,) = submit(client, call_tx(loud, "say", {"text": text, "big": big}, name="Loud"))
+        assert r["status"] == "Success", r
+    assert len(rows(client, "event", select="id", address=f"eq.{loud}")) == 3  # (drains)
+    live = raw_events(node, loud)
+    assert len(live) == 3 + 3 * 2, live
+    node.kill9()
+    # the rows of every block after the deploy written again, from the events table
+    deployed = min(int(r[0]) for r in live) - 1
+    db = sqlite3.connect(node.data_dir / DB_FILE)
+    try:
+        with db:
+            db.execute("UPDATE meta SET value = ? WHERE key = ?", (str(deployed), THROUGH_KEY))
+    finally:
+        db.close()
+    node.restart()
+    assert through(node)[0] == through(node)[1]
+    assert raw_events(node, loud) == live

@@ -35,6 +35,7 @@ from ..solidvm.types import (
 )
 from ..solidvm.values import Address
 from ..solidvm.world import AccountState, ExecResult, World
+from ..store import event_args
 from .collections import CollectionVar, item_at, items_of, leaves
 from .encoding import compact_json, encode_int, encode_json
 from .indexer import bytes_text, cirrus_timestamp
@@ -525,9 +526,8 @@ class Indexer16:
                 ]
             attrs: dict[str, str] = {}
             first_array: list[Any] | None = None
-            for j, (arg, raw) in enumerate(json.loads(args_json)):
-                arg_name = str(arg) or f"val_{j + 1}"
-                text = str(raw)
+            for j, (arg, text) in enumerate(event_args(args_json)):
+                arg_name = arg or f"val_{j + 1}"
                 t = special[j] if j < len(special) else None
                 attrs[arg_name] = text if t is None else attribute_text(text, t)
                 if first_array is None and text.startswith("["):
