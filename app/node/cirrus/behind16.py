@@ -38,7 +38,7 @@ from typing import Any
 from ..store import Store
 from ..text import scrubbing
 from .indexer import cirrus_timestamp
-from .indexer16 import AcctKey, Indexer16
+from .indexer16 import AcctKey, Indexer16, Staged
 from .strato16 import physical
 
 log = logging.getLogger("stratoscope.node")
@@ -194,11 +194,20 @@ class Behind16:
                     self._wake.wait(wait)
                 if self._stopping:
                     return
-            # between two blocks: beside the producer, the two threads would hand the GIL
-            # back and forth at every row SQLite writes (each step releases it), a convoy
-            # that made batched writes 30-50 % slower
-            with self._draining, self.sealing:
-                self._drain(sealing_held=True)
+            # the rows built beside the producer (pure Python), written between two blocks:
+            # beside the producer, the two threads would hand the GIL back and forth at
+            # every row SQLite writes (each step releases it), a convoy that made batched
+            # writes 30-50 % slower
+            with self._draining:
+                queued = self._take()
+                try:
+                    started = time.thread_time()
+                    build(queued)
+                    self.cpu += time.thread_time() - started
+                    with self.sealing:
+                        self._write_taken(queued, sealing_held=True)
+                finally:
+                    self._writing = False
 
     def drain(self, sealing_held: bool = False) -> None:
         """Write every queued block's rows, in block order, in one transaction. Never raises:
@@ -210,15 +219,25 @@ class Behind16:
             self._drain(sealing_held)
 
     def _drain(self, sealing_held: bool) -> None:
+        queued = self._take()
+        try:
+            self._write_taken(queued, sealing_held)
+        finally:
+            self._writing = False
+
+    def _take(self) -> list[tuple[int, list[Job]]]:
+        """The queue, emptied (``_writing`` until the caller has written it)."""
         with self._lock:
             queued, self._queue = self._queue, []
             self._writing = bool(queued)
+        return queued
+
+    def _write_taken(self, queued: list[tuple[int, list[Job]]], sealing_held: bool) -> None:
         started = time.thread_time()
         try:
             if queued and self.failed is None:
                 self._write(queued, sealing_held)
         finally:
-            self._writing = False
             self.cpu += time.thread_time() - started
             self.blocks += len(queued)
 
@@ -289,6 +308,19 @@ class Behind16:
             "value = excluded.value WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER)",
             (THROUGH_KEY, str(number)),
         )
+
+
+def build(queued: list[tuple[int, list[Job]]]) -> None:
+    """Build the rows of the jobs that need nothing live (:class:`Staged`), before the writer
+    takes the sealing lock; a job that fails here fails again when it is written (and is
+    handled there)."""
+    for _, jobs in queued:
+        for job in jobs:
+            if isinstance(job, Staged):
+                try:
+                    job.build()
+                except Exception:  # (written, it raises again: the drain's handling)
+                    continue
 
 
 # ------------------------------------------------------------ at start

@@ -325,7 +325,88 @@ def data_json(acct: AccountState, svars: list[StateVar]) -> str:
     return "5" + compact_json(data)
 
 
+# ------------------------------------------------------------ event rows
+
+BlockRows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def event_rows(
+    events: list[tuple[str, str, str, str, str, str]],
+    senders: dict[str, str],
+    block: tuple[int, str, str],
+    numbers: list[int] | None,
+    plans: dict[tuple[str, str, str], list[Type | None]],
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """``event`` and ``event_array`` rows of ``events`` (tx hash, chain, address, contract,
+    name, arguments: :class:`app.node.store.ArgsText` or its JSON text); ``plans``: see
+    :meth:`Indexer16._event_plans`; ``block``: (number, hash, Cirrus timestamp)."""
+    number, block_hash, stamp = block
+    places = range(1, len(events) + 1) if numbers is None else numbers
+    num = str(number)
+    rows = []
+    arrays = []
+    orders: dict[tuple[str, ...], list[str]] = {}  # argument names -> in jsonb's order
+    for i, (tx_hash, chain, address, _contract, name, args_json) in zip(
+        places, events, strict=True
+    ):
+        special = plans.get((chain, address, name), [])
+        attrs: dict[str, str] = {}
+        first_array: list[Any] | None = None
+        for j, (arg, text) in enumerate(event_args(args_json)):
+            arg_name = arg or f"val_{j + 1}"
+            t = special[j] if j < len(special) else None
+            attrs[arg_name] = text if t is None else attribute_text(text, t)
+            if first_array is None and text.startswith("["):
+                try:
+                    parsed = json.loads(text)
+                except ValueError:
+                    parsed = None
+                if isinstance(parsed, list):
+                    first_array = [arg_name, *parsed]
+        names = tuple(attrs)
+        order = orders.get(names)
+        if order is None:
+            order = orders[names] = sorted(names, key=_jsonb_key)
+        ordered = {k: attrs[k] for k in order}
+        attributes = "5" + compact_json(ordered)
+        sender = senders.get(tx_hash, "")
+        rows.append((address, block_hash, stamp, num, sender, i, name, attributes, chain))
+        if first_array is not None:
+            head = (address, block_hash, stamp, num)
+            arg_name, *items = first_array
+            kind = "Event Array"
+            arrays += [
+                (*head, "", name, i, arg_name, kind, encode_json(str(n)), encode_json(x), chain)
+                for n, x in enumerate(items)
+            ]
+    return rows, arrays
+
+
 # ------------------------------------------------------------ the writer
+
+_UNBUILT: Any = object()
+
+
+class Staged:
+    """A write taken while sealing, in two steps: ``build`` makes rows from the values taken
+    (pure Python that reads nothing live: the writer runs it before it takes the sealing
+    lock, beside the producer), ``write`` writes them (under the lock). Calling it does both
+    (building first when nobody did)."""
+
+    __slots__ = ("_build", "_built", "_write")
+
+    def __init__(self, build: Callable[[], Any], write: Callable[[Any], None]) -> None:
+        self._build = build
+        self._write = write
+        self._built: Any = _UNBUILT
+
+    def build(self) -> None:
+        if self._built is _UNBUILT:
+            self._built = self._build()
+
+    def __call__(self) -> None:
+        self.build()
+        self._write(self._built)
 
 
 class Indexer16:
@@ -412,25 +493,63 @@ class Indexer16:
             if acct is None or acct.cdef is None:
                 continue
             states.append((key, acct, tuple(acct.layouts or ()), self._stored(acct)))
-        job = partial(self._write_block, block, created, states, events, senders, numbers)
+        plans = self._event_plans(events)
+        job = Staged(
+            partial(self._build_block, block, states, events, senders, numbers, plans),
+            partial(self._write_block, block, created, states),
+        )
         if self.capture is not None:
             self.capture.append(job)
             self.cpu += time.thread_time() - started
         else:
             job()
 
+    def _event_plans(
+        self, events: list[tuple[str, str, str, str, str, str]]
+    ) -> dict[tuple[str, str, str], list[Type | None]]:
+        """Per (chain, address, event) of ``events``: the arguments STRATO 16 renders otherwise
+        (booleans, enums), by position, from the code at the address (taken while sealing:
+        the rows are built from them off the sealing lock)."""
+        plans: dict[tuple[str, str, str], list[Type | None]] = {}
+        for _tx, chain, address, _contract, name, _args in events:
+            if (chain, address, name) not in plans:
+                plans[(chain, address, name)] = [
+                    t if isinstance(t, BoolType | EnumType) else None
+                    for t in self._event_types(chain, address, name)
+                ]
+        return plans
+
+    def _build_block(
+        self,
+        block: tuple[int, str, int],
+        states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]],
+        events: list[tuple[str, str, str, str, str, str]],
+        senders: dict[str, str],
+        numbers: list[int] | None,
+        plans: dict[tuple[str, str, str], list[Type | None]],
+    ) -> BlockRows:
+        """The ``storage``, ``event`` and ``event_array`` rows of :meth:`flush`, from the
+        values it took alone."""
+        number, block_hash, ts = block
+        stamp = cirrus_timestamp(ts)
+        storage = [
+            (acct.hex, block_hash, stamp, number, stored_json(stored), key[0])
+            for key, acct, _layouts, stored in states
+        ]
+        if not events:
+            return storage, [], []
+        rows, arrays = event_rows(events, senders, (number, block_hash, stamp), numbers, plans)
+        return storage, rows, arrays
+
     def _write_block(
         self,
         block: tuple[int, str, int],
         created: list[tuple[AcctKey, str, list[ContractDef]]],
         states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]],
-        events: list[tuple[str, str, str, str, str, str]],
-        senders: dict[str, str],
-        numbers: list[int] | None,
+        built: BlockRows,
     ) -> None:
-        """The SQL of :meth:`flush`, from what it took."""
-        number, block_hash, ts = block
-        stamp = cirrus_timestamp(ts)
+        """The SQL of :meth:`flush`, from what it took and the rows built of it."""
+        storage, events, arrays = built
         db = self.db
         world = self.world
         stamps = []
@@ -443,20 +562,24 @@ class Indexer16:
                 self.code_creators[id(d)] = (d, creator)
             addr = format(key[1], "040x")
             stamps += [(addr, creator, c.name, key[0]) for c in reversed(acct.cdef.linearization)]
-        rows = []
-        for key, acct, layouts, stored in states:
+        for key, acct, layouts, _stored in states:
             if layouts:
                 stamps += self._layout_stamps(key, acct, layouts)
-            rows.append((acct.hex, block_hash, stamp, number, stored_json(stored), key[0]))
-        if rows:
-            if self.batch is not None:
-                self.batch.storage += rows
-            else:
-                db.executemany(UPSERT_STORAGE, rows)
+        b = self.batch
+        if b is not None:
+            b.storage += storage
+        elif storage:
+            db.executemany(UPSERT_STORAGE, storage)
         if stamps:
             db.executemany(STAMP, stamps)
+        if b is not None:
+            b.events += events
+            b.arrays += arrays
+            return
         if events:
-            self._events(events, senders, (number, block_hash, stamp), numbers)
+            db.executemany(INSERT_EVENT, events)
+        if arrays:
+            db.executemany(INSERT_EVENT_ARRAY, arrays)
 
     def _stored(self, acct: AccountState) -> Stored:
         """The values ``storage.data`` is made of, as they are now (a struct as its text:
@@ -499,79 +622,6 @@ class Indexer16:
             out += [(acct.hex, creator, c.name, key[0]) for c in reversed(cdef.linearization)]
         return out
 
-    def _events(
-        self,
-        events: list[tuple[str, str, str, str, str, str]],
-        senders: dict[str, str],
-        block: tuple[int, str, str],
-        numbers: list[int] | None = None,
-    ) -> None:
-        number, block_hash, stamp = block
-        places = range(1, len(events) + 1) if numbers is None else numbers
-        num = str(number)
-        rows = []
-        arrays = []
-        # per (chain, address, event): the arguments STRATO 16 renders otherwise (booleans,
-        # enums), by position; the code at an address is the same for the whole block
-        plans: dict[tuple[str, str, str], list[Type | None]] = {}
-        orders: dict[tuple[str, ...], list[str]] = {}  # argument names -> in jsonb's order
-        for i, (tx_hash, chain, address, _contract, name, args_json) in zip(
-            places, events, strict=True
-        ):
-            special = plans.get((chain, address, name))
-            if special is None:
-                special = plans[(chain, address, name)] = [
-                    t if isinstance(t, BoolType | EnumType) else None
-                    for t in self._event_types(chain, address, name)
-                ]
-            attrs: dict[str, str] = {}
-            first_array: list[Any] | None = None
-            for j, (arg, text) in enumerate(event_args(args_json)):
-                arg_name = arg or f"val_{j + 1}"
-                t = special[j] if j < len(special) else None
-                attrs[arg_name] = text if t is None else attribute_text(text, t)
-                if first_array is None and text.startswith("["):
-                    try:
-                        parsed = json.loads(text)
-                    except ValueError:
-                        parsed = None
-                    if isinstance(parsed, list):
-                        first_array = [arg_name, *parsed]
-            sender = senders.get(tx_hash, "")
-            names = tuple(attrs)
-            order = orders.get(names)
-            if order is None:
-                order = orders[names] = sorted(names, key=_jsonb_key)
-            ordered = {k: attrs[k] for k in order}
-            rows.append(
-                (
-                    address,
-                    block_hash,
-                    stamp,
-                    num,
-                    sender,
-                    i,
-                    name,
-                    "5" + compact_json(ordered),
-                    chain,
-                )
-            )
-            if first_array is not None:
-                head = (address, block_hash, stamp, num)
-                arg_name, *items = first_array
-                kind = "Event Array"
-                arrays += [
-                    (*head, "", name, i, arg_name, kind, encode_json(str(n)), encode_json(x), chain)
-                    for n, x in enumerate(items)
-                ]
-        if self.batch is not None:
-            self.batch.events += rows
-            self.batch.arrays += arrays
-            return
-        self.db.executemany(INSERT_EVENT, rows)
-        if arrays:
-            self.db.executemany(INSERT_EVENT_ARRAY, arrays)
-
     def _event_types(self, chain: str, address: str, name: str) -> list[Type]:
         """The argument types of event ``name`` as the code at ``address`` declares it (its
         own contract's, else that of the code that ran on it through delegatecall)."""
@@ -609,12 +659,38 @@ class Indexer16:
             else:
                 found = [] if v is MISSING else leaves(v, depth - 1, (top,))
                 taken.append((top, [(p, mapping_value(x, vt)) for p, x in found]))
-        job = partial(self._write_entries, acct.hex, acct.chain, cv, tops is None, taken, block)
+        job: Callable[[], None]
+        if depth == 1 and tops is not None:  # rows of the values alone: built off the lock
+            job = Staged(
+                partial(self._entry_rows, acct.hex, acct.chain, cv, taken, block), self._put_rows
+            )
+        else:
+            job = partial(self._write_entries, acct.hex, acct.chain, cv, tops is None, taken, block)
         if self.capture is not None:
             self.capture.append(job)
             self.cpu += time.thread_time() - started
         else:
             job()
+
+    def _entry_rows(
+        self,
+        addr: str,
+        chain: str,
+        cv: CollectionVar,
+        taken: list[tuple[Any, Any]],
+        block: tuple[str, str, int],
+    ) -> list[tuple[Any, ...]]:
+        """The ``mapping`` rows of the top-level entries ``taken`` of a one-level collection."""
+        block_hash, stamp, number = block
+        head = (addr, block_hash, stamp, str(number), cv.name, cv.kind)
+        kts = cv.key_types
+        return [self._row(head, cv.name, (top,), kts, val, chain) for top, val in taken]
+
+    def _put_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        if rows and self.batch is not None:
+            self.batch.mapping.append(rows)
+        elif rows:
+            write_mapping(self.db, self.schema.layout, rows)
 
     def _write_entries(
         self,
@@ -665,10 +741,7 @@ class Indexer16:
                 ).fetchall()
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
             rows += mine
-        if rows and self.batch is not None:
-            self.batch.mapping.append(rows)
-        elif rows:
-            write_mapping(db, self.schema.layout, rows)
+        self._put_rows(rows)
 
     # ------------------------------------------------------------ many blocks at once
 
