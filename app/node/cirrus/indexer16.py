@@ -39,7 +39,7 @@ from ..store import event_args
 from .collections import CollectionVar, item_at, items_of, leaves
 from .encoding import compact_json, encode_int, encode_json
 from .indexer import bytes_text, cirrus_timestamp
-from .mapping16 import MappingLayout, shown
+from .mapping16 import ZERO_COUNT, CountKey, MappingLayout, add_counts, shown
 from .strato16 import BLOCKAPPS, Strato16, physical
 
 AcctKey = tuple[str, int]
@@ -105,7 +105,7 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
     changed with its ``history@mapping`` row: rows whose value is the stored one are left as
     they are, as the platform's upsert leaves them. Written here rather than by a trigger,
     which cost about four times as much per row. New rows get rowids in their collection's
-    range (mapping16.py; its triggers keep the counts of shown rows)."""
+    range (mapping16.py), and the counts of shown rows follow (:func:`mapping16.add_counts`)."""
     latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
     paths: dict[tuple[str, str], list[str]] = {}
     for a, c, p in latest:
@@ -121,14 +121,21 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
             )
             for p, v in found:
                 old[(a, c, p)] = v
-    changed = [
-        (None if k in old else layout.next_rowid(r[4]), *r, shown(r[8]))
-        for k, r in latest.items()
-        if k not in old or old[k] != r[8]
-    ]
+    changed = []
+    counts: dict[CountKey, int] = {}
+    for k, r in latest.items():
+        if k in old and old[k] == r[8]:
+            continue
+        now = shown(r[8])
+        changed.append((None if k in old else layout.next_rowid(r[4]), *r, now))
+        was = shown(old[k]) if k in old else 0
+        if now != was:
+            ck = (r[4], r[0], r[9])
+            counts[ck] = counts.get(ck, 0) + now - was
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
         db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
+        add_counts(db, counts)
 
 
 class Batch16:
@@ -165,15 +172,22 @@ def write_mapping_in_order(
             for p, v in found:
                 current[(a, c, p)] = v
     changed = []
+    counts: dict[CountKey, int] = {}
     for one in latest:
         for k, r in one.items():
             if k in current and current[k] == r[8]:
                 continue
-            changed.append((None if k in current else layout.next_rowid(r[4]), *r, shown(r[8])))
+            now = shown(r[8])
+            changed.append((None if k in current else layout.next_rowid(r[4]), *r, now))
+            was = shown(current[k]) if k in current else 0
+            if now != was:
+                ck = (r[4], r[0], r[9])
+                counts[ck] = counts.get(ck, 0) + now - was
             current[k] = r[8]
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
         db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
+        add_counts(db, counts)
 
 
 # ------------------------------------------------------------ value encodings
@@ -719,7 +733,9 @@ class Indexer16:
             ).fetchall()
             if zeroed:
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
+            db.execute(ZERO_COUNT, (cv.name, addr, chain))  # every row hidden now
         rows = []
+        gone_shown = 0
         for top, val in taken:
             if depth == 1:
                 rows.append(self._row(head, cv.name, (top,), kts, val, chain))
@@ -727,11 +743,12 @@ class Indexer16:
             mine = [self._row(head, cv.name, p, kts, x, chain) for p, x in val]
             paths = {r[7] for r in mine}
             old = db.execute(
-                f"SELECT path FROM {physical('mapping')} WHERE _k1 = ? AND "
+                f"SELECT path, _shown FROM {physical('mapping')} WHERE _k1 = ? AND "
                 "collection_name = ? AND address = ? AND _chain = ?",
                 (first_key(top, kts[0]), cv.name, addr, chain),
             ).fetchall()
-            gone = [(addr, chain, p) for (p,) in old if p not in paths]
+            gone = [(addr, chain, p) for p, _ in old if p not in paths]
+            gone_shown += sum(1 for p, was in old if p not in paths and was)
             for g in gone:
                 zeroed = db.execute(
                     f"UPDATE {physical('mapping')} SET value = '0', _shown = 0 "
@@ -741,6 +758,8 @@ class Indexer16:
                 ).fetchall()
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
             rows += mine
+        if gone_shown:
+            add_counts(db, {(cv.name, addr, chain): -gone_shown})
         self._put_rows(rows)
 
     # ------------------------------------------------------------ many blocks at once
