@@ -37,7 +37,7 @@ from ..solidvm.values import Address
 from ..solidvm.world import AccountState, ExecResult, World
 from ..store import event_args
 from .collections import CollectionVar, item_at, items_of, leaves
-from .encoding import compact_json, encode_int, encode_json
+from .encoding import compact_json, encode_int, encode_json, json_string, string_object
 from .indexer import bytes_text, cirrus_timestamp
 from .mapping16 import ZERO_COUNT, CountKey, MappingLayout, add_counts, shown
 from .strato16 import BLOCKAPPS, Strato16, physical
@@ -381,8 +381,7 @@ def event_rows(
         order = orders.get(names)
         if order is None:
             order = orders[names] = sorted(names, key=_jsonb_key)
-        ordered = {k: attrs[k] for k in order}
-        attributes = "5" + compact_json(ordered)
+        attributes = "5" + string_object([(k, attrs[k]) for k in order])
         sender = senders.get(tx_hash, "")
         rows.append((address, block_hash, stamp, num, sender, i, name, attributes, chain))
         if first_array is not None:
@@ -805,7 +804,7 @@ class Indexer16:
     ) -> tuple[Any, ...]:
         if len(path) == 1:
             t0 = key_text(path[0])
-            key = '5{"key":' + compact_json(t0) + "}"
+            key = '5{"key":' + json_string(t0) + "}"
             where = f"{name}[{t0}]"
             k0 = kts[0]
             k1 = t0 if not isinstance(k0, IntType | BoolType) else first_key(path[0], k0)
