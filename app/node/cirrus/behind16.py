@@ -38,7 +38,7 @@ from typing import Any
 from ..store import Store
 from ..text import scrubbing
 from .indexer import cirrus_timestamp
-from .indexer16 import AcctKey, Indexer16, Staged
+from .indexer16 import AcctKey, Indexer16, Staged, no_clock
 from .strato16 import physical
 
 log = logging.getLogger("stratoscope.node")
@@ -94,6 +94,8 @@ class Behind16:
         self._writing = False  # a drain took the queue and has not committed yet
         self.failed: int | None = None  # a block whose rows failed: none written until restart
         self.cpu = 0.0  # thread CPU seconds the drains took (see cpu_report)
+        self.clock = time.thread_time if os.environ.get(CPU_ENV) else no_clock
+        ix.clock = self.clock
         self.blocks = 0  # blocks whose rows the drains wrote
 
     # ------------------------------------------------------------ while sealing
@@ -201,9 +203,9 @@ class Behind16:
             with self._draining:
                 queued = self._take()
                 try:
-                    started = time.thread_time()
+                    started = self.clock()
                     build(queued)
-                    self.cpu += time.thread_time() - started
+                    self.cpu += self.clock() - started
                     with self.sealing:
                         self._write_taken(queued, sealing_held=True)
                 finally:
@@ -233,12 +235,12 @@ class Behind16:
         return queued
 
     def _write_taken(self, queued: list[tuple[int, list[Job]]], sealing_held: bool) -> None:
-        started = time.thread_time()
+        started = self.clock()
         try:
             if queued and self.failed is None:
                 self._write(queued, sealing_held)
         finally:
-            self.cpu += time.thread_time() - started
+            self.cpu += self.clock() - started
             self.blocks += len(queued)
 
     def _forget(self, sealing_held: bool) -> None:

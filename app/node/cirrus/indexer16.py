@@ -13,7 +13,6 @@ Values are encoded as the platform encodes them (the README's Cirrus section lis
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -400,6 +399,11 @@ def event_rows(
 _UNBUILT: Any = object()
 
 
+def no_clock() -> float:
+    """The clock of work not measured (a thread CPU clock is a system call)."""
+    return 0.0
+
+
 class Staged:
     """A write taken while sealing, in two steps: ``build`` makes rows from the values taken
     (pure Python that reads nothing live: the writer runs it before it takes the sealing
@@ -438,6 +442,7 @@ class Indexer16:
         # the variables storage.data holds, by id of the account (with its code and layouts)
         self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
         self.cpu = 0.0  # thread CPU seconds taking blocks' values while capturing (benchmarks)
+        self.clock: Callable[[], float] = no_clock  # time.thread_time when they are measured
 
     def clear(self) -> None:
         """Forget the block's pending work (its transactions were rolled back)."""
@@ -498,7 +503,7 @@ class Indexer16:
         (1, 2, ... when None; a block indexed contract by contract writes a part of its
         events). While :attr:`capture` is set, what depends on state that later blocks change
         is taken now and the rest is left to :attr:`capture` (written behind the chain)."""
-        started = time.thread_time()
+        started = self.clock()
         created, self.created = self.created, []
         states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]] = []
         for key in dict.fromkeys([*(k for k, _, _ in created), *touched]):
@@ -513,7 +518,7 @@ class Indexer16:
         )
         if self.capture is not None:
             self.capture.append(job)
-            self.cpu += time.thread_time() - started
+            self.cpu += self.clock() - started
         else:
             job()
 
@@ -660,7 +665,7 @@ class Indexer16:
         entry when None) that this block wrote; ``block``: (hash, timestamp, number). The
         values are taken now (encoded: nothing that later blocks change in place), the rows
         written now or, while :attr:`capture` is set, behind the chain."""
-        started = time.thread_time()
+        started = self.clock()
         root = acct.storage.get(cv.name)
         depth = len(cv.key_types)
         vt = cv.value_type
@@ -681,7 +686,7 @@ class Indexer16:
             job = partial(self._write_entries, acct.hex, acct.chain, cv, tops is None, taken, block)
         if self.capture is not None:
             self.capture.append(job)
-            self.cpu += time.thread_time() - started
+            self.cpu += self.clock() - started
         else:
             job()
 
