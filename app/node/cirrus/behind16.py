@@ -5,7 +5,8 @@ global tables (``contract``, ``storage``, ``mapping``, ``event``, ``event_array`
 and views). Sealing a block takes what those rows need with the block's own values
 (:attr:`Indexer16.capture`: closures over encoded values, nothing that a later block changes)
 and commits the block without them; :meth:`Behind16.drain` then runs the queued blocks' writes
-in block order, in one transaction, on a thread of its own (``cirrus16-writer``): when
+in block order, in one transaction, on a thread of its own (``cirrus16-writer``; the rows that
+need nothing live, :class:`Staged`, are built before it takes the sealing lock): when
 ``delay`` has passed since the oldest queued block or ``max_blocks`` are queued, when a reader
 needs them, and on stop. The seed's tables are still written in each block's commit. Writing
 many blocks' pages in one commit instead of one commit each, off the producer's critical path
