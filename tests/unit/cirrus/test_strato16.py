@@ -17,10 +17,10 @@ from app.node.cirrus.encoding import (
     json_string,
     string_object,
 )
+from app.node.cirrus.events16 import attribute_text
 from app.node.cirrus.indexer16 import (
     STAMP,
     UPSERT_STORAGE,
-    attribute_text,
     mapping_value,
     storage_text,
     write_mapping,
