@@ -361,6 +361,12 @@ class Indexer16:
         self.batch: Batch16 | None = None  # set: rows gathered for write_batch
         # the variables storage.data holds, by id of the account (with its code and layouts)
         self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
+        # event plans (see _event_plans) by (chain, address, event), with the account, its code
+        # and its number of layouts they were made for
+        self._plans: dict[
+            tuple[str, str, str],
+            tuple[AccountState | None, ContractDef | None, int, list[Type | None]],
+        ] = {}
         self.cpu = 0.0  # thread CPU seconds taking blocks' values while capturing (benchmarks)
         self.clock: Callable[[], float] = no_clock  # time.thread_time when they are measured
 
@@ -449,12 +455,23 @@ class Indexer16:
         (booleans, enums), by position, from the code at the address (taken while sealing:
         the rows are built from them off the sealing lock)."""
         plans: dict[tuple[str, str, str], list[Type | None]] = {}
+        known = self._plans
+        accounts = self.world.accounts
         for _tx, chain, address, _contract, name, _args in events:
-            if (chain, address, name) not in plans:
-                plans[(chain, address, name)] = [
+            k = (chain, address, name)
+            if k in plans:
+                continue
+            acct = accounts.get((chain, int(address, 16)))
+            cdef = None if acct is None else acct.cdef
+            n = len(acct.layouts) if acct is not None and acct.layouts else 0
+            hit = known.get(k)
+            if hit is None or hit[0] is not acct or hit[1] is not cdef or hit[2] != n:
+                plan: list[Type | None] = [
                     t if isinstance(t, BoolType | EnumType) else None
                     for t in self._event_types(chain, address, name)
                 ]
+                hit = known[k] = (acct, cdef, n, plan)
+            plans[k] = hit[3]
         return plans
 
     def _build_block(
