@@ -345,3 +345,25 @@ def dumps(obj: Any) -> str:
 
 def _encode_ascii(obj: Any) -> bytes:
     return _COMPACT.encode(obj).encode("ascii")
+
+
+class ArgsText(str):
+    """An event's arguments as the JSON text the ``events`` table stores (:func:`dumps` of
+    its ``(name, value)`` pairs) that keeps the pairs it encodes: the Cirrus indexers read
+    :attr:`pairs` instead of parsing the text again (a rebuild, from the table, gets plain
+    text and parses it)."""
+
+    pairs: list[tuple[str, str]]
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, str]]) -> ArgsText:
+        text = cls(dumps(pairs))
+        text.pairs = pairs
+        return text
+
+
+def event_args(text: str) -> list[tuple[str, str]]:
+    """The ``(name, value)`` pairs of an event's arguments, kept or parsed."""
+    if isinstance(text, ArgsText):
+        return text.pairs
+    return [(str(a[0]), str(a[1])) for a in json.loads(text)]

@@ -17,6 +17,8 @@ import httpx
 import pytest
 
 from app.node.cirrus.behind16 import DELAY_ENV, THROUGH_KEY
+from app.node.cirrus.mapping16 import COUNTS
+from app.node.cirrus.strato16 import physical
 from app.node.store import DB_FILE
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import RunningNode, call_tx, submit, upload_tx
@@ -160,3 +162,136 @@ def test_rows_pending_at_a_kill9_are_rebuilt_on_start(node: RunningNode) -> None
     assert sorted(int(a["attributes"]["amount"]) for a in amounts) == [2, 5, 6, 8]
     contract = rows(client, "contract", select="contract_name", address=f"eq.{later}")
     assert contract == [{"contract_name": "Till"}]
+
+
+LOUD = """
+contract Loud {
+    enum Kind { Plain, Gold }
+    event Said(string text, bool big, Kind kind, uint[] ids, address who);
+    function say(string text, bool big) public {
+        uint[] memory ids = new uint[](2);
+        ids[0] = 4;
+        ids[1] = 50;
+        emit Said(text, big, big ? Kind.Gold : Kind.Plain, ids, msg.sender);
+    }
+}
+"""
+
+
+def raw_events(node: RunningNode, address: str) -> list[tuple[Any, ...]]:
+    """The STRATO 16 ``event`` and ``event_array`` rows of ``address`` as stored (bytes)."""
+    db = sqlite3.connect(node.data_dir / DB_FILE)
+    try:
+        ev = db.execute(
+            f"SELECT block_number, event_index, event_name, CAST(attributes AS BLOB) FROM "
+            f"{physical('event')} WHERE address = ? ORDER BY block_number, event_index",
+            (address,),
+        ).fetchall()
+        arr = db.execute(
+            f"SELECT block_number, event_index, key, CAST(value AS BLOB) FROM "
+            f"{physical('event_array')} WHERE address = ? ORDER BY block_number, event_index, key",
+            (address,),
+        ).fetchall()
+    finally:
+        db.close()
+    return [*ev, *arr]
+
+
+def test_event_attributes_written_live_equal_those_parsed_from_the_events_table(
+    node: RunningNode,
+) -> None:
+    """A block's event rows are built from the argument pairs execution kept; a rebuild builds
+    them from the ``events`` table's JSON text: the stored bytes must be the same."""
+    client = node.client("alice")
+    (res,) = submit(client, upload_tx("Loud", LOUD, {}))
+    assert res["status"] == "Success", res
+    loud = str(res["data"]["contents"]["address"])
+    for text, big in [('it\'s "quoted" ü \u2603 [1]', True), ("", False), ("[x", True)]:
+        (r,) = submit(client, call_tx(loud, "say", {"text": text, "big": big}, name="Loud"))
+        assert r["status"] == "Success", r
+    assert len(rows(client, "event", select="id", address=f"eq.{loud}")) == 3  # (drains)
+    live = raw_events(node, loud)
+    assert len(live) == 3 + 3 * 2, live
+    node.kill9()
+    # the rows of every block after the deploy written again, from the events table
+    deployed = min(int(r[0]) for r in live) - 1
+    db = sqlite3.connect(node.data_dir / DB_FILE)
+    try:
+        with db:
+            db.execute("UPDATE meta SET value = ? WHERE key = ?", (str(deployed), THROUGH_KEY))
+    finally:
+        db.close()
+    node.restart()
+    assert through(node)[0] == through(node)[1]
+    assert raw_events(node, loud) == live
+
+
+TALLY = """
+contract Tally {
+    mapping(address => uint) public paid;
+    mapping(uint => mapping(uint => uint)) public grid;
+    uint[] public items;
+    function pay(address to, uint amount) public {
+        paid[to] = amount;
+        grid[amount][1] = amount;
+        grid[amount][2] = 7;
+        items.push(amount);
+    }
+    function drop(uint amount) public { delete grid[amount]; }
+    function clear() public { items = new uint[](1); }
+}
+"""
+
+
+def counts(node: RunningNode) -> tuple[dict[tuple[str, str, str], int], dict[Any, int]]:
+    """(the kept counts of shown rows, the shown rows counted), non-zero, from the data dir."""
+    db = sqlite3.connect(node.data_dir / DB_FILE)
+    try:
+        kept = db.execute(f"SELECT collection_name, address, _chain, n FROM {COUNTS} WHERE n")
+        real = db.execute(
+            f"SELECT collection_name, address, _chain, count(*) FROM {physical('mapping')} "
+            "WHERE _shown GROUP BY collection_name, address, _chain"
+        )
+        return {tuple(r[:3]): r[3] for r in kept}, {tuple(r[:3]): r[3] for r in real}
+    finally:
+        db.close()
+
+
+def tally(client: httpx.Client, address: str, method: str, **args: Any) -> None:
+    (res,) = submit(client, call_tx(address, method, args, name="Tally"))
+    assert res["status"] == "Success", res
+
+
+def test_view_counts_stay_exact_across_a_restart_and_a_kill9_rebuild(node: RunningNode) -> None:
+    """The writer counts the rows the collection views show (no trigger): entries set, set to
+    zero, nested entries deleted, a whole array replaced; after a drain, a restart and the
+    rebuild of a kill -9, the kept counts are the rows counted."""
+    client = node.client("alice")
+    (res,) = submit(client, upload_tx("Tally", TALLY, {}))
+    assert res["status"] == "Success", res
+    t = str(res["data"]["contents"]["address"])
+    for to, amount in [(BOB, 3), (CAROL, 5), (BOB, 0), (CAROL, 8)]:
+        tally(client, t, "pay", to=to, amount=amount)
+    tally(client, t, "drop", amount=5)
+    rows(client, "mapping", select="key", address=f"eq.{t}")  # (drains)
+    kept, real = counts(node)
+    assert kept == real
+    mine = {k: n for k, n in kept.items() if k[1] == t}
+    assert {k[0] for k in mine} == {"paid", "grid", "items"}, mine
+    assert mine[("paid", t, "")] == 1  # BOB's went to zero
+    tally(client, t, "clear")
+    tally(client, t, "pay", to=BOB, amount=4)
+    node.restart()  # a stop writes what is queued
+    kept, real = counts(node)
+    assert kept == real and kept[("paid", t, "")] == 2
+    client = node.client("alice")
+    tally(client, t, "pay", to=CAROL, amount=0)
+    tally(client, t, "drop", amount=4)
+    tally(client, t, "pay", to=BOB, amount=6)
+    tally(client, t, "clear")
+    node.kill9()
+    written, head = through(node)
+    assert written is not None and written < head, (written, head)
+    node.restart()
+    kept, real = counts(node)
+    assert kept == real and kept[("paid", t, "")] == 1

@@ -5,7 +5,8 @@ global tables (``contract``, ``storage``, ``mapping``, ``event``, ``event_array`
 and views). Sealing a block takes what those rows need with the block's own values
 (:attr:`Indexer16.capture`: closures over encoded values, nothing that a later block changes)
 and commits the block without them; :meth:`Behind16.drain` then runs the queued blocks' writes
-in block order, in one transaction, on a thread of its own (``cirrus16-writer``): when
+in block order, in one transaction, on a thread of its own (``cirrus16-writer``; the rows that
+need nothing live, :class:`Staged`, are built before it takes the sealing lock): when
 ``delay`` has passed since the oldest queued block or ``max_blocks`` are queued, when a reader
 needs them, and on stop. The seed's tables are still written in each block's commit. Writing
 many blocks' pages in one commit instead of one commit each, off the producer's critical path
@@ -27,6 +28,7 @@ first (so that a rebuild never doubles one).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import threading
@@ -37,13 +39,15 @@ from typing import Any
 from ..store import Store
 from ..text import scrubbing
 from .indexer import cirrus_timestamp
-from .indexer16 import AcctKey, Indexer16
+from .indexer16 import AcctKey, Indexer16, Staged, no_clock
 from .strato16 import physical
 
 log = logging.getLogger("stratoscope.node")
 
 THROUGH_KEY = "cirrus16_through"
 DELAY_ENV = "STRATOSCOPE_CIRRUS16_DELAY_MS"
+# a file the node writes, when it stops, the thread CPU its STRATO 16 rows took (benchmarks)
+CPU_ENV = "STRATOSCOPE_CIRRUS16_CPU_FILE"
 DELAY = 0.1  # seconds a block's STRATO 16 rows may wait (unless a reader needs them)
 MAX_BLOCKS = 200  # blocks queued before they are written whatever the delay
 
@@ -90,6 +94,10 @@ class Behind16:
         self._current: tuple[int, list[Job]] | None = None
         self._writing = False  # a drain took the queue and has not committed yet
         self.failed: int | None = None  # a block whose rows failed: none written until restart
+        self.cpu = 0.0  # thread CPU seconds the drains took (see cpu_report)
+        self.clock = time.thread_time if os.environ.get(CPU_ENV) else no_clock
+        ix.clock = self.clock
+        self.blocks = 0  # blocks whose rows the drains wrote
 
     # ------------------------------------------------------------ while sealing
 
@@ -162,6 +170,22 @@ class Behind16:
             thread.join()
             self._thread = None
         self.drain()
+        self.cpu_report()
+
+    def cpu_report(self) -> None:
+        """With ``$STRATOSCOPE_CIRRUS16_CPU_FILE`` set: the thread CPU the STRATO 16 rows took
+        (capture while sealing, drains), written there as JSON. A figure of the work itself,
+        which a loaded machine does not swamp as it does throughput
+        (``benchmarks/cirrus16_write_cost.py``)."""
+        path = os.environ.get(CPU_ENV, "")
+        if not path:
+            return
+        report = {"capture": self.ix.cpu, "writer": self.cpu, "blocks": self.blocks}
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(report, f)
+        except OSError as exc:
+            log.warning("could not write %s: %s", path, exc)
 
     def _run(self) -> None:
         while True:
@@ -173,11 +197,20 @@ class Behind16:
                     self._wake.wait(wait)
                 if self._stopping:
                     return
-            # between two blocks: beside the producer, the two threads would hand the GIL
-            # back and forth at every row SQLite writes (each step releases it), a convoy
-            # that made batched writes 30-50 % slower
-            with self._draining, self.sealing:
-                self._drain(sealing_held=True)
+            # the rows built beside the producer (pure Python), written between two blocks:
+            # beside the producer, the two threads would hand the GIL back and forth at
+            # every row SQLite writes (each step releases it), a convoy that made batched
+            # writes 30-50 % slower
+            with self._draining:
+                queued = self._take()
+                try:
+                    started = self.clock()
+                    build(queued)
+                    self.cpu += self.clock() - started
+                    with self.sealing:
+                        self._write_taken(queued, sealing_held=True)
+                finally:
+                    self._writing = False
 
     def drain(self, sealing_held: bool = False) -> None:
         """Write every queued block's rows, in block order, in one transaction. Never raises:
@@ -189,14 +222,27 @@ class Behind16:
             self._drain(sealing_held)
 
     def _drain(self, sealing_held: bool) -> None:
+        queued = self._take()
+        try:
+            self._write_taken(queued, sealing_held)
+        finally:
+            self._writing = False
+
+    def _take(self) -> list[tuple[int, list[Job]]]:
+        """The queue, emptied (``_writing`` until the caller has written it)."""
         with self._lock:
             queued, self._queue = self._queue, []
             self._writing = bool(queued)
+        return queued
+
+    def _write_taken(self, queued: list[tuple[int, list[Job]]], sealing_held: bool) -> None:
+        started = self.clock()
         try:
             if queued and self.failed is None:
                 self._write(queued, sealing_held)
         finally:
-            self._writing = False
+            self.cpu += self.clock() - started
+            self.blocks += len(queued)
 
     def _forget(self, sealing_held: bool) -> None:
         if sealing_held:
@@ -265,6 +311,19 @@ class Behind16:
             "value = excluded.value WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER)",
             (THROUGH_KEY, str(number)),
         )
+
+
+def build(queued: list[tuple[int, list[Job]]]) -> None:
+    """Build the rows of the jobs that need nothing live (:class:`Staged`), before the writer
+    takes the sealing lock; a job that fails here fails again when it is written (and is
+    handled there)."""
+    for _, jobs in queued:
+        for job in jobs:
+            if isinstance(job, Staged):
+                try:
+                    job.build()
+                except Exception:  # (written, it raises again: the drain's handling)
+                    continue
 
 
 # ------------------------------------------------------------ at start

@@ -11,6 +11,8 @@ from __future__ import annotations
 import decimal
 import json
 import re
+from collections.abc import Iterable
+from json.encoder import encode_basestring
 from typing import Any
 
 __all__ = [
@@ -65,6 +67,13 @@ def decode_int(s: str) -> int:
 
 # one encoder for every call: json.dumps with options builds a new one each time
 compact_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+json_string = encode_basestring  # compact_json of a str, without the encoder's set-up per call
+
+
+def string_object(members: Iterable[tuple[str, str]]) -> str:
+    """:func:`compact_json` of an object whose members are strings, in the order given, at
+    half its cost for a few members (an event's arguments: the encoder is set up per call)."""
+    return "{" + ",".join([json_string(k) + ":" + json_string(v) for k, v in members]) + "}"
 
 
 def jsonb_key_order(d: dict[str, Any]) -> dict[str, Any]:

@@ -35,9 +35,10 @@ from ..solidvm.types import (
 from ..solidvm.values import Address
 from ..solidvm.world import AccountState, ExecResult, World
 from .collections import CollectionVar, item_at, items_of, leaves
-from .encoding import compact_json, encode_int, encode_json
+from .encoding import compact_json, encode_int, encode_json, json_string
+from .events16 import INSERT_EVENT, INSERT_EVENT_ARRAY, event_rows
 from .indexer import bytes_text, cirrus_timestamp
-from .mapping16 import MappingLayout, shown
+from .mapping16 import ZERO_COUNT, CountKey, MappingLayout, add_counts, shown
 from .strato16 import BLOCKAPPS, Strato16, physical
 
 AcctKey = tuple[str, int]
@@ -72,16 +73,6 @@ STAMP = (
     f"INSERT OR IGNORE INTO {physical('contract')} (address, creator, contract_name, _chain) "
     "VALUES (?, ?, ?, ?)"
 )
-INSERT_EVENT = (
-    f"INSERT INTO {physical('event')} (address, block_hash, block_timestamp, block_number, "
-    "transaction_sender, event_index, event_name, attributes, _chain) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-INSERT_EVENT_ARRAY = (
-    f"INSERT INTO {physical('event_array')} (address, block_hash, block_timestamp, "
-    "block_number, transaction_sender, event_name, event_index, collection_name, "
-    "collection_type, key, value, _chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
 
 
 # ------------------------------------------------------------ mapping rows and their history
@@ -103,7 +94,7 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
     changed with its ``history@mapping`` row: rows whose value is the stored one are left as
     they are, as the platform's upsert leaves them. Written here rather than by a trigger,
     which cost about four times as much per row. New rows get rowids in their collection's
-    range (mapping16.py; its triggers keep the counts of shown rows)."""
+    range (mapping16.py), and the counts of shown rows follow (:func:`mapping16.add_counts`)."""
     latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
     paths: dict[tuple[str, str], list[str]] = {}
     for a, c, p in latest:
@@ -119,14 +110,21 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
             )
             for p, v in found:
                 old[(a, c, p)] = v
-    changed = [
-        (None if k in old else layout.next_rowid(r[4]), *r, shown(r[8]))
-        for k, r in latest.items()
-        if k not in old or old[k] != r[8]
-    ]
+    changed = []
+    counts: dict[CountKey, int] = {}
+    for k, r in latest.items():
+        if k in old and old[k] == r[8]:
+            continue
+        now = shown(r[8])
+        changed.append((None if k in old else layout.next_rowid(r[4]), *r, now))
+        was = shown(old[k]) if k in old else 0
+        if now != was:
+            ck = (r[4], r[0], r[9])
+            counts[ck] = counts.get(ck, 0) + now - was
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
         db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
+        add_counts(db, counts)
 
 
 class Batch16:
@@ -163,24 +161,25 @@ def write_mapping_in_order(
             for p, v in found:
                 current[(a, c, p)] = v
     changed = []
+    counts: dict[CountKey, int] = {}
     for one in latest:
         for k, r in one.items():
             if k in current and current[k] == r[8]:
                 continue
-            changed.append((None if k in current else layout.next_rowid(r[4]), *r, shown(r[8])))
+            now = shown(r[8])
+            changed.append((None if k in current else layout.next_rowid(r[4]), *r, now))
+            was = shown(current[k]) if k in current else 0
+            if now != was:
+                ck = (r[4], r[0], r[9])
+                counts[ck] = counts.get(ck, 0) + now - was
             current[k] = r[8]
     if changed:
         db.executemany(UPSERT_MAPPING, changed)
         db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
+        add_counts(db, counts)
 
 
 # ------------------------------------------------------------ value encodings
-
-
-def _jsonb_key(k: str) -> tuple[int, bytes]:
-    """An object member's place in jsonb's order (shorter names first, then by bytes)."""
-    b = k.encode()
-    return len(b), b
 
 
 def _addr(v: Any, zero: str = "") -> str:
@@ -250,17 +249,6 @@ def mapping_value(v: Any, t: Type) -> Any:
     return str(v)
 
 
-def attribute_text(text: str, t: Type | None) -> str:
-    """An event argument as STRATO 16 renders it: booleans ``true``/``false`` and enums as
-    their index (the seed's event tables keep ``True`` and ``Kind.Gold``)."""
-    if isinstance(t, BoolType):
-        return text.lower()
-    if isinstance(t, EnumType):
-        member = text.rpartition(".")[2]
-        return str(t.values.index(member)) if member in t.values else text
-    return text
-
-
 def zero_value(t: Type) -> Any:
     if isinstance(t, IntType | EnumType):
         return 0
@@ -323,7 +311,39 @@ def data_json(acct: AccountState, svars: list[StateVar]) -> str:
     return "5" + compact_json(data)
 
 
+BlockRows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
 # ------------------------------------------------------------ the writer
+
+_UNBUILT: Any = object()
+
+
+def no_clock() -> float:
+    """The clock of work not measured (a thread CPU clock is a system call)."""
+    return 0.0
+
+
+class Staged:
+    """A write taken while sealing, in two steps: ``build`` makes rows from the values taken
+    (pure Python that reads nothing live: the writer runs it before it takes the sealing
+    lock, beside the producer), ``write`` writes them (under the lock). Calling it does both
+    (building first when nobody did)."""
+
+    __slots__ = ("_build", "_built", "_write")
+
+    def __init__(self, build: Callable[[], Any], write: Callable[[Any], None]) -> None:
+        self._build = build
+        self._write = write
+        self._built: Any = _UNBUILT
+
+    def build(self) -> None:
+        if self._built is _UNBUILT:
+            self._built = self._build()
+
+    def __call__(self) -> None:
+        self.build()
+        self._write(self._built)
 
 
 class Indexer16:
@@ -341,6 +361,14 @@ class Indexer16:
         self.batch: Batch16 | None = None  # set: rows gathered for write_batch
         # the variables storage.data holds, by id of the account (with its code and layouts)
         self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
+        # event plans (see _event_plans) by (chain, address, event), with the account, its code
+        # and its number of layouts they were made for
+        self._plans: dict[
+            tuple[str, str, str],
+            tuple[AccountState | None, ContractDef | None, int, list[Type | None]],
+        ] = {}
+        self.cpu = 0.0  # thread CPU seconds taking blocks' values while capturing (benchmarks)
+        self.clock: Callable[[], float] = no_clock  # time.thread_time when they are measured
 
     def clear(self) -> None:
         """Forget the block's pending work (its transactions were rolled back)."""
@@ -401,6 +429,7 @@ class Indexer16:
         (1, 2, ... when None; a block indexed contract by contract writes a part of its
         events). While :attr:`capture` is set, what depends on state that later blocks change
         is taken now and the rest is left to :attr:`capture` (written behind the chain)."""
+        started = self.clock()
         created, self.created = self.created, []
         states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]] = []
         for key in dict.fromkeys([*(k for k, _, _ in created), *touched]):
@@ -408,24 +437,74 @@ class Indexer16:
             if acct is None or acct.cdef is None:
                 continue
             states.append((key, acct, tuple(acct.layouts or ()), self._stored(acct)))
-        job = partial(self._write_block, block, created, states, events, senders, numbers)
+        plans = self._event_plans(events)
+        job = Staged(
+            partial(self._build_block, block, states, events, senders, numbers, plans),
+            partial(self._write_block, block, created, states),
+        )
         if self.capture is not None:
             self.capture.append(job)
+            self.cpu += self.clock() - started
         else:
             job()
+
+    def _event_plans(
+        self, events: list[tuple[str, str, str, str, str, str]]
+    ) -> dict[tuple[str, str, str], list[Type | None]]:
+        """Per (chain, address, event) of ``events``: the arguments STRATO 16 renders otherwise
+        (booleans, enums), by position, from the code at the address (taken while sealing:
+        the rows are built from them off the sealing lock)."""
+        plans: dict[tuple[str, str, str], list[Type | None]] = {}
+        known = self._plans
+        accounts = self.world.accounts
+        for _tx, chain, address, _contract, name, _args in events:
+            k = (chain, address, name)
+            if k in plans:
+                continue
+            acct = accounts.get((chain, int(address, 16)))
+            cdef = None if acct is None else acct.cdef
+            n = len(acct.layouts) if acct is not None and acct.layouts else 0
+            hit = known.get(k)
+            if hit is None or hit[0] is not acct or hit[1] is not cdef or hit[2] != n:
+                plan: list[Type | None] = [
+                    t if isinstance(t, BoolType | EnumType) else None
+                    for t in self._event_types(chain, address, name)
+                ]
+                hit = known[k] = (acct, cdef, n, plan)
+            plans[k] = hit[3]
+        return plans
+
+    def _build_block(
+        self,
+        block: tuple[int, str, int],
+        states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]],
+        events: list[tuple[str, str, str, str, str, str]],
+        senders: dict[str, str],
+        numbers: list[int] | None,
+        plans: dict[tuple[str, str, str], list[Type | None]],
+    ) -> BlockRows:
+        """The ``storage``, ``event`` and ``event_array`` rows of :meth:`flush`, from the
+        values it took alone."""
+        number, block_hash, ts = block
+        stamp = cirrus_timestamp(ts)
+        storage = [
+            (acct.hex, block_hash, stamp, number, stored_json(stored), key[0])
+            for key, acct, _layouts, stored in states
+        ]
+        if not events:
+            return storage, [], []
+        rows, arrays = event_rows(events, senders, (number, block_hash, stamp), numbers, plans)
+        return storage, rows, arrays
 
     def _write_block(
         self,
         block: tuple[int, str, int],
         created: list[tuple[AcctKey, str, list[ContractDef]]],
         states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]],
-        events: list[tuple[str, str, str, str, str, str]],
-        senders: dict[str, str],
-        numbers: list[int] | None,
+        built: BlockRows,
     ) -> None:
-        """The SQL of :meth:`flush`, from what it took."""
-        number, block_hash, ts = block
-        stamp = cirrus_timestamp(ts)
+        """The SQL of :meth:`flush`, from what it took and the rows built of it."""
+        storage, events, arrays = built
         db = self.db
         world = self.world
         stamps = []
@@ -438,20 +517,24 @@ class Indexer16:
                 self.code_creators[id(d)] = (d, creator)
             addr = format(key[1], "040x")
             stamps += [(addr, creator, c.name, key[0]) for c in reversed(acct.cdef.linearization)]
-        rows = []
-        for key, acct, layouts, stored in states:
+        for key, acct, layouts, _stored in states:
             if layouts:
                 stamps += self._layout_stamps(key, acct, layouts)
-            rows.append((acct.hex, block_hash, stamp, number, stored_json(stored), key[0]))
-        if rows:
-            if self.batch is not None:
-                self.batch.storage += rows
-            else:
-                db.executemany(UPSERT_STORAGE, rows)
+        b = self.batch
+        if b is not None:
+            b.storage += storage
+        elif storage:
+            db.executemany(UPSERT_STORAGE, storage)
         if stamps:
             db.executemany(STAMP, stamps)
+        if b is not None:
+            b.events += events
+            b.arrays += arrays
+            return
         if events:
-            self._events(events, senders, (number, block_hash, stamp), numbers)
+            db.executemany(INSERT_EVENT, events)
+        if arrays:
+            db.executemany(INSERT_EVENT_ARRAY, arrays)
 
     def _stored(self, acct: AccountState) -> Stored:
         """The values ``storage.data`` is made of, as they are now (a struct as its text:
@@ -494,80 +577,6 @@ class Indexer16:
             out += [(acct.hex, creator, c.name, key[0]) for c in reversed(cdef.linearization)]
         return out
 
-    def _events(
-        self,
-        events: list[tuple[str, str, str, str, str, str]],
-        senders: dict[str, str],
-        block: tuple[int, str, str],
-        numbers: list[int] | None = None,
-    ) -> None:
-        number, block_hash, stamp = block
-        places = range(1, len(events) + 1) if numbers is None else numbers
-        num = str(number)
-        rows = []
-        arrays = []
-        # per (chain, address, event): the arguments STRATO 16 renders otherwise (booleans,
-        # enums), by position; the code at an address is the same for the whole block
-        plans: dict[tuple[str, str, str], list[Type | None]] = {}
-        orders: dict[tuple[str, ...], list[str]] = {}  # argument names -> in jsonb's order
-        for i, (tx_hash, chain, address, _contract, name, args_json) in zip(
-            places, events, strict=True
-        ):
-            special = plans.get((chain, address, name))
-            if special is None:
-                special = plans[(chain, address, name)] = [
-                    t if isinstance(t, BoolType | EnumType) else None
-                    for t in self._event_types(chain, address, name)
-                ]
-            attrs: dict[str, str] = {}
-            first_array: list[Any] | None = None
-            for j, (arg, raw) in enumerate(json.loads(args_json)):
-                arg_name = str(arg) or f"val_{j + 1}"
-                text = str(raw)
-                t = special[j] if j < len(special) else None
-                attrs[arg_name] = text if t is None else attribute_text(text, t)
-                if first_array is None and text.startswith("["):
-                    try:
-                        parsed = json.loads(text)
-                    except ValueError:
-                        parsed = None
-                    if isinstance(parsed, list):
-                        first_array = [arg_name, *parsed]
-            sender = senders.get(tx_hash, "")
-            names = tuple(attrs)
-            order = orders.get(names)
-            if order is None:
-                order = orders[names] = sorted(names, key=_jsonb_key)
-            ordered = {k: attrs[k] for k in order}
-            rows.append(
-                (
-                    address,
-                    block_hash,
-                    stamp,
-                    num,
-                    sender,
-                    i,
-                    name,
-                    "5" + compact_json(ordered),
-                    chain,
-                )
-            )
-            if first_array is not None:
-                head = (address, block_hash, stamp, num)
-                arg_name, *items = first_array
-                kind = "Event Array"
-                arrays += [
-                    (*head, "", name, i, arg_name, kind, encode_json(str(n)), encode_json(x), chain)
-                    for n, x in enumerate(items)
-                ]
-        if self.batch is not None:
-            self.batch.events += rows
-            self.batch.arrays += arrays
-            return
-        self.db.executemany(INSERT_EVENT, rows)
-        if arrays:
-            self.db.executemany(INSERT_EVENT_ARRAY, arrays)
-
     def _event_types(self, chain: str, address: str, name: str) -> list[Type]:
         """The argument types of event ``name`` as the code at ``address`` declares it (its
         own contract's, else that of the code that ran on it through delegatecall)."""
@@ -593,6 +602,7 @@ class Indexer16:
         entry when None) that this block wrote; ``block``: (hash, timestamp, number). The
         values are taken now (encoded: nothing that later blocks change in place), the rows
         written now or, while :attr:`capture` is set, behind the chain."""
+        started = self.clock()
         root = acct.storage.get(cv.name)
         depth = len(cv.key_types)
         vt = cv.value_type
@@ -604,11 +614,38 @@ class Indexer16:
             else:
                 found = [] if v is MISSING else leaves(v, depth - 1, (top,))
                 taken.append((top, [(p, mapping_value(x, vt)) for p, x in found]))
-        job = partial(self._write_entries, acct.hex, acct.chain, cv, tops is None, taken, block)
+        job: Callable[[], None]
+        if depth == 1 and tops is not None:  # rows of the values alone: built off the lock
+            job = Staged(
+                partial(self._entry_rows, acct.hex, acct.chain, cv, taken, block), self._put_rows
+            )
+        else:
+            job = partial(self._write_entries, acct.hex, acct.chain, cv, tops is None, taken, block)
         if self.capture is not None:
             self.capture.append(job)
+            self.cpu += self.clock() - started
         else:
             job()
+
+    def _entry_rows(
+        self,
+        addr: str,
+        chain: str,
+        cv: CollectionVar,
+        taken: list[tuple[Any, Any]],
+        block: tuple[str, str, int],
+    ) -> list[tuple[Any, ...]]:
+        """The ``mapping`` rows of the top-level entries ``taken`` of a one-level collection."""
+        block_hash, stamp, number = block
+        head = (addr, block_hash, stamp, str(number), cv.name, cv.kind)
+        kts = cv.key_types
+        return [self._row(head, cv.name, (top,), kts, val, chain) for top, val in taken]
+
+    def _put_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        if rows and self.batch is not None:
+            self.batch.mapping.append(rows)
+        elif rows:
+            write_mapping(self.db, self.schema.layout, rows)
 
     def _write_entries(
         self,
@@ -637,7 +674,9 @@ class Indexer16:
             ).fetchall()
             if zeroed:
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
+            db.execute(ZERO_COUNT, (cv.name, addr, chain))  # every row hidden now
         rows = []
+        gone_shown = 0
         for top, val in taken:
             if depth == 1:
                 rows.append(self._row(head, cv.name, (top,), kts, val, chain))
@@ -645,11 +684,12 @@ class Indexer16:
             mine = [self._row(head, cv.name, p, kts, x, chain) for p, x in val]
             paths = {r[7] for r in mine}
             old = db.execute(
-                f"SELECT path FROM {physical('mapping')} WHERE _k1 = ? AND "
+                f"SELECT path, _shown FROM {physical('mapping')} WHERE _k1 = ? AND "
                 "collection_name = ? AND address = ? AND _chain = ?",
                 (first_key(top, kts[0]), cv.name, addr, chain),
             ).fetchall()
-            gone = [(addr, chain, p) for (p,) in old if p not in paths]
+            gone = [(addr, chain, p) for p, _ in old if p not in paths]
+            gone_shown += sum(1 for p, was in old if p not in paths and was)
             for g in gone:
                 zeroed = db.execute(
                     f"UPDATE {physical('mapping')} SET value = '0', _shown = 0 "
@@ -659,10 +699,9 @@ class Indexer16:
                 ).fetchall()
                 db.executemany(INSERT_MAPPING_HISTORY, history_rows(zeroed))
             rows += mine
-        if rows and self.batch is not None:
-            self.batch.mapping.append(rows)
-        elif rows:
-            write_mapping(db, self.schema.layout, rows)
+        if gone_shown:
+            add_counts(db, {(cv.name, addr, chain): -gone_shown})
+        self._put_rows(rows)
 
     # ------------------------------------------------------------ many blocks at once
 
@@ -707,7 +746,7 @@ class Indexer16:
     ) -> tuple[Any, ...]:
         if len(path) == 1:
             t0 = key_text(path[0])
-            key = '5{"key":' + compact_json(t0) + "}"
+            key = '5{"key":' + json_string(t0) + "}"
             where = f"{name}[{t0}]"
             k0 = kts[0]
             k1 = t0 if not isinstance(k0, IntType | BoolType) else first_key(path[0], k0)

@@ -22,7 +22,7 @@ from ..solidvm.errors import Where, where_of
 from ..solidvm.runtime import MISSING
 from ..solidvm.world import AccountState, ExecResult
 from ..state_diff import tx_state_diff_object
-from ..store import dumps
+from ..store import ArgsText
 from ..traces import TraceKeeper
 from .codebook import CodeBook
 from .common import (
@@ -400,7 +400,7 @@ class Executor:
             if chain_rec is not None and chain_rec.apply_event(ev.name, [v for _, v in ev.args]):
                 self.journal.dirty_chains.add(chain_rec.id)
             self.journal.events.append(
-                (sub.hash, ev.chain_id, ev.address, ev.contract, ev.name, dumps(ev.args))
+                (sub.hash, ev.chain_id, ev.address, ev.contract, ev.name, ArgsText.of(ev.args))
             )
             self.journal.senders[sub.hash] = sub.sender
         if res.journal:

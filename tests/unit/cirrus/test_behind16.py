@@ -12,7 +12,7 @@ from typing import Any, cast
 import pytest
 
 from app.node.cirrus.behind16 import THROUGH_KEY, Behind16
-from app.node.cirrus.indexer16 import Indexer16
+from app.node.cirrus.indexer16 import Indexer16, Staged
 from app.node.store import Store
 
 
@@ -147,3 +147,45 @@ def test_the_writer_thread_drains_when_due_and_on_stop(store: Store) -> None:
         behind.stop()
     assert written(store) == [(1, "a"), (2, "b")] and not behind.pending()
     assert store.get_meta(THROUGH_KEY) == "2"
+
+
+def test_the_writer_builds_staged_rows_before_it_takes_the_sealing_lock(store: Store) -> None:
+    """A job whose rows need nothing live (Staged) is built off the sealing lock, beside the
+    producer, and written under it; a drain that a reader asks for builds and writes it."""
+    sealing = threading.Lock()
+    ix = Capture()
+    behind = Behind16(cast(Indexer16, ix), store, sealing, lambda: None, lambda: None, delay=0)
+    seen: list[tuple[str, bool]] = []
+
+    def staged(number: int) -> Staged:
+        def make_rows() -> list[str]:
+            seen.append(("build", sealing.locked()))
+            return [f"row{number}"]
+
+        def put(rows: list[str]) -> None:
+            seen.append(("write", sealing.locked()))
+            store.db.executemany("INSERT INTO written VALUES (?, ?)", [(number, r) for r in rows])
+
+        return Staged(make_rows, put)
+
+    behind.begin(1)
+    assert ix.capture is not None
+    ix.capture.append(staged(1))
+    behind.end()
+    behind.start()
+    try:
+        deadline = time.monotonic() + 5
+        while behind.pending() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        behind.stop()
+    assert seen == [("build", False), ("write", True)]
+    assert written(store) == [(1, "row1")]
+    seen.clear()
+    behind.begin(2)
+    capture = ix.capture
+    assert capture is not None
+    capture.append(staged(2))
+    behind.end()
+    behind.drain()  # a reader's: built and written at once
+    assert [s for s, _ in seen] == ["build", "write"] and written(store)[-1] == (2, "row2")

@@ -17,7 +17,7 @@ from app.node.cirrus.indexer16 import (
     write_mapping,
     write_mapping_in_order,
 )
-from app.node.cirrus.mapping16 import COUNTS, SEQ_BITS, bounds
+from app.node.cirrus.mapping16 import COUNTS, SEQ_BITS, MappingLayout, bounds
 from app.node.cirrus.query import parse_query
 from app.node.cirrus.strato16 import Strato16, physical
 from app.node.solidvm import compile_source
@@ -186,8 +186,8 @@ def downgrade(db: sqlite3.Connection) -> None:
             )
         db.execute("UPDATE cirrus16_views SET source = ? WHERE name = ?", (old, name))
     db.execute("ALTER TABLE cirrus16_views DROP COLUMN counted")
-    db.execute('DROP TRIGGER "cirrus16:mapping:count:insert"')
-    db.execute('DROP TRIGGER "cirrus16:mapping:count:update"')
+    db.execute('DROP TRIGGER IF EXISTS "cirrus16:mapping:count:insert"')
+    db.execute('DROP TRIGGER IF EXISTS "cirrus16:mapping:count:update"')
     db.execute(f"ALTER TABLE {m} DROP COLUMN _shown")
     db.execute(f"DROP TABLE {COUNTS}")
     db.execute("DELETE FROM cirrus16_collections")
@@ -286,3 +286,57 @@ def test_many_blocks_written_in_order_match_block_by_block() -> None:
     history = out[1][2]
     versions = [v for p, v in history if p.endswith(f"[{addr(500)}]")]
     assert versions == [encode_json(v) for v in (2, 5, 7, 9)]
+
+
+OLD_TRIGGERS = [  # the counts' triggers of a data dir written before the writer kept them
+    f'CREATE TRIGGER "cirrus16:mapping:count:insert" AFTER INSERT ON {physical("mapping")} '
+    f"WHEN NEW._shown BEGIN INSERT INTO {COUNTS} (collection_name, address, _chain, n) "
+    "VALUES (NEW.collection_name, NEW.address, NEW._chain, 1) "
+    "ON CONFLICT (collection_name, address, _chain) DO UPDATE SET n = n + 1; END",
+    f'CREATE TRIGGER "cirrus16:mapping:count:update" AFTER UPDATE OF _shown ON '
+    f"{physical('mapping')} WHEN NEW._shown IS NOT OLD._shown BEGIN INSERT INTO {COUNTS} "
+    "(collection_name, address, _chain, n) VALUES (NEW.collection_name, NEW.address, "
+    "NEW._chain, NEW._shown - OLD._shown) ON CONFLICT (collection_name, address, _chain) "
+    "DO UPDATE SET n = n + excluded.n; END",
+]
+
+
+def real_counts(db: sqlite3.Connection) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
+    kept = db.execute(f"SELECT collection_name, address, _chain, n FROM {COUNTS} WHERE n")
+    real = db.execute(
+        f"SELECT collection_name, address, _chain, count(*) FROM {physical('mapping')} "
+        "WHERE _shown GROUP BY collection_name, address, _chain"
+    )
+    return set(map(tuple, kept)), set(map(tuple, real))
+
+
+def test_a_data_dir_with_the_count_triggers_loses_them_and_its_counts_stay_exact(
+    db: sqlite3.Connection,
+) -> None:
+    for sql in OLD_TRIGGERS:
+        db.execute(sql)
+    # (written by this version with the triggers still there: counted twice)
+    write_mapping(db, MappingLayout(db), [entry(addr(1), "balances", 600, 4)])
+    db.execute(f"UPDATE {COUNTS} SET n = n - 1 WHERE address = ?", (addr(1),))
+    before = db.execute(f"SELECT * FROM {COUNTS} ORDER BY 1, 2, 3").fetchall()
+    s = make(db)  # a start: the migration
+    triggers = db.execute("SELECT name FROM sqlite_schema WHERE type = 'trigger'").fetchall()
+    assert not [t for (t,) in triggers if "count" in t], triggers
+    assert db.execute(f"SELECT * FROM {COUNTS} ORDER BY 1, 2, 3").fetchall() == before
+    kept, real = real_counts(db)
+    assert kept == real
+    # the writer counts: shown, hidden, shown again, in one call and across calls
+    write_mapping(db, s.layout, [entry(addr(1), "balances", 601, 1)])
+    write_mapping(db, s.layout, [entry(addr(1), "balances", 600, 0)])
+    write_mapping_in_order(
+        db,
+        s.layout,
+        [
+            [entry(addr(2), "notes", 9, "x"), entry(addr(1), "balances", 602, 0)],
+            [entry(addr(2), "notes", 9, ""), entry(addr(1), "balances", 600, 8)],
+            [entry(addr(2), "notes", 10, "y"), entry(addr(3), "balances", 301, 2, PRIVATE)],
+        ],
+    )
+    kept, real = real_counts(db)
+    assert kept == real
+    assert (("balances", addr(1), "", 7)) in kept

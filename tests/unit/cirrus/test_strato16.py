@@ -9,11 +9,18 @@ from typing import Any
 import pytest
 
 from app.node.cirrus.backend import EXTENSION_KEY, CirrusBackend
-from app.node.cirrus.encoding import encode_int, encode_int_text, encode_json
+from app.node.cirrus.encoding import (
+    compact_json,
+    encode_int,
+    encode_int_text,
+    encode_json,
+    json_string,
+    string_object,
+)
+from app.node.cirrus.events16 import attribute_text
 from app.node.cirrus.indexer16 import (
     STAMP,
     UPSERT_STORAGE,
-    attribute_text,
     mapping_value,
     storage_text,
     write_mapping,
@@ -233,3 +240,14 @@ def test_a_database_with_the_closing_triggers_gets_the_appending_ones() -> None:
     assert "cirrus16:history@mapping:open" not in names
     assert "cirrus16:storage:version:update" in names
     assert not any(":history:" in n or "mapping:version" in n for n in names)
+
+
+def test_string_objects_encode_as_the_json_encoder_does() -> None:
+    """Event attributes and mapping keys are encoded without the encoder (string_object,
+    json_string): byte for byte what compact_json writes."""
+    tricky = ["", "plain", 'it\'s "q"', "back\\slash", "ü ☃ \U0001f600", "\x00\n\t\x1f", "\ud800"]
+    members = [(f"k{i}{t}", t) for i, t in enumerate(tricky)]
+    assert string_object(members) == compact_json(dict(members))
+    assert string_object([]) == compact_json({}) == "{}"
+    for t in tricky:
+        assert json_string(t) == compact_json(t)
