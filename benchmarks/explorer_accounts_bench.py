@@ -172,7 +172,8 @@ def main() -> int:
     print(
         f"accounts {figures['accounts']:,}; rows read by scrolling "
         f"{figures['rows_after_scrolling']:,}; the most GUI-thread CPU time in one heartbeat "
-        f"(a gap and its 5 ms interval) {figures['scroll_busy_ms']:.1f} ms; longest gap while the first page was read "
+        f"(a gap and its 5 ms interval) {figures['scroll_busy_ms']:.1f} ms; "
+        "longest gap while the first page was read "
         f"{figures['first_page_stall_ms']:.1f} ms"
     )
     print(
