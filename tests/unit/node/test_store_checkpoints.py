@@ -71,5 +71,6 @@ def test_the_wal_stays_bounded_under_steady_commits(
     assert written > 8 * 1024 * 1024  # enough commits to tell
     # without the RESTART the WAL holds about everything written (each commit appends its
     # pages); with it, a few LIMITs - more when the checkpoint thread waits for a core (CI under
-    # load: 15 MB of 95 MB written), so the bound is relative to what was written
-    assert size < max(6 * 1024 * 1024, written // 4), (size, written)
+    # load: 15 MB of 95 MB written; beside two CPU burners 12.5 MB of 48.9 MB), so the bound is
+    # relative to what was written, a third of it: far from the whole that no RESTART leaves
+    assert size < max(6 * 1024 * 1024, written // 3), (size, written)
