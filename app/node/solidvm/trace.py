@@ -282,6 +282,8 @@ class TraceRecorder:
         nonces = world.nonces
         children = node.children
         nch = len(children)
+        if not nch and self._leaf(node, j, end, events):
+            return
         ci = 0
         ev = node.e0
         i = node.j0
@@ -314,6 +316,96 @@ class TraceRecorder:
             self._cut(node, count)
         else:
             self.count = count
+
+    def _leaf(self, node: TraceFrame, j: list[Any], end: int, events: list[Any]) -> bool:
+        """:meth:`_collect` of a frame that called no other (most frames: a token transfer's
+        only one), its events and writes read off its span of the journal in one pass; False
+        (nothing done) when the span has an array's push, pop or replace, which
+        :meth:`_writes` follows element by element."""
+        ctx = self.ctx
+        world = ctx.world
+        acct = node.acct
+        st = acct.storage
+        cdef = acct.cdef
+        svars = cdef.svars if cdef is not None else {}
+        b0, b1, b2, b3, b4 = ctx.dirty, ctx.created, world.accounts, world.balances, world.nonces
+        names = self.names
+        items = node.items
+        ev = node.e0
+        nev = len(events)
+        # the writes: [container, key, item's index], their values filled in below
+        ws: list[tuple[Any, Any, int]] = []
+        for e in j[node.j0 : end]:
+            c, k, old = e
+            if c is events:
+                if k is PUSHED and ev < nev:
+                    items.append(("e", events[ev]))
+                    ev += 1
+                continue
+            if k is PUSHED or k is POPPED or k is REPLACED:
+                if not (c is st or c is b0 or c is b1 or c is b2 or c is b3 or c is b4):
+                    del items[:]
+                    return False
+                continue
+            if c is st:
+                sv = svars.get(k)
+                w: Any = ["w", str(k), (), sv.type if sv is not None else None, "", old, None]
+            elif c is b0 or c is b1 or c is b2 or c is b3 or c is b4:
+                continue
+            else:
+                key = (id(c), id(st))
+                known = names.get(key)
+                if known is None:
+                    hit = _find(st, c, cdef)
+                    names[key] = (c, hit)
+                else:
+                    hit = known[1]
+                if hit is None:
+                    continue  # memory
+                var, path, ct = hit
+                w = ["w", var, [*path, (k, ct)], _member_type(ct, k), "", old, None]
+            ws.append((c, k, len(items)))
+            items.append(w)
+        if ws:
+            # a slot's value after a write: the next write's old value, else its value now
+            n = len(ws)
+            nxt = _next_writes(ws, items) if n > 8 else None
+            for a in range(n):
+                c, k, at = ws[a]
+                w = items[at]
+                if nxt is not None:
+                    new = nxt.get(a, _NOW)
+                else:
+                    new = _NOW
+                    for b in range(a + 1, n):
+                        c2, k2, at2 = ws[b]
+                        if c2 is c and k2 == k:
+                            new = items[at2][5]
+                            break
+                if new is _NOW:
+                    try:
+                        new = c[k]
+                    except (KeyError, IndexError, TypeError):
+                        new = MISSING
+                old = w[5]
+                if old is MISSING and isinstance(new, dict | list):
+                    items[at] = None  # a nested mapping or array made by a write into it
+                    continue
+                w[5] = old if type(old) in _SCALARS or old is MISSING else _Shown.of(old)
+                w[6] = new if type(new) in _SCALARS or new is MISSING else _Shown.of(new)
+            for a in range(n - 1, -1, -1):
+                at = ws[a][2]
+                w = items[at]
+                if w is None:
+                    del items[at]
+                else:
+                    items[at] = tuple(w)
+        count = self.count + len(items)
+        if count > self.max_items:
+            self._cut(node, count)
+        else:
+            self.count = count
+        return True
 
     def _cut(self, node: TraceFrame, count: int) -> None:
         """Past the cap: keep the frame's calls and its first events and writes, then a marker."""
@@ -455,6 +547,24 @@ _SCALARS = frozenset({int, bool, str, bytes, Address, ContractRef, TextBytes, De
 
 def _raw(v: Any) -> Any:
     return v if type(v) in _SCALARS or v is MISSING else _Shown.of(v)
+
+
+def _next_writes(ws: list[tuple[Any, Any, int]], items: list[Any]) -> dict[int, Any]:
+    """Write ``a``'s value after it, where a later write of ``ws`` to the same slot has it
+    as its old value (one pass from the end)."""
+    out: dict[int, Any] = {}
+    later: dict[tuple[int, Any], Any] = {}
+    for a in range(len(ws) - 1, -1, -1):
+        c, k, at = ws[a]
+        try:
+            slot = (id(c), k)
+            hit = later.get(slot, _NOW)
+            later[slot] = items[at][5]
+        except TypeError:  # an unhashable key
+            continue
+        if hit is not _NOW:
+            out[a] = hit
+    return out
 
 
 def _member_type(ct: Type | None, k: Any) -> Type | None:
