@@ -15,32 +15,31 @@ failure and its position, steps, items) is what the node stores and serves as JS
 
 from __future__ import annotations
 
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from .abi import encode_dynamic, encode_value, key_text
 from .errors import SolidVMError, where_of
 from .runtime import MISSING, POPPED, PUSHED, REPLACED
-from .types import AddressType, ArrayType, IntType, MappingType, StringType, StructType, Type
-from .values import (
-    Address,
-    ArrayValue,
-    ContractRef,
-    DecimalValue,
-    MappingValue,
-    StructValue,
-    TextBytes,
-    default_value,
+from .trace_show import (
+    _SCALARS,
+    MAX_LIST,
+    MAX_TEXT,
+    TRACE_VERSION,
+    Compact,
+    _key_shown,
+    _Shown,
+    _type_of,
+    compact,
+    tree_of,
 )
+from .types import ArrayType, MappingType, StructType, Type
 
 if TYPE_CHECKING:
     from .defs import CompiledFunction, ContractDef
     from .runtime import ExecContext
 
-TRACE_VERSION = 1
+__all__ = ["DEFAULT_MAX_ITEMS", "MAX_LIST", "MAX_TEXT", "TRACE_VERSION", "TraceRecorder"]
+
 DEFAULT_MAX_ITEMS = 5_000  # frames + events + state writes kept per transaction
-MAX_TEXT = 400  # characters of one shown value (longer ones are cut, and say so)
-MAX_LIST = 50  # elements of one shown array or mapping
 _SEARCH_BUDGET = 20_000  # container entries looked through to name a nested storage write
 
 
@@ -216,18 +215,15 @@ class TraceRecorder:
     def finish(self) -> dict[str, Any] | None:
         """The JSON tree of the transaction (None when no call ran), failures propagated:
         a frame that succeeded inside one that failed is marked ``reverted``."""
+        c = self.compact()
+        return tree_of(c) if c is not None else None
+
+    def compact(self) -> Compact | None:
+        """The transaction's frames as plain tuples (trace_show.py), None when no call ran:
+        what the trace writer stores."""
         if not self.roots:
             return None
-        root = self.roots[0]
-        out: dict[str, Any] = {
-            "version": TRACE_VERSION,
-            "frames": self.frames,
-            "truncated": self.omitted > 0,
-            "root": _frame_json(root, False),
-        }
-        if self.omitted:
-            out["omitted"] = self.omitted
-        return out
+        return compact(self.roots[0], self.frames, self.omitted)
 
     # ------------------------------------------------------------ internals
 
@@ -529,22 +525,6 @@ _NOW: Any = object()  # "the slot's current value" (no later entry changed it)
 _Place = tuple[str, list[Any], "Type | None"]  # variable, keys, type of a storage container
 
 
-class _Shown:
-    """A container value shown when it was recorded (it may change afterwards)."""
-
-    __slots__ = ("json",)
-
-    def __init__(self, json: Any) -> None:
-        self.json = json
-
-    @classmethod
-    def of(cls, v: Any, t: Type | None = None) -> _Shown:
-        return cls(_shown(v, t or _type_of(v)))
-
-
-_SCALARS = frozenset({int, bool, str, bytes, Address, ContractRef, TextBytes, DecimalValue})
-
-
 def _raw(v: Any) -> Any:
     return v if type(v) in _SCALARS or v is MISSING else _Shown.of(v)
 
@@ -575,22 +555,6 @@ def _member_type(ct: Type | None, k: Any) -> Type | None:
         return ct.elem
     if isinstance(ct, StructType):
         return ct.field_types.get(k) if isinstance(k, str) else None
-    return None
-
-
-def _key_shown(k: Any, ct: Type | None) -> str:
-    if isinstance(ct, MappingType):
-        return key_text(k, ct.key)
-    return str(encode_dynamic(k)) if not isinstance(k, str) else k
-
-
-def _type_of(c: Any) -> Type | None:
-    if isinstance(c, MappingValue):
-        return c.mtype
-    if isinstance(c, ArrayValue):
-        return c.atype
-    if isinstance(c, StructValue):
-        return c.stype
     return None
 
 
@@ -625,148 +589,3 @@ def _find(st: dict[str, Any], c: Any, cdef: ContractDef | None) -> _Place | None
                             _type_of(c) or _member_type(vvt, k2),
                         )
     return None
-
-
-def _head(v: Any) -> tuple[Any, int]:
-    """``v`` cut to its first :data:`MAX_LIST` elements (a shallow copy), and its length."""
-    n = len(v) if isinstance(v, dict | list) else 0
-    if n <= MAX_LIST:
-        return v, n
-    if isinstance(v, MappingValue):
-        return MappingValue(v.mtype, dict(islice(v.items(), MAX_LIST))), n
-    if isinstance(v, ArrayValue):
-        return ArrayValue(v.atype, v[:MAX_LIST]), n
-    if isinstance(v, dict):
-        return dict(islice(v.items(), MAX_LIST)), n
-    return v[:MAX_LIST], n
-
-
-def _clip(v: Any) -> Any:
-    """A shown value kept small: long text cut, long arrays and mappings shortened."""
-    if isinstance(v, str):
-        return v if len(v) <= MAX_TEXT else v[:MAX_TEXT] + f"… ({len(v)} characters)"
-    if isinstance(v, list):
-        if len(v) > MAX_LIST:
-            return [_clip(x) for x in v[:MAX_LIST]] + [f"… ({len(v)} elements)"]
-        return [_clip(x) for x in v]
-    if isinstance(v, dict):
-        if len(v) > MAX_LIST:
-            kept = dict(list(v.items())[:MAX_LIST])
-            kept["…"] = f"{len(v)} entries"
-            v = kept
-        return {str(k): _clip(x) for k, x in v.items()}
-    return v
-
-
-def _shown(v: Any, t: Type | None) -> Any:
-    cls = type(v)
-    if cls is int and type(t) is IntType:  # the common cases first, without the codec
-        return str(v)
-    if cls is Address and type(t) is AddressType:
-        return v.hex
-    if cls is str and type(t) is StringType and len(v) <= MAX_TEXT:
-        return v
-    if v is MISSING:
-        return None
-    if cls is _Shown:
-        return v.json
-    head, n = _head(v)
-    try:
-        out = encode_value(head, t) if t is not None else encode_dynamic(head)
-    except Exception:
-        return _clip(repr(v))
-    if head is not v:
-        if isinstance(out, list):
-            out.append(f"… ({n} elements)")
-        elif isinstance(out, dict):
-            out["…"] = f"{n} entries"
-    return _clip(out)
-
-
-def _typed(name: str | None, t: Type | None, v: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"value": _shown(v, t)}
-    if name:
-        out["name"] = name
-    if t is not None:
-        out["type"] = t.name
-    return out
-
-
-def _event_json(entry: tuple[Any, Any, list[Any]]) -> dict[str, Any]:
-    acct, ev, vals = entry
-    return {
-        "type": "event",
-        "contract": acct.cdef.name if acct.cdef is not None else "",
-        "address": acct.hex,
-        "name": ev.name,
-        "args": [_typed(n, t, v) for (n, t, _), v in zip(ev.params, vals, strict=False)],
-    }
-
-
-def _item_json(it: tuple[Any, ...]) -> dict[str, Any]:
-    tag = it[0]
-    if tag == "e":
-        return _event_json(it[1])
-    if tag == "t":
-        return {"type": "truncated", "reason": "items", "omitted": it[1]}
-    _, var, path, vt, op, old, new = it
-    out: dict[str, Any] = {"type": "write", "variable": var}
-    if path:
-        out["key"] = [p if isinstance(p, str) else _key_shown(*p) for p in path]
-    if op:
-        out["op"] = op
-    if op in ("", "pop"):
-        out["old"] = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
-    if op in ("", "push"):
-        out["new"] = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
-    return out
-
-
-def _values(raw: list[Any], decl: list[Any]) -> list[dict[str, Any]]:
-    out = []
-    for i, v in enumerate(raw):
-        name, t = decl[i] if i < len(decl) else (None, None)
-        out.append(_typed(name, t, v))
-    return out
-
-
-def _frame_json(node: TraceFrame, undone: bool) -> dict[str, Any]:
-    """One frame as JSON; ``undone``: an enclosing frame failed, so its effects are gone."""
-    failed = node.status == "failed"
-    acct = node.acct
-    cdef = acct.cdef
-    fn = node.fn
-    status = node.status if not undone or failed else "reverted"
-    out: dict[str, Any] = {
-        "type": "call",
-        "kind": node.kind,
-        "contract": cdef.name if cdef is not None else "",
-        "address": acct.hex,
-        "chainId": acct.chain or None,
-        "function": "constructor"
-        if fn is None or fn.is_ctor or node.kind == "create"
-        else fn.name or "fallback",
-        "sender": node.sender.hex if isinstance(node.sender, Address) else str(node.sender),
-        "value": str(node.value),
-        "args": _values(node.args, node.params),
-        "status": status,
-        "steps": node.steps,
-    }
-    if fn is not None and fn.cname and (cdef is None or fn.cname != cdef.name):
-        out["codeContract"] = fn.cname  # a library's or an inherited function
-    if node.result is not None:
-        out["returns"] = _values(node.result, fn.returns if fn is not None else [])
-    if node.error is not None:
-        out["error"] = node.error
-    gone = undone or failed
-    items: list[dict[str, Any]] = []
-    for it in node.items:
-        if isinstance(it, TraceFrame):
-            items.append(_frame_json(it, gone))
-            continue
-        shown = _item_json(it)
-        if gone and shown["type"] != "truncated":
-            shown["reverted"] = True
-        items.append(shown)
-    out["items"] = items
-    return out
