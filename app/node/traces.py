@@ -82,6 +82,7 @@ class TraceKeeper:
         self._pending: dict[str, bytes | Compact] = {}
         self._cv = threading.Condition()
         self._closing = False
+        self._waiting = False  # the writer waits for a trace (else it is busy or asleep)
         self._thread: threading.Thread | None = None
         if keep > 0:
             with store.lock:
@@ -117,13 +118,16 @@ class TraceKeeper:
                     target=self._write_loop, name="trace-writer", daemon=True
                 )
                 self._thread.start()
-            self._cv.notify()
+            elif self._waiting:  # (else it is gathering, or storing: it looks again after)
+                self._cv.notify()
 
     def _write_loop(self) -> None:
         while True:
             with self._cv:
                 while not self._pending and not self._closing:
+                    self._waiting = True
                     self._cv.wait()
+                    self._waiting = False
                 if not self._pending:
                     return
                 closing = self._closing

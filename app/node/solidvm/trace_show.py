@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .abi import encode_dynamic, encode_value, key_text
 from .runtime import MISSING
-from .types import AddressType, IntType, MappingType, StringType, Type
+from .types import AddressType, BoolType, IntType, MappingType, StringType, Type
 from .values import (
     Address,
     ArrayValue,
@@ -51,6 +51,8 @@ _SCALARS = frozenset({int, bool, str, bytes, Address, ContractRef, TextBytes, De
 
 
 def _key_shown(k: Any, ct: Type | None) -> str:
+    if type(k) is Address and type(ct) is MappingType and type(ct.key) is AddressType:
+        return k.hex  # (the commonest)
     if isinstance(ct, MappingType):
         return key_text(k, ct.key)
     return str(encode_dynamic(k)) if not isinstance(k, str) else k
@@ -105,6 +107,8 @@ def _shown(v: Any, t: Type | None) -> Any:
         return v.hex
     if cls is str and type(t) is StringType and len(v) <= MAX_TEXT:
         return v
+    if cls is bool and type(t) is BoolType:
+        return "true" if v else "false"
     if v is MISSING:
         return None
     if cls is _Shown:
@@ -148,7 +152,14 @@ def _decl(decl: list[Any]) -> tuple[tuple[str | None, str | None], ...]:
 
 def _shown_all(raw: list[Any], decl: list[Any]) -> tuple[Any, ...]:
     nd = len(decl)
-    return tuple(_shown(v, decl[i][1] if i < nd else None) for i, v in enumerate(raw))
+    out = []
+    for i, v in enumerate(raw):
+        t = decl[i][1] if i < nd else None
+        if type(v) is int and type(t) is IntType:  # (the commonest, without a call)
+            out.append(str(v))
+        else:
+            out.append(_shown(v, t))
+    return tuple(out)
 
 
 def _header(node: TraceFrame) -> tuple[Any, ...]:
