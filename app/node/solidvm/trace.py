@@ -329,8 +329,9 @@ class TraceRecorder:
         items = node.items
         ev = node.e0
         nev = len(events)
-        # the writes: [container, key, item's index], their values filled in below
-        ws: list[tuple[Any, Any, int]] = []
+        # the writes: (container, key, old value, item's index, variable, keys, type), made
+        # items below, once the values after them are known
+        ws: list[tuple[Any, ...]] = []
         for e in j[node.j0 : end]:
             c, k, old = e
             if c is events:
@@ -345,7 +346,7 @@ class TraceRecorder:
                 continue
             if c is st:
                 sv = svars.get(k)
-                w: Any = ["w", str(k), (), sv.type if sv is not None else None, "", old, None]
+                ws.append((c, k, old, len(items), str(k), (), sv.type if sv is not None else None))
             elif c is b0 or c is b1 or c is b2 or c is b3 or c is b4:
                 continue
             else:
@@ -359,43 +360,39 @@ class TraceRecorder:
                 if hit is None:
                     continue  # memory
                 var, path, ct = hit
-                w = ["w", var, [*path, (k, ct)], _member_type(ct, k), "", old, None]
-            ws.append((c, k, len(items)))
-            items.append(w)
+                ws.append((c, k, old, len(items), var, [*path, (k, ct)], _member_type(ct, k)))
+            items.append(None)
         if ws:
             # a slot's value after a write: the next write's old value, else its value now
             n = len(ws)
-            nxt = _next_writes(ws, items) if n > 8 else None
+            nxt = _next_writes(ws) if n > 8 else None
+            dropped = False
             for a in range(n):
-                c, k, at = ws[a]
-                w = items[at]
+                c, k, old, at, var, path, vt = ws[a]
                 if nxt is not None:
                     new = nxt.get(a, _NOW)
                 else:
                     new = _NOW
                     for b in range(a + 1, n):
-                        c2, k2, at2 = ws[b]
-                        if c2 is c and k2 == k:
-                            new = items[at2][5]
+                        w = ws[b]
+                        if w[0] is c and w[1] == k:
+                            new = w[2]
                             break
                 if new is _NOW:
                     try:
                         new = c[k]
                     except (KeyError, IndexError, TypeError):
                         new = MISSING
-                old = w[5]
-                if old is MISSING and isinstance(new, dict | list):
-                    items[at] = None  # a nested mapping or array made by a write into it
+                if old is MISSING and isinstance(new, _CONTAINERS):
+                    dropped = True  # a nested mapping or array made by a write into it
                     continue
-                w[5] = old if type(old) in _SCALARS or old is MISSING else _Shown.of(old)
-                w[6] = new if type(new) in _SCALARS or new is MISSING else _Shown.of(new)
-            for a in range(n - 1, -1, -1):
-                at = ws[a][2]
-                w = items[at]
-                if w is None:
-                    del items[at]
-                else:
-                    items[at] = tuple(w)
+                if not (type(old) in _SCALARS or old is MISSING):
+                    old = _Shown.of(old)
+                if not (type(new) in _SCALARS or new is MISSING):
+                    new = _Shown.of(new)
+                items[at] = ("w", var, path, vt, "", old, new)
+            if dropped:
+                items[:] = [it for it in items if it is not None]
         count = self.count + len(items)
         if count > self.max_items:
             self._cut(node, count)
@@ -522,6 +519,7 @@ class TraceRecorder:
 
 
 _NOW: Any = object()  # "the slot's current value" (no later entry changed it)
+_CONTAINERS = (dict, list)
 _Place = tuple[str, list[Any], "Type | None"]  # variable, keys, type of a storage container
 
 
@@ -529,17 +527,17 @@ def _raw(v: Any) -> Any:
     return v if type(v) in _SCALARS or v is MISSING else _Shown.of(v)
 
 
-def _next_writes(ws: list[tuple[Any, Any, int]], items: list[Any]) -> dict[int, Any]:
+def _next_writes(ws: list[tuple[Any, ...]]) -> dict[int, Any]:
     """Write ``a``'s value after it, where a later write of ``ws`` to the same slot has it
     as its old value (one pass from the end)."""
     out: dict[int, Any] = {}
     later: dict[tuple[int, Any], Any] = {}
     for a in range(len(ws) - 1, -1, -1):
-        c, k, at = ws[a]
+        c, k, old = ws[a][:3]
         try:
             slot = (id(c), k)
             hit = later.get(slot, _NOW)
-            later[slot] = items[at][5]
+            later[slot] = old
         except TypeError:  # an unhashable key
             continue
         if hit is not _NOW:
