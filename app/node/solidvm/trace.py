@@ -9,8 +9,9 @@ read back from the transaction's undo journal when the frame ends (before a fail
 entries are rolled back), so they keep the order they happened in, between the frame's calls.
 
 The frame model (kind, contract, function, typed arguments and results, sender, value, status,
-failure and its position, steps, items) is what the node stores and serves as JSON
-(:meth:`TraceRecorder.finish`); a step debugger can show the same frames.
+failure and its position, steps, items) is what the node keeps, as plain tuples
+(:meth:`TraceRecorder.compact`, trace_show.py), and serves as JSON (:meth:`TraceRecorder.finish`);
+a step debugger can show the same frames.
 """
 
 from __future__ import annotations
