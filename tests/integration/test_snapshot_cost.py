@@ -406,6 +406,23 @@ def _used_bytes(node: RunningNode) -> tuple[int, int]:
         db.close()
 
 
+def _traces_through_last(node: RunningNode) -> int:
+    """The traces stored once the last transaction's is (the writer stores them in order).
+    Counting the stored ones and adding the last one's raced the writer, which may have
+    stored it already."""
+    deadline = time.monotonic() + 30
+    while True:
+        db = _db(node)
+        try:
+            last = db.execute("SELECT hash FROM txs ORDER BY seq DESC LIMIT 1").fetchone()[0]
+            if db.execute("SELECT 1 FROM traces WHERE hash=?", (last,)).fetchone() is not None:
+                return int(db.execute("SELECT COUNT(*) FROM traces").fetchone()[0])
+        finally:
+            db.close()
+        assert time.monotonic() < deadline, f"no trace of the last transaction {last}"
+        time.sleep(0.05)
+
+
 def _settled(node: RunningNode, traces: int) -> None:
     """Wait for what the node writes after answering: the call traces (``traces`` rows in
     all) and STRATO 16's Cirrus rows of every block (written behind the chain)."""
@@ -432,11 +449,7 @@ def test_a_stored_transfer_is_small(small: RunningNode) -> None:
     )
     to = [node.address(u) for u in ("bob", "carol", "dave")]
     n = 1_000
-    db = _db(node)
-    try:
-        traced = db.execute("SELECT COUNT(*) FROM traces").fetchone()[0] + 1  # (the deploy's)
-    finally:
-        db.close()
+    traced = _traces_through_last(node)  # the deploy's included
     _settled(node, traced)
     start, start_traces = _used_bytes(node)
     for k in range(n // 50):
