@@ -7,7 +7,14 @@ on this thread, as the producer seals them. The figure is this thread's CPU time
 transfers is not counted (the loop does it). ``--profile FILE`` writes a cProfile of the
 sealing alone.
 
+``--traces both`` measures what call traces cost (issue 28) in one process, its rounds
+alternating with traces on and off (the node's traces switched off as ``--traces off`` does,
+in the executing world): the sealing thread's CPU, and the whole process's (the trace writer
+thread's included: each round waits for it), medians of each, and their differences per
+transfer. Alternating in one process keeps the machine's load and the heap alike for both.
+
     .venv/bin/python benchmarks/producer_cpu.py [--blocks 30] [--rounds 3] [--profile out.prof]
+    .venv/bin/python benchmarks/producer_cpu.py --traces both --rounds 8
 """
 
 from __future__ import annotations
@@ -37,13 +44,13 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--per-block", type=int, default=100)
     ap.add_argument("--profile", type=Path)
-    ap.add_argument("--traces", choices=("on", "off"), default="on")
+    ap.add_argument("--traces", choices=("on", "off", "both"), default="on")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp)
         store = Store(data_dir)
         ledger = Ledger(
-            NodeConfig(data_dir=data_dir, traces=args.traces == "on"),
+            NodeConfig(data_dir=data_dir, traces=args.traces != "off"),
             store,
             Vault(load_node_secret(data_dir)),
         )
@@ -94,9 +101,13 @@ def main() -> None:
             for _ in range(5):  # warm-up
                 ledger.sealer.seal(block())
             prof = cProfile.Profile() if args.profile else None
-            figures: list[float] = []
-            process: list[float] = []
-            for _ in range(args.rounds):
+            items = ledger.executor.world.trace_items
+            rounds = args.rounds * (2 if args.traces == "both" else 1)
+            figures: dict[bool, list[float]] = {True: [], False: []}
+            process: dict[bool, list[float]] = {True: [], False: []}
+            for r in range(rounds):
+                on = args.traces == "on" or (args.traces == "both" and r % 2 == 0)
+                ledger.executor.world.trace_items = items if on else 0
                 batches = [block() for _ in range(args.blocks)]
                 cpu = 0.0
                 p0 = time.process_time()
@@ -112,14 +123,26 @@ def main() -> None:
                 if ledger.traces is not None:  # the writer thread's share of this round
                     ledger.traces.flush()
                 per = 1000 / (args.blocks * args.per_block) * 1000
-                figures.append(cpu * per)
-                process.append((time.process_time() - p0) * per)
-            print(
-                f"producer CPU per 1,000 transfers: median {statistics.median(figures):.1f} ms "
-                f"(rounds {', '.join(f'{f:.1f}' for f in figures)}; blocks of "
-                f"{args.per_block}, traces {args.traces}); whole process (with the writer "
-                f"threads) {statistics.median(process):.1f} ms"
-            )
+                figures[on].append(cpu * per)
+                process[on].append((time.process_time() - p0) * per)
+            for on in (True, False):
+                if not figures[on]:
+                    continue
+                print(
+                    f"producer CPU per 1,000 transfers: median "
+                    f"{statistics.median(figures[on]):.1f} ms (rounds "
+                    f"{', '.join(f'{f:.1f}' for f in figures[on])}; blocks of "
+                    f"{args.per_block}, traces {'on' if on else 'off'}); whole process (with "
+                    f"the writer threads) {statistics.median(process[on]):.1f} ms"
+                )
+            if figures[True] and figures[False]:
+                t = statistics.median(figures[True]) - statistics.median(figures[False])
+                p = statistics.median(process[True]) - statistics.median(process[False])
+                print(
+                    f"call traces cost per transfer: sealing thread {t:.1f} us "
+                    f"({t / statistics.median(figures[False]) * 100:+.1f} %), whole process "
+                    f"{p:.1f} us ({p / statistics.median(process[False]) * 100:+.1f} %)"
+                )
             if prof is not None:
                 prof.dump_stats(str(args.profile))
         finally:

@@ -1,8 +1,8 @@
 """What recording call traces costs (issue 28): the same work with traces off and on.
 
-Engine (in process, no HTTP), each transaction's trace recorded and turned into the JSON text
-the node stores (the node does the second part on its trace writer thread, beside the executing
-thread; "recording alone" is the executing thread's share):
+Engine (in process, no HTTP), each transaction's trace recorded and turned into the compact
+form the node keeps (marshal bytes; "recording alone" is without that step; the node's writer
+thread then stores the bytes):
   a) Token.transfer on a mapping holding 10,000 balances
   b) the same transfer through a library (``using SafeMath for uint``)
   c) 1,000 external calls through a Proxy (fallback + delegatecall) in one transaction
@@ -51,18 +51,18 @@ from solidvm_bench import (
 
 from app.client.bundler import bundle
 from app.node.solidvm import TxEnv, World, compile_source
-from app.node.traces import bounded_text
+from app.node.traces import stored_form
 
 ITEMS = 5_000  # the node's default cap of frames, events and writes per transaction
 
 
 def stored(w: World) -> None:
-    """What the node does with a recorder after each transaction (TraceKeeper.note)."""
+    """What the node does with a recorder after each transaction (TraceKeeper.note: its
+    compact form as marshal bytes; the JSON tree is made only when a trace is read)."""
     rec = w.last_trace
     if rec is not None:
-        tree = rec.finish()
-        if tree is not None:
-            bounded_text(tree)
+        rec.detach()
+        stored_form(rec)
 
 
 def token_world(src: str, name: str, args: dict[str, Any]) -> tuple[World, str, list[str]]:
@@ -118,8 +118,8 @@ def engine_cases() -> dict[str, tuple[World, Callable[[World, int], object], int
 def engine_round(
     w: World, op: Callable[[World, int], object], n: int, on: bool, text: bool = True
 ) -> float:
-    """Operations per CPU second; ``text``: also make each trace's JSON text (what the node's
-    trace writer thread does, beside the executing thread)."""
+    """Operations per CPU second; ``text``: also make each trace's compact form (what the
+    node's executing thread does at the end of a transaction)."""
     w.trace_items = ITEMS if on else 0
     w.last_trace = None
     t0 = time.process_time()  # CPU time: less disturbed by the other processes of the machine

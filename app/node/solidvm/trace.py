@@ -9,38 +9,38 @@ read back from the transaction's undo journal when the frame ends (before a fail
 entries are rolled back), so they keep the order they happened in, between the frame's calls.
 
 The frame model (kind, contract, function, typed arguments and results, sender, value, status,
-failure and its position, steps, items) is what the node stores and serves as JSON
-(:meth:`TraceRecorder.finish`); a step debugger can show the same frames.
+failure and its position, steps, items) is what the node keeps, as plain tuples
+(:meth:`TraceRecorder.compact`, trace_show.py), and serves as JSON (:meth:`TraceRecorder.finish`);
+a step debugger can show the same frames.
 """
 
 from __future__ import annotations
 
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from .abi import encode_dynamic, encode_value, key_text
 from .errors import SolidVMError, where_of
 from .runtime import MISSING, POPPED, PUSHED, REPLACED
-from .types import AddressType, ArrayType, IntType, MappingType, StringType, StructType, Type
-from .values import (
-    Address,
-    ArrayValue,
-    ContractRef,
-    DecimalValue,
-    MappingValue,
-    StructValue,
-    TextBytes,
-    default_value,
+from .trace_show import (
+    _SCALARS,
+    MAX_LIST,
+    MAX_TEXT,
+    TRACE_VERSION,
+    Compact,
+    _key_shown,
+    _Shown,
+    _type_of,
+    compact,
+    tree_of,
 )
+from .types import ArrayType, MappingType, StructType, Type
 
 if TYPE_CHECKING:
     from .defs import CompiledFunction, ContractDef
     from .runtime import ExecContext
 
-TRACE_VERSION = 1
+__all__ = ["DEFAULT_MAX_ITEMS", "MAX_LIST", "MAX_TEXT", "TRACE_VERSION", "TraceRecorder"]
+
 DEFAULT_MAX_ITEMS = 5_000  # frames + events + state writes kept per transaction
-MAX_TEXT = 400  # characters of one shown value (longer ones are cut, and say so)
-MAX_LIST = 50  # elements of one shown array or mapping
 _SEARCH_BUDGET = 20_000  # container entries looked through to name a nested storage write
 
 
@@ -216,18 +216,15 @@ class TraceRecorder:
     def finish(self) -> dict[str, Any] | None:
         """The JSON tree of the transaction (None when no call ran), failures propagated:
         a frame that succeeded inside one that failed is marked ``reverted``."""
+        c = self.compact()
+        return tree_of(c) if c is not None else None
+
+    def compact(self) -> Compact | None:
+        """The transaction's frames as plain tuples (trace_show.py), None when no call ran:
+        what the trace writer stores."""
         if not self.roots:
             return None
-        root = self.roots[0]
-        out: dict[str, Any] = {
-            "version": TRACE_VERSION,
-            "frames": self.frames,
-            "truncated": self.omitted > 0,
-            "root": _frame_json(root, False),
-        }
-        if self.omitted:
-            out["omitted"] = self.omitted
-        return out
+        return compact(self.roots[0], self.frames, self.omitted)
 
     # ------------------------------------------------------------ internals
 
@@ -282,6 +279,8 @@ class TraceRecorder:
         nonces = world.nonces
         children = node.children
         nch = len(children)
+        if not nch and self._leaf(node, j, end, events):
+            return
         ci = 0
         ev = node.e0
         i = node.j0
@@ -314,6 +313,93 @@ class TraceRecorder:
             self._cut(node, count)
         else:
             self.count = count
+
+    def _leaf(self, node: TraceFrame, j: list[Any], end: int, events: list[Any]) -> bool:
+        """:meth:`_collect` of a frame that called no other (most frames: a token transfer's
+        only one), its events and writes read off its span of the journal in one pass; False
+        (nothing done) when the span has an array's push, pop or replace, which
+        :meth:`_writes` follows element by element."""
+        ctx = self.ctx
+        world = ctx.world
+        acct = node.acct
+        st = acct.storage
+        cdef = acct.cdef
+        svars = cdef.svars if cdef is not None else {}
+        b0, b1, b2, b3, b4 = ctx.dirty, ctx.created, world.accounts, world.balances, world.nonces
+        names = self.names
+        items = node.items
+        ev = node.e0
+        nev = len(events)
+        # the writes: (container, key, old value, item's index, variable, keys, type), made
+        # items below, once the values after them are known
+        ws: list[tuple[Any, ...]] = []
+        for e in j[node.j0 : end]:
+            c, k, old = e
+            if c is events:
+                if k is PUSHED and ev < nev:
+                    items.append(("e", events[ev]))
+                    ev += 1
+                continue
+            if k is PUSHED or k is POPPED or k is REPLACED:
+                if not (c is st or c is b0 or c is b1 or c is b2 or c is b3 or c is b4):
+                    del items[:]
+                    return False
+                continue
+            if c is st:
+                sv = svars.get(k)
+                ws.append((c, k, old, len(items), str(k), (), sv.type if sv is not None else None))
+            elif c is b0 or c is b1 or c is b2 or c is b3 or c is b4:
+                continue
+            else:
+                key = (id(c), id(st))
+                known = names.get(key)
+                if known is None:
+                    hit = _find(st, c, cdef)
+                    names[key] = (c, hit)
+                else:
+                    hit = known[1]
+                if hit is None:
+                    continue  # memory
+                var, path, ct = hit
+                ws.append((c, k, old, len(items), var, [*path, (k, ct)], _member_type(ct, k)))
+            items.append(None)
+        if ws:
+            # a slot's value after a write: the next write's old value, else its value now
+            n = len(ws)
+            nxt = _next_writes(ws) if n > 8 else None
+            dropped = False
+            for a in range(n):
+                c, k, old, at, var, path, vt = ws[a]
+                if nxt is not None:
+                    new = nxt.get(a, _NOW)
+                else:
+                    new = _NOW
+                    for b in range(a + 1, n):
+                        w = ws[b]
+                        if w[0] is c and w[1] == k:
+                            new = w[2]
+                            break
+                if new is _NOW:
+                    try:
+                        new = c[k]
+                    except (KeyError, IndexError, TypeError):
+                        new = MISSING
+                if old is MISSING and isinstance(new, _CONTAINERS):
+                    dropped = True  # a nested mapping or array made by a write into it
+                    continue
+                if not (type(old) in _SCALARS or old is MISSING):
+                    old = _Shown.of(old)
+                if not (type(new) in _SCALARS or new is MISSING):
+                    new = _Shown.of(new)
+                items[at] = ("w", var, path, vt, "", old, new)
+            if dropped:
+                items[:] = [it for it in items if it is not None]
+        count = self.count + len(items)
+        if count > self.max_items:
+            self._cut(node, count)
+        else:
+            self.count = count
+        return True
 
     def _cut(self, node: TraceFrame, count: int) -> None:
         """Past the cap: keep the frame's calls and its first events and writes, then a marker."""
@@ -434,27 +520,30 @@ class TraceRecorder:
 
 
 _NOW: Any = object()  # "the slot's current value" (no later entry changed it)
+_CONTAINERS = (dict, list)
 _Place = tuple[str, list[Any], "Type | None"]  # variable, keys, type of a storage container
-
-
-class _Shown:
-    """A container value shown when it was recorded (it may change afterwards)."""
-
-    __slots__ = ("json",)
-
-    def __init__(self, json: Any) -> None:
-        self.json = json
-
-    @classmethod
-    def of(cls, v: Any, t: Type | None = None) -> _Shown:
-        return cls(_shown(v, t or _type_of(v)))
-
-
-_SCALARS = frozenset({int, bool, str, bytes, Address, ContractRef, TextBytes, DecimalValue})
 
 
 def _raw(v: Any) -> Any:
     return v if type(v) in _SCALARS or v is MISSING else _Shown.of(v)
+
+
+def _next_writes(ws: list[tuple[Any, ...]]) -> dict[int, Any]:
+    """Write ``a``'s value after it, where a later write of ``ws`` to the same slot has it
+    as its old value (one pass from the end)."""
+    out: dict[int, Any] = {}
+    later: dict[tuple[int, Any], Any] = {}
+    for a in range(len(ws) - 1, -1, -1):
+        c, k, old = ws[a][:3]
+        try:
+            slot = (id(c), k)
+            hit = later.get(slot, _NOW)
+            later[slot] = old
+        except TypeError:  # an unhashable key
+            continue
+        if hit is not _NOW:
+            out[a] = hit
+    return out
 
 
 def _member_type(ct: Type | None, k: Any) -> Type | None:
@@ -465,22 +554,6 @@ def _member_type(ct: Type | None, k: Any) -> Type | None:
         return ct.elem
     if isinstance(ct, StructType):
         return ct.field_types.get(k) if isinstance(k, str) else None
-    return None
-
-
-def _key_shown(k: Any, ct: Type | None) -> str:
-    if isinstance(ct, MappingType):
-        return key_text(k, ct.key)
-    return str(encode_dynamic(k)) if not isinstance(k, str) else k
-
-
-def _type_of(c: Any) -> Type | None:
-    if isinstance(c, MappingValue):
-        return c.mtype
-    if isinstance(c, ArrayValue):
-        return c.atype
-    if isinstance(c, StructValue):
-        return c.stype
     return None
 
 
@@ -515,148 +588,3 @@ def _find(st: dict[str, Any], c: Any, cdef: ContractDef | None) -> _Place | None
                             _type_of(c) or _member_type(vvt, k2),
                         )
     return None
-
-
-def _head(v: Any) -> tuple[Any, int]:
-    """``v`` cut to its first :data:`MAX_LIST` elements (a shallow copy), and its length."""
-    n = len(v) if isinstance(v, dict | list) else 0
-    if n <= MAX_LIST:
-        return v, n
-    if isinstance(v, MappingValue):
-        return MappingValue(v.mtype, dict(islice(v.items(), MAX_LIST))), n
-    if isinstance(v, ArrayValue):
-        return ArrayValue(v.atype, v[:MAX_LIST]), n
-    if isinstance(v, dict):
-        return dict(islice(v.items(), MAX_LIST)), n
-    return v[:MAX_LIST], n
-
-
-def _clip(v: Any) -> Any:
-    """A shown value kept small: long text cut, long arrays and mappings shortened."""
-    if isinstance(v, str):
-        return v if len(v) <= MAX_TEXT else v[:MAX_TEXT] + f"… ({len(v)} characters)"
-    if isinstance(v, list):
-        if len(v) > MAX_LIST:
-            return [_clip(x) for x in v[:MAX_LIST]] + [f"… ({len(v)} elements)"]
-        return [_clip(x) for x in v]
-    if isinstance(v, dict):
-        if len(v) > MAX_LIST:
-            kept = dict(list(v.items())[:MAX_LIST])
-            kept["…"] = f"{len(v)} entries"
-            v = kept
-        return {str(k): _clip(x) for k, x in v.items()}
-    return v
-
-
-def _shown(v: Any, t: Type | None) -> Any:
-    cls = type(v)
-    if cls is int and type(t) is IntType:  # the common cases first, without the codec
-        return str(v)
-    if cls is Address and type(t) is AddressType:
-        return v.hex
-    if cls is str and type(t) is StringType and len(v) <= MAX_TEXT:
-        return v
-    if v is MISSING:
-        return None
-    if cls is _Shown:
-        return v.json
-    head, n = _head(v)
-    try:
-        out = encode_value(head, t) if t is not None else encode_dynamic(head)
-    except Exception:
-        return _clip(repr(v))
-    if head is not v:
-        if isinstance(out, list):
-            out.append(f"… ({n} elements)")
-        elif isinstance(out, dict):
-            out["…"] = f"{n} entries"
-    return _clip(out)
-
-
-def _typed(name: str | None, t: Type | None, v: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"value": _shown(v, t)}
-    if name:
-        out["name"] = name
-    if t is not None:
-        out["type"] = t.name
-    return out
-
-
-def _event_json(entry: tuple[Any, Any, list[Any]]) -> dict[str, Any]:
-    acct, ev, vals = entry
-    return {
-        "type": "event",
-        "contract": acct.cdef.name if acct.cdef is not None else "",
-        "address": acct.hex,
-        "name": ev.name,
-        "args": [_typed(n, t, v) for (n, t, _), v in zip(ev.params, vals, strict=False)],
-    }
-
-
-def _item_json(it: tuple[Any, ...]) -> dict[str, Any]:
-    tag = it[0]
-    if tag == "e":
-        return _event_json(it[1])
-    if tag == "t":
-        return {"type": "truncated", "reason": "items", "omitted": it[1]}
-    _, var, path, vt, op, old, new = it
-    out: dict[str, Any] = {"type": "write", "variable": var}
-    if path:
-        out["key"] = [p if isinstance(p, str) else _key_shown(*p) for p in path]
-    if op:
-        out["op"] = op
-    if op in ("", "pop"):
-        out["old"] = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
-    if op in ("", "push"):
-        out["new"] = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
-    return out
-
-
-def _values(raw: list[Any], decl: list[Any]) -> list[dict[str, Any]]:
-    out = []
-    for i, v in enumerate(raw):
-        name, t = decl[i] if i < len(decl) else (None, None)
-        out.append(_typed(name, t, v))
-    return out
-
-
-def _frame_json(node: TraceFrame, undone: bool) -> dict[str, Any]:
-    """One frame as JSON; ``undone``: an enclosing frame failed, so its effects are gone."""
-    failed = node.status == "failed"
-    acct = node.acct
-    cdef = acct.cdef
-    fn = node.fn
-    status = node.status if not undone or failed else "reverted"
-    out: dict[str, Any] = {
-        "type": "call",
-        "kind": node.kind,
-        "contract": cdef.name if cdef is not None else "",
-        "address": acct.hex,
-        "chainId": acct.chain or None,
-        "function": "constructor"
-        if fn is None or fn.is_ctor or node.kind == "create"
-        else fn.name or "fallback",
-        "sender": node.sender.hex if isinstance(node.sender, Address) else str(node.sender),
-        "value": str(node.value),
-        "args": _values(node.args, node.params),
-        "status": status,
-        "steps": node.steps,
-    }
-    if fn is not None and fn.cname and (cdef is None or fn.cname != cdef.name):
-        out["codeContract"] = fn.cname  # a library's or an inherited function
-    if node.result is not None:
-        out["returns"] = _values(node.result, fn.returns if fn is not None else [])
-    if node.error is not None:
-        out["error"] = node.error
-    gone = undone or failed
-    items: list[dict[str, Any]] = []
-    for it in node.items:
-        if isinstance(it, TraceFrame):
-            items.append(_frame_json(it, gone))
-            continue
-        shown = _item_json(it)
-        if gone and shown["type"] != "truncated":
-            shown["reverted"] = True
-        items.append(shown)
-    out["items"] = items
-    return out

@@ -1,0 +1,103 @@
+"""How the node keeps call traces (issue 28: recording must cost little).
+
+A trace is kept in the ``traces`` table as its compact form (plain tuples of shown values, as
+``marshal`` bytes) made when its transaction ends, and shown as JSON only when read; the
+answer is the tree it was before, whether read while pending or once stored. A trace too large
+for the compact form is stored as its cut JSON text, and rows stored as JSON text by earlier
+versions still read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from app.node.ledger import Ledger
+from app.node.traces import MAX_COMPACT_BYTES
+from tests.unit.ledger_parts import COUNTER, address, opened
+
+MANY = """
+contract Many {
+    mapping(uint => uint) public notes;
+    function fill(uint n) public {
+        for (uint i = 0; i < n; i++) { notes[i] = (i + 1) * 1000000000000000000000000000000000001; }
+    }
+}
+"""
+
+
+def run(ledger: Ledger, type_: str, payload: dict[str, Any]) -> dict[str, Any]:
+    sender = address(ledger, "alice")
+    sub = ledger.keys.new_sub("alice", sender, type_, payload, "", None)
+    res = ledger.executor.execute(sub, ledger.state.head.number + 1, 0, 0)
+    assert res["status"] == "Success", res
+    res["hash"] = sub.hash
+    return res
+
+
+def deploy(ledger: Ledger, src: str, name: str, args: dict[str, Any]) -> str:
+    payload = ledger.validator.check_upload({"src": src, "contract": name, "args": args}, "t")
+    res = run(ledger, "CONTRACT", payload)
+    return str(res["data"]["contents"]["address"])
+
+
+def stored(ledger: Ledger, h: str) -> Any:
+    row = ledger.store.one("SELECT body FROM traces WHERE hash=?", h)
+    assert row is not None
+    return row[0]
+
+
+def test_a_trace_is_stored_compact_and_reads_as_the_same_tree(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        counter = deploy(ledger, COUNTER, "Counter", {"start": 1})
+        h = run(ledger, "FUNCTION", {"contractAddress": counter, "method": "bump", "args": {}})[
+            "hash"
+        ]
+        pending = ledger.traces.read(h)  # before the writer stores it
+        ledger.traces.flush()
+        assert not ledger.traces._pending
+        body = stored(ledger, h)
+        assert isinstance(body, bytes) and len(body) <= MAX_COMPACT_BYTES
+        kept = ledger.traces.read(h)
+    assert kept == pending
+    assert kept is not None
+    root = kept["root"]
+    assert (root["contract"], root["function"], root["status"]) == ("Counter", "bump", "ok")
+    assert root["items"] == [
+        {"type": "write", "variable": "n", "old": "1", "new": "2"},
+        {
+            "type": "event",
+            "contract": "Counter",
+            "address": counter,
+            "name": "Bumped",
+            "args": [{"value": "2", "name": "n", "type": "uint256"}],
+        },
+    ]
+    assert json.loads(json.dumps(kept)) == kept  # plain JSON, as the route answers it
+
+
+def test_a_large_trace_is_stored_as_its_json_text(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        many = deploy(ledger, MANY, "Many", {})
+        h = run(
+            ledger, "FUNCTION", {"contractAddress": many, "method": "fill", "args": {"n": 2000}}
+        )["hash"]
+        pending = ledger.traces.read(h)
+        ledger.traces.flush()
+        body = stored(ledger, h)
+        assert isinstance(body, str)  # past MAX_COMPACT_BYTES as marshal bytes
+        kept = ledger.traces.read(h)
+    assert kept == pending and kept is not None
+    writes = [i for i in kept["root"]["items"] if i["type"] == "write"]
+    assert len(writes) == 2000 and writes[-1]["key"] == ["1999"]
+
+
+def test_a_trace_stored_as_json_text_by_an_earlier_version_still_reads(tmp_path: Path) -> None:
+    tree = {"version": 1, "frames": 1, "truncated": False, "root": {"type": "call", "items": []}}
+    with opened(tmp_path) as ledger:
+        with ledger.store.transaction() as db:
+            db.execute(
+                "INSERT INTO traces (hash, body) VALUES (?, ?)", ("ab" * 32, json.dumps(tree))
+            )
+        assert ledger.traces.read("ab" * 32) == tree
