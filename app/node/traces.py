@@ -2,24 +2,35 @@
 
 The executing thread hands each transaction's recorder to :meth:`TraceKeeper.note`, which
 keeps only its compact form (``trace_show.compact``: plain tuples of shown values, as
-``marshal`` bytes); a writer thread of its own (never the event loop) stores those in the
-``traces`` table just after, dropping the oldest rows past ``--trace-keep``, so that the
-transaction's answer does not wait for it. The JSON tree is made when a trace is read, from the
-pending form until the writer has stored it. A trace can be lost when the node is killed in
-between; a clean shutdown stores it. A trace is bounded when recorded (frames, events and writes
-per transaction; long values cut) and once more as text (:data:`MAX_TRACE_BYTES`).
+``marshal`` bytes); a writer thread of its own (never the event loop) stores those just after,
+so that the transaction's answer does not wait for it. The JSON tree is made when a trace is
+read, from the pending form until the writer has stored it. A trace can be lost when the node
+is killed in between; a clean shutdown stores it. A trace is bounded when recorded (frames,
+events and writes per transaction; long values cut) and once more as text
+(:data:`MAX_TRACE_BYTES`).
+
+Where: a database file of their own beside the node's (:data:`TRACES_FILE`), with a connection
+and a lock of its own, so that storing traces never holds the node's database (a block's seal
+waited for the writer's commits when they shared it). What the writer gathers in one go is
+one row of ``trace_batches`` (the hashes and the stored forms, each a marshal tuple), and each
+trace one row of ``trace_index`` keyed by its hash's first 8 bytes as an integer (a rowid
+table: the cheapest index SQLite has) naming its batch; a read checks the full hash in the
+batch. Whole batches are dropped, oldest first, while the others hold ``keep`` traces.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import marshal
 import sqlite3
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
+from .perms import create_private_file
 from .solidvm.trace import DEFAULT_MAX_ITEMS, TraceRecorder
 from .solidvm.trace_show import Compact, tree_of
 from .store import Store, dumps
@@ -35,13 +46,34 @@ WRITE_DELAY = 0.25  # seconds the writer gathers traces before one commit stores
 
 log = logging.getLogger("stratoscope.node")
 
+TRACES_FILE = "traces.sqlite3"  # beside the node's database (store.DB_FILE)
+BATCH_BYTES = 1_000_000  # stored forms per trace_batches row, about (one read loads a row)
+BATCH_COUNT = 2_000  # traces per trace_batches row, at most
+
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS traces (
+CREATE TABLE IF NOT EXISTS trace_batches (
     seq INTEGER PRIMARY KEY,
-    hash TEXT NOT NULL UNIQUE,
-    body TEXT NOT NULL
+    count INTEGER NOT NULL,
+    hashes BLOB NOT NULL,
+    bodies BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trace_index (
+    h INTEGER PRIMARY KEY,
+    batch INTEGER NOT NULL
 )
 """
+
+
+def hash_key(tx_hash: str) -> int:
+    """``trace_index``'s key of a transaction hash: its first 8 bytes as a signed integer
+    (none of SQLite's integers is wider); a hash that is not hex, by its BLAKE2b digest."""
+    try:
+        head = bytes.fromhex(tx_hash[:16])
+    except ValueError:
+        head = b""
+    if len(head) != 8:
+        head = hashlib.blake2b(tx_hash.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(head, "big", signed=True)
 
 
 def bounded_text(trace: dict[str, Any], limit: int = MAX_TRACE_BYTES) -> str:
@@ -84,14 +116,50 @@ class TraceKeeper:
         self._closing = False
         self._waiting = False  # the writer waits for a trace (else it is busy or asleep)
         self._thread: threading.Thread | None = None
+        self._db: sqlite3.Connection | None = None
+        self._db_lock = threading.Lock()  # the traces file's connection: writer and readers
+        self._kept = 0  # traces in trace_batches
         if keep > 0:
-            with store.lock:
-                store.db.execute(SCHEMA)
+            self._db = self._open(store.path.parent / TRACES_FILE)
+            self._adopt_old_table()
             store.before_close(self.close)  # whoever closes the store: the writer stops first
 
     @property
     def enabled(self) -> bool:
         return self.keep > 0
+
+    # ------------------------------------------------------------ the file
+
+    def _open(self, path: Path) -> sqlite3.Connection:
+        create_private_file(path)
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # traces may be lost with the process anyway
+        for stmt in SCHEMA.split(";"):
+            db.execute(stmt)
+        self._kept = int(
+            db.execute("SELECT COALESCE(SUM(count), 0) FROM trace_batches").fetchone()[0]
+        )
+        return db
+
+    def _adopt_old_table(self) -> None:
+        """A data dir from before the traces had a file of their own: its ``traces`` table
+        (one row per trace, in the node's database) moves into this file, once, at start."""
+        store = self.store
+        with store.lock:
+            found = store.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='traces'"
+            ).fetchone()
+            if found is None:
+                return
+            rows = store.db.execute("SELECT hash, body FROM traces ORDER BY seq").fetchall()
+        for i in range(0, len(rows), BATCH_COUNT):
+            self._write([(str(r[0]), r[1]) for r in rows[i : i + BATCH_COUNT]])
+        with store.transaction() as db:
+            db.execute("DROP TABLE traces")
+        log.info("moved %d call traces into %s", len(rows), TRACES_FILE)
+
+    # ------------------------------------------------------------ the executing thread
 
     def note(self, tx_hash: str, recorder: TraceRecorder | None) -> None:
         """The executing thread: hand ``recorder``'s compact form over to the writer (the
@@ -121,6 +189,8 @@ class TraceKeeper:
             elif self._waiting:  # (else it is gathering, or storing: it looks again after)
                 self._cv.notify()
 
+    # ------------------------------------------------------------ the writer thread
+
     def _write_loop(self) -> None:
         while True:
             with self._cv:
@@ -134,7 +204,7 @@ class TraceKeeper:
             if not closing:  # gather what comes meanwhile: one SQLite commit for many
                 time.sleep(WRITE_DELAY)
             with self._cv:
-                batch = list(self._pending.items())[:2_000]
+                batch = list(self._pending.items())[:BATCH_COUNT]
             rows: list[tuple[str, bytes | str]] = []
             for h, form in batch:
                 if isinstance(form, bytes):
@@ -146,22 +216,64 @@ class TraceKeeper:
                     log.exception("call trace of %s could not be made", h)
             try:
                 self._write(rows)
-            except sqlite3.Error:
+            except (sqlite3.Error, ValueError):
                 log.exception("call traces could not be stored")
             with self._cv:
                 for h, form in batch:
                     if self._pending.get(h) is form:
                         del self._pending[h]
+                self._cv.notify_all()  # (flush waits for it)
 
     def _write(self, rows: list[tuple[str, bytes | str]]) -> None:
-        """Store ``rows`` and forget the oldest traces past ``keep``, in one transaction."""
-        if not rows:
+        """Store ``rows`` as batches of about :data:`BATCH_BYTES` and forget the oldest
+        batches while the others hold ``keep`` traces, in one transaction."""
+        if not rows or self._db is None:
             return
-        with self.store.transaction() as db:
-            db.executemany("INSERT OR REPLACE INTO traces (hash, body) VALUES (?, ?)", rows)
-            top = db.execute("SELECT MAX(seq) FROM traces").fetchone()[0]
-            if top is not None and top > self.keep:
-                db.execute("DELETE FROM traces WHERE seq <= ?", (top - self.keep,))
+        groups: list[list[tuple[str, bytes | str]]] = [[]]
+        size = 0
+        for r in rows:
+            if groups[-1] and size + len(r[1]) > BATCH_BYTES:
+                groups.append([])
+                size = 0
+            groups[-1].append(r)
+            size += len(r[1])
+        with self._db_lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for g in groups:
+                    hashes = tuple(h for h, _ in g)
+                    cur = db.execute(
+                        "INSERT INTO trace_batches (count, hashes, bodies) VALUES (?, ?, ?)",
+                        (len(g), marshal.dumps(hashes), marshal.dumps(tuple(b for _, b in g))),
+                    )
+                    seq = cur.lastrowid
+                    db.executemany(
+                        "INSERT OR REPLACE INTO trace_index (h, batch) VALUES (?, ?)",
+                        [(hash_key(h), seq) for h in hashes],
+                    )
+                    self._kept += len(g)
+                self._forget_oldest(db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                self._kept = _count(db)
+                raise
+            db.execute("COMMIT")
+
+    def _forget_oldest(self, db: sqlite3.Connection) -> None:
+        while True:
+            row = db.execute(
+                "SELECT seq, count, hashes FROM trace_batches ORDER BY seq LIMIT 1"
+            ).fetchone()
+            if row is None or self._kept - int(row[1]) < self.keep:
+                return
+            seq = int(row[0])
+            db.executemany(
+                "DELETE FROM trace_index WHERE h = ? AND batch = ?",
+                [(hash_key(h), seq) for h in marshal.loads(row[2])],
+            )
+            db.execute("DELETE FROM trace_batches WHERE seq = ?", (seq,))
+            self._kept -= int(row[1])
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every trace noted so far is stored (tests, shutdown)."""
@@ -179,6 +291,12 @@ class TraceKeeper:
         if self._thread is not None:
             self._thread.join(timeout=30)
             self._thread = None
+        with self._db_lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # ------------------------------------------------------------ readers (worker threads)
 
     def read(self, tx_hash: str) -> dict[str, Any] | None:
         """The trace of ``tx_hash`` (None when none is kept). A worker-thread read: one the
@@ -188,16 +306,43 @@ class TraceKeeper:
         with self._cv:
             body: bytes | str | Compact | None = self._pending.get(tx_hash)
         if body is None:
-            row = self.store.one("SELECT body FROM traces WHERE hash=?", tx_hash)
-            if row is None:
+            body = self._stored(tx_hash)
+            if body is None:
                 return None
-            body = row[0]
         if isinstance(body, bytes):  # a compact trace
             body = marshal.loads(body)
         if isinstance(body, tuple):  # its tree, as its JSON text reads
             body = bounded_text(tree_of(body))
         stored: dict[str, Any] = json.loads(body)
         return stored
+
+    def _stored(self, tx_hash: str) -> bytes | str | None:
+        with self._db_lock:
+            if self._db is None:
+                return None
+            row = self._db.execute(
+                "SELECT b.hashes, b.bodies FROM trace_index i JOIN trace_batches b "
+                "ON b.seq = i.batch WHERE i.h = ?",
+                (hash_key(tx_hash),),
+            ).fetchone()
+        if row is None:
+            return None
+        hashes = marshal.loads(row[0])
+        try:
+            at = hashes.index(tx_hash)
+        except ValueError:  # another hash with the same first 8 bytes: it was overwritten
+            return None
+        body: bytes | str = marshal.loads(row[1])[at]
+        return body
+
+    def stored_count(self) -> int:
+        """Traces in the file (tests, benchmarks)."""
+        with self._db_lock:
+            return self._kept
+
+
+def _count(db: sqlite3.Connection) -> int:
+    return int(db.execute("SELECT COALESCE(SUM(count), 0) FROM trace_batches").fetchone()[0])
 
 
 def stored_form(rec: TraceRecorder) -> bytes | Compact | None:

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
+from app.node.traces import TRACES_FILE, hash_key
 from tests.integration.conftest import make_node
 from tests.integration.node_fixture import (
     RunningNode,
@@ -42,7 +43,6 @@ TRANSFER_BOUND = 1.0  # seconds, any transfer: a stall, not the machine's noise
 BYTES_PER_TRANSFER = 2_500  # the database's growth per token transfer: 3,080 before, 2,110 now
 # (both without its call trace, stored apart since traces came: ~1,280 bytes more per transfer)
 TRACE_BYTES_PER_TRANSFER = 1_600
-TRACE_TABLES = ("traces", "sqlite_autoindex_traces_1")
 
 HOLDERS_SRC = """
 contract Holders {
@@ -392,18 +392,25 @@ def test_random_writes_survive_incremental_snapshots(small: RunningNode) -> None
 
 
 def _used_bytes(node: RunningNode) -> tuple[int, int]:
-    """Bytes the database uses: (all but the call traces, the call traces)."""
+    """Bytes used: (the node's database, the call traces' file beside it)."""
     db = _db(node)
+    tdb = _traces_db(node)
     try:
-        marks = ",".join("?" * len(TRACE_TABLES))
-        rest, traces = db.execute(
-            f"SELECT SUM(CASE WHEN name IN ({marks}) THEN 0 ELSE pgsize - unused END), "
-            f"SUM(CASE WHEN name IN ({marks}) THEN pgsize - unused ELSE 0 END) FROM dbstat",
-            (*TRACE_TABLES, *TRACE_TABLES),
-        ).fetchone()
+        rest = db.execute("SELECT SUM(pgsize - unused) FROM dbstat").fetchone()[0]
+        traces = tdb.execute("SELECT SUM(pgsize - unused) FROM dbstat").fetchone()[0]
         return int(rest), int(traces or 0)
     finally:
         db.close()
+        tdb.close()
+
+
+def _traces_db(node: RunningNode) -> sqlite3.Connection:
+    path = node.data_dir / TRACES_FILE
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+
+
+def _stored_traces(tdb: sqlite3.Connection) -> int:
+    return int(tdb.execute("SELECT COALESCE(SUM(count), 0) FROM trace_batches").fetchone()[0])
 
 
 def _traces_through_last(node: RunningNode) -> int:
@@ -413,28 +420,32 @@ def _traces_through_last(node: RunningNode) -> int:
     deadline = time.monotonic() + 30
     while True:
         db = _db(node)
+        tdb = _traces_db(node)
         try:
             last = db.execute("SELECT hash FROM txs ORDER BY seq DESC LIMIT 1").fetchone()[0]
-            if db.execute("SELECT 1 FROM traces WHERE hash=?", (last,)).fetchone() is not None:
-                return int(db.execute("SELECT COUNT(*) FROM traces").fetchone()[0])
+            if tdb.execute("SELECT 1 FROM trace_index WHERE h=?", (hash_key(last),)).fetchone():
+                return _stored_traces(tdb)
         finally:
             db.close()
+            tdb.close()
         assert time.monotonic() < deadline, f"no trace of the last transaction {last}"
         time.sleep(0.05)
 
 
 def _settled(node: RunningNode, traces: int) -> None:
-    """Wait for what the node writes after answering: the call traces (``traces`` rows in
-    all) and STRATO 16's Cirrus rows of every block (written behind the chain)."""
+    """Wait for what the node writes after answering: the call traces (in their own file)
+    and STRATO 16's Cirrus rows of every block (written behind the chain)."""
     deadline = time.monotonic() + 30
     while True:
         db = _db(node)
+        tdb = _traces_db(node)
         try:
-            have = db.execute("SELECT COUNT(*) FROM traces").fetchone()[0]
+            have = _stored_traces(tdb)
             head = db.execute("SELECT MAX(number) FROM blocks").fetchone()[0]
             row = db.execute("SELECT value FROM meta WHERE key='cirrus16_through'").fetchone()
         finally:
             db.close()
+            tdb.close()
         if have >= traces and row is not None and int(row[0]) >= head:
             return
         assert time.monotonic() < deadline, f"{have} of {traces} traces, rows through {row}"

@@ -1,10 +1,12 @@
 """How the node keeps call traces (issue 28: recording must cost little).
 
-A trace is kept in the ``traces`` table as its compact form (plain tuples of shown values, as
+A trace is kept in the traces' own file (traces.sqlite3, in batches) as its compact form (plain tuples of shown values, as
 ``marshal`` bytes) made when its transaction ends, and shown as JSON only when read; the
 answer is the tree it was before, whether read while pending or once stored. A trace too large
 for the compact form is stored as its cut JSON text, and rows stored as JSON text by earlier
-versions still read.
+versions still read (their ``traces`` table, in the node's database, moves into the file at
+start). Many traces share a batch, found through an index of the hashes' first 8 bytes; old
+batches go as a whole once the others hold ``--trace-keep`` traces.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from app.node.ledger import Ledger
-from app.node.traces import MAX_COMPACT_BYTES
+from app.node.store import Store
+from app.node.traces import MAX_COMPACT_BYTES, TRACES_FILE, hash_key
 from tests.unit.ledger_parts import COUNTER, address, opened
 
 MANY = """
@@ -43,9 +46,9 @@ def deploy(ledger: Ledger, src: str, name: str, args: dict[str, Any]) -> str:
 
 
 def stored(ledger: Ledger, h: str) -> Any:
-    row = ledger.store.one("SELECT body FROM traces WHERE hash=?", h)
-    assert row is not None
-    return row[0]
+    body = ledger.traces._stored(h)
+    assert body is not None
+    return body
 
 
 def test_a_trace_is_stored_compact_and_reads_as_the_same_tree(tmp_path: Path) -> None:
@@ -95,9 +98,51 @@ def test_a_large_trace_is_stored_as_its_json_text(tmp_path: Path) -> None:
 
 def test_a_trace_stored_as_json_text_by_an_earlier_version_still_reads(tmp_path: Path) -> None:
     tree = {"version": 1, "frames": 1, "truncated": False, "root": {"type": "call", "items": []}}
+    old = Store(tmp_path)  # a data dir from before: one row per trace in the node's database
+    with old.transaction() as db:
+        db.execute(
+            "CREATE TABLE traces (seq INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, "
+            "body TEXT NOT NULL)"
+        )
+        db.execute("INSERT INTO traces (hash, body) VALUES (?, ?)", ("ab" * 32, json.dumps(tree)))
+    old.close()
     with opened(tmp_path) as ledger:
-        with ledger.store.transaction() as db:
-            db.execute(
-                "INSERT INTO traces (hash, body) VALUES (?, ?)", ("ab" * 32, json.dumps(tree))
-            )
         assert ledger.traces.read("ab" * 32) == tree
+        assert ledger.traces.stored_count() == 1
+        gone = ledger.store.one("SELECT 1 FROM sqlite_master WHERE name='traces'")
+        assert gone is None  # moved, not copied
+    assert (tmp_path / TRACES_FILE).stat().st_mode & 0o077 == 0  # private, as the database
+
+
+def test_traces_share_batches_and_the_oldest_go_whole(tmp_path: Path) -> None:
+    with opened(tmp_path, trace_keep=30) as ledger:
+        counter = deploy(ledger, COUNTER, "Counter", {"start": 1})
+        hashes: list[str] = []
+        for _ in range(4):  # four writer batches of 10 transactions
+            for _ in range(10):
+                hashes.append(
+                    run(
+                        ledger,
+                        "FUNCTION",
+                        {"contractAddress": counter, "method": "bump", "args": {}},
+                    )["hash"]
+                )
+            ledger.traces.flush()
+        keeper = ledger.traces
+        assert keeper._db is not None
+        batches = keeper._db.execute("SELECT count FROM trace_batches ORDER BY seq").fetchall()
+        # the deploy's batch and the first bumps' went once the rest held 30
+        assert [r[0] for r in batches] == [10, 10, 10]
+        assert keeper.stored_count() == 30
+        assert all(keeper.read(h) is not None for h in hashes[10:])
+        assert all(keeper.read(h) is None for h in hashes[:10])
+        index = keeper._db.execute("SELECT COUNT(*) FROM trace_index").fetchone()[0]
+        assert index == 30  # the dropped batches' entries left the index with them
+        bump = keeper.read(hashes[-1])
+        assert bump is not None and bump["root"]["items"][0]["new"] == "41"  # started at 1
+
+
+def test_a_hash_key_is_its_first_eight_bytes() -> None:
+    assert hash_key("00" * 7 + "01" + "ff" * 24) == 1
+    assert hash_key("ff" * 32) == -1
+    assert hash_key("not hex") == hash_key("not hex")  # stable for anything else

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.node.store import Store
-from app.node.traces import WRITE_DELAY
+from app.node.traces import WRITE_DELAY, TraceKeeper
 from tests.unit.ledger_parts import COUNTER, address, opened
 
 
@@ -34,7 +34,8 @@ def test_closing_the_store_stops_the_trace_writer_first(
     problems = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert not problems, [r.getMessage() for r in problems]
     store = Store(tmp_path)  # the trace was stored on the way out
+    keeper = TraceKeeper(store)
     try:
-        assert store.one("SELECT 1 FROM traces WHERE hash=?", up.hash) is not None
+        assert keeper.read(up.hash) is not None
     finally:
         store.close()
