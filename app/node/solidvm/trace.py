@@ -274,13 +274,13 @@ class TraceRecorder:
         j = ctx.journal
         end = len(j)
         events = ctx.events
-        world = ctx.world
-        skip = (id(ctx.dirty), id(ctx.created), id(world.accounts), id(world.balances))
-        nonces = world.nonces
         children = node.children
         nch = len(children)
         if not nch and self._leaf(node, j, end, events):
             return
+        world = ctx.world
+        skip = (id(ctx.dirty), id(ctx.created), id(world.accounts), id(world.balances))
+        nonces = world.nonces
         ci = 0
         ev = node.e0
         i = node.j0
@@ -361,7 +361,8 @@ class TraceRecorder:
                 if hit is None:
                     continue  # memory
                 var, path, ct = hit
-                ws.append((c, k, old, len(items), var, [*path, (k, ct)], _member_type(ct, k)))
+                vt = ct.value if type(ct) is MappingType else _member_type(ct, k)
+                ws.append((c, k, old, len(items), var, [*path, (k, ct)], vt))
             items.append(None)
         if ws:
             # a slot's value after a write: the next write's old value, else its value now
@@ -376,7 +377,7 @@ class TraceRecorder:
                     new = _NOW
                     for b in range(a + 1, n):
                         w = ws[b]
-                        if w[0] is c and w[1] == k:
+                        if w[0] is c and (w[1] is k or w[1] == k):
                             new = w[2]
                             break
                 if new is _NOW:
@@ -387,9 +388,9 @@ class TraceRecorder:
                 if old is MISSING and isinstance(new, _CONTAINERS):
                     dropped = True  # a nested mapping or array made by a write into it
                     continue
-                if not (type(old) in _SCALARS or old is MISSING):
+                if type(old) is not int and not (type(old) in _SCALARS or old is MISSING):
                     old = _Shown.of(old)
-                if not (type(new) in _SCALARS or new is MISSING):
+                if type(new) is not int and not (type(new) in _SCALARS or new is MISSING):
                     new = _Shown.of(new)
                 items[at] = ("w", var, path, vt, "", old, new)
             if dropped:

@@ -220,15 +220,27 @@ def _frame_c(node: TraceFrame) -> Compact:
         tag = it[0]
         if tag == "w":
             _, var, path, vt, op, old, new = it
-            keys = tuple(p if isinstance(p, str) else _key_shown(*p) for p in path)
-            if op in ("", "pop"):
-                old = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+            if not path:
+                keys: tuple[Any, ...] = ()
+            elif len(path) == 1:  # (the commonest: a mapping's entry)
+                p = path[0]
+                keys = (p if type(p) is str else _key_shown(p[0], p[1]),)
             else:
+                keys = tuple(p if isinstance(p, str) else _key_shown(*p) for p in path)
+            if op == "":
+                if type(vt) is IntType and type(old) is int and type(new) is int:
+                    items.append(("w", var, keys, op, str(old), str(new)))  # (a balance)
+                    continue
+                old = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+                new = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
+            elif op == "pop":
+                old = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+                new = None
+            elif op == "push":
                 old = None
-            if op in ("", "push"):
                 new = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
             else:
-                new = None
+                old = new = None
             items.append(("w", var, keys, op, old, new))
         elif tag == "e":
             eacct, ev, vals = it[1]
