@@ -211,12 +211,22 @@ class DebugSessions:
 
 
 async def _events_after(s: DebugSession, after: int, wait: float) -> list[Event]:
-    """Events newer than ``after``, waiting up to ``wait`` seconds for one on the loop (a
-    long poll must not hold one of the loop's worker threads). The session's thread wakes the
-    wait when it emits (``call_soon_threadsafe``): the loop is not woken meanwhile."""
+    """Events newer than ``after``, waiting up to ``wait`` seconds for one (see
+    :func:`_wait_on_loop`)."""
     evs = s.events_after(after)
     if evs or wait <= 0:
         return evs
+    await _wait_on_loop(s, lambda: bool(s.events_after(after)), wait)
+    return s.events_after(after)
+
+
+async def _wait_on_loop(s: DebugSession, ready: Callable[[], bool], wait: float) -> None:
+    """Until ``ready()`` or ``wait`` seconds, on the loop: a long poll must not hold one of
+    the loop's worker threads, nor wake the loop to look again. The session's thread wakes
+    the wait when it emits an event (``call_soon_threadsafe``); it changes its state before
+    it emits, so a stop or the end is seen."""
+    if ready():
+        return
     loop = asyncio.get_running_loop()
     arrived = asyncio.Event()
 
@@ -226,12 +236,14 @@ async def _events_after(s: DebugSession, after: int, wait: float) -> list[Event]
 
     s.listeners.append(wake)  # before looking again: nothing emitted in between is missed
     try:
-        evs = s.events_after(after)
-        if not evs:
+        deadline = loop.time() + wait
+        while not ready():
+            left = deadline - loop.time()
+            if left <= 0:
+                return
+            arrived.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(arrived.wait(), wait)
-            evs = s.events_after(after)
-        return evs
+                await asyncio.wait_for(arrived.wait(), left)
     finally:
         s.listeners.remove(wake)
 
@@ -275,9 +287,7 @@ class DebugRoutes:
         entry = await _off_loop(lambda: self.sessions.create(user, sender, body))
         # answer once it first stops or finishes (a quick run finishes before the answer)
         s = entry.session
-        deadline = time.monotonic() + 2.0
-        while s.state not in ("paused", "finished") and time.monotonic() < deadline:
-            await asyncio.sleep(0.005)
+        await _wait_on_loop(s, lambda: s.state in ("paused", "finished"), 2.0)
         return JsonBody(entry.summary())
 
     async def transaction(self, request: Request) -> Response:
