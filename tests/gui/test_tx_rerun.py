@@ -91,7 +91,9 @@ def test_rerun_from_the_inspector_pauses_on_the_old_state(
     assert doc.path is not None and doc.path.is_relative_to(copies)  # the node's source, a copy
     assert doc.text == COUNTER
     drive(loop, lambda: editor.paused_line == ENTRY_LINE, 15)
-    assert f"Counter.bump as transaction {h[:10]}" in dbg.pane.log.toPlainText()
+    shown = dbg.pane.log.toPlainText()
+    assert f"Counter.bump as transaction {h[:10]}" in shown
+    assert "(the node's source; nothing reaches the chain)" in shown  # not &#x27;
     assert "Counter.bump" in str(dbg.pane.stack_model.data(dbg.pane.stack_model.index(0)))
     assert dbg.dock.isVisible()  # the window's Debug dock shows the re-run
     # the state just before the transaction (the block's earlier one counted, later ones not)

@@ -147,7 +147,7 @@ class ComposerDebugger(QObject):
         s.stopped.connect(self._stopped)
         s.continued.connect(self._running)
         # (in a span: a line without markup would be appended as plain text, entities shown)
-        s.output.connect(lambda text: self._log(f"<span>{escape(text)}</span>"))
+        s.output.connect(lambda text: self._log(escape(text)))
         s.finished.connect(self._finished)
         s.failed.connect(self._failed)
         s.active_changed.connect(lambda _a: self._buttons())
@@ -533,7 +533,9 @@ class ComposerDebugger(QObject):
         self.pane.status.setText(f"✘ {text}")
 
     def _log(self, html: str) -> None:
-        self.pane.log.append(html)
+        """Append ``html`` to the output. Wrapped, because ``append`` guesses: a line
+        without a tag was shown as plain text, its escapes (``&#x27;``) as typed."""
+        self.pane.log.append(f"<span>{html}</span>")
 
     def _clear_lines(self) -> None:
         for d in self.panel.source.tabs.documents():
