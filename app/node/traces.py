@@ -119,6 +119,7 @@ class TraceKeeper:
         self._db: sqlite3.Connection | None = None
         self._db_lock = threading.Lock()  # the traces file's connection: writer and readers
         self._kept = 0  # traces in trace_batches
+        self._stale = 0  # trace_index rows of dropped batches, about (_forget_oldest)
         if keep > 0:
             self._db = self._open(store.path.parent / TRACES_FILE)
             self._adopt_old_table()
@@ -131,15 +132,28 @@ class TraceKeeper:
     # ------------------------------------------------------------ the file
 
     def _open(self, path: Path) -> sqlite3.Connection:
+        try:
+            return self._connect(path)
+        except sqlite3.DatabaseError as exc:  # a file an OS crash left torn (synchronous=OFF)
+            log.warning("%s cannot be read (%s): its call traces are dropped", path.name, exc)
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            return self._connect(path)
+
+    def _connect(self, path: Path) -> sqlite3.Connection:
         create_private_file(path)
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")  # traces may be lost with the process anyway
-        for stmt in SCHEMA.split(";"):
-            db.execute(stmt)
-        self._kept = int(
-            db.execute("SELECT COALESCE(SUM(count), 0) FROM trace_batches").fetchone()[0]
-        )
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            # no fsync, not even at checkpoints (a third of the writer's time): a killed
+            # process loses nothing it committed, an OS crash may tear the file (_open)
+            db.execute("PRAGMA synchronous=OFF")
+            for stmt in SCHEMA.split(";"):
+                db.execute(stmt)
+            self._kept = _count(db)
+        except BaseException:
+            db.close()
+            raise
         return db
 
     def _adopt_old_table(self) -> None:
@@ -261,19 +275,23 @@ class TraceKeeper:
             db.execute("COMMIT")
 
     def _forget_oldest(self, db: sqlite3.Connection) -> None:
+        """Drop whole batches, oldest first, while the others hold ``keep`` traces. Their
+        ``trace_index`` rows go later, all at once (one pass over the index, once it holds
+        about ``keep`` stale rows): until then a stale row names a batch that is gone, which
+        a read takes as no trace."""
+        gone = 0
         while True:
-            row = db.execute(
-                "SELECT seq, count, hashes FROM trace_batches ORDER BY seq LIMIT 1"
-            ).fetchone()
+            row = db.execute("SELECT seq, count FROM trace_batches ORDER BY seq LIMIT 1").fetchone()
             if row is None or self._kept - int(row[1]) < self.keep:
-                return
-            seq = int(row[0])
-            db.executemany(
-                "DELETE FROM trace_index WHERE h = ? AND batch = ?",
-                [(hash_key(h), seq) for h in marshal.loads(row[2])],
-            )
-            db.execute("DELETE FROM trace_batches WHERE seq = ?", (seq,))
+                break
+            db.execute("DELETE FROM trace_batches WHERE seq = ?", (int(row[0]),))
             self._kept -= int(row[1])
+            gone += int(row[1])
+        self._stale += gone
+        if self._stale > max(self.keep, BATCH_COUNT):
+            first = db.execute("SELECT MIN(seq) FROM trace_batches").fetchone()[0]
+            db.execute("DELETE FROM trace_index WHERE batch < ?", (first or 0,))
+            self._stale = 0
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every trace noted so far is stored (tests, shutdown)."""

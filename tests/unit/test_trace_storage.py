@@ -1,23 +1,25 @@
 """How the node keeps call traces (issue 28: recording must cost little).
 
-A trace is kept in the traces' own file (traces.sqlite3, in batches) as its compact form (plain tuples of shown values, as
-``marshal`` bytes) made when its transaction ends, and shown as JSON only when read; the
-answer is the tree it was before, whether read while pending or once stored. A trace too large
-for the compact form is stored as its cut JSON text, and rows stored as JSON text by earlier
-versions still read (their ``traces`` table, in the node's database, moves into the file at
-start). Many traces share a batch, found through an index of the hashes' first 8 bytes; old
-batches go as a whole once the others hold ``--trace-keep`` traces.
+A trace is kept in the traces' own file (traces.sqlite3, in batches) as its compact form
+(plain tuples of shown values, as ``marshal`` bytes) made when its transaction ends, and shown
+as JSON only when read; the answer is the tree it was before, whether read while pending or
+once stored. A trace too large for the compact form is stored as its cut JSON text, and rows
+stored as JSON text by earlier versions still read (their ``traces`` table, in the node's
+database, moves into the file at start). Many traces share a batch, found through an index of
+the hashes' first 8 bytes; old batches go as a whole once the others hold ``--trace-keep``
+traces, their index rows later in one pass.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from app.node.ledger import Ledger
 from app.node.store import Store
-from app.node.traces import MAX_COMPACT_BYTES, TRACES_FILE, hash_key
+from app.node.traces import BATCH_COUNT, MAX_COMPACT_BYTES, TRACES_FILE, hash_key
 from tests.unit.ledger_parts import COUNTER, address, opened
 
 MANY = """
@@ -136,8 +138,6 @@ def test_traces_share_batches_and_the_oldest_go_whole(tmp_path: Path) -> None:
         assert keeper.stored_count() == 30
         assert all(keeper.read(h) is not None for h in hashes[10:])
         assert all(keeper.read(h) is None for h in hashes[:10])
-        index = keeper._db.execute("SELECT COUNT(*) FROM trace_index").fetchone()[0]
-        assert index == 30  # the dropped batches' entries left the index with them
         bump = keeper.read(hashes[-1])
         assert bump is not None and bump["root"]["items"][0]["new"] == "41"  # started at 1
 
@@ -146,3 +146,30 @@ def test_a_hash_key_is_its_first_eight_bytes() -> None:
     assert hash_key("00" * 7 + "01" + "ff" * 24) == 1
     assert hash_key("ff" * 32) == -1
     assert hash_key("not hex") == hash_key("not hex")  # stable for anything else
+
+
+def test_a_torn_traces_file_is_started_again(tmp_path: Path) -> None:
+    """The traces' file is written without fsync: an OS crash may leave it unreadable. The
+    node then starts it again (its traces lost, said in the log) instead of failing."""
+    (tmp_path / TRACES_FILE).write_bytes(b"SQLite format 3\x00" + b"\xff" * 4_000)
+    with opened(tmp_path) as ledger:
+        counter = deploy(ledger, COUNTER, "Counter", {"start": 1})
+        h = run(ledger, "FUNCTION", {"contractAddress": counter, "method": "bump", "args": {}})[
+            "hash"
+        ]
+        ledger.traces.flush()
+        assert ledger.traces._stored(h) is not None
+
+
+def test_the_index_rows_of_dropped_batches_go_in_one_pass(tmp_path: Path) -> None:
+    with opened(tmp_path, trace_keep=30) as ledger:
+        keeper = ledger.traces
+        assert keeper._db is not None
+        rows = [(os.urandom(32).hex(), os.urandom(50)) for _ in range(3_000)]
+        for i in range(0, len(rows), 100):
+            keeper._write(rows[i : i + 100])
+            index = keeper._db.execute("SELECT COUNT(*) FROM trace_index").fetchone()[0]
+            assert index <= 100 + BATCH_COUNT + 100  # the kept batch and the stale rows, bounded
+        assert keeper.stored_count() == 100  # one batch holds keep=30 and more: it stays
+        assert keeper._stored(rows[-1][0]) == rows[-1][1]
+        assert keeper._stored(rows[0][0]) is None  # its row names a batch that went
