@@ -26,6 +26,16 @@ def latency_summary(latencies_s: Sequence[float]) -> dict[str, float]:
     return {"p50_ms": percentile_ms(latencies_s, 50), "p99_ms": percentile_ms(latencies_s, 99)}
 
 
+def rate_of_first(answered_at_s: Sequence[float], n: int) -> float | None:
+    """Answers per second over the first ``n`` answers, from their times (seconds since the
+    client started); None when fewer than ``n`` came. A peer whose blocks cost more as its
+    state grows (anvil re-hashes every storage slot per block) is compared at equal state
+    size this way, whatever its rate over the whole run."""
+    if n <= 0 or len(answered_at_s) < n or answered_at_s[n - 1] <= 0:
+        return None
+    return n / answered_at_s[n - 1]
+
+
 def median_of(rounds: Sequence[dict[str, Any]], key: str) -> float:
     """The median over rounds of one numeric field; NaN when no round has it."""
     vals = [float(r[key]) for r in rounds if r.get(key) is not None]

@@ -8,12 +8,15 @@ the rounds reported), each on a fresh node or peer with 100 untimed warm-up tran
            latency of resolve=false submissions on the Python client; batches of 100
            transfers with resolve=false from several client processes, then polling the
            results until none is Pending (node_write.py)
-  anvil    (Foundry's Rust dev chain, npm @foundry-rs/anvil-linux-amd64) and
+  anvil    (Foundry's Rust dev chain, npm @foundry-rs/anvil-linux-amd64, at its best:
+           evm_peer.ANVIL_BEST) and
   ganache  (7.9.2): the same Token (benchmarks/evm/Token.sol, compiled ahead of time) and the
            same sequential transfers over the same kind of client, each waiting for its
            receipt: eth_sendTransactionSync on anvil (answered with the receipt),
            eth_sendTransaction on Ganache (answered once mined), and as the generic client
            eth_sendTransaction + eth_getTransactionReceipt until it is there (evm_peer.py)
+The Python client also reports each system's rate over its first 1,000 transfers (equal state
+size: anvil slows as its state grows), and the ratios at that size.
 After every measurement the token's balances (sandbox: state; peers: nonce and balanceOf) must
 account for exactly the answered transfers. Then, on the sandbox only:
   cold start: spawning `python -m app.node serve` until it prints its listening line, on a
@@ -38,6 +41,7 @@ the node: benchmarks/write_profile.py.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -58,6 +62,7 @@ from evm_peer import PEERS, Peer, ensure_peer, peer_round, peer_version
 from node_http import Settings
 from node_runaway import RUNAWAY_TXS, RunawayRun, runaway_round
 from node_write import batch_round, row, seq_round, submit_round
+from seq_client import FIRST_N, SeqRun
 
 # the goals of issue 27 (sequential: the Python client) and the older ones still in force
 TARGET_RATIO_ANVIL = 2.0
@@ -71,7 +76,7 @@ TARGET_READ_P99_MS = 100.0
 TARGET_TRACE_COST = 0.10  # a transfer with traces on at most 10 % slower than with them off
 TRACES_OFF = "sandbox-traces-off"
 
-SEQ_KEYS = ("rate", "p50_ms", "p99_ms")
+SEQ_KEYS = ("rate", "p50_ms", "p99_ms", "first_rate")
 
 
 # ================================================================ (c) cold start
@@ -126,7 +131,8 @@ def sandbox_round(s: Settings, r: int, clients: list[str], tmp: Path, rows: Rows
         mine.setdefault(client, []).append(row(run))
         print(
             f"  sandbox {client:<15} {run.rate:>8,.0f} tx/s  p50 {run.p50_ms:.2f} ms  "
-            f"p99 {run.p99_ms:.2f} ms  ({run.completed} answered, {run.executed} in state, "
+            f"p99 {run.p99_ms:.2f} ms  {first(run)}({run.completed} answered, "
+            f"{run.executed} in state, "
             f"verified={run.verified})",
             flush=True,
         )
@@ -191,6 +197,11 @@ def trace_cost_rows(med: dict[str, dict[str, Any]]) -> tuple[list[tuple[str, str
     return rows, met
 
 
+def first(run: SeqRun) -> str:
+    """The rate over the first FIRST_N answers for a round's line, when there is one."""
+    return "" if run.first_rate is None else f"first {FIRST_N:,}: {run.first_rate:,.0f} tx/s  "
+
+
 def peer_rounds(peer: Peer, s: Settings, r: int, clients: list[str], tmp: Path, rows: Rows) -> None:
     mine = rows.setdefault(peer.name, {})
     for client in clients:
@@ -200,7 +211,8 @@ def peer_rounds(peer: Peer, s: Settings, r: int, clients: list[str], tmp: Path, 
         mine.setdefault(client, []).append(row(run))
         print(
             f"  {peer.name:<7} {client:<15} {run.rate:>8,.0f} tx/s  p50 {run.p50_ms:.2f} ms  "
-            f"p99 {run.p99_ms:.2f} ms  ({run.completed} answered, {run.executed} mined, "
+            f"p99 {run.p99_ms:.2f} ms  {first(run)}({run.completed} answered, "
+            f"{run.executed} mined, "
             f"{run.receipt_polls} extra receipt polls, verified={run.verified})",
             flush=True,
         )
@@ -304,6 +316,11 @@ def seq_table(med: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
                     f"{system} {name}",
                     f"{m['rate']:,.0f} tx/s",
                     f"p50 {m['p50_ms']:.2f} ms, p99 {m['p99_ms']:.2f} ms; "
+                    + (
+                        ""
+                        if math.isnan(m["first_rate"])
+                        else f"first {FIRST_N:,}: {m['first_rate']:,.0f} tx/s; "
+                    )
                     + ("verified" if m["verified"] else "NOT VERIFIED")
                     + f"; rounds {', '.join(f'{x:,.0f}' for x in m['rounds'])}",
                 )
@@ -425,14 +442,20 @@ def main() -> None:
     sandbox = med["sandbox"]
     nan = float("nan")
 
-    def rate(system: str, client: str) -> float:
-        return float(med.get(system, {}).get(client, {}).get("rate", nan))
+    def rate(system: str, client: str, key: str = "rate") -> float:
+        return float(med.get(system, {}).get(client, {}).get(key, nan))
 
     ratios = {
         f"sandbox/{p.name} {c}": ratio(rate("sandbox", c), rate(p.name, c))
         for p in peers
         for c in (["python", "wrk"] if wrk else ["python"])
     }
+    for p in peers:  # at equal state size (anvil slows as its state grows: seq_client.py)
+        first_ratio = ratio(
+            rate("sandbox", "python", "first_rate"), rate(p.name, "python", "first_rate")
+        )
+        if first_ratio is not None:  # a slow peer may not reach FIRST_N in a short run
+            ratios[f"sandbox/{p.name} python, first {FIRST_N:,}"] = first_ratio
     seq = sandbox["python"]
     sub = sandbox["submit"]
     batch = sandbox["batched"]

@@ -118,3 +118,23 @@ def test_py_spy_raw_stacks_group_by_thread() -> None:
     idle = minus(waiting_sites(stacks, "producer"), waiting_sites(running, "producer"))
     assert idle == {"Condition.wait (threading.py:327) <- Ledger._produce (p.py:306)": 30}
     assert by_group(running)["others"] == 0
+
+
+def test_rate_of_first_answers_counts_only_the_first_n() -> None:
+    from benchstats import rate_of_first
+
+    stamps = [0.001 * (i + 1) for i in range(1000)] + [5.0]  # 1,000 in 1 s, then a slow one
+    assert rate_of_first(stamps, 1000) == pytest.approx(1000.0)
+    assert rate_of_first(stamps, 500) == pytest.approx(1000.0)
+    assert rate_of_first(stamps[:10], 1000) is None  # fewer answers than asked for
+    assert rate_of_first([], 0) is None
+
+
+def test_anvil_runs_without_disk_history_or_per_block_system_writes() -> None:
+    from evm_peer import ANVIL, GANACHE
+
+    cmd = ANVIL.command(8545)
+    assert "--prune-history" in cmd  # no whole-state JSON written per block after 500 blocks
+    assert cmd[cmd.index("--hardfork") + 1] == "cancun"  # no EIP-2935 slot per block
+    assert "--quiet" in cmd and cmd[cmd.index("--port") + 1] == "8545"
+    assert "--prune-history" not in GANACHE.command(8545)
