@@ -4,9 +4,10 @@ Both are installed with npm into benchmarks/.peer/ when missing, started fresh f
 measurement (quiet logging, deterministic dev accounts, automine; anvil with ANVIL_BEST), get
 the same Token as the sandbox (benchmarks/evm/Token.sol, compiled ahead of time into
 Token.json) deployed by the first dev account, and receive the same workload: 100 warm-up
-transfers, then sequential Token.transfer(new recipient, 1) calls sent with eth_sendTransaction
-(the node signs with its unlocked account) by the Python keep-alive client (which then waits
-for each receipt) or wrk.
+transfers, then sequential Token.transfer(new recipient, 1) calls (the node signs with its
+unlocked account) from the Python keep-alive client or wrk: eth_sendTransactionSync on anvil
+(answered with the receipt), eth_sendTransaction on Ganache (answered once mined), and, as the
+generic client, eth_sendTransaction then eth_getTransactionReceipt until it is there.
 Afterwards the sender's nonce and token balance must account for every answered transfer.
 """
 
