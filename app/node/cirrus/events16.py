@@ -25,6 +25,10 @@ INSERT_EVENT_ARRAY = (
 )
 
 
+# argument names -> in jsonb's order (kept from block to block: events repeat)
+_ORDERS: dict[tuple[str, ...], list[str]] = {}
+
+
 def jsonb_key(k: str) -> tuple[int, bytes]:
     """An object member's place in jsonb's order (shorter names first, then by bytes)."""
     b = k.encode()
@@ -57,7 +61,9 @@ def event_rows(
     num = str(number)
     rows = []
     arrays = []
-    orders: dict[tuple[str, ...], list[str]] = {}  # argument names -> in jsonb's order
+    orders = _ORDERS
+    if len(orders) > 4096:
+        orders.clear()
     for i, (tx_hash, chain, address, _contract, name, args_json) in zip(
         places, events, strict=True
     ):

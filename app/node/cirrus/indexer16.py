@@ -62,6 +62,9 @@ UPSERT_STORAGE = (
     "block_hash = excluded.block_hash, block_timestamp = excluded.block_timestamp, "
     "block_number = excluded.block_number, data = excluded.data"
 )
+# the same, for rows known to differ from the stored ones (write_mapping_in_order): written
+# whatever the stored value, as the last of several versions can equal what was stored
+WRITE_MAPPING = UPSERT_MAPPING.rsplit(" WHERE ", 1)[0]
 _HISTORY_COLS = _MAPPING_COLS.rsplit(", _chain", 1)[0]
 INSERT_MAPPING_HISTORY = (
     f"INSERT INTO {physical('history@mapping')} ({_HISTORY_COLS}, valid_from, valid_to, _chain) "
@@ -174,9 +177,22 @@ def write_mapping_in_order(
                 counts[ck] = counts.get(ck, 0) + now - was
             current[k] = r[8]
     if changed:
-        db.executemany(UPSERT_MAPPING, changed)
+        db.executemany(WRITE_MAPPING, last_versions(changed))
         db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
         add_counts(db, counts)
+
+
+def last_versions(changed: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """One upsert per row of several blocks' ``changed`` rows (UPSERT_MAPPING's parameters,
+    each differing from the one before it): the last version, with the rowid its first took
+    when it was new. The table ends as when each was upserted in turn (its rowids given,
+    not taken in order); a sequential client's sender row is written once per drain."""
+    out: dict[tuple[Any, Any, Any], tuple[Any, ...]] = {}
+    for c in changed:
+        k = (c[1], c[10], c[8])  # (address, chain, path)
+        first = out.get(k)
+        out[k] = c if first is None else (first[0], *c[1:])
+    return list(out.values()) if len(out) < len(changed) else changed
 
 
 # ------------------------------------------------------------ value encodings
@@ -290,10 +306,43 @@ def indexed_vars(acct: AccountState) -> list[StateVar]:
     return sorted(kept, key=lambda sv: (len(sv.name.encode()), sv.name.encode()))
 
 
-Stored = list[tuple[str, Any, Type]]  # (variable, value, type): see Indexer16._stored
+StoredValues = list[tuple[str, Any, Type]]  # (variable, value, type): see Indexer16._stored
+_EXACT = frozenset({int, str, bytes, bool})  # values whose == says their texts are the same
 
 
-def stored_json(stored: Stored) -> str:
+class Stored:
+    """The values ``storage.data`` is made of, taken while sealing, and its text once made
+    (by the writer, off the sealing lock): an account whose variables kept their values
+    hands the next block the same object (:meth:`Indexer16._stored`), so the text is made
+    once per change rather than once per block."""
+
+    __slots__ = ("_text", "values")
+
+    def __init__(self, values: StoredValues) -> None:
+        self.values = values
+        self._text: str | None = None
+
+    def text(self) -> str:
+        t = self._text
+        if t is None:
+            t = self._text = stored_json(self.values)
+        return t
+
+    def same(self, values: StoredValues) -> bool:
+        """Whether ``values`` make the same text (the same objects, or equal numbers, strings
+        or bytes: a struct is taken as its text)."""
+        mine = self.values
+        if len(mine) != len(values):
+            return False
+        for (n, v, t), (n2, v2, t2) in zip(mine, values, strict=True):
+            if n != n2 or t is not t2:
+                return False
+            if v is not v2 and not (type(v) is type(v2) and type(v) in _EXACT and v == v2):
+                return False
+        return True
+
+
+def stored_json(stored: StoredValues) -> str:
     """``storage.data`` as stored (encoding.encode_json of an object of strings, the members
     already in jsonb's order)."""
     data = {name: v if isinstance(t, StructType) else storage_text(v, t) for name, v, t in stored}
@@ -309,6 +358,31 @@ def data_json(acct: AccountState, svars: list[StateVar]) -> str:
         if st.get(sv.name, MISSING) is not MISSING
     }
     return "5" + compact_json(data)
+
+
+_NO_ROW: Any = object()
+
+
+def storage_upserts(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The ``storage`` upserts of several blocks (UPSERT_STORAGE's parameters, in block order)
+    that leave the same rows and ``history@storage`` rows as all of them: per address and
+    chain its first, each whose data differs from the one before it (the trigger adds a
+    history row for those alone) and its last (the row the table keeps). A sequential
+    client's blocks that write only collections upsert twice per drain, not once per block."""
+    last: dict[tuple[Any, Any], int] = {}
+    for i, r in enumerate(rows):
+        last[(r[0], r[5])] = i
+    if len(last) == len(rows):
+        return rows
+    out = []
+    before: dict[tuple[Any, Any], Any] = {}
+    for i, r in enumerate(rows):
+        k = (r[0], r[5])
+        prev = before.get(k, _NO_ROW)
+        before[k] = r[4]
+        if prev is _NO_ROW or prev != r[4] or last[k] == i:
+            out.append(r)
+    return out
 
 
 BlockRows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
@@ -361,6 +435,8 @@ class Indexer16:
         self.batch: Batch16 | None = None  # set: rows gathered for write_batch
         # the variables storage.data holds, by id of the account (with its code and layouts)
         self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
+        # the values last taken of each account (by id, with the account): see _stored
+        self._taken: dict[int, tuple[AccountState, Stored]] = {}
         # event plans (see _event_plans) by (chain, address, event), with the account, its code
         # and its number of layouts they were made for
         self._plans: dict[
@@ -488,7 +564,7 @@ class Indexer16:
         number, block_hash, ts = block
         stamp = cirrus_timestamp(ts)
         storage = [
-            (acct.hex, block_hash, stamp, number, stored_json(stored), key[0])
+            (acct.hex, block_hash, stamp, number, stored.text(), key[0])
             for key, acct, _layouts, stored in states
         ]
         if not events:
@@ -551,7 +627,12 @@ class Indexer16:
                 continue
             t = sv.type
             out.append((sv.name, storage_text(v, t) if isinstance(t, StructType) else v, t))
-        return out
+        before = self._taken.get(id(acct))
+        if before is not None and before[0] is acct and before[1].same(out):
+            return before[1]
+        taken = Stored(out)
+        self._taken[id(acct)] = (acct, taken)
+        return taken
 
     def _layout_stamps(
         self, key: AcctKey, acct: AccountState, layouts: tuple[ContractDef, ...]
@@ -725,7 +806,7 @@ class Indexer16:
         db = self.db
         try:
             if b.storage:
-                db.executemany(UPSERT_STORAGE, b.storage)
+                db.executemany(UPSERT_STORAGE, storage_upserts(b.storage))
             if b.events:
                 db.executemany(INSERT_EVENT, b.events)
             if b.arrays:
