@@ -10,7 +10,7 @@ from typing import Any
 
 from ..solidvm.types import BoolType, EnumType, Type
 from ..store import event_args
-from .encoding import encode_json, string_object
+from .encoding import encode_json, json_string
 from .strato16 import physical
 
 INSERT_EVENT = (
@@ -26,7 +26,7 @@ INSERT_EVENT_ARRAY = (
 
 
 # argument names -> in jsonb's order (kept from block to block: events repeat)
-_ORDERS: dict[tuple[str, ...], list[str]] = {}
+_ORDERS: dict[tuple[str, ...], list[tuple[str, str]]] = {}
 
 
 def jsonb_key(k: str) -> tuple[int, bytes]:
@@ -83,9 +83,11 @@ def event_rows(
                     first_array = [arg_name, *parsed]
         names = tuple(attrs)
         order = orders.get(names)
-        if order is None:
-            order = orders[names] = sorted(names, key=jsonb_key)
-        attributes = "5" + string_object([(k, attrs[k]) for k in order])
+        if order is None:  # (string_object's text, each member's name and colon made once)
+            order = orders[names] = [
+                (k, json_string(k) + ":") for k in sorted(names, key=jsonb_key)
+            ]
+        attributes = "5{" + ",".join([p + json_string(attrs[k]) for k, p in order]) + "}"
         sender = senders.get(tx_hash, "")
         rows.append((address, block_hash, stamp, num, sender, i, name, attributes, chain))
         if first_array is not None:

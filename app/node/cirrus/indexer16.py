@@ -81,6 +81,9 @@ STAMP = (
 # ------------------------------------------------------------ mapping rows and their history
 
 
+_NO_ROW: Any = object()  # (no row, or no value stored)
+
+
 def valid_from(stamp: str) -> str:
     """A block's Cirrus timestamp as ``valid_from`` (PostgreSQL's ``timestamp``: the T form)."""
     return stamp[:19].replace(" ", "T")
@@ -143,9 +146,9 @@ class Batch16:
 def write_mapping_in_order(
     db: Any, layout: MappingLayout, calls: list[list[tuple[Any, ...]]]
 ) -> None:
-    """:func:`write_mapping` of each of ``calls`` in turn (blocks in order), in two
-    statements: a row is written, with its history row, when its value differs from the one
-    before it (stored, or written by an earlier call)."""
+    """:func:`write_mapping` of each of ``calls`` in turn (blocks in order), in a few
+    statements: a row gets a history row when its value differs from the one before it
+    (stored, or written by an earlier call), and the table its last version."""
     latest = [{(r[0], r[9], r[7]): r for r in rows} for rows in calls]
     paths: dict[tuple[str, str], set[str]] = {}
     for one in latest:
@@ -163,36 +166,40 @@ def write_mapping_in_order(
             )
             for p, v in found:
                 current[(a, c, p)] = v
-    changed = []
+    # each changed row's history row, and one upsert per row: its last version, with the
+    # rowid its first took when it was new (the table ends as when each version was upserted
+    # in turn: its rowids are given, not taken in order); a sequential client's sender row is
+    # written once per drain
+    history = []
+    last: dict[tuple[str, str, str], tuple[Any, ...]] = {}
     counts: dict[CountKey, int] = {}
+    froms: dict[str, str] = {}  # block timestamp -> valid_from
     for one in latest:
         for k, r in one.items():
-            if k in current and current[k] == r[8]:
+            v = r[8]
+            old = current.get(k, _NO_ROW)
+            if old is not _NO_ROW and old == v:
                 continue
-            now = shown(r[8])
-            changed.append((None if k in current else layout.next_rowid(r[4]), *r, now))
-            was = shown(current[k]) if k in current else 0
+            now = shown(v)
+            if old is _NO_ROW:
+                last[k] = (layout.next_rowid(r[4]), *r, now)
+                was = 0
+            else:
+                first = last.get(k)
+                last[k] = (None if first is None else first[0], *r, now)
+                was = shown(old)
             if now != was:
                 ck = (r[4], r[0], r[9])
                 counts[ck] = counts.get(ck, 0) + now - was
-            current[k] = r[8]
-    if changed:
-        db.executemany(WRITE_MAPPING, last_versions(changed))
-        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
+            vf = froms.get(r[2])
+            if vf is None:
+                vf = froms[r[2]] = valid_from(r[2])
+            history.append((*r[:9], vf, r[9]))
+            current[k] = v
+    if history:
+        db.executemany(WRITE_MAPPING, list(last.values()))
+        db.executemany(INSERT_MAPPING_HISTORY, history)
         add_counts(db, counts)
-
-
-def last_versions(changed: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """One upsert per row of several blocks' ``changed`` rows (UPSERT_MAPPING's parameters,
-    each differing from the one before it): the last version, with the rowid its first took
-    when it was new. The table ends as when each was upserted in turn (its rowids given,
-    not taken in order); a sequential client's sender row is written once per drain."""
-    out: dict[tuple[Any, Any, Any], tuple[Any, ...]] = {}
-    for c in changed:
-        k = (c[1], c[10], c[8])  # (address, chain, path)
-        first = out.get(k)
-        out[k] = c if first is None else (first[0], *c[1:])
-    return list(out.values()) if len(out) < len(changed) else changed
 
 
 # ------------------------------------------------------------ value encodings
@@ -360,9 +367,6 @@ def data_json(acct: AccountState, svars: list[StateVar]) -> str:
     return "5" + compact_json(data)
 
 
-_NO_ROW: Any = object()
-
-
 def storage_upserts(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """The ``storage`` upserts of several blocks (UPSERT_STORAGE's parameters, in block order)
     that leave the same rows and ``history@storage`` rows as all of them: per address and
@@ -433,10 +437,14 @@ class Indexer16:
         # run later in block order (behind16.py); None: written at once
         self.capture: list[Callable[[], None]] | None = None
         self.batch: Batch16 | None = None  # set: rows gathered for write_batch
-        # the variables storage.data holds, by id of the account (with its code and layouts)
-        self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
-        # the values last taken of each account (by id, with the account): see _stored
-        self._taken: dict[int, tuple[AccountState, Stored]] = {}
+        # the variables storage.data holds (name, type, whether a struct), by id of the account
+        # (with its code and layouts), and the values last taken of them (see _stored)
+        self._svars: dict[
+            int,
+            tuple[
+                AccountState, ContractDef | None, int, list[tuple[str, Type, bool]], Stored | None
+            ],
+        ] = {}
         # event plans (see _event_plans) by (chain, address, event), with the account, its code
         # and its number of layouts they were made for
         self._plans: dict[
@@ -508,8 +516,10 @@ class Indexer16:
         started = self.clock()
         created, self.created = self.created, []
         states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]] = []
-        for key in dict.fromkeys([*(k for k, _, _ in created), *touched]):
-            acct = self.world.accounts.get(key)
+        keys = dict.fromkeys([*(k for k, _, _ in created), *touched]) if created else touched
+        accounts = self.world.accounts
+        for key in keys:
+            acct = accounts.get(key)
             if acct is None or acct.cdef is None:
                 continue
             states.append((key, acct, tuple(acct.layouts or ()), self._stored(acct)))
@@ -618,20 +628,22 @@ class Indexer16:
         n = len(acct.layouts) if acct.layouts else 0
         hit = self._svars.get(id(acct))
         if hit is None or hit[0] is not acct or hit[1] is not acct.cdef or hit[2] != n:
-            hit = self._svars[id(acct)] = (acct, acct.cdef, n, indexed_vars(acct))
+            plan = [
+                (sv.name, sv.type, isinstance(sv.type, StructType)) for sv in indexed_vars(acct)
+            ]
+            hit = self._svars[id(acct)] = (acct, acct.cdef, n, plan, None)
         st = acct.storage
         out = []
-        for sv in hit[3]:
-            v = st.get(sv.name, MISSING)
+        for name, t, struct in hit[3]:
+            v = st.get(name, MISSING)
             if v is MISSING:
                 continue
-            t = sv.type
-            out.append((sv.name, storage_text(v, t) if isinstance(t, StructType) else v, t))
-        before = self._taken.get(id(acct))
-        if before is not None and before[0] is acct and before[1].same(out):
-            return before[1]
+            out.append((name, storage_text(v, t) if struct else v, t))
+        before = hit[4]
+        if before is not None and before.same(out):
+            return before
         taken = Stored(out)
-        self._taken[id(acct)] = (acct, taken)
+        self._svars[id(acct)] = (*hit[:4], taken)
         return taken
 
     def _layout_stamps(
@@ -826,12 +838,14 @@ class Indexer16:
         chain: str,
     ) -> tuple[Any, ...]:
         if len(path) == 1:
-            t0 = key_text(path[0])
+            p0 = path[0]
+            t0 = p0.hex if type(p0) is Address else key_text(p0)  # (the usual key: at once)
             key = '5{"key":' + json_string(t0) + "}"
             where = f"{name}[{t0}]"
             k0 = kts[0]
-            k1 = t0 if not isinstance(k0, IntType | BoolType) else first_key(path[0], k0)
-            return (*head, key, where, encode_json(value), chain, k1)
+            k1 = t0 if not isinstance(k0, IntType | BoolType) else first_key(p0, k0)
+            stored = "2" + encode_int(value) if type(value) is int else encode_json(value)
+            return (*head, key, where, stored, chain, k1)
         texts = [key_text(k) for k in path]
         key = encode_json({("key" if i == 0 else f"key{i + 1}"): t for i, t in enumerate(texts)})
         where = name + "".join(f"[{t}]" for t in texts)
