@@ -9,14 +9,9 @@ from typing import Any
 
 from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.encoding import encode_json
-from app.node.cirrus.indexer16 import (
-    UPSERT_STORAGE,
-    Indexer16,
-    Stored,
-    stored_json,
-    write_mapping,
-)
+from app.node.cirrus.indexer16 import Indexer16, Stored, stored_json
 from app.node.cirrus.strato16 import Strato16, physical
+from app.node.cirrus.write16 import UPSERT_STORAGE, write_mapping
 from app.node.solidvm.types import IntType, StringType
 from app.node.solidvm.world import World
 
