@@ -41,9 +41,10 @@ from benchlib import ROOT, machine, utc_now, write_results
 from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.collections import CollectionIndexer, CollectionVar
 from app.node.cirrus.indexer import Indexer, cirrus_timestamp
-from app.node.cirrus.indexer16 import STAMP, UPSERT_STORAGE, Indexer16, data_json, indexed_vars
+from app.node.cirrus.indexer16 import Indexer16, data_json, indexed_vars
 from app.node.cirrus.query import parse_query
 from app.node.cirrus.strato16 import Strato16
+from app.node.cirrus.write16 import STAMP, UPSERT_STORAGE
 from app.node.solidvm import World, compile_source
 from app.node.solidvm.values import Address, MappingValue
 from app.node.solidvm.world import AccountState

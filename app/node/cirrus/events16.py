@@ -10,7 +10,7 @@ from typing import Any
 
 from ..solidvm.types import BoolType, EnumType, Type
 from ..store import event_args
-from .encoding import encode_json, string_object
+from .encoding import encode_json, json_string
 from .strato16 import physical
 
 INSERT_EVENT = (
@@ -23,6 +23,10 @@ INSERT_EVENT_ARRAY = (
     "block_number, transaction_sender, event_name, event_index, collection_name, "
     "collection_type, key, value, _chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+# argument names -> in jsonb's order (kept from block to block: events repeat)
+_ORDERS: dict[tuple[str, ...], list[tuple[str, str]]] = {}
 
 
 def jsonb_key(k: str) -> tuple[int, bytes]:
@@ -57,7 +61,9 @@ def event_rows(
     num = str(number)
     rows = []
     arrays = []
-    orders: dict[tuple[str, ...], list[str]] = {}  # argument names -> in jsonb's order
+    orders = _ORDERS
+    if len(orders) > 4096:
+        orders.clear()
     for i, (tx_hash, chain, address, _contract, name, args_json) in zip(
         places, events, strict=True
     ):
@@ -77,9 +83,11 @@ def event_rows(
                     first_array = [arg_name, *parsed]
         names = tuple(attrs)
         order = orders.get(names)
-        if order is None:
-            order = orders[names] = sorted(names, key=jsonb_key)
-        attributes = "5" + string_object([(k, attrs[k]) for k in order])
+        if order is None:  # (string_object's text, each member's name and colon made once)
+            order = orders[names] = [
+                (k, json_string(k) + ":") for k in sorted(names, key=jsonb_key)
+            ]
+        attributes = "5{" + ",".join([p + json_string(attrs[k]) for k, p in order]) + "}"
         sender = senders.get(tx_hash, "")
         rows.append((address, block_hash, stamp, num, sender, i, name, attributes, chain))
         if first_array is not None:

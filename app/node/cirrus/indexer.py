@@ -73,8 +73,17 @@ def _address_args(cdef: ContractDef | None, event: str, names: list[str]) -> lis
     ]
 
 
+_last_stamp: tuple[int, str] = (-1, "")  # the last one made: blocks of a second share it
+
+
 def cirrus_timestamp(ts: int) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ts))
+    global _last_stamp
+    last = _last_stamp
+    if last[0] == ts:
+        return last[1]
+    text = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ts))
+    _last_stamp = (ts, text)  # (one assignment: threads read a consistent pair)
+    return text
 
 
 def bytes_text(v: bytes) -> str:

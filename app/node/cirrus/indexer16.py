@@ -5,8 +5,9 @@ registered, the ``contract`` stamps of the contracts created (every constructor 
 first) and of delegatecalls (a proxy gets the names of the code that ran on it), one ``storage``
 upsert per address written, ``mapping`` rows for the collection entries written (through
 :meth:`Indexer16.write_entries`, called by the seed's collection indexer, which already knows
-which entries changed) with their ``history@mapping`` rows (:func:`write_mapping`), one
-``event`` row per event. ``history@storage`` follows by trigger.
+which entries changed) with their ``history@mapping`` rows (write16.py), one ``event`` row
+per event. ``history@storage`` follows by trigger. A drain of several blocks writes each
+``storage`` and ``mapping`` row once, beside one history row per block that changed it.
 Values are encoded as the platform encodes them (the README's Cirrus section lists them).
 """
 
@@ -38,93 +39,20 @@ from .collections import CollectionVar, item_at, items_of, leaves
 from .encoding import compact_json, encode_int, encode_json, json_string
 from .events16 import INSERT_EVENT, INSERT_EVENT_ARRAY, event_rows
 from .indexer import bytes_text, cirrus_timestamp
-from .mapping16 import ZERO_COUNT, CountKey, MappingLayout, add_counts, shown
+from .mapping16 import ZERO_COUNT, add_counts
 from .strato16 import BLOCKAPPS, Strato16, physical
+from .write16 import (
+    INSERT_MAPPING_HISTORY,
+    RETURNING_HISTORY,
+    STAMP,
+    UPSERT_STORAGE,
+    history_rows,
+    storage_upserts,
+    write_mapping,
+    write_mapping_in_order,
+)
 
 AcctKey = tuple[str, int]
-
-_MAPPING_COLS = (
-    "address, block_hash, block_timestamp, block_number, collection_name, collection_type, "
-    "key, path, value, _chain, _k1"
-)
-# the first parameter is the rowid of a new row (mapping16.py), ignored for one that exists;
-# the last whether a collection view shows it (mapping16.shown)
-UPSERT_MAPPING = (
-    f"INSERT INTO {physical('mapping')} (rowid, {_MAPPING_COLS}, _shown) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (address, path, _chain) DO UPDATE SET block_hash = excluded.block_hash, "
-    "block_timestamp = excluded.block_timestamp, block_number = excluded.block_number, "
-    "value = excluded.value, _shown = excluded._shown WHERE value IS NOT excluded.value"
-)
-UPSERT_STORAGE = (
-    f"INSERT INTO {physical('storage')} (address, block_hash, block_timestamp, block_number, "
-    "data, _chain) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (address, _chain) DO UPDATE SET "
-    "block_hash = excluded.block_hash, block_timestamp = excluded.block_timestamp, "
-    "block_number = excluded.block_number, data = excluded.data"
-)
-_HISTORY_COLS = _MAPPING_COLS.rsplit(", _chain", 1)[0]
-INSERT_MAPPING_HISTORY = (
-    f"INSERT INTO {physical('history@mapping')} ({_HISTORY_COLS}, valid_from, valid_to, _chain) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'infinity', ?)"
-)
-# an UPDATE of mapping rows handing back what their history rows hold
-RETURNING_HISTORY = f" RETURNING {_HISTORY_COLS}, _chain"
-STAMP = (
-    f"INSERT OR IGNORE INTO {physical('contract')} (address, creator, contract_name, _chain) "
-    "VALUES (?, ?, ?, ?)"
-)
-
-
-# ------------------------------------------------------------ mapping rows and their history
-
-
-def valid_from(stamp: str) -> str:
-    """A block's Cirrus timestamp as ``valid_from`` (PostgreSQL's ``timestamp``: the T form)."""
-    return stamp[:19].replace(" ", "T")
-
-
-def history_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """``history@mapping`` rows of mapping rows (UPSERT_MAPPING's parameters, or as
-    RETURNING_HISTORY hands them back: the chain is tenth in both)."""
-    return [(*r[:9], valid_from(r[2]), r[9]) for r in rows]
-
-
-def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -> None:
-    """Upsert ``rows`` (UPSERT_MAPPING's parameters after the rowid), each whose value
-    changed with its ``history@mapping`` row: rows whose value is the stored one are left as
-    they are, as the platform's upsert leaves them. Written here rather than by a trigger,
-    which cost about four times as much per row. New rows get rowids in their collection's
-    range (mapping16.py), and the counts of shown rows follow (:func:`mapping16.add_counts`)."""
-    latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
-    paths: dict[tuple[str, str], list[str]] = {}
-    for a, c, p in latest:
-        paths.setdefault((a, c), []).append(p)
-    old: dict[tuple[str, str, str], Any] = {}
-    for (a, c), ps in paths.items():
-        for i in range(0, len(ps), 500):
-            part = ps[i : i + 500]
-            found = db.execute(
-                f"SELECT path, value FROM {physical('mapping')} WHERE address = ? AND "
-                f"_chain = ? AND path IN ({', '.join('?' * len(part))})",
-                (a, c, *part),
-            )
-            for p, v in found:
-                old[(a, c, p)] = v
-    changed = []
-    counts: dict[CountKey, int] = {}
-    for k, r in latest.items():
-        if k in old and old[k] == r[8]:
-            continue
-        now = shown(r[8])
-        changed.append((None if k in old else layout.next_rowid(r[4]), *r, now))
-        was = shown(old[k]) if k in old else 0
-        if now != was:
-            ck = (r[4], r[0], r[9])
-            counts[ck] = counts.get(ck, 0) + now - was
-    if changed:
-        db.executemany(UPSERT_MAPPING, changed)
-        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
-        add_counts(db, counts)
 
 
 class Batch16:
@@ -135,48 +63,6 @@ class Batch16:
         self.events: list[tuple[Any, ...]] = []
         self.arrays: list[tuple[Any, ...]] = []
         self.mapping: list[list[tuple[Any, ...]]] = []  # write_mapping's rows, call by call
-
-
-def write_mapping_in_order(
-    db: Any, layout: MappingLayout, calls: list[list[tuple[Any, ...]]]
-) -> None:
-    """:func:`write_mapping` of each of ``calls`` in turn (blocks in order), in two
-    statements: a row is written, with its history row, when its value differs from the one
-    before it (stored, or written by an earlier call)."""
-    latest = [{(r[0], r[9], r[7]): r for r in rows} for rows in calls]
-    paths: dict[tuple[str, str], set[str]] = {}
-    for one in latest:
-        for a, c, p in one:
-            paths.setdefault((a, c), set()).add(p)
-    current: dict[tuple[str, str, str], Any] = {}
-    for (a, c), ps in paths.items():
-        wanted = list(ps)
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            found = db.execute(
-                f"SELECT path, value FROM {physical('mapping')} WHERE address = ? AND "
-                f"_chain = ? AND path IN ({', '.join('?' * len(part))})",
-                (a, c, *part),
-            )
-            for p, v in found:
-                current[(a, c, p)] = v
-    changed = []
-    counts: dict[CountKey, int] = {}
-    for one in latest:
-        for k, r in one.items():
-            if k in current and current[k] == r[8]:
-                continue
-            now = shown(r[8])
-            changed.append((None if k in current else layout.next_rowid(r[4]), *r, now))
-            was = shown(current[k]) if k in current else 0
-            if now != was:
-                ck = (r[4], r[0], r[9])
-                counts[ck] = counts.get(ck, 0) + now - was
-            current[k] = r[8]
-    if changed:
-        db.executemany(UPSERT_MAPPING, changed)
-        db.executemany(INSERT_MAPPING_HISTORY, history_rows([c[1:-1] for c in changed]))
-        add_counts(db, counts)
 
 
 # ------------------------------------------------------------ value encodings
@@ -290,10 +176,43 @@ def indexed_vars(acct: AccountState) -> list[StateVar]:
     return sorted(kept, key=lambda sv: (len(sv.name.encode()), sv.name.encode()))
 
 
-Stored = list[tuple[str, Any, Type]]  # (variable, value, type): see Indexer16._stored
+StoredValues = list[tuple[str, Any, Type]]  # (variable, value, type): see Indexer16._stored
+_EXACT = frozenset({int, str, bytes, bool})  # values whose == says their texts are the same
 
 
-def stored_json(stored: Stored) -> str:
+class Stored:
+    """The values ``storage.data`` is made of, taken while sealing, and its text once made
+    (by the writer, off the sealing lock): an account whose variables kept their values
+    hands the next block the same object (:meth:`Indexer16._stored`), so the text is made
+    once per change rather than once per block."""
+
+    __slots__ = ("_text", "values")
+
+    def __init__(self, values: StoredValues) -> None:
+        self.values = values
+        self._text: str | None = None
+
+    def text(self) -> str:
+        t = self._text
+        if t is None:
+            t = self._text = stored_json(self.values)
+        return t
+
+    def same(self, values: StoredValues) -> bool:
+        """Whether ``values`` make the same text (the same objects, or equal numbers, strings
+        or bytes: a struct is taken as its text)."""
+        mine = self.values
+        if len(mine) != len(values):
+            return False
+        for (n, v, t), (n2, v2, t2) in zip(mine, values, strict=True):
+            if n != n2 or t is not t2:
+                return False
+            if v is not v2 and not (type(v) is type(v2) and type(v) in _EXACT and v == v2):
+                return False
+        return True
+
+
+def stored_json(stored: StoredValues) -> str:
     """``storage.data`` as stored (encoding.encode_json of an object of strings, the members
     already in jsonb's order)."""
     data = {name: v if isinstance(t, StructType) else storage_text(v, t) for name, v, t in stored}
@@ -359,8 +278,14 @@ class Indexer16:
         # run later in block order (behind16.py); None: written at once
         self.capture: list[Callable[[], None]] | None = None
         self.batch: Batch16 | None = None  # set: rows gathered for write_batch
-        # the variables storage.data holds, by id of the account (with its code and layouts)
-        self._svars: dict[int, tuple[AccountState, ContractDef | None, int, list[StateVar]]] = {}
+        # the variables storage.data holds (name, type, whether a struct), by id of the account
+        # (with its code and layouts), and the values last taken of them (see _stored)
+        self._svars: dict[
+            int,
+            tuple[
+                AccountState, ContractDef | None, int, list[tuple[str, Type, bool]], Stored | None
+            ],
+        ] = {}
         # event plans (see _event_plans) by (chain, address, event), with the account, its code
         # and its number of layouts they were made for
         self._plans: dict[
@@ -432,8 +357,10 @@ class Indexer16:
         started = self.clock()
         created, self.created = self.created, []
         states: list[tuple[AcctKey, AccountState, tuple[ContractDef, ...], Stored]] = []
-        for key in dict.fromkeys([*(k for k, _, _ in created), *touched]):
-            acct = self.world.accounts.get(key)
+        keys = dict.fromkeys([*(k for k, _, _ in created), *touched]) if created else touched
+        accounts = self.world.accounts
+        for key in keys:
+            acct = accounts.get(key)
             if acct is None or acct.cdef is None:
                 continue
             states.append((key, acct, tuple(acct.layouts or ()), self._stored(acct)))
@@ -488,7 +415,7 @@ class Indexer16:
         number, block_hash, ts = block
         stamp = cirrus_timestamp(ts)
         storage = [
-            (acct.hex, block_hash, stamp, number, stored_json(stored), key[0])
+            (acct.hex, block_hash, stamp, number, stored.text(), key[0])
             for key, acct, _layouts, stored in states
         ]
         if not events:
@@ -542,16 +469,23 @@ class Indexer16:
         n = len(acct.layouts) if acct.layouts else 0
         hit = self._svars.get(id(acct))
         if hit is None or hit[0] is not acct or hit[1] is not acct.cdef or hit[2] != n:
-            hit = self._svars[id(acct)] = (acct, acct.cdef, n, indexed_vars(acct))
+            plan = [
+                (sv.name, sv.type, isinstance(sv.type, StructType)) for sv in indexed_vars(acct)
+            ]
+            hit = self._svars[id(acct)] = (acct, acct.cdef, n, plan, None)
         st = acct.storage
         out = []
-        for sv in hit[3]:
-            v = st.get(sv.name, MISSING)
+        for name, t, struct in hit[3]:
+            v = st.get(name, MISSING)
             if v is MISSING:
                 continue
-            t = sv.type
-            out.append((sv.name, storage_text(v, t) if isinstance(t, StructType) else v, t))
-        return out
+            out.append((name, storage_text(v, t) if struct else v, t))
+        before = hit[4]
+        if before is not None and before.same(out):
+            return before
+        taken = Stored(out)
+        self._svars[id(acct)] = (*hit[:4], taken)
+        return taken
 
     def _layout_stamps(
         self, key: AcctKey, acct: AccountState, layouts: tuple[ContractDef, ...]
@@ -725,7 +659,7 @@ class Indexer16:
         db = self.db
         try:
             if b.storage:
-                db.executemany(UPSERT_STORAGE, b.storage)
+                db.executemany(UPSERT_STORAGE, storage_upserts(b.storage))
             if b.events:
                 db.executemany(INSERT_EVENT, b.events)
             if b.arrays:
@@ -745,12 +679,14 @@ class Indexer16:
         chain: str,
     ) -> tuple[Any, ...]:
         if len(path) == 1:
-            t0 = key_text(path[0])
+            p0 = path[0]
+            t0 = p0.hex if type(p0) is Address else key_text(p0)  # (the usual key: at once)
             key = '5{"key":' + json_string(t0) + "}"
             where = f"{name}[{t0}]"
             k0 = kts[0]
-            k1 = t0 if not isinstance(k0, IntType | BoolType) else first_key(path[0], k0)
-            return (*head, key, where, encode_json(value), chain, k1)
+            k1 = t0 if not isinstance(k0, IntType | BoolType) else first_key(p0, k0)
+            stored = "2" + encode_int(value) if type(value) is int else encode_json(value)
+            return (*head, key, where, stored, chain, k1)
         texts = [key_text(k) for k in path]
         key = encode_json({("key" if i == 0 else f"key{i + 1}"): t for i, t in enumerate(texts)})
         where = name + "".join(f"[{t}]" for t in texts)

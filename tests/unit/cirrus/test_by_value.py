@@ -13,9 +13,9 @@ from typing import Any
 from app.node.cirrus.backend import CirrusBackend, quote
 from app.node.cirrus.encoding import encode_json
 from app.node.cirrus.entries import COLLECTION_COLUMNS
-from app.node.cirrus.indexer16 import STAMP, write_mapping
 from app.node.cirrus.query import parse_query
 from app.node.cirrus.values import Column
+from app.node.cirrus.write16 import STAMP, write_mapping
 
 from .test_mapping16 import addr, entry, make, rows
 

@@ -11,15 +11,10 @@ import pytest
 
 from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.encoding import encode_int, encode_json
-from app.node.cirrus.indexer16 import (
-    STAMP,
-    UPSERT_STORAGE,
-    write_mapping,
-    write_mapping_in_order,
-)
 from app.node.cirrus.mapping16 import COUNTS, SEQ_BITS, MappingLayout, bounds
 from app.node.cirrus.query import parse_query
 from app.node.cirrus.strato16 import Strato16, physical
+from app.node.cirrus.write16 import STAMP, UPSERT_STORAGE, write_mapping, write_mapping_in_order
 from app.node.solidvm import compile_source
 
 SRC = """

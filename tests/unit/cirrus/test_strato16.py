@@ -18,15 +18,10 @@ from app.node.cirrus.encoding import (
     string_object,
 )
 from app.node.cirrus.events16 import attribute_text
-from app.node.cirrus.indexer16 import (
-    STAMP,
-    UPSERT_STORAGE,
-    mapping_value,
-    storage_text,
-    write_mapping,
-)
+from app.node.cirrus.indexer16 import mapping_value, storage_text
 from app.node.cirrus.query import QueryError, parse_query
 from app.node.cirrus.strato16 import Strato16
+from app.node.cirrus.write16 import STAMP, UPSERT_STORAGE, write_mapping
 from app.node.solidvm import compile_source
 from app.node.solidvm.types import AddressType, BoolType, EnumType, IntType, StringType
 from app.node.solidvm.values import Address

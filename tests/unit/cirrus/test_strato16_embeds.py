@@ -12,9 +12,9 @@ import pytest
 
 from app.node.cirrus.backend import CirrusBackend
 from app.node.cirrus.encoding import encode_int, encode_json
-from app.node.cirrus.indexer16 import STAMP, UPSERT_STORAGE, write_mapping
 from app.node.cirrus.query import QueryError, parse_query
 from app.node.cirrus.strato16 import Strato16
+from app.node.cirrus.write16 import STAMP, UPSERT_STORAGE, write_mapping
 from app.node.solidvm import compile_source
 
 SRC = """
