@@ -165,7 +165,9 @@ def test_the_index_rows_of_dropped_batches_go_in_one_pass(tmp_path: Path) -> Non
     with opened(tmp_path, trace_keep=30) as ledger:
         keeper = ledger.traces
         assert keeper._db is not None
-        rows = [(os.urandom(32).hex(), os.urandom(50)) for _ in range(3_000)]
+        rows: list[tuple[str, bytes | str]] = [
+            (os.urandom(32).hex(), os.urandom(50)) for _ in range(3_000)
+        ]
         for i in range(0, len(rows), 100):
             keeper._write(rows[i : i + 100])
             index = keeper._db.execute("SELECT COUNT(*) FROM trace_index").fetchone()[0]
