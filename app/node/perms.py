@@ -17,7 +17,7 @@ FILE_MODE = 0o600
 NODE_UMASK = 0o077
 
 # Top-level entries the node writes; anything else a user keeps beside them is left alone.
-_OWN_PREFIXES = ("node", "oidc-", ".oidc-")
+_OWN_PREFIXES = ("node", "oidc-", ".oidc-", "traces.")
 _OWN_DIRS = ("files",)
 
 
