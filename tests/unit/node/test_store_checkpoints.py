@@ -49,7 +49,10 @@ def test_the_wal_stays_bounded_under_steady_commits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A passive checkpoint never finds a busy WAL idle: without the RESTART past ``LIMIT``
-    the WAL would never start over (377 MB after 3,000 token-transfer blocks)."""
+    the WAL would never start over (377 MB after 3,000 token-transfer blocks), holding about
+    everything written. The bound is loose, three quarters of what was written: the thread
+    waits for a core on a loaded machine (CI under load: 15 MB of 95 MB; beside two CPU
+    burners 12.5 MB of 48.9 MB, and 27.8 MB of 58.8 MB)."""
     monkeypatch.setattr(Checkpointer, "PERIOD", 0.02)
     monkeypatch.setattr(Checkpointer, "LIMIT", 1024 * 1024)
     store = Store(tmp_path)
@@ -69,8 +72,4 @@ def test_the_wal_stays_bounded_under_steady_commits(
     size = wal.stat().st_size
     store.close()
     assert written > 8 * 1024 * 1024  # enough commits to tell
-    # without the RESTART the WAL holds about everything written (each commit appends its
-    # pages); with it, a few LIMITs - more when the checkpoint thread waits for a core (CI under
-    # load: 15 MB of 95 MB written; beside two CPU burners 12.5 MB of 48.9 MB), so the bound is
-    # relative to what was written, a third of it: far from the whole that no RESTART leaves
-    assert size < max(6 * 1024 * 1024, written // 3), (size, written)
+    assert size < max(6 * 1024 * 1024, written * 3 // 4), (size, written)
