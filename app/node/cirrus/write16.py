@@ -5,6 +5,7 @@ tables as writing block by block does (tests/unit/cirrus/test_write16_once.py)."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .mapping16 import CountKey, MappingLayout, add_counts, shown
@@ -62,17 +63,15 @@ def history_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return [(*r[:9], valid_from(r[2]), r[9]) for r in rows]
 
 
-def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -> None:
-    """Upsert ``rows`` (UPSERT_MAPPING's parameters after the rowid), each whose value
-    changed with its ``history@mapping`` row: rows whose value is the stored one are left as
-    they are, as the platform's upsert leaves them. Written here rather than by a trigger,
-    which cost about four times as much per row. New rows get rowids in their collection's
-    range (mapping16.py), and the counts of shown rows follow (:func:`mapping16.add_counts`)."""
-    latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
+def _stored_values(
+    db: Any, keys: Iterable[tuple[str, str, str]]
+) -> dict[tuple[str, str, str], Any]:
+    """The stored values of mapping rows ``(address, chain, path)`` that exist, 500 paths a
+    query."""
     paths: dict[tuple[str, str], list[str]] = {}
-    for a, c, p in latest:
+    for a, c, p in keys:
         paths.setdefault((a, c), []).append(p)
-    old: dict[tuple[str, str, str], Any] = {}
+    out: dict[tuple[str, str, str], Any] = {}
     for (a, c), ps in paths.items():
         for i in range(0, len(ps), 500):
             part = ps[i : i + 500]
@@ -82,7 +81,18 @@ def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -
                 (a, c, *part),
             )
             for p, v in found:
-                old[(a, c, p)] = v
+                out[(a, c, p)] = v
+    return out
+
+
+def write_mapping(db: Any, layout: MappingLayout, rows: list[tuple[Any, ...]]) -> None:
+    """Upsert ``rows`` (UPSERT_MAPPING's parameters after the rowid), each whose value
+    changed with its ``history@mapping`` row: rows whose value is the stored one are left as
+    they are, as the platform's upsert leaves them. Written here rather than by a trigger,
+    which cost about four times as much per row. New rows get rowids in their collection's
+    range (mapping16.py), and the counts of shown rows follow (:func:`mapping16.add_counts`)."""
+    latest = {(r[0], r[9], r[7]): r for r in rows}  # (address, chain, path): the last
+    old = _stored_values(db, latest)
     changed = []
     counts: dict[CountKey, int] = {}
     for k, r in latest.items():
@@ -107,22 +117,7 @@ def write_mapping_in_order(
     statements: a row gets a history row when its value differs from the one before it
     (stored, or written by an earlier call), and the table its last version."""
     latest = [{(r[0], r[9], r[7]): r for r in rows} for rows in calls]
-    paths: dict[tuple[str, str], set[str]] = {}
-    for one in latest:
-        for a, c, p in one:
-            paths.setdefault((a, c), set()).add(p)
-    current: dict[tuple[str, str, str], Any] = {}
-    for (a, c), ps in paths.items():
-        wanted = list(ps)
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            found = db.execute(
-                f"SELECT path, value FROM {physical('mapping')} WHERE address = ? AND "
-                f"_chain = ? AND path IN ({', '.join('?' * len(part))})",
-                (a, c, *part),
-            )
-            for p, v in found:
-                current[(a, c, p)] = v
+    current = _stored_values(db, {k for one in latest for k in one})
     # each changed row's history row, and one upsert per row: its last version, with the
     # rowid its first took when it was new (the table ends as when each version was upserted
     # in turn: its rowids are given, not taken in order); a sequential client's sender row is
