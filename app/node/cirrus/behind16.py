@@ -48,7 +48,11 @@ THROUGH_KEY = "cirrus16_through"
 DELAY_ENV = "STRATOSCOPE_CIRRUS16_DELAY_MS"
 # a file the node writes, when it stops, the thread CPU its STRATO 16 rows took (benchmarks)
 CPU_ENV = "STRATOSCOPE_CIRRUS16_CPU_FILE"
-DELAY = 0.1  # seconds a block's STRATO 16 rows may wait (unless a reader needs them)
+# seconds a block's STRATO 16 rows may wait (unless a reader needs them): 0.1 s drained a
+# sequential client's blocks twice as often, at a per-drain cost (the transaction, the
+# contracts' storage upserts, a request stalled on the sealing lock) that 0.25 s halves
+# (benchmarks/cirrus16_write_cost.py: wrk -9.3 % -> -5.7 %, batched -11.6 % -> -4.1 %)
+DELAY = 0.25
 MAX_BLOCKS = 200  # blocks queued before they are written whatever the delay
 
 Job = Callable[[], None]
