@@ -2,7 +2,10 @@
 (a click in the line numbers or F9) and the line a paused debugger stands on.
 
 Tab indents, as in any code editor; Ctrl+Tab and Ctrl+Shift+Tab leave the editor (so the
-keyboard is never trapped in it).
+keyboard is never trapped in it). Enter keeps the line's indentation, one step more after an
+opening ``{``, ``(`` or ``[`` (and between a pair of braces, the closing one goes to a line of
+its own); a ``}`` typed on a blank line goes one step back. A step is what the file's own
+indented lines use: a tab, or four spaces.
 """
 
 from __future__ import annotations
@@ -277,6 +280,9 @@ class _Gutter(QWidget):
         self.editor.breakpoint_menu(self.line_at(event.pos().y())).exec(event.globalPos())
 
 
+_CLOSERS = {"{": "}", "(": ")", "[": "]"}  # what Enter indents after, and its pair
+
+
 class SourceEditor(QPlainTextEdit):
     """Signals: breakpoints_changed(): a breakpoint was set or cleared (click, F9)."""
 
@@ -335,7 +341,69 @@ class SourceEditor(QPlainTextEdit):
             self.focusNextPrevChild(not back)
             self.setTabChangesFocus(False)
             return
+        plain = not (event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier)
+        if plain and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._new_line()
+            return
+        if event.text() == "}" and self._dedent_before_brace():
+            return
         super().keyPressEvent(event)
+
+    def indent_step(self) -> str:
+        """One step of indentation: a tab when the file's first indented line starts with
+        one, else four spaces."""
+        block = self.document().begin()  # (to the first indented line only: a large file
+        while block.isValid():  # costs what its first lines do)
+            line = block.text()
+            if line[:1] == "\t":
+                return "\t"
+            if line[:1] == " " and line.strip():
+                return "    "
+            block = block.next()
+        return "    "
+
+    def _new_line(self) -> None:
+        """Enter: a new line with this line's indentation, a step more after an opener."""
+        cur = self.textCursor()
+        cur.beginEditBlock()
+        cur.removeSelectedText()  # (as a plain Enter replaces a selection)
+        line = cur.block().text()
+        col = cur.positionInBlock()
+        before, after = line[:col], line[col:]
+        indent = before[: len(before) - len(before.lstrip(" \t"))]
+        opener = before.rstrip()[-1:]
+        if opener in _CLOSERS:
+            cur.insertText("\n" + indent + self.indent_step())
+            if after.lstrip(" \t")[:1] == _CLOSERS[opener]:
+                keep = cur.position()  # the closer goes to a line of its own
+                cur.insertText("\n" + indent)
+                cur.setPosition(keep)
+        else:
+            cur.insertText("\n" + indent)
+        cur.endEditBlock()
+        self.setTextCursor(cur)
+        self.ensureCursorVisible()
+
+    def _dedent_before_brace(self) -> bool:
+        """A ``}`` typed where only indentation precedes it, one step back; False (nothing
+        done) anywhere else."""
+        cur = self.textCursor()
+        if cur.hasSelection():
+            return False
+        before = cur.block().text()[: cur.positionInBlock()]
+        if not before or before.strip(" \t"):
+            return False
+        step = self.indent_step()
+        if before.endswith((step, "\t")):
+            drop = len(step) if before.endswith(step) else 1
+        else:  # fewer spaces than a step
+            drop = len(before) - len(before.rstrip(" "))
+        cur.beginEditBlock()
+        cur.movePosition(QTextCursor.MoveOperation.Left, QTextCursor.MoveMode.KeepAnchor, drop)
+        cur.insertText("}")
+        cur.endEditBlock()
+        self.setTextCursor(cur)
+        return True
 
     def _contents_changed(self) -> None:
         if not self._reparsing:
