@@ -8,14 +8,16 @@ from __future__ import annotations
 import asyncio
 
 import qasync
-from PySide6.QtCore import QMargins, QRect, QSize
+from PySide6.QtCore import QMargins, QRect, QSize, Qt
 from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 from app.services.controller import AppController
+from app.ui.panels.explorer.blocks_model import COLUMNS as BLOCK_COLUMNS
 from app.ui.shell import screen_fit
 from app.ui.shell.main_window import MainWindow
 from tests.gui.conftest import connect
 from tests.gui.test_composer import KINDS, compile_source, confirm, panel_of, shown_height
+from tests.gui.test_explorer import loaded_row, show_explorer
 from tests.integration.node_fixture import RunningNode
 
 SCREEN = QRect(0, 0, 1024, 640)
@@ -115,3 +117,27 @@ def test_deploy_and_call_stay_in_view_at_1024x640_with_a_frame(
     window.sandbox_log.show()
     settle(loop, 10)
     assert shown_height(button) >= button.minimumSizeHint().height()
+
+
+def test_the_blocks_list_shows_all_its_columns_at_1024x640(
+    node: RunningNode, controller: AppController, window: MainWindow, loop: qasync.QEventLoop
+) -> None:
+    """Beside the detail pane, the Blocks list's six columns fit without scrolling sideways
+    (Gas used, the last, was off-screen); each is as wide as what it shows."""
+    connect(loop, controller, node, "alice")
+    window.resize(screen_fit.start_size(SCREEN, OPENBOX))
+    panel = show_explorer(window, loop)
+    loaded_row(loop, panel.blocks_model, 0, BLOCK_COLUMNS.index("Gas used"))
+    settle(loop)
+    table = panel.blocks_view.table
+    header = table.horizontalHeader()
+    assert header.count() == len(BLOCK_COLUMNS) == 6
+    assert table.horizontalScrollBar().maximum() == 0  # nothing off to the right
+    fm = table.fontMetrics()
+    for col in range(6):  # each shown value fits its column
+        text = str(panel.blocks_model.index(0, col).data())
+        assert fm.horizontalAdvance(text) < header.sectionSize(col), (col, text)
+    tip = panel.blocks_model.headerData(
+        BLOCK_COLUMNS.index("Txns"), Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
+    )
+    assert tip == "Transactions in the block"

@@ -22,7 +22,8 @@ from app.ui.panels.explorer.list_tools import Clock, exact, parse_time, relative
 from app.ui.panels.explorer.paging import Pages, Starter
 from app.ui.panels.explorer.table import COPY_ROLE
 
-COLUMNS = ("Block", "Hash", "Time", "Transactions", "Size", "Gas used")
+COLUMNS = ("Block", "Hash", "Time", "Txns", "Size", "Gas used")  # (short: all fit at 1024x640)
+HEADER_TIPS = {"Txns": "Transactions in the block", "Size": "The block as the node serves it"}
 NUMBER_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's block number
 PLACEHOLDER = "…"
 
@@ -64,8 +65,12 @@ class BlocksModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section] if 0 <= section < len(COLUMNS) else None
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return HEADER_TIPS.get(COLUMNS[section])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -43,10 +44,7 @@ class BlocksView(QWidget):
         self.table = ExplorerTable(self)
         self.table.setModel(model)
         name_widget(self.table, "explorerBlocks", "Blocks, newest first")
-        self.table.setColumnWidth(0, 80)
-        self.table.setColumnWidth(1, 150)
-        self.table.setColumnWidth(2, 140)
-        self.table.setColumnWidth(3, 90)
+        self._fit_columns()
         self.table.activated.connect(self._chosen)
         self.table.clicked.connect(self._chosen)
         self.settle = Settle(self)
@@ -99,6 +97,19 @@ class BlocksView(QWidget):
         number = index.data(NUMBER_ROLE) if index.isValid() and previous.isValid() else None
         if number is not None:
             self.settle.later(lambda: self.block_chosen.emit(int(number)))
+
+    def _fit_columns(self) -> None:
+        """Each column as wide as what it shows at most (the font's widths, not pixels fixed
+        for one font), so that all six fit beside the detail pane on a 1024x640 screen; Gas
+        used takes what is left."""
+        fm = self.table.fontMetrics()
+        head = self.table.horizontalHeader().fontMetrics()
+        pad = 2 * self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 6
+        widest = ("9,999,999", "9597ed14a6…82ef72", "30 days ago", "9,999", "99,999 B")
+        for col, sample in enumerate(widest):
+            title = str(self.model.headerData(col, Qt.Orientation.Horizontal) or "")
+            width = max(fm.horizontalAdvance(sample), head.horizontalAdvance(title)) + pad
+            self.table.setColumnWidth(col, width)
 
     def go_newest(self) -> None:
         self.table.scrollToTop()
