@@ -88,3 +88,12 @@ def test_enter_replaces_a_selection_and_shift_enter_is_left_to_the_editor(
     QTest.keyClick(ed, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     # Qt's own line break within the line, no indentation added
     assert ed.document().toRawText() == "    uint x;\u2029    uint y;\u2028"
+
+
+def test_a_read_only_editor_is_left_as_it_is(qtbot: QtBot) -> None:
+    text = "contract C {\n    "
+    ed = editor_with(qtbot, text)
+    ed.setReadOnly(True)  # the Explorer's contract source
+    QTest.keyClick(ed, Qt.Key.Key_Return)
+    QTest.keyClicks(ed, "}")
+    assert ed.toPlainText() == text

@@ -341,12 +341,13 @@ class SourceEditor(QPlainTextEdit):
             self.focusNextPrevChild(not back)
             self.setTabChangesFocus(False)
             return
-        plain = not (event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier)
-        if plain and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._new_line()
-            return
-        if event.text() == "}" and self._dedent_before_brace():
-            return
+        if not self.isReadOnly():  # (a cursor's edits would pass a read-only editor by)
+            plain = not (event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier)
+            if plain and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self._new_line()
+                return
+            if event.text() == "}" and self._dedent_before_brace():
+                return
         super().keyPressEvent(event)
 
     def indent_step(self) -> str:
