@@ -395,8 +395,10 @@ class SourceEditor(QPlainTextEdit):
         if not before or before.strip(" \t"):
             return False
         step = self.indent_step()
-        if before.endswith((step, "\t")):
-            drop = len(step) if before.endswith(step) else 1
+        if before.endswith(step):
+            drop = len(step)
+        elif before.endswith("\t"):
+            drop = 1
         else:  # fewer spaces than a step
             drop = len(before) - len(before.rstrip(" "))
         cur.beginEditBlock()
