@@ -196,3 +196,8 @@ class BlocksModel(QAbstractTableModel):
 
 def _short(h: str) -> str:
     return f"{h[:10]}…{h[-6:]}" if len(h) > 20 else h
+
+
+# what each column but the last shows at its widest, in the formats above (the view's widths;
+# a hash of "d"s: a wide hex digit, where "f" is narrow)
+WIDEST = (f"{9_999_999:,}", _short("d" * 64), "30 days ago", f"{9_999:,}", f"{99_999:,} B")

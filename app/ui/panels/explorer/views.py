@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.services.explorer import TxFilter
-from app.ui.panels.explorer.blocks_model import NUMBER_ROLE, BlocksModel
+from app.ui.panels.explorer.blocks_model import NUMBER_ROLE, WIDEST, BlocksModel
 from app.ui.panels.explorer.pacing import Settle
 from app.ui.panels.explorer.table import ExplorerTable
 from app.ui.panels.explorer.transactions_model import TX_ROLE, TransactionsModel
@@ -105,8 +105,7 @@ class BlocksView(QWidget):
         fm = self.table.fontMetrics()
         head = self.table.horizontalHeader().fontMetrics()
         pad = 2 * self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 6
-        widest = ("9,999,999", "9597ed14a6…82ef72", "30 days ago", "9,999", "99,999 B")
-        for col, sample in enumerate(widest):
+        for col, sample in enumerate(WIDEST):
             title = str(self.model.headerData(col, Qt.Orientation.Horizontal) or "")
             width = max(fm.horizontalAdvance(sample), head.horizontalAdvance(title)) + pad
             self.table.setColumnWidth(col, width)
