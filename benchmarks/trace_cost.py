@@ -1,8 +1,8 @@
 """What recording call traces costs (issue 28): the same work with traces off and on.
 
 Engine (in process, no HTTP), each transaction's trace recorded and turned into the compact
-form the node keeps (marshal bytes; "recording alone" is without that step; the node's writer
-thread then stores the bytes):
+form the node keeps (a block's as one marshal blob; "recording alone" is without that step;
+the node's writer thread then stores the bytes):
   a) Token.transfer on a mapping holding 10,000 balances
   b) the same transfer through a library (``using SafeMath for uint``)
   c) 1,000 external calls through a Proxy (fallback + delegatecall) in one transaction
@@ -51,18 +51,27 @@ from solidvm_bench import (
 
 from app.client.bundler import bundle
 from app.node.solidvm import TxEnv, World, compile_source
-from app.node.traces import stored_form
+from app.node.traces import blobs_of
 
 ITEMS = 5_000  # the node's default cap of frames, events and writes per transaction
 
 
-def stored(w: World) -> None:
+_BLOCK: list[tuple[str, Any, int]] = []  # the compact forms of the "block" so far
+
+
+def stored(w: World, block: int) -> None:
     """What the node does with a recorder after each transaction (TraceKeeper.note: its
-    compact form as marshal bytes; the JSON tree is made only when a trace is read)."""
+    compact form; and at the end of a block of ``block`` transactions, the block's forms as
+    one marshal blob; the JSON tree is made only when a trace is read)."""
     rec = w.last_trace
     if rec is not None:
         rec.detach()
-        stored_form(rec)
+        form = rec.compact()
+        if form is not None:
+            _BLOCK.append(("", form, rec.count))
+        if len(_BLOCK) >= block:
+            blobs_of(_BLOCK)
+            _BLOCK.clear()
 
 
 def token_world(src: str, name: str, args: dict[str, Any]) -> tuple[World, str, list[str]]:
@@ -77,10 +86,10 @@ def token_world(src: str, name: str, args: dict[str, Any]) -> tuple[World, str, 
     return w, token, holders
 
 
-def engine_cases() -> dict[str, tuple[World, Callable[[World, int], object], int]]:
-    """name -> (world, one operation, operations per round)."""
+def engine_cases() -> dict[str, tuple[World, Callable[[World, int], object], int, int]]:
+    """name -> (world, one operation, operations per round, operations per block)."""
     env = TxEnv(sender=ALICE)
-    cases: dict[str, tuple[World, Callable[[World, int], object], int]] = {}
+    cases: dict[str, tuple[World, Callable[[World, int], object], int, int]] = {}
     for label, src, name, args in (
         (
             "a) Token.transfer",
@@ -95,7 +104,7 @@ def engine_cases() -> dict[str, tuple[World, Callable[[World, int], object], int
         def transfer(w: World, k: int, token: str = token, holders: list[str] = holders) -> object:
             return w.call(token, "transfer", {"to": holders[k % 10_000], "amount": "3"}, env)
 
-        cases[label] = (w, transfer, 3_000)
+        cases[label] = (w, transfer, 3_000, 100)
     unit = compile_source(PROXIED)
     w = make_world()
     looper = w.deploy(unit.contracts["Looper"], {}, env).address
@@ -104,6 +113,7 @@ def engine_cases() -> dict[str, tuple[World, Callable[[World, int], object], int
         w,
         lambda w, k: w.call(looper, "viaProxy", {"n": 1_000}, env),
         10,
+        1,
     )
     cdef = compile_source(bundle(PROXY_DEPLOY).source).contracts["Deployment"]
     w = make_world()
@@ -111,12 +121,18 @@ def engine_cases() -> dict[str, tuple[World, Callable[[World, int], object], int
         w,
         lambda w, k: w.deploy(cdef, {}, env),
         10,
+        1,
     )
     return cases
 
 
 def engine_round(
-    w: World, op: Callable[[World, int], object], n: int, on: bool, text: bool = True
+    w: World,
+    op: Callable[[World, int], object],
+    n: int,
+    on: bool,
+    text: bool = True,
+    block: int = 100,
 ) -> float:
     """Operations per CPU second; ``text``: also make each trace's compact form (what the
     node's executing thread does at the end of a transaction)."""
@@ -126,7 +142,7 @@ def engine_round(
     for k in range(n):
         op(w, k)
         if text:
-            stored(w)
+            stored(w, block)
     return n / (time.process_time() - t0)
 
 
@@ -196,9 +212,9 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
     results: dict[str, Any] = {}
-    for label, (w, op, size) in engine_cases().items():
+    for label, (w, op, size, block) in engine_cases().items():
         n = max(1, size // 3) if opts.quick else size
-        engine_round(w, op, max(1, n // 10), True)  # warm-up, both paths compiled
+        engine_round(w, op, max(1, n // 10), True, block=block)  # warm-up, both paths compiled
         engine_round(w, op, max(1, n // 10), False)
         off: list[float] = []
         on: list[float] = []
@@ -206,7 +222,7 @@ def main() -> None:
         for _ in range(rounds):
             off.append(engine_round(w, op, n, False))
             rec.append(engine_round(w, op, n, True, text=False))
-            on.append(engine_round(w, op, n, True))
+            on.append(engine_round(w, op, n, True, block=block))
         results[label] = pair(off, on)
         r = results[label]
         only = pair(off, rec)

@@ -1,20 +1,24 @@
 """Keeps the call traces of recent transactions (a sandbox extension; see solidvm/trace.py).
 
 The executing thread hands each transaction's recorder to :meth:`TraceKeeper.note`, which
-keeps only its compact form (``trace_show.compact``: plain tuples of shown values, as
-``marshal`` bytes); a writer thread of its own (never the event loop) stores those just after,
-so that the transaction's answer does not wait for it. The JSON tree is made when a trace is
-read, from the pending form until the writer has stored it. A trace can be lost when the node
-is killed in between; a clean shutdown stores it. A trace is bounded when recorded (frames,
-events and writes per transaction; long values cut) and once more as text
+keeps only its compact form (``trace_show.compact``: plain tuples of shown values). At the end
+of a block (:meth:`TraceKeeper.end_block`, or every :data:`BLOB_COUNT` traces) the block's
+compact forms become one ``marshal`` blob: one call for the block, where one per trace cost
+several times as much, and what the traces of a block share (a function's header, an event's,
+the tags) is written once. A writer thread of its own (never the event loop) stores the blobs
+just after, so that the transaction's answer does not wait for it. The JSON tree is made when
+a trace is read, from the pending form until the writer has stored it. A trace can be lost
+when the node is killed in between; a clean shutdown stores it. A trace is bounded when
+recorded (frames, events and writes per transaction; long values cut) and once more as text
 (:data:`MAX_TRACE_BYTES`).
 
 Where: a database file of their own beside the node's (:data:`TRACES_FILE`), with a connection
 and a lock of its own, so that storing traces never holds the node's database (a block's seal
 waited for the writer's commits when they shared it). What the writer gathers in one go is
-one row of ``trace_batches`` (the hashes and the stored forms, each a marshal tuple), and each
-trace one row of ``trace_index`` keyed by its hash's first 8 bytes as an integer (a rowid
-table: the cheapest index SQLite has) naming its batch; a read checks the full hash in the
+one row of ``trace_batches`` (the hashes and the stored forms, each a marshal tuple; a stored
+form is one trace, or a run of traces of one blob), and each trace one row of ``trace_index``
+keyed by its hash's first 8 bytes as an integer (a rowid table: the cheapest index SQLite has)
+naming its batch; a read checks the full hash in the
 batch. Whole batches are dropped, oldest first, while the others hold ``keep`` traces.
 """
 
@@ -27,6 +31,7 @@ import marshal
 import sqlite3
 import threading
 import time
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +41,11 @@ from .solidvm.trace_show import Compact, tree_of
 from .store import Store, dumps
 
 MAX_TRACE_BYTES = 2_000_000  # one transaction's trace as stored
-# a compact trace (trace_show.Compact) stored as marshal bytes up to this size; JSON text of
-# it is at most about ten times as long (a character escaped as \uXXXX: 6 for one byte; keys
-# and brackets: under 100 characters for the 10 or so bytes an item takes at least), so well
-# under MAX_TRACE_BYTES. A larger one is stored as its JSON text, cut by bounded_text.
+# a compact trace (trace_show.Compact) kept on its own (stored_form) as marshal bytes up to
+# this size; JSON text of it is at most about ten times as long (a character escaped as
+# \uXXXX: 6 for one byte; keys and brackets: under 100 characters for the 10 or so bytes an
+# item takes at least), so well under MAX_TRACE_BYTES. A larger one is stored as its JSON
+# text, cut by bounded_text.
 MAX_COMPACT_BYTES = 64_000
 DEFAULT_KEEP = 10_000  # transactions whose traces are kept (the most recent)
 WRITE_DELAY = 0.25  # seconds the writer gathers traces before one commit stores them all
@@ -49,6 +55,12 @@ log = logging.getLogger("stratoscope.node")
 TRACES_FILE = "traces.sqlite3"  # beside the node's database (store.DB_FILE)
 BATCH_BYTES = 1_000_000  # stored forms per trace_batches row, about (one read loads a row)
 BATCH_COUNT = 2_000  # traces per trace_batches row, at most
+BLOB_COUNT = 128  # traces per blob (end_block), at most
+# a trace of more frames, events and writes than this is kept on its own, as before blobs
+# (stored_form: as JSON text past MAX_COMPACT_BYTES); the others share their block's blob,
+# up to this many bytes (a blob is read whole to read one of its traces)
+BLOB_ITEMS = 100
+BLOB_BYTES = 1_000_000
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS trace_batches (
@@ -100,6 +112,24 @@ def bounded_text(trace: dict[str, Any], limit: int = MAX_TRACE_BYTES) -> str:
     return dumps({**trace, "frames": 1, "root": bare})
 
 
+class InBlob:
+    """A pending trace that is the ``i``-th compact form in ``blob`` (its block's)."""
+
+    __slots__ = ("blob", "i")
+
+    def __init__(self, blob: bytes, i: int) -> None:
+        self.blob = blob
+        self.i = i
+
+
+# What trace_batches keeps of a trace, one element of a row's ``bodies``: its compact form as
+# marshal bytes (an older version's), its JSON text (one past MAX_COMPACT_BYTES, and rows of
+# the oldest versions), or a run of traces of one blob:
+# (start, count, blob), the traces ``marshal.loads(blob)[start : start + count]``.
+Body = bytes | str | tuple[int, int, bytes]
+Pending = bytes | Compact | InBlob  # a trace waiting for the writer
+
+
 class TraceKeeper:
     """Traces waiting to be written, the writer thread, and the stored ones."""
 
@@ -109,9 +139,12 @@ class TraceKeeper:
         self.store = store
         self.keep = keep  # 0: traces are off
         self.max_items = max_items
-        # hash -> its stored form (stored_form), in execution order, until the writer has
-        # stored it
-        self._pending: dict[str, bytes | Compact] = {}
+        # (hash, compact form, items) of the block being executed (note; end_block hands
+        # them over)
+        self._block: list[tuple[str, Compact, int]] = []
+        self._block_lock = threading.Lock()  # (flush and close hand them over from elsewhere)
+        # hash -> its form, in execution order, until the writer has stored it
+        self._pending: dict[str, Pending] = {}
         self._cv = threading.Condition()
         self._closing = False
         self._waiting = False  # the writer waits for a trace (else it is busy or asleep)
@@ -168,7 +201,7 @@ class TraceKeeper:
                 return
             rows = store.db.execute("SELECT hash, body FROM traces ORDER BY seq").fetchall()
         for i in range(0, len(rows), BATCH_COUNT):
-            self._write([(str(r[0]), r[1]) for r in rows[i : i + BATCH_COUNT]])
+            self._write([([str(r[0])], r[1]) for r in rows[i : i + BATCH_COUNT]])
         with store.transaction() as db:
             db.execute("DROP TABLE traces")
         log.info("moved %d call traces into %s", len(rows), TRACES_FILE)
@@ -176,23 +209,38 @@ class TraceKeeper:
     # ------------------------------------------------------------ the executing thread
 
     def note(self, tx_hash: str, recorder: TraceRecorder | None) -> None:
-        """The executing thread: hand ``recorder``'s compact form over to the writer (the
-        JSON tree is made when read, the row stored by the writer while the node answers)."""
+        """The executing thread: keep ``recorder``'s compact form until the block ends (the
+        recorder, its frames and the journal are freed now; the JSON tree is made when read)."""
         if recorder is None or not recorder.roots:
             return
         try:
-            form = stored_form(recorder)  # the recorder (its frames, the journal) freed now
+            form = recorder.compact()
         except Exception:  # a recorder that cannot be shown must not fail the transaction
             log.exception("call trace of %s could not be made", tx_hash)
             return
         if form is None:
             return
+        with self._block_lock:
+            self._block.append((tx_hash, form, recorder.count))
+            full = len(self._block) >= BLOB_COUNT
+        if full:
+            self.end_block()
+
+    def end_block(self) -> None:
+        """The block's traces (those noted since the last call) as one blob, handed over to
+        the writer (the executing thread, at the end of each block; flush and close)."""
+        with self._block_lock:
+            taken, self._block = self._block, []
+        if not taken:
+            return
+        kept = blobs_of(taken)
         with self._cv:
             if self._closing:
                 return
             pending = self._pending
-            pending.pop(tx_hash, None)  # a replay's: the latest run counts
-            pending[tx_hash] = form
+            for h, p in kept:
+                pending.pop(h, None)  # a replay's: the latest run counts
+                pending[h] = p
             while len(pending) > max(self.keep, 1_000):  # a writer far behind drops the oldest
                 del pending[next(iter(pending))]
             if self._thread is None:
@@ -218,16 +266,8 @@ class TraceKeeper:
             if not closing:  # gather what comes meanwhile: one SQLite commit for many
                 time.sleep(WRITE_DELAY)
             with self._cv:
-                batch = list(self._pending.items())[:BATCH_COUNT]
-            rows: list[tuple[str, bytes | str]] = []
-            for h, form in batch:
-                if isinstance(form, bytes):
-                    rows.append((h, form))
-                    continue
-                try:  # a large one: its JSON text, cut
-                    rows.append((h, bounded_text(tree_of(form))))
-                except Exception:  # a trace that cannot be shown must not stop the writer
-                    log.exception("call trace of %s could not be made", h)
+                batch = list(islice(self._pending.items(), BATCH_COUNT))
+            rows = _runs(batch)
             try:
                 self._write(rows)
             except (sqlite3.Error, ValueError):
@@ -238,35 +278,38 @@ class TraceKeeper:
                         del self._pending[h]
                 self._cv.notify_all()  # (flush waits for it)
 
-    def _write(self, rows: list[tuple[str, bytes | str]]) -> None:
-        """Store ``rows`` as batches of about :data:`BATCH_BYTES` and forget the oldest
-        batches while the others hold ``keep`` traces, in one transaction."""
+    def _write(self, rows: list[tuple[list[str], Body]]) -> None:
+        """Store ``rows`` (hashes and what is kept of them) as batches of about
+        :data:`BATCH_BYTES` and forget the oldest batches while the others hold ``keep``
+        traces, in one transaction."""
         if not rows or self._db is None:
             return
-        groups: list[list[tuple[str, bytes | str]]] = [[]]
+        groups: list[list[tuple[list[str], Body]]] = [[]]
         size = 0
         for r in rows:
-            if groups[-1] and size + len(r[1]) > BATCH_BYTES:
+            body = r[1]
+            n = len(body[2]) if isinstance(body, tuple) else len(body)
+            if groups[-1] and size + n > BATCH_BYTES:
                 groups.append([])
                 size = 0
             groups[-1].append(r)
-            size += len(r[1])
+            size += n
         with self._db_lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
                 for g in groups:
-                    hashes = tuple(h for h, _ in g)
+                    hashes = tuple(h for hs, _ in g for h in hs)
                     cur = db.execute(
                         "INSERT INTO trace_batches (count, hashes, bodies) VALUES (?, ?, ?)",
-                        (len(g), marshal.dumps(hashes), marshal.dumps(tuple(b for _, b in g))),
+                        (len(hashes), marshal.dumps(hashes), marshal.dumps(tuple(b for _, b in g))),
                     )
                     seq = cur.lastrowid
                     db.executemany(
                         "INSERT OR REPLACE INTO trace_index (h, batch) VALUES (?, ?)",
                         [(hash_key(h), seq) for h in hashes],
                     )
-                    self._kept += len(g)
+                    self._kept += len(hashes)
                 self._forget_oldest(db)
             except BaseException:
                 db.execute("ROLLBACK")
@@ -295,6 +338,7 @@ class TraceKeeper:
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every trace noted so far is stored (tests, shutdown)."""
+        self.end_block()
         deadline = time.monotonic() + timeout
         with self._cv:
             while self._pending and self._thread is not None and time.monotonic() < deadline:
@@ -303,6 +347,7 @@ class TraceKeeper:
 
     def close(self) -> None:
         """Store what is pending and stop the writer (before the store closes)."""
+        self.end_block()
         with self._cv:
             self._closing = True
             self._cv.notify_all()
@@ -321,20 +366,28 @@ class TraceKeeper:
         writer has not stored yet is made from its pending form."""
         if not self.enabled:
             return None
-        with self._cv:
-            body: bytes | str | Compact | None = self._pending.get(tx_hash)
-        if body is None:
-            body = self._stored(tx_hash)
-            if body is None:
+        with self._block_lock:  # (its block still executing)
+            found: Pending | str | None = next(
+                (f for h, f, _ in reversed(self._block) if h == tx_hash), None
+            )
+        if found is None:
+            with self._cv:
+                found = self._pending.get(tx_hash)
+        if found is None:
+            found = self._stored(tx_hash)
+            if found is None:
                 return None
-        if isinstance(body, bytes):  # a compact trace
-            body = marshal.loads(body)
-        if isinstance(body, tuple):  # its tree, as its JSON text reads
-            body = bounded_text(tree_of(body))
-        stored: dict[str, Any] = json.loads(body)
+        if isinstance(found, InBlob):
+            found = marshal.loads(found.blob)[found.i]
+        elif isinstance(found, bytes):  # a compact trace
+            found = marshal.loads(found)
+        if isinstance(found, tuple):  # its tree, as its JSON text reads
+            found = bounded_text(tree_of(found))
+        assert isinstance(found, str)
+        stored: dict[str, Any] = json.loads(found)
         return stored
 
-    def _stored(self, tx_hash: str) -> bytes | str | None:
+    def _stored(self, tx_hash: str) -> bytes | str | Compact | None:
         with self._db_lock:
             if self._db is None:
                 return None
@@ -350,8 +403,17 @@ class TraceKeeper:
             at = hashes.index(tx_hash)
         except ValueError:  # another hash with the same first 8 bytes: it was overwritten
             return None
-        body: bytes | str = marshal.loads(row[1])[at]
-        return body
+        seen = 0
+        for body in marshal.loads(row[1]):
+            n = body[1] if isinstance(body, tuple) else 1
+            if at < seen + n:
+                if isinstance(body, tuple):  # a run of a blob's traces
+                    form: Compact = marshal.loads(body[2])[body[0] + at - seen]
+                    return form
+                kept: bytes | str = body
+                return kept
+            seen += n
+        return None
 
     def stored_count(self) -> int:
         """Traces in the file (tests, benchmarks)."""
@@ -363,13 +425,68 @@ def _count(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT COALESCE(SUM(count), 0) FROM trace_batches").fetchone()[0])
 
 
-def stored_form(rec: TraceRecorder) -> bytes | Compact | None:
-    """What the ``traces`` table keeps of ``rec``: its compact form as ``marshal`` bytes, or,
-    past :data:`MAX_COMPACT_BYTES`, that form itself (the writer stores its JSON text, cut
+def blobs_of(taken: list[tuple[str, Compact, int]]) -> list[tuple[str, Pending]]:
+    """What becomes of a block's traces (hash, compact form, items recorded): the runs of
+    those of at most :data:`BLOB_ITEMS` items each as one ``marshal`` blob; a larger trace,
+    or each of a run whose blob passes :data:`BLOB_BYTES`, on its own (:func:`stored_form`)."""
+    out: list[tuple[str, Pending]] = []
+    run: list[tuple[str, Compact]] = []
+    for h, form, items in taken:
+        if items <= BLOB_ITEMS:
+            run.append((h, form))
+            continue
+        out += _blob(run)
+        run = []
+        out.append((h, stored_form(form)))
+    out += _blob(run)
+    return out
+
+
+def _blob(run: list[tuple[str, Compact]]) -> list[tuple[str, Pending]]:
+    if not run:
+        return []
+    try:
+        blob = marshal.dumps(tuple(f for _, f in run), 4)
+    except ValueError:  # a value marshal cannot hold (none is expected): one at a time
+        return [(h, stored_form(f)) for h, f in run]
+    if len(blob) > BLOB_BYTES:  # (long values: each on its own, the large ones as JSON)
+        return [(h, stored_form(f)) for h, f in run]
+    return [(h, InBlob(blob, i)) for i, (h, _) in enumerate(run)]
+
+
+def _runs(batch: list[tuple[str, Pending]]) -> list[tuple[list[str], Body]]:
+    """The writer's rows of pending traces: the consecutive traces of one blob as one run
+    (start, count, blob), any other trace on its own (a large one as its JSON text, cut)."""
+    rows: list[tuple[list[str], Body]] = []
+    blob: bytes | None = None  # the open run's: its blob, first index, next index, hashes
+    start = nxt = 0
+    hashes: list[str] = []
+    for h, form in batch:
+        if isinstance(form, InBlob) and form.blob is blob and form.i == nxt:
+            hashes.append(h)
+            nxt += 1
+            continue
+        if blob is not None:
+            rows.append((hashes, (start, len(hashes), blob)))
+            blob = None
+        if isinstance(form, InBlob):
+            blob, start, nxt, hashes = form.blob, form.i, form.i + 1, [h]
+        elif isinstance(form, bytes):
+            rows.append(([h], form))
+        else:
+            try:  # a large one: its JSON text, cut
+                rows.append(([h], bounded_text(tree_of(form))))
+            except Exception:  # a trace that cannot be shown must not stop the writer
+                log.exception("call trace of %s could not be made", h)
+    if blob is not None:
+        rows.append((hashes, (start, len(hashes), blob)))
+    return rows
+
+
+def stored_form(c: Compact) -> bytes | Compact:
+    """What ``trace_batches`` keeps of one compact trace on its own: its ``marshal`` bytes,
+    or, past :data:`MAX_COMPACT_BYTES`, the form itself (the writer stores its JSON text, cut
     to :data:`MAX_TRACE_BYTES`)."""
-    c = rec.compact()
-    if c is None:
-        return None
     try:
         blob = marshal.dumps(c, 4)
     except ValueError:  # a value marshal cannot hold (none is expected): the JSON text

@@ -338,14 +338,23 @@ def test_size_cap_truncates_with_a_marker_and_retention_keeps_the_last(
     assert len(items) <= 5_000
     assert items[-1]["type"] == "truncated" and items[-1]["omitted"] == t["omitted"]
     first = res[0]["hash"]
-    # --trace-keep 40: forty more transactions push it out
-    hashes = [h["hash"] for h in send(node, *[call_tx(addr, "go", {"n": 1})] * 40)]
 
     def gone() -> httpx.Response | None:  # the writer thread stores just after the block
         r = node.client("alice").get(TRACE, params={"hash": first})
         return r if r.status_code == 404 else None
 
-    r = wait_for(gone, 20, "the oldest trace to be dropped")
+    # --trace-keep 40: forty more transactions push it out, once the writer has stored them in
+    # a batch of their own (traces go a writer's batch at a time, and forty that came within
+    # its gathering delay share the batch of the first)
+    for _ in range(5):
+        hashes = [h["hash"] for h in send(node, *[call_tx(addr, "go", {"n": 1})] * 40)]
+        try:
+            r = wait_for(gone, 2, "the oldest trace to be dropped")
+            break
+        except AssertionError:
+            continue
+    else:
+        raise AssertionError("the oldest trace was kept past 200 more")
     assert "no trace kept" in r.text and "--trace-keep" in r.text
     assert trace_of(node, hashes[-1])["root"]["function"] == "go"
     assert trace_of(node, hashes[0])["root"]["function"] == "go"

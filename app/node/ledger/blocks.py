@@ -93,6 +93,7 @@ class BlockSealer:
                 gas += int(tr.get("gasUsed", "0"), 16)
             if budget and time.monotonic() - t0 > budget:
                 break
+        self.executor.block_done()
         if not results:
             return results
         batch = batch[: len(results)]
@@ -167,6 +168,7 @@ class BlockSealer:
                     log.warning(
                         "replay of %s gave %s, recorded %s", sub.hash, res["status"], row["status"]
                     )
+            self.executor.block_done()
             self.state.head = Head(b["number"], b["hash"], b["timestamp"])
             self.snapshots.block_replayed()
         # events and Cirrus rows of these blocks were committed with them the first time

@@ -67,7 +67,8 @@ class Executor:
         self.journal = journal
         self.changes = changes
         self.cirrus = cirrus
-        # call traces of recent transactions (traces.py): the executor hands each over
+        # call traces of recent transactions (traces.py): the executor hands each over, and
+        # the block's all at once at its end (block_done)
         self.traces: TraceKeeper | None = None
         # what recent transactions overwrote (preimages.py): the debugger's re-runs read it
         self.preimages: PreImages | None = None
@@ -75,6 +76,12 @@ class Executor:
         # it to ``pack_result``, which then does not parse the text again
         self.last_diff: dict[str, Any] | None = None
         self._uploaded: CompiledUnit | None = None  # the unit the running upload deployed
+
+    def block_done(self) -> None:
+        """The block's transactions have run: their call traces go to the trace writer
+        together (one blob, made on this thread)."""
+        if self.traces is not None:
+            self.traces.end_block()
 
     def execute(
         self,

@@ -30,9 +30,12 @@ from .trace_show import (
     _Shown,
     _type_of,
     compact,
+    event_item,
     tree_of,
+    write_item,
 )
-from .types import ArrayType, MappingType, StructType, Type
+from .types import AddressType, ArrayType, MappingType, StructType, Type
+from .values import Address
 
 if TYPE_CHECKING:
     from .defs import CompiledFunction, ContractDef
@@ -82,8 +85,8 @@ class TraceFrame:
         self.params: list[tuple[str, Type]] = []
         self.result: list[Any] | None = None
         self.children: list[TraceFrame] = []
-        # TraceFrame, or a tuple: ("e", (account, event, values)), ("w", variable, keys, type,
-        # op, old, new), ("t", omitted) for the marker of a cut
+        # TraceFrame, or an item in its compact form (trace_show.py): an event, a write, the
+        # marker of a cut; made when the frame ends
         self.items: list[Any] = []
         self.status = "running"
         self.error: dict[str, Any] | None = None
@@ -300,7 +303,7 @@ class TraceRecorder:
             c = e[0]
             if c is events:
                 if e[1] is PUSHED and ev < len(events):
-                    items.append(("e", events[ev]))
+                    items.append(event_item(*events[ev]))
                     ev += 1
             elif id(c) not in skip and c is not nonces:
                 writes.append(len(items))
@@ -330,14 +333,14 @@ class TraceRecorder:
         items = node.items
         ev = node.e0
         nev = len(events)
-        # the writes: (container, key, old value, item's index, variable, keys, type), made
-        # items below, once the values after them are known
+        # the writes: (container, key, old value, item's index, variable, keys shown, type),
+        # made items below, once the values after them are known
         ws: list[tuple[Any, ...]] = []
         for e in j[node.j0 : end]:
             c, k, old = e
             if c is events:
                 if k is PUSHED and ev < nev:
-                    items.append(("e", events[ev]))
+                    items.append(event_item(*events[ev]))
                     ev += 1
                 continue
             if k is PUSHED or k is POPPED or k is REPLACED:
@@ -361,8 +364,14 @@ class TraceRecorder:
                 if hit is None:
                     continue  # memory
                 var, path, ct = hit
-                vt = ct.value if type(ct) is MappingType else _member_type(ct, k)
-                ws.append((c, k, old, len(items), var, [*path, (k, ct)], vt))
+                vt: Type | None
+                if type(ct) is MappingType:
+                    vt = ct.value
+                    ks = k.hex if type(k) is Address and type(ct.key) is AddressType else None
+                else:
+                    vt, ks = _member_type(ct, k), None
+                keys = (*path, ks if ks is not None else _key_shown(k, ct))
+                ws.append((c, k, old, len(items), var, keys, vt))
             items.append(None)
         if ws:
             # a slot's value after a write: the next write's old value, else its value now
@@ -392,7 +401,7 @@ class TraceRecorder:
                     old = _Shown.of(old)
                 if type(new) is not int and not (type(new) in _SCALARS or new is MISSING):
                     new = _Shown.of(new)
-                items[at] = ("w", var, path, vt, "", old, new)
+                items[at] = write_item(var, path, vt, "", old, new)
             if dropped:
                 items[:] = [it for it in items if it is not None]
         count = self.count + len(items)
@@ -484,12 +493,12 @@ class TraceRecorder:
         cdef: ContractDef | None,
         names: dict[tuple[int, int], tuple[Any, _Place | None]],
     ) -> tuple[Any, ...] | None:
-        """A journal entry as a write of storage ``st``: ("w", variable, keys, type, op, old,
-        new), values raw; None for memory."""
-        path: list[Any]
+        """A journal entry as a write of storage ``st`` (:func:`write_item`); None for
+        memory."""
+        keys: tuple[str, ...]
         if c is st:
             sv = cdef.svars.get(k) if cdef is not None else None
-            var, path, vt = str(k), [], sv.type if sv is not None else None
+            var, keys, vt = str(k), (), sv.type if sv is not None else None
         else:
             key = (id(c), id(st))
             known = names.get(key)
@@ -502,14 +511,16 @@ class TraceRecorder:
                 return None
             var, path, ct = hit
             vt = _member_type(ct, k)
-            if not (k is PUSHED or k is POPPED or k is REPLACED):
-                path = [*path, (k, ct)]  # shown by finish()
+            if k is PUSHED or k is POPPED or k is REPLACED:
+                keys = tuple(path)
+            else:
+                keys = (*path, _key_shown(k, ct))
         if k is PUSHED:
-            return ("w", var, path, vt, "push", MISSING, _raw(new))
+            return write_item(var, keys, vt, "push", MISSING, _raw(new))
         if k is POPPED:
-            return ("w", var, path, vt, "pop", _raw(old), MISSING)
+            return write_item(var, keys, vt, "pop", _raw(old), MISSING)
         if k is REPLACED:
-            return ("w", var, path, vt, "replace", MISSING, MISSING)
+            return write_item(var, keys, vt, "replace", MISSING, MISSING)
         if new is _NOW:
             try:
                 new = c[k]
@@ -517,7 +528,7 @@ class TraceRecorder:
                 new = MISSING
         if old is MISSING and isinstance(new, dict | list):
             return None  # a nested mapping or array made by a write into it: shown there
-        return ("w", var, path, vt, "", _raw(old), _raw(new))
+        return write_item(var, keys, vt, "", _raw(old), _raw(new))
 
 
 _NOW: Any = object()  # "the slot's current value" (no later entry changed it)

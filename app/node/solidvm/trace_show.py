@@ -211,42 +211,40 @@ def _event_header(eacct: Any, ev: Any) -> tuple[Any, ...]:
     return header
 
 
+def write_item(
+    var: str, keys: tuple[str, ...], vt: Type | None, op: str, old: Any, new: Any
+) -> tuple[Any, ...]:
+    """A storage write as its compact item, ("w", variable, keys, op, old, new), its values
+    (raw, or shown containers) shown now: the recorder makes the items of a frame when the
+    frame ends, and later transactions cannot change them."""
+    if op == "":
+        if type(vt) is IntType and type(old) is int and type(new) is int:
+            return ("w", var, keys, op, str(old), str(new))  # (a balance)
+        old = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+        new = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
+    elif op == "pop":
+        old = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
+        new = None
+    elif op == "push":
+        old = None
+        new = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
+    else:
+        old = new = None
+    return ("w", var, keys, op, old, new)
+
+
+def event_item(eacct: Any, ev: Any, vals: list[Any]) -> tuple[Any, ...]:
+    """An emitted event as its compact item, ("e", header, arguments shown)."""
+    return ("e", _event_header(eacct, ev), _shown_all(vals, ev.params))
+
+
 def _frame_c(node: TraceFrame) -> Compact:
-    items: list[Any] = []
-    for it in node.items:
-        if type(it) is not tuple:
-            items.append(_frame_c(it))
-            continue
-        tag = it[0]
-        if tag == "w":
-            _, var, path, vt, op, old, new = it
-            if not path:
-                keys: tuple[Any, ...] = ()
-            elif len(path) == 1:  # (the commonest: a mapping's entry)
-                p = path[0]
-                keys = (p if type(p) is str else _key_shown(p[0], p[1]),)
-            else:
-                keys = tuple(p if isinstance(p, str) else _key_shown(*p) for p in path)
-            if op == "":
-                if type(vt) is IntType and type(old) is int and type(new) is int:
-                    items.append(("w", var, keys, op, str(old), str(new)))  # (a balance)
-                    continue
-                old = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
-                new = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
-            elif op == "pop":
-                old = _shown(default_value(vt) if old is MISSING and vt is not None else old, vt)
-                new = None
-            elif op == "push":
-                old = None
-                new = _shown(default_value(vt) if new is MISSING and vt is not None else new, vt)
-            else:
-                old = new = None
-            items.append(("w", var, keys, op, old, new))
-        elif tag == "e":
-            eacct, ev, vals = it[1]
-            items.append(("e", _event_header(eacct, ev), _shown_all(vals, ev.params)))
-        else:
-            items.append(("t", it[1]))
+    # the items are compact already (write_item, event_item), the frames among them not yet
+    its = node.items
+    if node.children:
+        items = tuple([it if type(it) is tuple else _frame_c(it) for it in its])
+    else:  # (a frame that called no other: most)
+        items = tuple(its)
     sender = node.sender
     fn = node.fn
     return (
@@ -261,7 +259,7 @@ def _frame_c(node: TraceFrame) -> Compact:
         if node.result is not None
         else None,
         node.error,
-        tuple(items),
+        items,
     )
 
 
