@@ -16,6 +16,7 @@ a step debugger can show the same frames.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import SolidVMError, where_of
@@ -34,7 +35,7 @@ from .trace_show import (
     tree_of,
     write_item,
 )
-from .types import AddressType, ArrayType, MappingType, StructType, Type
+from .types import AddressType, ArrayType, IntType, MappingType, StructType, Type
 from .values import Address
 
 if TYPE_CHECKING:
@@ -354,23 +355,35 @@ class TraceRecorder:
             elif c is b0 or c is b1 or c is b2 or c is b3 or c is b4:
                 continue
             else:
-                key = (id(c), id(st))
-                known = names.get(key)
-                if known is None:
-                    hit = _find(st, c, cdef)
-                    names[key] = (c, hit)
+                top = _TOP.get(id(c))
+                path: Sequence[str]
+                if top is not None and top[0] is c and top[1] is st and st.get(top[2]) is c:
+                    var, path, ct = top[2], (), top[3]
                 else:
-                    hit = known[1]
-                if hit is None:
-                    continue  # memory
-                var, path, ct = hit
+                    key = (id(c), id(st))
+                    known = names.get(key)
+                    if known is None:
+                        hit = _find(st, c, cdef)
+                        names[key] = (c, hit)
+                        if hit is not None and not hit[1]:
+                            if len(_TOP) >= _MAX_TOP:
+                                _TOP.clear()
+                            _TOP[id(c)] = (c, st, hit[0], hit[2])
+                    else:
+                        hit = known[1]
+                    if hit is None:
+                        continue  # memory
+                    var, path, ct = hit
                 vt: Type | None
                 if type(ct) is MappingType:
                     vt = ct.value
-                    ks = k.hex if type(k) is Address and type(ct.key) is AddressType else None
+                    if type(k) is Address and type(ct.key) is AddressType:  # (the commonest)
+                        ks = format(k.value, "040x")
+                    else:
+                        ks = _key_shown(k, ct)
                 else:
-                    vt, ks = _member_type(ct, k), None
-                keys = (*path, ks if ks is not None else _key_shown(k, ct))
+                    vt, ks = _member_type(ct, k), _key_shown(k, ct)
+                keys = (*path, ks) if path else (ks,)
                 ws.append((c, k, old, len(items), var, keys, vt))
             items.append(None)
         if ws:
@@ -379,14 +392,14 @@ class TraceRecorder:
             nxt = _next_writes(ws) if n > 8 else None
             dropped = False
             for a in range(n):
-                c, k, old, at, var, path, vt = ws[a]
+                c, k, old, at, var, keys, vt = ws[a]
                 if nxt is not None:
                     new = nxt.get(a, _NOW)
                 else:
                     new = _NOW
                     for b in range(a + 1, n):
-                        w = ws[b]
-                        if w[0] is c and (w[1] is k or w[1] == k):
+                        w = ws[b]  # (the same slot: its keys shown first, cheaper than ==)
+                        if w[0] is c and (w[1] is k or (w[5] == keys and w[1] == k)):
                             new = w[2]
                             break
                 if new is _NOW:
@@ -397,11 +410,14 @@ class TraceRecorder:
                 if old is MISSING and isinstance(new, _CONTAINERS):
                     dropped = True  # a nested mapping or array made by a write into it
                     continue
+                if type(old) is int and type(new) is int and type(vt) is IntType:
+                    items[at] = ("w", var, keys, "", str(old), str(new))  # (a balance)
+                    continue
                 if type(old) is not int and not (type(old) in _SCALARS or old is MISSING):
                     old = _Shown.of(old)
                 if type(new) is not int and not (type(new) in _SCALARS or new is MISSING):
                     new = _Shown.of(new)
-                items[at] = write_item(var, path, vt, "", old, new)
+                items[at] = write_item(var, keys, vt, "", old, new)
             if dropped:
                 items[:] = [it for it in items if it is not None]
         count = self.count + len(items)
@@ -532,6 +548,12 @@ class TraceRecorder:
 
 
 _NOW: Any = object()  # "the slot's current value" (no later entry changed it)
+# a container at the top of its contract's storage, across transactions (the recorder's own
+# ``names`` start empty in each): id -> (the container, the storage, its variable, its type),
+# both kept so that their ids stay theirs, and checked at each use (the variable may hold
+# another container since)
+_TOP: dict[int, tuple[Any, Any, str, Type | None]] = {}
+_MAX_TOP = 4_096
 _CONTAINERS = (dict, list)
 _Place = tuple[str, list[Any], "Type | None"]  # variable, keys, type of a storage container
 

@@ -155,8 +155,13 @@ def _shown_all(raw: list[Any], decl: list[Any]) -> tuple[Any, ...]:
     out = []
     for i, v in enumerate(raw):
         t = decl[i][1] if i < nd else None
-        if type(v) is int and type(t) is IntType:  # (the commonest, without a call)
+        cls, tt = type(v), type(t)
+        if cls is int and tt is IntType:  # (the commonest cases, without a call)
             out.append(str(v))
+        elif cls is Address and tt is AddressType:
+            out.append(format(v.value, "040x"))
+        elif cls is bool and tt is BoolType:
+            out.append("true" if v else "false")
         else:
             out.append(_shown(v, t))
     return tuple(out)

@@ -185,3 +185,52 @@ def test_a_failure_in_a_multi_file_source_names_its_file_and_line() -> None:
     where = exc.value.where
     assert where is not None and pos["line"] == where[1] == 9  # the joined text's line
     assert root["error"]["position"] == pos  # its callers show the innermost place
+
+
+BOOK = """
+contract Book {
+    mapping(address => uint) public owed;
+    mapping(address => uint) public paid;
+    function owe(address who, uint v) { owed[who] = v; }
+    function pay(address who, uint v) { paid[who] = paid[who] + v; owed[who] = owed[who] - v; }
+    function forgive() { owed = paid; }
+}
+"""
+
+
+def test_storage_mappings_are_named_right_across_transactions_and_contracts() -> None:
+    """Where a written mapping sits in storage is remembered from one transaction to the next
+    (trace.py's _TOP): still right when a variable holds another mapping since, and for two
+    contracts of the same code."""
+    w = world()
+    unit = compile_src(BOOK)
+    one = str(w.deploy(unit.contracts["Book"], {}, make_env(ALICE)).address)
+    two = str(w.deploy(unit.contracts["Book"], {}, make_env(ALICE)).address)
+    bob = "b0b0000000000000000000000000000000000b0b"
+
+    def writes(addr: str, fn: str, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+        w.call(addr, fn, args, make_env(ALICE))
+        root = tree(w)["root"]
+        assert root["address"] == addr
+        return [
+            (i["variable"], i.get("key"), i["old"], i["new"])
+            for i in root["items"]
+            if i["type"] == "write"
+        ]
+
+    assert writes(one, "owe", {"who": bob, "v": 5}) == [("owed", [bob], "0", "5")]
+    assert writes(two, "owe", {"who": bob, "v": 9}) == [("owed", [bob], "0", "9")]
+    assert writes(one, "pay", {"who": bob, "v": 2}) == [
+        ("paid", [bob], "0", "2"),
+        ("owed", [bob], "5", "3"),
+    ]
+    w.call(one, "forgive", {}, make_env(ALICE))  # owed now holds a copy of paid
+    assert writes(one, "owe", {"who": bob, "v": 4}) == [("owed", [bob], "2", "4")]
+    assert writes(one, "pay", {"who": bob, "v": 1}) == [
+        ("paid", [bob], "2", "3"),
+        ("owed", [bob], "4", "3"),
+    ]
+    assert writes(two, "pay", {"who": bob, "v": 9}) == [
+        ("paid", [bob], "0", "9"),
+        ("owed", [bob], "9", "0"),
+    ]
