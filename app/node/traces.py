@@ -3,9 +3,9 @@
 The executing thread hands each transaction's recorder to :meth:`TraceKeeper.note`, which
 keeps only its compact form (``trace_show.compact``: plain tuples of shown values). At the end
 of a block (:meth:`TraceKeeper.end_block`, or every :data:`BLOB_COUNT` traces) the block's
-compact forms become one ``marshal`` blob: one call for the block, where one per trace cost
-several times as much, and what the traces of a block share (a function's header, an event's,
-the tags) is written once. A writer thread of its own (never the event loop) stores the blobs
+compact forms become one ``marshal`` blob: one call for the block instead of one per trace,
+and what the traces of a block share (a function's header, an event's, the tags) written
+once. A writer thread of its own (never the event loop) stores the blobs
 just after, so that the transaction's answer does not wait for it. The JSON tree is made when
 a trace is read, from the pending form until the writer has stored it. A trace can be lost
 when the node is killed in between; a clean shutdown stores it. A trace is bounded when
@@ -18,8 +18,8 @@ waited for the writer's commits when they shared it). What the writer gathers in
 one row of ``trace_batches`` (the hashes and the stored forms, each a marshal tuple; a stored
 form is one trace, or a run of traces of one blob), and each trace one row of ``trace_index``
 keyed by its hash's first 8 bytes as an integer (a rowid table: the cheapest index SQLite has)
-naming its batch; a read checks the full hash in the
-batch. Whole batches are dropped, oldest first, while the others hold ``keep`` traces.
+naming its batch; a read checks the full hash in the batch. Whole batches are dropped, oldest
+first, while the others hold ``keep`` traces.
 """
 
 from __future__ import annotations
