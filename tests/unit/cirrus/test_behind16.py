@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, cast
 
@@ -189,3 +190,37 @@ def test_the_writer_builds_staged_rows_before_it_takes_the_sealing_lock(store: S
     behind.end()
     behind.drain()  # a reader's: built and written at once
     assert [s for s, _ in seen] == ["build", "write"] and written(store)[-1] == (2, "row2")
+
+
+class Taken:
+    """What a job holds of its block (a weak reference tells when it is freed)."""
+
+
+def test_a_drained_blocks_jobs_are_freed_when_the_drain_ends(store: Store) -> None:
+    """The writer thread keeps nothing of a drain once it is written: what the jobs took is
+    freed then, not at the next drain (the collector's young passes walked it until then)."""
+    behind, ix, _ = make(store, delay=0.05)
+    taken = Taken()
+    gone = weakref.ref(taken)
+
+    def job(held: Taken = taken) -> None:
+        store.db.execute("INSERT INTO written VALUES (1, ?)", (type(held).__name__,))
+
+    behind.begin(1)
+    assert ix.capture is not None
+    ix.capture.append(job)
+    behind.end()
+    del job, taken
+    behind.start()
+    try:
+        deadline = time.monotonic() + 5
+        while behind.pending() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert written(store) == [(1, "Taken")]
+        deadline = time.monotonic() + 5
+        while gone() is not None and time.monotonic() < deadline:
+            time.sleep(0.01)  # (the writer thread is leaving the drain)
+        assert gone() is None  # no other drain ran meanwhile: the delay is long past
+        assert behind.blocks == 1
+    finally:
+        behind.stop()
