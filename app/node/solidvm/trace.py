@@ -355,12 +355,13 @@ class TraceRecorder:
             elif c is b0 or c is b1 or c is b2 or c is b3 or c is b4:
                 continue
             else:
-                top = _TOP.get(id(c))
+                key = (id(c), id(st))
+                top = _TOP.get(key)
                 path: Sequence[str]
-                if top is not None and top[0] is c and top[1] is st and st.get(top[2]) is c:
-                    var, path, ct = top[2], (), top[3]
+                if top is not None and st.get(top) is c:
+                    sv = svars.get(top)
+                    var, path, ct = top, (), sv.type if sv is not None else _type_of(c)
                 else:
-                    key = (id(c), id(st))
                     known = names.get(key)
                     if known is None:
                         hit = _find(st, c, cdef)
@@ -368,7 +369,7 @@ class TraceRecorder:
                         if hit is not None and not hit[1]:
                             if len(_TOP) >= _MAX_TOP:
                                 _TOP.clear()
-                            _TOP[id(c)] = (c, st, hit[0], hit[2])
+                            _TOP[key] = hit[0]
                     else:
                         hit = known[1]
                     if hit is None:
@@ -548,11 +549,12 @@ class TraceRecorder:
 
 
 _NOW: Any = object()  # "the slot's current value" (no later entry changed it)
-# a container at the top of its contract's storage, across transactions (the recorder's own
-# ``names`` start empty in each): id -> (the container, the storage, its variable, its type),
-# both kept so that their ids stay theirs, and checked at each use (the variable may hold
-# another container since)
-_TOP: dict[int, tuple[Any, Any, str, Type | None]] = {}
+# the variable a container at the top of a contract's storage is, across transactions (the
+# recorder's own ``names`` start empty in each): (id of the container, id of the storage) ->
+# variable. Nothing is kept alive by it: a hit counts only if that variable of the storage
+# being written is that very container now (ids of freed objects are reused), and the type is
+# the contract's own, looked up each time
+_TOP: dict[tuple[int, int], str] = {}
 _MAX_TOP = 4_096
 _CONTAINERS = (dict, list)
 _Place = tuple[str, list[Any], "Type | None"]  # variable, keys, type of a storage container

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import sys
 from typing import Any
 
 import pytest
@@ -224,8 +226,11 @@ def test_storage_mappings_are_named_right_across_transactions_and_contracts() ->
         ("paid", [bob], "0", "2"),
         ("owed", [bob], "5", "3"),
     ]
+    replaced = w.accounts[("", int(one, 16))].storage["owed"]
     w.call(one, "forgive", {}, make_env(ALICE))  # owed now holds a copy of paid
     assert writes(one, "owe", {"who": bob, "v": 4}) == [("owed", [bob], "2", "4")]
+    gc.collect()
+    assert sys.getrefcount(replaced) == 2  # only ours: remembered places keep nothing alive
     assert writes(one, "pay", {"who": bob, "v": 1}) == [
         ("paid", [bob], "2", "3"),
         ("owed", [bob], "4", "3"),
