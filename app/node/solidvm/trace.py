@@ -399,8 +399,17 @@ class TraceRecorder:
                 else:
                     new = _NOW
                     for b in range(a + 1, n):
-                        w = ws[b]  # (the same slot: its keys shown first, cheaper than ==)
-                        if w[0] is c and (w[1] is k or (w[5] == keys and w[1] == k)):
+                        w = ws[b]
+                        if w[0] is not c:
+                            continue
+                        wk = w[1]  # the same slot: keys equal as the dict compares them
+                        if wk is k:
+                            same = True
+                        elif type(wk) is Address and type(k) is Address:
+                            same = wk.value == k.value  # (as Address.__eq__, without a call)
+                        else:
+                            same = wk == k
+                        if same:
                             new = w[2]
                             break
                 if new is _NOW:
