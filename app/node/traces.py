@@ -33,7 +33,7 @@ import threading
 import time
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .perms import create_private_file
 from .solidvm.trace import DEFAULT_MAX_ITEMS, TraceRecorder
@@ -381,10 +381,9 @@ class TraceKeeper:
             found = marshal.loads(found.blob)[found.i]
         elif isinstance(found, bytes):  # a compact trace
             found = marshal.loads(found)
-        if isinstance(found, tuple):  # its tree, as its JSON text reads
-            found = bounded_text(tree_of(found))
-        assert isinstance(found, str)
-        stored: dict[str, Any] = json.loads(found)
+        # a compact trace (plain tuples) as its tree, as its JSON text reads
+        text = found if isinstance(found, str) else bounded_text(tree_of(cast(Compact, found)))
+        stored: dict[str, Any] = json.loads(text)
         return stored
 
     def _stored(self, tx_hash: str) -> bytes | str | Compact | None:
