@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the call-trace recorder compiled by mypyc (tools/build_native.py; app/node/solidvm/native.py):
+# rebuilt when its sources change; without a C compiler the node runs them as Python
+NATIVE := build/native/stamp.json
+NATIVE_SRC := app/node/solidvm/trace.py app/node/solidvm/trace_show.py app/node/solidvm/native.py
 
 .PHONY: install run test lint bench package clean
 
@@ -15,9 +19,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)
+$(NATIVE): $(NATIVE_SRC) tools/build_native.py | $(STAMP)
+	$(BIN)/python tools/build_native.py
 
-run: $(STAMP)
+install: $(STAMP) $(NATIVE)
+
+run: $(STAMP) $(NATIVE)
 	$(BIN)/python -m app
 
 lint: $(STAMP)
@@ -25,14 +32,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check app tests benchmarks tools
 	$(BIN)/mypy
 
-test: $(STAMP)
+test: $(STAMP) $(NATIVE)
 	$(MAKE) --no-print-directory lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 # SolidVM in-process (seconds), the node over HTTP beside anvil and Ganache (~8 min),
 # Cirrus on a 1M-row table (~3 min), the table viewer on a 1M-row table (~1.5 min).
 # Each writes benchmarks/results/<name>.json.
-bench: $(STAMP)
+bench: $(STAMP) $(NATIVE)
 	$(BIN)/python benchmarks/solidvm_bench.py
 	$(BIN)/python benchmarks/node_bench.py
 	$(BIN)/python benchmarks/cirrus_bench.py

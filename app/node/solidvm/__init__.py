@@ -6,10 +6,20 @@ calls of the compiled contracts. See ``docs/solidvm.md`` for the encodings and e
 
 from __future__ import annotations
 
-from .compile import VMS, CompiledUnit, compile_source, join_sources
-from .defs import CompiledFunction, ContractDef
-from .errors import ArgumentError, CompileError, ExecutionError, ParseError, SolidVMError
-from .world import AccountState, EventLog, ExecResult, TxEnv, World, contract_address
+from .native import use_compiled
+
+use_compiled(__path__)  # before any module of the package is imported (see native.py)
+
+from .compile import VMS, CompiledUnit, compile_source, join_sources  # noqa: E402
+from .defs import CompiledFunction, ContractDef  # noqa: E402
+from .errors import (  # noqa: E402
+    ArgumentError,
+    CompileError,
+    ExecutionError,
+    ParseError,
+    SolidVMError,
+)
+from .world import AccountState, EventLog, ExecResult, TxEnv, World, contract_address  # noqa: E402
 
 __all__ = [
     "VMS",

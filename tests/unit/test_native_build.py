@@ -1,0 +1,172 @@
+"""The call-trace recorder compiled by mypyc (tools/build_native.py, app/node/solidvm/native.py).
+
+A build is made for real into a temporary directory; a process using it must record the very
+traces the Python modules record, and a build that does not match the sources (edited since,
+another interpreter, switched off) must not be used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.node.solidvm import native
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Traces of calls of every kind the recorder tells apart (nested and low-level calls, a
+# creation that fails inside `try`, events, mapping, array and struct writes, a failure with
+# its position), printed as JSON: the same in both forms or the compiled one is wrong.
+CORPUS = r'''
+import json, sys
+from app.node.solidvm import ExecutionError, World
+from app.node.solidvm import native
+import app.node.solidvm.trace as trace_module
+from tests.unit.solidvm.helpers import ALICE, BOB, IDENTITIES, compile_src, make_env
+
+SRC = """
+contract Target {
+    uint public x;
+    event Set(uint v);
+    modifier positive(uint v) { require(v > 0, "zero"); _; }
+    function set(uint v) positive(v) returns (uint) { x = v + 1; emit Set(x); return x; }
+    function val() returns (uint) { return x; }
+}
+contract Made {
+    uint public v;
+    constructor(bool fail) { v = 3; require(!fail, "made failed"); }
+}
+contract Caller {
+    struct P { uint a; string s; }
+    Target t;
+    uint public count;
+    mapping(address => uint) public bal;
+    mapping(uint => mapping(string => P)) public deep;
+    uint[] public list;
+    event Moved(address indexed to, uint amount);
+    constructor() { t = new Target(); }
+    function low(uint v) returns (uint) {
+        address(t).call("set", v);
+        return address(t).staticcall("val");
+    }
+    function make(bool fail) returns (uint) {
+        try new Made(fail) returns (Made m) { count = m.v(); } catch { count = 77; }
+        return count;
+    }
+    function moves(address to, uint n) returns (uint) {
+        bal[to] += n; bal[msg.sender] = 5; list.push(n); list[0] = n + 1;
+        deep[n]["k"] = P(n, "s"); deep[n]["k"].a = 9; emit Moved(to, n);
+        return list.length;
+    }
+    function fails() { count = 1; t.set(0); }
+}
+"""
+
+w = World()
+for a, cert in IDENTITIES.items():
+    w.register_identity(a, cert)
+w.trace_items = 5_000
+unit = compile_src(SRC)
+addr = str(w.deploy(unit.contracts["Caller"], {}, make_env(ALICE)).address)
+out = [w.last_trace.finish()]
+for fn, args in [
+    ("low", {"v": "4"}), ("make", {"fail": "true"}), ("make", {"fail": "false"}),
+    ("moves", {"to": BOB, "n": "3"}), ("moves", {"to": BOB, "n": "4"}), ("fails", {}),
+]:
+    try:
+        w.call(addr, fn, args, make_env(ALICE))
+    except ExecutionError:
+        pass
+    out.append(w.last_trace.finish())
+print(json.dumps({"file": trace_module.__file__, "in_use": native.in_use(), "traces": out}))
+'''
+
+
+def run_corpus(setting: str) -> dict[str, object]:
+    env = {**os.environ, native.ENV: setting}
+    proc = subprocess.run(
+        [sys.executable, "-c", CORPUS],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    found: dict[str, object] = json.loads(proc.stdout)
+    return found
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A build of the current sources by tools/build_native.py, in a directory of its own."""
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here: the node runs the recorder as Python")
+    out = tmp_path_factory.mktemp("native") / "build"
+    proc = subprocess.run(
+        [sys.executable, "tools/build_native.py", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (out / native.STAMP_FILE).is_file(), proc.stdout[-2000:]
+    return out
+
+
+def test_a_build_records_the_same_traces_as_the_python_modules(build_dir: Path) -> None:
+    compiled = run_corpus(str(build_dir))
+    pure = run_corpus("off")
+    assert compiled["in_use"] is True
+    assert str(compiled["file"]).startswith(str(build_dir))
+    assert str(compiled["file"]).endswith(".so")
+    assert pure["in_use"] is False
+    assert str(pure["file"]).endswith("trace.py")
+    traces = pure["traces"]
+    assert isinstance(traces, list) and len(traces) == 7 and all(traces)
+    assert compiled["traces"] == traces
+    # the corpus reached what it is for: a failed creation caught, writes into nested
+    # containers, a failure with its position
+    text = json.dumps(traces)
+    assert "made failed" in text and "zero" in text
+    assert any(t["root"]["status"] == "failed" for t in traces)
+
+
+def test_a_stale_build_is_not_used(build_dir: Path, tmp_path: Path) -> None:
+    stale = tmp_path / "stale"
+    shutil.copytree(build_dir, stale)
+    stamp = json.loads((stale / native.STAMP_FILE).read_text())
+    stamp["sources"]["trace"] = "0" * 64  # as if trace.py was edited since the build
+    (stale / native.STAMP_FILE).write_text(json.dumps(stamp))
+    found = run_corpus(str(stale))
+    assert found["in_use"] is False
+    assert str(found["file"]).endswith("trace.py")
+
+
+def test_use_compiled_checks_the_stamp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native, "_in_use", native.in_use())  # (this process's stays as it is)
+    monkeypatch.setenv(native.ENV, str(tmp_path))
+    path: list[str] = ["pkg"]
+    assert native.use_compiled(path) is False  # no stamp
+    (tmp_path / native.STAMP_FILE).write_text("{not json")
+    assert native.use_compiled(path) is False
+    good = native.stamp()
+    (tmp_path / native.STAMP_FILE).write_text(json.dumps({**good, "cache_tag": "cpython-39"}))
+    assert native.use_compiled(path) is False  # another interpreter's build
+    assert path == ["pkg"]
+    (tmp_path / native.STAMP_FILE).write_text(json.dumps(good))
+    assert native.use_compiled(path) is True
+    assert path == [str(tmp_path), "pkg"]
+    assert native.use_compiled(path) is True  # (not added twice)
+    assert path == [str(tmp_path), "pkg"]
+    monkeypatch.setenv(native.ENV, "off")
+    assert native.use_compiled(["pkg"]) is False
