@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .bulkwrite import insert_rows
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # what a UTF-8 JSON body holding a surrogate must contain: a \uD800-\uDFFF escape, or the
 # bytes of one encoded as if it were a character (the decoder reads them with surrogatepass);
@@ -119,9 +121,14 @@ class TextSafeConnection(sqlite3.Connection):
         return super().execute(sql, parameters)
 
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
-        if self.scrubbing:
-            parameters = [_scrubbed(p) for p in parameters]
-        return super().executemany(sql, parameters)
+        rows = [_scrubbed(p) for p in parameters] if self.scrubbing else parameters
+        if not isinstance(rows, list):
+            rows = list(rows)
+        # an INSERT's rows in statements of many rows (bulkwrite.py): one step per row gives
+        # the interpreter away and waits for it back, up to a switch interval, each time
+        if rows and insert_rows(self, sql, rows):
+            return self.cursor()
+        return super().executemany(sql, rows)
 
 
 @contextmanager

@@ -35,6 +35,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, cast
 
+from .bulkwrite import insert_rows
 from .perms import create_private_file
 from .solidvm.trace import DEFAULT_MAX_ITEMS, TraceRecorder
 from .solidvm.trace_show import Compact, tree_of
@@ -305,7 +306,9 @@ class TraceKeeper:
                         (len(hashes), marshal.dumps(hashes), marshal.dumps(tuple(b for _, b in g))),
                     )
                     seq = cur.lastrowid
-                    db.executemany(
+                    # statements of many rows, not a step per row (see bulkwrite.py)
+                    insert_rows(
+                        db,
                         "INSERT OR REPLACE INTO trace_index (h, batch) VALUES (?, ?)",
                         [(hash_key(h), seq) for h in hashes],
                     )

@@ -11,6 +11,7 @@ import threading
 import time
 from typing import Any
 
+from ..bulkwrite import update_rows
 from ..cirrus.behind16 import Behind16
 from ..solidvm.ops import keccak256
 from ..store import Store, dumps
@@ -121,10 +122,12 @@ class BlockSealer:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (number, block_hash, head.hash, ts, len(batch), gas),
             )
-            if known:
-                db.executemany(
-                    "UPDATE txs SET status=?, result=?, block_number=?, tx_index=?, nonce=? "
-                    "WHERE hash=?",
+            if known:  # (one statement: see bulkwrite.py)
+                update_rows(
+                    db,
+                    "txs",
+                    ("status", "result", "block_number", "tx_index", "nonce"),
+                    "hash",
                     known,
                 )
             if events:
