@@ -9,18 +9,19 @@ was ~1 ms, the producer waiting to commit meanwhile). One statement of many rows
 per chunk, with the same per-row semantics: its rows are inserted in order, each with the
 statement's conflict clause.
 
-:func:`insert_rows` takes the statement ``executemany`` would (``INSERT ... VALUES (?, ...)``
-with any literals in the group, and a tail without parameters such as ``ON CONFLICT ... DO
-UPDATE SET x = excluded.x``); any other statement, or rows that are not sequences of the
-group's length, are left to ``executemany`` (False).
+:func:`insert_many` (and :func:`insert_rows`, for a list) takes the statement
+``executemany`` would: ``INSERT ... VALUES (?, ...)`` with any literals in the group, and a
+tail without parameters such as ``ON CONFLICT ... DO UPDATE SET x = excluded.x``. Any other
+statement, or rows that are not sequences of the group's length, go to ``executemany``.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 # parameters per statement: SQLite's lowest default bound (999 before 3.32; 32,766 since)
@@ -51,6 +52,12 @@ def _statement(sql: str, rows: int) -> str:
     return f"{head}{','.join([group] * rows)}{tail}"
 
 
+def plan_of(sql: str) -> bool:
+    """Whether ``sql`` is an ``INSERT ... VALUES (?, ...)`` that :func:`insert_many` writes
+    many rows per statement."""
+    return _plan(sql) is not None
+
+
 def insert_rows(db: sqlite3.Connection, sql: str, rows: Sequence[Any]) -> bool:
     """Run ``executemany(sql, rows)`` as statements of many rows each; False (nothing done)
     when ``sql`` or ``rows`` is not of the shape that allows it."""
@@ -66,6 +73,21 @@ def insert_rows(db: sqlite3.Connection, sql: str, rows: Sequence[Any]) -> bool:
         part = rows[i : i + per]
         db.execute(_statement(sql, len(part)), [v for r in part for v in r])
     return True
+
+
+def insert_many(db: sqlite3.Connection, sql: str, rows: Iterable[Any]) -> None:
+    """``executemany(sql, rows)``, many rows per statement where :func:`insert_rows` can:
+    ``rows`` read a statement's worth at a time (a long iterator is never held whole), a
+    piece of another shape given to ``sqlite3.Connection.executemany`` as it is."""
+    plan = _plan(sql)
+    if plan is None:
+        sqlite3.Connection.executemany(db, sql, rows)
+        return
+    per = max(1, MAX_PARAMS // plan[3])
+    it = iter(rows)
+    while part := list(islice(it, per)):
+        if not insert_rows(db, sql, part):
+            sqlite3.Connection.executemany(db, sql, part)
 
 
 UPDATE_FROM = sqlite3.sqlite_version_info >= (3, 33)  # UPDATE ... FROM: SQLite 3.33 (2020)

@@ -35,7 +35,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, cast
 
-from .bulkwrite import insert_rows
+from .bulkwrite import insert_many
 from .perms import create_private_file
 from .solidvm.trace import DEFAULT_MAX_ITEMS, TraceRecorder
 from .solidvm.trace_show import Compact, tree_of
@@ -307,7 +307,7 @@ class TraceKeeper:
                     )
                     seq = cur.lastrowid
                     # statements of many rows, not a step per row (see bulkwrite.py)
-                    insert_rows(
+                    insert_many(
                         db,
                         "INSERT OR REPLACE INTO trace_index (h, batch) VALUES (?, ?)",
                         [(hash_key(h), seq) for h in hashes],

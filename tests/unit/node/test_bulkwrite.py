@@ -4,6 +4,7 @@ connection using them for executemany (text.py): the same rows as executemany wr
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 
 import pytest
 
@@ -120,3 +121,31 @@ def test_updates_of_many_rows_match_executemany() -> None:
     assert got[3] == (3, "new 3", 4.5, "Done", 0)
     with pytest.raises(sqlite3.ProgrammingError):
         bulkwrite.update_rows(mine, "t", ("a",), "k", [("y", 1, 2), ("z",)])  # (4 values)
+
+
+def test_an_iterator_of_rows_is_read_a_statement_at_a_time() -> None:
+    db = fresh(TextSafeConnection)
+    per = bulkwrite.MAX_PARAMS // 2
+    taken = 0
+    at_statements: list[int] = []
+
+    def rows() -> Iterator[tuple[int, str]]:
+        nonlocal taken
+        for i in range(per * 3 + 1):
+            taken += 1
+            yield (i, "x")
+
+    db.set_trace_callback(lambda _sql: at_statements.append(taken))
+    db.executemany("INSERT INTO t (k, a) VALUES (?, ?)", rows())
+    assert at_statements == [per, 2 * per, 3 * per, 3 * per + 1]  # never all of them at once
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone() == (per * 3 + 1,)
+
+
+def test_a_piece_of_another_shape_goes_to_executemany() -> None:
+    db = fresh()
+    rows: list[object] = [(1, "a"), {"k": 2}, (3, "c")]
+    sql = "INSERT INTO t (k, a) VALUES (?, ?)"
+    with pytest.raises(sqlite3.ProgrammingError):  # executemany's own error for the dict
+        bulkwrite.insert_many(db, sql, rows)
+    bulkwrite.insert_many(db, "INSERT INTO u (k, v) VALUES (:k, :v)", [{"k": "a", "v": 1}])
+    assert db.execute("SELECT * FROM u").fetchall() == [("a", 1)]
