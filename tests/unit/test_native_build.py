@@ -88,19 +88,25 @@ print(json.dumps({"file": trace_module.__file__, "in_use": native.in_use(), "tra
 '''
 
 
-def run_corpus(setting: str) -> dict[str, object]:
-    env = {**os.environ, native.ENV: setting}
+def run_python(*args: str, env: dict[str, str] | None = None) -> str:
+    """stdout of ``python ARGS`` run from the checkout, which must succeed."""
     proc = subprocess.run(
-        [sys.executable, "-c", CORPUS],
+        [sys.executable, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    found: dict[str, object] = json.loads(proc.stdout)
+    return proc.stdout
+
+
+def run_corpus(setting: str) -> dict[str, object]:
+    found: dict[str, object] = json.loads(
+        run_python("-c", CORPUS, env={**os.environ, native.ENV: setting})
+    )
     return found
 
 
@@ -110,16 +116,8 @@ def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler here: the node runs the recorder as Python")
     out = tmp_path_factory.mktemp("native") / "build"
-    proc = subprocess.run(
-        [sys.executable, "tools/build_native.py", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert (out / native.STAMP_FILE).is_file(), proc.stdout[-2000:]
+    said = run_python("tools/build_native.py", "--out", str(out))
+    assert (out / native.STAMP_FILE).is_file(), said[-2000:]
     return out
 
 
