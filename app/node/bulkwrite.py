@@ -52,12 +52,6 @@ def _statement(sql: str, rows: int) -> str:
     return f"{head}{','.join([group] * rows)}{tail}"
 
 
-def plan_of(sql: str) -> bool:
-    """Whether ``sql`` is an ``INSERT ... VALUES (?, ...)`` that :func:`insert_many` writes
-    many rows per statement."""
-    return _plan(sql) is not None
-
-
 def insert_rows(db: sqlite3.Connection, sql: str, rows: Sequence[Any]) -> bool:
     """Run ``executemany(sql, rows)`` as statements of many rows each; False (nothing done)
     when ``sql`` or ``rows`` is not of the shape that allows it."""
@@ -75,19 +69,20 @@ def insert_rows(db: sqlite3.Connection, sql: str, rows: Sequence[Any]) -> bool:
     return True
 
 
-def insert_many(db: sqlite3.Connection, sql: str, rows: Iterable[Any]) -> None:
+def insert_many(db: sqlite3.Connection, sql: str, rows: Iterable[Any]) -> sqlite3.Cursor:
     """``executemany(sql, rows)``, many rows per statement where :func:`insert_rows` can:
     ``rows`` read a statement's worth at a time (a long iterator is never held whole), a
-    piece of another shape given to ``sqlite3.Connection.executemany`` as it is."""
+    piece of another shape given to ``sqlite3.Connection.executemany`` as it is. Any other
+    statement goes to ``executemany`` whole, and its cursor is returned (else a new one)."""
     plan = _plan(sql)
     if plan is None:
-        sqlite3.Connection.executemany(db, sql, rows)
-        return
+        return sqlite3.Connection.executemany(db, sql, rows)
     per = max(1, MAX_PARAMS // plan[3])
     it = iter(rows)
     while part := list(islice(it, per)):
         if not insert_rows(db, sql, part):
             sqlite3.Connection.executemany(db, sql, part)
+    return db.cursor()
 
 
 UPDATE_FROM = sqlite3.sqlite_version_info >= (3, 33)  # UPDATE ... FROM: SQLite 3.33 (2020)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .bulkwrite import insert_many, plan_of
+from .bulkwrite import insert_many
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # what a UTF-8 JSON body holding a surrogate must contain: a \uD800-\uDFFF escape, or the
@@ -122,12 +122,9 @@ class TextSafeConnection(sqlite3.Connection):
 
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
         rows = (_scrubbed(p) for p in parameters) if self.scrubbing else parameters
-        if not plan_of(sql):
-            return super().executemany(sql, rows)
         # an INSERT's rows in statements of many rows (bulkwrite.py): one step per row gives
         # the interpreter away and waits for it back, up to a switch interval, each time
-        insert_many(self, sql, rows)
-        return self.cursor()
+        return insert_many(self, sql, rows)
 
 
 @contextmanager
