@@ -59,8 +59,8 @@ def main() -> None:
             if hasattr(gcfreeze, "tune_for_node"):  # as `serve` does (not in older trees)
                 gcfreeze.tune_for_node()
             ledger.state.keep_history()
-            if ledger.behind16 is not None:  # STRATO 16's rows behind the chain, as the node
-                ledger.behind16.start()
+            if ledger.behind16 is not None and hasattr(ledger.behind16, "start"):
+                ledger.behind16.start()  # (older trees: a writer thread of its own)
             key = ledger.key_of("alice")
             assert key is not None
             sender = key["address"]
@@ -116,6 +116,8 @@ def main() -> None:
                     if prof is not None:
                         prof.enable()
                     out = ledger.sealer.seal(b)
+                    if hasattr(ledger.sealer, "block_published"):  # as the producer does
+                        ledger.sealer.block_published()  # (older trees snapshot in seal)
                     if prof is not None:
                         prof.disable()
                     cpu += time.thread_time() - t0

@@ -122,3 +122,38 @@ def test_a_transaction_its_request_waits_for_is_not_held_back(tmp_path: Path) ->
         took, res = asyncio.run(run())
         assert res["status"] == "Success" and took < 5.0
         assert len(set(_blocks_of(ledger, [early, waited]))) == 1
+
+
+def test_an_idle_producer_writes_strato16_rows_once_due(tmp_path: Path) -> None:
+    """STRATO 16's rows of a block wait behind the chain; with no transaction coming, the
+    producer wakes when they are due and writes them (in steps) without anyone asking."""
+    from tests.unit.ledger_parts import COUNTER, address
+
+    with opened(tmp_path) as ledger:
+        behind = ledger.behind16
+        assert behind is not None
+        behind.delay = 0.2
+        payload = ledger.validator.check_upload({"src": COUNTER, "args": {"start": 1}}, "t")
+        sub = ledger.keys.new_sub("alice", address(ledger, "alice"), "CONTRACT", payload, "", None)
+
+        async def run() -> tuple[bool, float]:
+            loop = asyncio.get_running_loop()
+            ledger.producer.start()
+            try:
+                sub.future = loop.create_future()
+                ledger.queue.put([sub])
+                result = await asyncio.wait_for(sub.future, 10)
+                assert result["status"] == "Success"
+                queued = behind.pending()  # (sealed: its rows wait for the delay)
+                start = loop.time()
+                while behind.pending() and loop.time() - start < 10:
+                    await asyncio.sleep(0.01)
+                return queued, loop.time() - start
+            finally:
+                await ledger.producer.stop()
+
+        queued, took = asyncio.run(run())
+        assert queued and not behind.pending()
+        assert 0.05 < took < 5  # written after the delay, by the producer alone
+        through = ledger.store.get_meta("cirrus16_through")
+        assert through == str(ledger.state.head.number)

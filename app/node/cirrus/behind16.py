@@ -4,15 +4,14 @@ The platform's slipstream indexes the chain after the fact; so does the sandbox 
 global tables (``contract``, ``storage``, ``mapping``, ``event``, ``event_array``, their history
 and views). Sealing a block takes what those rows need with the block's own values
 (:attr:`Indexer16.capture`: closures over encoded values, nothing that a later block changes)
-and commits the block without them; :meth:`Behind16.drain` then runs the queued blocks' writes
-in block order, in one transaction, on a thread of its own (``cirrus16-writer``; the rows that
-need nothing live, :class:`Staged`, are built before it takes the sealing lock): when
-``delay`` has passed since the oldest queued block or ``max_blocks`` are queued, when a reader
-needs them, and on stop. The seed's tables are still written in each block's commit. Writing
-many blocks' pages in one commit instead of one commit each, off the producer's critical path
-(between its blocks, often while it waits for a sequential client's next request), is what
-brings ``POST`` throughput near ``serve --cirrus-names seed``'s
-(``benchmarks/cirrus16_write_cost.py``).
+and commits the block without them; the queued blocks' writes then run in block order, many
+blocks in one transaction: in steps of about a millisecond (:meth:`Behind16.step`) on the
+block producer's thread while no transaction waits, once ``delay`` has passed since the oldest
+queued block; all at once (:meth:`Behind16.drain`) between two blocks of a producer that never
+waits, when a reader needs them, and on stop. The seed's tables are still written in each
+block's commit. Writing many blocks' pages in one commit instead of one commit each, off the
+requests' critical path, is what brings ``POST`` throughput near ``serve --cirrus-names
+seed``'s (``benchmarks/cirrus16_write_cost.py``).
 
 Readers see every block committed before they asked: a Cirrus request waits for
 :meth:`Behind16.caught_up` (a drain when anything is queued, usually under a millisecond), so a
@@ -39,7 +38,7 @@ from typing import Any
 from ..store import Store
 from ..text import scrubbing
 from .indexer import cirrus_timestamp
-from .indexer16 import AcctKey, Indexer16, Staged, no_clock
+from .indexer16 import AcctKey, Indexer16, no_clock
 from .strato16 import physical
 
 log = logging.getLogger("stratoscope.node")
@@ -54,6 +53,9 @@ CPU_ENV = "STRATOSCOPE_CIRRUS16_CPU_FILE"
 # (benchmarks/cirrus16_write_cost.py: wrk -9.3 % -> -5.7 %, batched -11.6 % -> -4.1 %)
 DELAY = 0.25
 MAX_BLOCKS = 200  # blocks queued before they are written whatever the delay
+# a drain's step, between two blocks of the producer (see step): its jobs run this long, then
+# their rows are written and committed, ~1 ms in all for a sequential client's blocks
+STEP_SECONDS = 0.0002
 
 Job = Callable[[], None]
 
@@ -89,14 +91,11 @@ class Behind16:
         self.delay = configured_delay() if delay is None else delay
         self.max_blocks = max(1, max_blocks)
         self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)  # the writer thread waits on it
-        self._draining = threading.Lock()  # one drain at a time, in block order
-        self._thread: threading.Thread | None = None
-        self._stopping = False
+        self._draining = threading.Lock()  # one drain (or step) at a time, in block order
         self._queue: list[tuple[int, list[Job]]] = []
+        self._taken: list[tuple[int, list[Job]]] = []  # a drain's blocks not written yet
         self._since = 0.0  # when the oldest queued block was sealed (monotonic)
         self._current: tuple[int, list[Job]] | None = None
-        self._writing = False  # a drain took the queue and has not committed yet
         self.failed: int | None = None  # a block whose rows failed: none written until restart
         self.cpu = 0.0  # thread CPU seconds the drains took (see cpu_report)
         self.clock = time.thread_time if os.environ.get(CPU_ENV) else no_clock
@@ -126,53 +125,86 @@ class Behind16:
             if not self._queue:
                 self._since = time.monotonic()
             self._queue.append(cur)
-            if len(self._queue) in (1, self.max_blocks):
-                self._wake.notify()
 
     # ------------------------------------------------------------ when to write
 
     def pending(self) -> bool:
-        """Blocks whose rows are not committed yet (queued, or being written)."""
+        """Blocks whose rows are not committed yet (queued, or a drain's not written yet)."""
         with self._lock:
-            return bool(self._queue) or self._writing
+            return bool(self._queue or self._taken)
 
     def wait(self) -> float | None:
-        """Seconds until the queue is due (0: now), None when it is empty."""
+        """Seconds until a drain is due (0: now, or a drain is under way), None when nothing is
+        queued."""
         with self._lock:
             return self._wait()
 
+    def due(self) -> bool:
+        w = self.wait()
+        return w is not None and w <= 0
+
+    def must_drain(self) -> bool:
+        """Due, for a producer with transactions waiting: a drain is due and none is under way
+        in steps (a producer that never waits drains between two blocks), or ``max_blocks``
+        wait whatever is under way (the steps fell behind)."""
+        with self._lock:
+            if len(self._taken) + len(self._queue) >= self.max_blocks:
+                return True
+            return not self._taken and self._wait() == 0.0
+
     def _wait(self) -> float | None:
+        if self._taken:
+            return 0.0
         if not self._queue:
             return None
         if len(self._queue) >= self.max_blocks:
             return 0.0
         return max(0.0, self._since + self.delay - time.monotonic())
 
-    def due(self) -> bool:
-        w = self.wait()
-        return w is not None and w <= 0
-
     # ------------------------------------------------------------ writing
 
-    def start(self) -> None:
-        """The writer thread: drains the queue whenever it is due, between two blocks (it
-        holds ``sealing``): often while the producer has nothing to do, as a sequential
-        client's next request is on its way."""
-        if self._thread is not None:
-            return
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="cirrus16-writer", daemon=True)
-        self._thread.start()
+    def step(self, budget: float = STEP_SECONDS) -> None:
+        """One step of a drain, on the producer's thread while no transaction waits (see
+        Producer): the jobs of the oldest blocks taken, for about ``budget`` seconds (one
+        block at least), then their rows written with the mark, in one transaction; a drain's
+        first step takes the queue. A request that arrives meanwhile waits for one step
+        (~1 ms), not for the whole drain: a quarter second of a sequential client's blocks
+        took ~5 ms, written at once, which was its requests' p99. And no thread of its own
+        wants the interpreter while the loop and the producer serve a request."""
+        with self._draining:
+            with self._lock:
+                if not self._taken:
+                    self._taken, self._queue = self._queue, []
+                taken = self._taken
+            try:
+                rest: list[tuple[int, list[Job]]] = []
+                if taken:
+                    with self.sealing:
+                        rest = self._write_taken(taken, True, time.monotonic() + budget)
+            finally:
+                with self._lock:
+                    self._taken = rest
+
+    def drain(self, sealing_held: bool = False) -> None:
+        """Write every queued block's rows, in block order, in one transaction (a drain under
+        way: the rest of it too). Never raises: a batch that fails is written block by block,
+        and a block that fails again is logged and left to the rebuild at the next start
+        (``cirrus16_through`` stays before it). ``sealing_held``: the caller holds
+        ``sealing`` (else it is taken to forget, after a failure, what the rollback undid:
+        the producer must not be sealing meanwhile)."""
+        with self._draining:
+            with self._lock:
+                self._taken = taken = self._taken + self._queue
+                self._queue = []
+            try:
+                if taken:
+                    self._write_taken(taken, sealing_held)
+            finally:
+                with self._lock:
+                    self._taken = []
 
     def stop(self) -> None:
-        """Stop the writer thread and write what is queued."""
-        thread = self._thread
-        if thread is not None:
-            with self._lock:
-                self._stopping = True
-                self._wake.notify()
-            thread.join()
-            self._thread = None
+        """The producer stops: write what is queued."""
         self.drain()
         self.cpu_report()
 
@@ -191,68 +223,20 @@ class Behind16:
         except OSError as exc:
             log.warning("could not write %s: %s", path, exc)
 
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while not self._stopping:
-                    wait = self._wait()
-                    if wait is not None and wait <= 0:
-                        break
-                    self._wake.wait(wait)
-                if self._stopping:
-                    return
-            self._drain_due()
-
-    def _drain_due(self) -> None:
-        """A drain of the writer thread: the rows built beside the producer (pure Python),
-        written between two blocks (beside the producer, the two threads would hand the GIL
-        back and forth at every row SQLite writes, each step releasing it: a convoy that made
-        batched writes 30-50 % slower). A method of its own so that the blocks' jobs, and all
-        they took, are freed when it returns: held by the loop until the next drain, 0.25 s
-        later, they made each young pass of the collector walk two drains' worth of them
-        (~3 ms a pass during sequential writes, ~1.4 ms now)."""
-        with self._draining:
-            queued = self._take()
-            try:
-                started = self.clock()
-                build(queued)
-                self.cpu += self.clock() - started
-                with self.sealing:
-                    self._write_taken(queued, sealing_held=True)
-            finally:
-                self._writing = False
-
-    def drain(self, sealing_held: bool = False) -> None:
-        """Write every queued block's rows, in block order, in one transaction. Never raises:
-        a batch that fails is written block by block, and a block that fails again is logged
-        and left to the rebuild at the next start (``cirrus16_through`` stays before it).
-        ``sealing_held``: the caller holds ``sealing`` (else it is taken to forget, after a
-        failure, what the rollback undid: the producer must not be sealing meanwhile)."""
-        with self._draining:
-            self._drain(sealing_held)
-
-    def _drain(self, sealing_held: bool) -> None:
-        queued = self._take()
-        try:
-            self._write_taken(queued, sealing_held)
-        finally:
-            self._writing = False
-
-    def _take(self) -> list[tuple[int, list[Job]]]:
-        """The queue, emptied (``_writing`` until the caller has written it)."""
-        with self._lock:
-            queued, self._queue = self._queue, []
-            self._writing = bool(queued)
-        return queued
-
-    def _write_taken(self, queued: list[tuple[int, list[Job]]], sealing_held: bool) -> None:
+    def _write_taken(
+        self, queued: list[tuple[int, list[Job]]], sealing_held: bool, until: float = 0.0
+    ) -> list[tuple[int, list[Job]]]:
+        """Write ``queued``; with ``until`` (a ``time.monotonic`` deadline), only the blocks
+        begun before it (one at least): returns the blocks left."""
         started = self.clock()
+        done = len(queued)
         try:
             if queued and self.failed is None:
-                self._write(queued, sealing_held)
+                done = self._write(queued, sealing_held, until)
         finally:
             self.cpu += self.clock() - started
-            self.blocks += len(queued)
+            self.blocks += done
+        return queued[done:] if self.failed is None else []
 
     def _forget(self, sealing_held: bool) -> None:
         if sealing_held:
@@ -261,7 +245,12 @@ class Behind16:
             with self.sealing:
                 self.forget()
 
-    def _write(self, queued: list[tuple[int, list[Job]]], sealing_held: bool) -> None:
+    def _write(
+        self, queued: list[tuple[int, list[Job]]], sealing_held: bool, until: float = 0.0
+    ) -> int:
+        """Write the queued blocks in one transaction (with ``until``, those begun before it);
+        if that fails, all of them block by block. Returns how many were written or failed."""
+        done = 0
         try:
             with self.store.transaction() as db:
                 self.ix.begin_batch()
@@ -269,12 +258,15 @@ class Behind16:
                     for _, jobs in queued:
                         for job in jobs:
                             job()
+                        done += 1
+                        if until and time.monotonic() >= until:
+                            break
                     self.ix.write_batch()
                 finally:
                     self.ix.end_batch(write=False)
-                self._through(db, queued[-1][0])
+                self._through(db, queued[done - 1][0])
             self.publish()
-            return
+            return done
         except Exception as exc:
             self._forget(sealing_held)
             log.warning(
@@ -303,11 +295,10 @@ class Behind16:
                 # ``cirrus16_through`` stays before this block until the next start
                 self.failed = number
                 log.warning(
-                    "STRATO 16's rows of blocks %d-%d and later wait for the next start",
-                    number,
-                    queued[-1][0],
+                    "STRATO 16's rows of block %d and later wait for the next start", number
                 )
-                return
+                return len(queued)
+        return len(queued)
 
     async def caught_up(self) -> None:
         """Return once the rows of every block committed before the call are written (a
@@ -321,19 +312,6 @@ class Behind16:
             "value = excluded.value WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER)",
             (THROUGH_KEY, str(number)),
         )
-
-
-def build(queued: list[tuple[int, list[Job]]]) -> None:
-    """Build the rows of the jobs that need nothing live (:class:`Staged`), before the writer
-    takes the sealing lock; a job that fails here fails again when it is written (and is
-    handled there)."""
-    for _, jobs in queued:
-        for job in jobs:
-            if isinstance(job, Staged):
-                try:
-                    job.build()
-                except Exception:  # (written, it raises again: the drain's handling)
-                    continue
 
 
 # ------------------------------------------------------------ at start

@@ -1,7 +1,7 @@
 """STRATO 16's ``event`` and ``event_array`` rows of a block's events, from what execution
 kept (the argument pairs, :class:`app.node.store.ArgsText`) or the ``events`` table's text (a
-rebuild), and the argument types taken while the block was sealed: pure Python, built by the
-writer before it takes the sealing lock (behind16.py)."""
+rebuild), and the argument types taken while the block was sealed: pure Python, built when a
+drain writes them (behind16.py)."""
 
 from __future__ import annotations
 

@@ -245,9 +245,8 @@ def no_clock() -> float:
 
 class Staged:
     """A write taken while sealing, in two steps: ``build`` makes rows from the values taken
-    (pure Python that reads nothing live: the writer runs it before it takes the sealing
-    lock, beside the producer), ``write`` writes them (under the lock). Calling it does both
-    (building first when nobody did)."""
+    (pure Python that reads nothing live), ``write`` writes them. Calling it does both
+    (building first when nobody did): a drain calls it."""
 
     __slots__ = ("_build", "_built", "_write")
 

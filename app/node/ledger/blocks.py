@@ -58,9 +58,16 @@ class BlockSealer:
         self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
 
     def seal(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:
-        """:meth:`_seal_block` under the sealing lock (the producer's thread)."""
+        """:meth:`_seal_block` under the sealing lock (the producer's thread); the caller
+        hands out the results, then calls :meth:`block_published`."""
         with self._sealing:
             return self._seal_block(batch, budget)
+
+    def block_published(self) -> None:
+        """After a sealed block's results were handed out: a snapshot if one is due (a few
+        milliseconds every 500 blocks, which its transactions' requests no longer wait for)."""
+        with self._sealing:
+            self.snapshots.block_committed()
 
     def run_block(self, batch: list[Sub]) -> None:
         """Seal all of ``batch`` in one block and hand out the results (callers on the loop
@@ -69,6 +76,7 @@ class BlockSealer:
             results = self._seal_block(batch)
             if self.behind16 is not None:  # no producer: STRATO 16's rows now
                 self.behind16.drain(sealing_held=True)
+            self.snapshots.block_committed()
         self.results.publish(batch, results)
 
     def _seal_block(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:
@@ -152,7 +160,6 @@ class BlockSealer:
                     new_codes,
                 )
         self.state.advance(Head(number, block_hash, ts))
-        self.snapshots.block_committed()
         return results
 
     def replay(self) -> None:

@@ -75,8 +75,6 @@ class Producer:
         # run first
         self._thread = threading.Thread(target=self._produce, name="block-producer", daemon=True)
         self._thread.start()
-        if self.behind16 is not None:  # STRATO 16's rows, behind the chain
-            self.behind16.start()
 
     async def stop(self) -> None:
         self.queue.close()
@@ -99,10 +97,18 @@ class Producer:
         that arrive while a slice runs wait and go together into the next one."""
         loop = self._loop
         assert loop is not None
+        behind = self.behind16
         while True:
-            idle, closed = self.queue.wait()
+            # (with STRATO 16's rows queued, it wakes when they are due)
+            idle, closed = self.queue.wait(None if behind is None else behind.wait())
             if closed:
                 return
+            if behind is not None and behind.due():
+                if self.queue.empty():  # a step, then look at the queue again
+                    behind.step()
+                    continue
+                if behind.must_drain():  # a busy producer's: all of them, between two blocks
+                    behind.drain()
             if idle and self.config.block_time > 0:
                 time.sleep(self.config.block_time)
             elif idle and self.group_wait > 0:
@@ -116,6 +122,11 @@ class Producer:
                 return
             if done is not None:
                 loop.call_soon_threadsafe(self.results.publish, *done)
+                try:
+                    self.sealer.block_published()
+                except Exception as exc:  # a snapshot that cannot be written: as a block
+                    loop.call_soon_threadsafe(self._halt, exc)
+                    return
 
     def _run_slice(self, limit: int = 2_000) -> tuple[list[Sub], list[dict[str, Any]]] | None:
         """One block, on the producer's thread: at most ``limit`` transactions and about

@@ -145,14 +145,23 @@ class TxQueue:
             self._closed = True
             self._cv.notify_all()
 
-    def wait(self) -> tuple[bool, bool]:
-        """Block until the queue holds anything or the queue is closed; returns (whether the
-        queue was empty when called, whether it is closed)."""
+    def wait(self, timeout: float | None = None) -> tuple[bool, bool]:
+        """Block until the queue holds anything or the queue is closed, or ``timeout`` seconds
+        passed; returns (whether the queue was empty when called, whether it is closed)."""
         with self._cv:
             idle = not self._queue
+            deadline = None if timeout is None else time.monotonic() + timeout
             while not self._queue and not self._closed:
-                self._cv.wait()
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    break
+                self._cv.wait(left)
             return idle, self._closed
+
+    def empty(self) -> bool:
+        """Nothing waits to be executed (the executing batch aside)."""
+        with self._cv:
+            return not self._queue
 
     def gather(self, seconds: float, enough: int = 16) -> None:
         """Wait up to ``seconds`` for more transactions to join the queued ones, so that they

@@ -131,65 +131,72 @@ def test_a_failing_block_stops_the_mark_before_it(store: Store) -> None:
     assert store.get_meta(THROUGH_KEY) == "2"
 
 
-def test_the_writer_thread_drains_when_due_and_on_stop(store: Store) -> None:
-    behind, ix, _ = make(store, delay=0.05)
-    behind.start()
-    try:
-        seal(behind, ix, store, 1, "a")
-        deadline = time.monotonic() + 5
-        while behind.pending() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert written(store) == [(1, "a")]
-        behind.delay = 60.0
-        seal(behind, ix, store, 2, "b")
-        time.sleep(0.1)
-        assert written(store) == [(1, "a")]  # not due yet
-    finally:
-        behind.stop()
-    assert written(store) == [(1, "a"), (2, "b")] and not behind.pending()
-    assert store.get_meta(THROUGH_KEY) == "2"
+def test_steps_write_the_oldest_blocks_within_their_budget_then_the_rest(store: Store) -> None:
+    """A drain in steps (the producer's, between blocks): each writes the oldest blocks it
+    took for about its budget (one block at least) in a transaction with the mark; blocks
+    sealed meanwhile wait for the next drain; a reader's drain writes all that is left."""
+    behind, ix, calls = make(store, delay=60)
+
+    def slow_block(number: int) -> None:
+        def job() -> None:
+            time.sleep(0.003)  # longer than a step's budget
+            store.db.execute("INSERT INTO written VALUES (?, 'slow')", (number,))
+
+        behind.begin(number)
+        assert ix.capture is not None
+        ix.capture.append(job)
+        behind.end()
+
+    for n in (1, 2, 3):
+        slow_block(n)
+    assert not behind.due() and behind.wait() is not None  # the delay has not passed
+    behind.step(0.001)  # (a step when not due still writes: the producer asks only when due)
+    assert written(store) == [(1, "slow")] and store.get_meta(THROUGH_KEY) == "1"
+    assert behind.pending() and behind.due() and behind.wait() == 0.0  # under way: go on
+    slow_block(4)  # sealed during the drain: the next drain's
+    behind.step(0.001)
+    behind.step(0.001)
+    assert written(store) == [(1, "slow"), (2, "slow"), (3, "slow")]
+    assert store.get_meta(THROUGH_KEY) == "3" and calls == ["publish"] * 3
+    assert behind.pending() and not behind.due()  # block 4 waits for its delay
+    seal(behind, ix, store, 5, "e")
+    behind.step(1.0)  # a drain's first step takes the queue: 4 and 5 in one transaction
+    assert written(store)[-2:] == [(4, "slow"), (5, "e")] and store.get_meta(THROUGH_KEY) == "5"
+    for n in (6, 7):
+        slow_block(n)
+    behind.step(0.001)
+    behind.drain()  # a reader's: the rest of the drain under way, at once
+    assert [b for b, _ in written(store)][-2:] == [6, 7] and not behind.pending()
+    assert store.get_meta(THROUGH_KEY) == "7" and behind.blocks == 7
 
 
-def test_the_writer_builds_staged_rows_before_it_takes_the_sealing_lock(store: Store) -> None:
-    """A job whose rows need nothing live (Staged) is built off the sealing lock, beside the
-    producer, and written under it; a drain that a reader asks for builds and writes it."""
-    sealing = threading.Lock()
+def test_staged_rows_are_built_when_written(store: Store) -> None:
+    """A job whose rows need nothing live (Staged) builds them once, when it is written."""
     ix = Capture()
-    behind = Behind16(cast(Indexer16, ix), store, sealing, lambda: None, lambda: None, delay=0)
-    seen: list[tuple[str, bool]] = []
+    behind = Behind16(
+        cast(Indexer16, ix), store, threading.Lock(), lambda: None, lambda: None, delay=0
+    )
+    seen: list[str] = []
 
     def staged(number: int) -> Staged:
         def make_rows() -> list[str]:
-            seen.append(("build", sealing.locked()))
+            seen.append("build")
             return [f"row{number}"]
 
         def put(rows: list[str]) -> None:
-            seen.append(("write", sealing.locked()))
+            seen.append("write")
             store.db.executemany("INSERT INTO written VALUES (?, ?)", [(number, r) for r in rows])
 
         return Staged(make_rows, put)
 
-    behind.begin(1)
-    assert ix.capture is not None
-    ix.capture.append(staged(1))
-    behind.end()
-    behind.start()
-    try:
-        deadline = time.monotonic() + 5
-        while behind.pending() and time.monotonic() < deadline:
-            time.sleep(0.01)
-    finally:
-        behind.stop()
-    assert seen == [("build", False), ("write", True)]
-    assert written(store) == [(1, "row1")]
-    seen.clear()
-    behind.begin(2)
-    capture = ix.capture
-    assert capture is not None
-    capture.append(staged(2))
-    behind.end()
-    behind.drain()  # a reader's: built and written at once
-    assert [s for s, _ in seen] == ["build", "write"] and written(store)[-1] == (2, "row2")
+    for number, write in ((1, behind.step), (2, behind.drain)):
+        behind.begin(number)
+        assert ix.capture is not None
+        ix.capture.append(staged(number))
+        behind.end()
+        write()
+    assert seen == ["build", "write"] * 2
+    assert written(store) == [(1, "row1"), (2, "row2")]
 
 
 class Taken:
@@ -197,9 +204,9 @@ class Taken:
 
 
 def test_a_drained_blocks_jobs_are_freed_when_the_drain_ends(store: Store) -> None:
-    """The writer thread keeps nothing of a drain once it is written: what the jobs took is
-    freed then, not at the next drain (the collector's young passes walked it until then)."""
-    behind, ix, _ = make(store, delay=0.05)
+    """Nothing of a drain is kept once it is written: what the jobs took is freed then, not
+    at the next drain (the collector's young passes walked it until then)."""
+    behind, ix, _ = make(store, delay=0)
     taken = Taken()
     gone = weakref.ref(taken)
 
@@ -211,16 +218,7 @@ def test_a_drained_blocks_jobs_are_freed_when_the_drain_ends(store: Store) -> No
     ix.capture.append(job)
     behind.end()
     del job, taken
-    behind.start()
-    try:
-        deadline = time.monotonic() + 5
-        while behind.pending() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert written(store) == [(1, "Taken")]
-        deadline = time.monotonic() + 5
-        while gone() is not None and time.monotonic() < deadline:
-            time.sleep(0.01)  # (the writer thread is leaving the drain)
-        assert gone() is None  # no other drain ran meanwhile: the delay is long past
-        assert behind.blocks == 1
-    finally:
-        behind.stop()
+    assert gone() is not None  # queued
+    behind.step()
+    assert written(store) == [(1, "Taken")] and not behind.pending()
+    assert gone() is None and behind.blocks == 1
