@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from app.node.store import Checkpointer, Store
+from app.node.store import Checkpointer, Store, background_priority
 
 ROWS, SIZE = 1500, 3000  # past SQLite's 1000 pages: a commit would have checkpointed
 
@@ -73,3 +76,33 @@ def test_the_wal_stays_bounded_under_steady_commits(
     store.close()
     assert written > 8 * 1024 * 1024  # enough commits to tell
     assert size < max(6 * 1024 * 1024, written * 3 // 4), (size, written)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value")
+def test_the_checkpoint_thread_runs_at_background_priority(tmp_path: Path) -> None:
+    """Its thread alone yields the CPU (the WAL copies were taking a sequential request's
+    core); the node's other threads keep theirs."""
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen: list[int] = []
+
+    def probe() -> None:
+        background_priority()
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    t = threading.Thread(target=probe)
+    t.start()
+    t.join()
+    assert seen == [19]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
+    store = Store(tmp_path)
+    store.checkpoint_in_background()
+    try:
+        (thread,) = [t for t in threading.enumerate() if t.name == "wal-checkpoint"]
+        tid = thread.native_id
+        assert tid is not None
+        deadline = time.monotonic() + 5
+        while os.getpriority(os.PRIO_PROCESS, tid) != 19 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert os.getpriority(os.PRIO_PROCESS, tid) == 19
+    finally:
+        store.close()
