@@ -19,6 +19,31 @@ def test_an_unknown_or_unfinished_transaction_is_pending(tmp_path: Path) -> None
         assert ledger.results.result(sub.hash)["status"] == "Pending"
 
 
+def test_a_poll_of_queued_transactions_reads_nothing_from_the_store(tmp_path: Path) -> None:
+    """Queued or executing: pending without a query (the producer holds the store's lock
+    while it commits); a sealed one not cached any more is still read back."""
+    with opened(tmp_path) as ledger:
+        queued = [transfer(ledger, "alice", "bob", n) for n in (1, 2)]
+        ledger.queue.record(queued)
+        ledger.queue.put(queued)
+        statements: list[str] = []
+        ledger.store.db.set_trace_callback(statements.append)
+        try:
+            out = ledger.results.results_of([s.hash for s in queued])
+        finally:
+            ledger.store.db.set_trace_callback(None)
+        assert [r["status"] for r in out] == ["Pending", "Pending"]
+        assert [r["hash"] for r in out] == [s.hash for s in queued]
+        assert statements == []
+        unknown = "ab" * 32
+        ledger.store.db.set_trace_callback(statements.append)
+        try:
+            assert ledger.results.results_of([unknown])[0]["status"] == "Pending"
+        finally:
+            ledger.store.db.set_trace_callback(None)
+        assert len(statements) == 1  # not queued: looked for on disk
+
+
 def test_a_sealed_result_is_read_back_from_the_store(tmp_path: Path) -> None:
     with opened(tmp_path) as ledger:
         sub = transfer(ledger, "alice", "bob", 1)

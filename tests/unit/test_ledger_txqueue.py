@@ -58,6 +58,7 @@ def test_only_a_users_async_transactions_are_discarded(tmp_path: Path) -> None:
         q.put([keep, gone, other])
         assert q.discard_async_of("alice") == [gone]
         assert q.waiting() == [keep, other]
+        assert q.queued_hashes() == {keep.hash, other.hash} and not q.is_queued(gone.hash)
 
 
 def test_waiting_ends_with_work_or_when_closed(tmp_path: Path) -> None:
@@ -109,3 +110,26 @@ def test_gather_waits_for_company_but_not_for_an_awaited_transaction(tmp_path: P
         queue.close()
         queue.gather(30.0)  # closed: no wait
         assert time.monotonic() - t0 < 10.0
+
+
+def test_queued_hashes_follow_the_queue_through_takes_and_give_backs(tmp_path: Path) -> None:
+    """What is queued or executing, told without walking the queue: the same transaction
+    queued twice stays queued until both have left."""
+    with opened(tmp_path) as ledger:
+        q = ledger.queue
+        a, b = transfer(ledger, "alice", "bob", 1), transfer(ledger, "bob", "alice", 1)
+        q.put([a, a])
+        q.put([b])
+        assert q.queued_among([a.hash, b.hash, "ff" * 32]) == {a.hash, b.hash}
+        q.give_back(q.take(1))  # failed: still queued
+        assert q.queued_hashes() == {a.hash, b.hash}
+        q.take(2)
+        q.done([])  # both copies of a sealed
+        assert q.queued_hashes() == {b.hash} and not q.is_queued(a.hash)
+        q.take(1)
+        assert q.is_queued(b.hash)  # executing
+        q.done([b])  # did not fit: back in the queue
+        assert q.queued_hashes() == {b.hash}
+        q.take(1)
+        q.done([])
+        assert q.queued_hashes() == set() and not q.has_pending()

@@ -40,6 +40,8 @@ class Results:
         res = self._cache.get(tx_hash)
         if res is not None:
             return res
+        if self.queue.is_queued(tx_hash):  # (not committed: nothing to read on disk)
+            return pending_result(tx_hash)
         row = self.store.one(
             "SELECT t.status, t.result, b.hash FROM txs t LEFT JOIN blocks b "
             "ON b.number = t.block_number WHERE t.hash=?",
@@ -50,14 +52,21 @@ class Results:
         return unpack_result(row["result"], tx_hash, row["status"], row["hash"] or "")
 
     def results_of(self, hashes: Iterable[str]) -> list[dict[str, Any]]:
-        return [self.result(h) for h in hashes]
+        """Results of ``hashes``: a poll for a batch still executing or queued reads nothing
+        from the store, whose lock the producer holds while it commits a block."""
+        hashes = list(hashes)
+        cache = self._cache
+        queued = self.queue.queued_among(h for h in hashes if h not in cache)
+        return [
+            cache.get(h) or (pending_result(h) if h in queued else self.result(h)) for h in hashes
+        ]
 
     async def wait_results(self, hashes: list[str], timeout: float) -> list[dict[str, Any]]:
         """Results of ``hashes``, waiting up to ``timeout`` for queued ones (``?resolve``)."""
-        queued = self.queue.queued_hashes()
+        queued = self.queue.queued_among(hashes)
         loop = asyncio.get_running_loop()
         futures = []
-        for h in set(hashes) & queued:
+        for h in queued:
             fut: asyncio.Future[dict[str, Any]] = loop.create_future()
             self._watchers.setdefault(h, []).append(fut)
             futures.append(fut)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ..store import Store
@@ -22,6 +23,9 @@ class TxQueue:
         self.store = store
         self._queue: list[Sub] = []
         self._running: list[Sub] = []  # the batch the producer's worker is executing
+        # how many times each hash is queued or executing: a look-up without a walk of the
+        # queue (result polls ask for a batch's hashes while thousands wait)
+        self._counts: dict[str, int] = {}
         # guards the queue and ``_running``: the loop adds, the producer's thread takes
         self._cv = threading.Condition()
         self._closed = False
@@ -98,20 +102,27 @@ class TxQueue:
         """Queue transactions (recorded, or waited for) for the producer's thread."""
         with self._cv:
             self._queue.extend(subs)
+            counts = self._counts
+            for s in subs:
+                counts[s.hash] = counts.get(s.hash, 0) + 1
             if not self._urgent:
                 self._urgent = any(s.future is not None for s in subs)
             self._cv.notify()
 
     def is_queued(self, tx_hash: str) -> bool:
         with self._cv:  # the producer's thread moves them from one to the other
-            return any(s.hash == tx_hash for s in self._running) or any(
-                s.hash == tx_hash for s in self._queue
-            )
+            return tx_hash in self._counts
+
+    def queued_among(self, hashes: Iterable[str]) -> set[str]:
+        """Those of ``hashes`` queued or executing now."""
+        with self._cv:
+            counts = self._counts
+            return {h for h in hashes if h in counts}
 
     def queued_hashes(self) -> set[str]:
         """Hashes of the transactions queued or executing now."""
-        with self._cv:  # the producer's thread moves them from one to the other
-            return {s.hash for s in self._queue} | {s.hash for s in self._running}
+        with self._cv:
+            return set(self._counts)
 
     def has_pending(self) -> bool:
         """Transactions wait in the queue or are executing."""
@@ -130,6 +141,7 @@ class TxQueue:
                 self._queue = [
                     s for s in self._queue if not (s.username == username and not s.resolve)
                 ]
+                self._forget(victims)
         return victims
 
     # ------------------------------------------------------------ the producer's side
@@ -207,4 +219,16 @@ class TxQueue:
                 self._queue = others + rest + [s for s in self._queue if s.username in users]
                 self._still_urgent()
             # the results are committed: a reader that misses them here finds them on disk
+            back = {id(s) for s in rest}
+            self._forget([s for s in self._running if id(s) not in back])
             self._running = []
+
+    def _forget(self, subs: list[Sub]) -> None:
+        """``subs`` left the queue (the caller holds ``_cv``)."""
+        counts = self._counts
+        for s in subs:
+            n = counts.get(s.hash, 0) - 1
+            if n > 0:
+                counts[s.hash] = n
+            else:
+                counts.pop(s.hash, None)
