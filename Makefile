@@ -3,10 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# the call-trace recorder compiled by mypyc (tools/build_native.py; app/node/solidvm/native.py):
-# rebuilt when its sources change; without a C compiler the node runs them as Python
+# the node's hottest modules compiled by mypyc (tools/build_native.py; app/node/native.py names
+# them): rebuilt when a source changes; without a C compiler the node runs them as Python
 NATIVE := build/native/stamp.json
-NATIVE_SRC := app/node/solidvm/trace.py app/node/solidvm/trace_show.py app/node/solidvm/native.py
+NATIVE_SRC := app/node/native.py app/node/jsonenc.py app/node/state_diff.py \
+	app/node/cirrus/collections.py app/node/ledger/entries.py app/node/ledger/packing.py \
+	app/node/ledger/preimages.py app/node/solidvm/trace.py app/node/solidvm/trace_show.py
 
 .PHONY: install run test lint bench package clean
 

@@ -1,11 +1,11 @@
-"""Compile the node's call-trace recorder with mypyc into build/native/ (run by `make install`).
+"""Compile the node's hottest modules with mypyc into build/native/ (run by `make install`).
 
-The modules named by ``app/node/solidvm/native.py`` (``COMPILED``) are compiled as they are:
-mypyc turns their typed Python into a C extension each, which the package imports instead of
-the ``.py`` files while a stamp beside them names exactly these sources (see native.py). mypyc
-comes with mypy (a test dependency, so `make install` has it); a C compiler and Python's
-headers are needed. Without them this prints why and exits 0: the node then runs the same
-modules as Python, only slower.
+The modules named by ``app/node/native.py`` (``COMPILED``) are compiled as they are: mypyc
+turns their typed Python into a C extension each, which their package imports instead of the
+``.py`` files while a stamp names exactly these sources (see native.py). mypyc comes with mypy
+(a test dependency, so `make install` has it); a C compiler and Python's headers are needed.
+Without them this prints why and exits 0: the node then runs the same modules as Python, only
+slower.
 
     .venv/bin/python tools/build_native.py [--out DIR]
 """
@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _native_module() -> ModuleType:
-    """app/node/solidvm/native.py on its own (importing its package would import the very
-    modules being compiled, and any earlier build of them)."""
+    """app/node/native.py on its own (importing its package would import the very modules
+    being compiled, and any earlier build of them)."""
     spec = importlib.util.spec_from_file_location(
-        "stratoscope_native", ROOT / "app" / "node" / "solidvm" / "native.py"
+        "stratoscope_native", ROOT / "app" / "node" / "native.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -53,7 +53,6 @@ def build(out: Path) -> None:
     want = native.stamp()
     if want["sources"] is None:
         raise SystemExit("build_native: the sources to compile are missing")
-    pkg = native.PACKAGE_DIR.relative_to(ROOT)
     with tempfile.TemporaryDirectory(prefix="stratoscope-native-") as tmp:
         work = Path(tmp)
         config = work / "mypy.ini"
@@ -62,7 +61,11 @@ def build(out: Path) -> None:
         os.chdir(ROOT)  # mypyc names the modules by their paths from here
         try:
             exts = mypycify(
-                ["--config-file", str(config), *(str(pkg / f"{m}.py") for m in native.COMPILED)],
+                [
+                    "--config-file",
+                    str(config),
+                    *(str(p.relative_to(ROOT)) for p in native.sources()),
+                ],
                 separate=True,  # each module's runtime in its package directory, no top-level one
                 target_dir=str(work / "c"),
             )
@@ -75,14 +78,17 @@ def build(out: Path) -> None:
             dist.run_command("build_ext")
         finally:
             os.chdir(here)
-        lib = work / "lib" / pkg
-        built = sorted(lib.glob("*.so")) + sorted(lib.glob("*.pyd"))
-        if not built:
-            raise SystemExit("build_native: mypyc produced no extension")
         staged = work / "out"
-        staged.mkdir()
-        for f in built:
-            shutil.copy2(f, staged / f.name)
+        for package, modules in native.COMPILED.items():
+            lib = native.package_dir(package, work / "lib")
+            built = sorted(lib.glob("*.so")) + sorted(lib.glob("*.pyd"))
+            names = {f.name.split(".")[0].removesuffix("__mypyc") for f in built}
+            if not set(modules) <= names:
+                raise SystemExit(f"build_native: mypyc built no extension for {package}")
+            dest = native.package_dir(package, staged)
+            dest.mkdir(parents=True)
+            for f in built:
+                shutil.copy2(f, dest / f.name)
         (staged / native.STAMP_FILE).write_text(json.dumps(want, indent=1), encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
@@ -98,16 +104,16 @@ def main() -> int:
     try:
         import mypyc.build  # noqa: F401
     except ImportError:
-        print("build_native: mypyc is not installed: call traces are recorded by Python code")
+        print("build_native: mypyc is not installed: the node runs its modules as Python")
         return 0
     try:
         build(opts.out)
     except (Exception, SystemExit) as exc:  # no compiler, no headers, a mypyc error
-        print(f"build_native: not built ({exc}): call traces are recorded by Python code")
+        print(f"build_native: not built ({exc}): the node runs its modules as Python")
         shutil.rmtree(opts.out, ignore_errors=True)  # no stale build left to match
         return 0
     print(
-        f"build_native: compiled {', '.join(native.COMPILED)} into {opts.out} "
+        f"build_native: compiled {', '.join(p.stem for p in native.sources())} into {opts.out} "
         f"in {time.monotonic() - t0:.0f} s"
     )
     return 0

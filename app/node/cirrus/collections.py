@@ -372,12 +372,12 @@ class CollectionIndexer:
             cvs = self.tracked_vars(acct)
             if not cvs:
                 continue
-            k = (acct.chain, acct.address)
-            if k in created:
+            key = (acct.chain, acct.address)  # (not ``k``: mypyc types a name once)
+            if key in created:
                 for cv in cvs.values():  # a new contract: all entries, the constructor's too
                     self._mark_all(acct, cv, stamp)
                 continue
-            named[k] = cvs
+            named[key] = cvs
             mine = self._tops_of(acct, cvs)
             tops = {**tops, **mine} if tops else mine  # the cached dict itself stays as it is
         if not tops:
@@ -478,11 +478,11 @@ class CollectionIndexer:
         """Pushes and pops of an array: the indexes they touched, found by walking its length
         back from the end of the transaction."""
         n = len(c)
-        for op in reversed(ops):
+        for op in ops[::-1]:  # (mypyc cannot compile reversed() of a list[Any])
             if op is REPLACED:  # the contents replaced (a length set, a copy): every index
                 self._mark(acct, cv, path, stamp, marked)
                 return
-        for op in reversed(ops):
+        for op in ops[::-1]:
             if op is PUSHED:  # the element pushed sits at the length before the push
                 n -= 1
                 idx = n

@@ -27,8 +27,12 @@ a running or rolled-back transaction's writes).
 
 from __future__ import annotations
 
-from ..solidvm.values import Address
-from .common import (
+from ..native import use_compiled
+
+use_compiled(__name__, __path__)  # before any module of the package is imported (native.py)
+
+from ..solidvm.values import Address  # noqa: E402
+from .common import (  # noqa: E402
     GOVERNANCE_HEX,
     HEX,
     MAX_TXS_PER_REQUEST,
@@ -43,7 +47,7 @@ from .common import (
     parse_amount,
     pending_result,
 )
-from .ledger import Ledger
+from .ledger import Ledger  # noqa: E402
 
 __all__ = [
     "GOVERNANCE_HEX",

@@ -52,7 +52,7 @@ def _list_image(c: list[Any], entries: list[tuple[Any, Any]]) -> ListImage:
     """``entries`` (key, old) are the transaction's writes to list ``c``, in order."""
     if any(k is REPLACED for k, _ in entries):  # rare (a whole array assigned): copy it
         before = list(c)
-        for k, old in reversed(entries):
+        for k, old in entries[::-1]:  # (mypyc cannot compile reversed() of a list[Any])
             if k is PUSHED:
                 before.pop()
             elif k is POPPED:
@@ -63,7 +63,7 @@ def _list_image(c: list[Any], entries: list[tuple[Any, Any]]) -> ListImage:
                 before[k] = old
         return ListImage(len(before), dict(enumerate(before)))
     length = len(c)
-    for k, _ in reversed(entries):
+    for k, _ in entries[::-1]:
         if k is PUSHED:
             length -= 1
         elif k is POPPED:

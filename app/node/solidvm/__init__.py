@@ -6,9 +6,9 @@ calls of the compiled contracts. See ``docs/solidvm.md`` for the encodings and e
 
 from __future__ import annotations
 
-from .native import use_compiled
+from ..native import use_compiled
 
-use_compiled(__path__)  # before any module of the package is imported (see native.py)
+use_compiled(__name__, __path__)  # before any module of the package is imported (native.py)
 
 from .compile import VMS, CompiledUnit, compile_source, join_sources  # noqa: E402
 from .defs import CompiledFunction, ContractDef  # noqa: E402
