@@ -176,8 +176,8 @@ class Behind16:
                 if not self._taken:
                     self._taken, self._queue = self._queue, []
                 taken = self._taken
+            rest = taken  # (interrupted: they stay taken, for the next step)
             try:
-                rest: list[tuple[int, list[Job]]] = []
                 if taken:
                     with self.sealing:
                         rest = self._write_taken(taken, True, time.monotonic() + budget)
@@ -196,12 +196,10 @@ class Behind16:
             with self._lock:
                 self._taken = taken = self._taken + self._queue
                 self._queue = []
-            try:
-                if taken:
-                    self._write_taken(taken, sealing_held)
-            finally:
-                with self._lock:
-                    self._taken = []
+            if taken:
+                self._write_taken(taken, sealing_held)
+            with self._lock:  # (interrupted: they stay taken, for the next drain)
+                self._taken = []
 
     def stop(self) -> None:
         """The producer stops: write what is queued."""

@@ -109,6 +109,8 @@ class Producer:
                     continue
                 if behind.must_drain():  # a busy producer's: all of them, between two blocks
                     behind.drain()
+            elif self.queue.empty():  # woke a moment before the rows are due
+                continue
             if idle and self.config.block_time > 0:
                 time.sleep(self.config.block_time)
             elif idle and self.group_wait > 0:
