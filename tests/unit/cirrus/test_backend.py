@@ -1028,6 +1028,27 @@ def test_upsert_replaces_the_row_of_the_same_record(backend: CirrusBackend) -> N
     assert run(backend, "Thing", ("select", "count")) == [{"count": 6}]
 
 
+def test_upsert_leaves_what_the_record_id_names_and_its_indexes_alone(
+    backend: CirrusBackend,
+) -> None:
+    """An update sets the row's other columns; ``address`` and ``chainId`` (which its
+    ``record_id`` names) are not set again, so SQLite does not rewrite their index entries."""
+    t = backend.tables["Thing"]
+    statements: list[str] = []
+    backend.db.set_trace_callback(statements.append)
+    try:
+        backend.upsert(t, [thing_row(2, "", "beta3", 22, True, "n", None)])
+    finally:
+        backend.db.set_trace_callback(None)
+    (sql,) = [s for s in statements if "ON CONFLICT" in s]
+    update = sql.split("DO UPDATE SET", 1)[1]
+    assert '"label" = excluded."label"' in update
+    assert '"address"' not in update and '"chainId"' not in update
+    assert '"record_id"' not in update
+    rows = run(backend, "Thing", ("select", "address,label,qty"), ("address", f"eq.{addr(2)}"))
+    assert rows == [{"address": addr(2), "label": "beta3", "qty": 22}]
+
+
 def test_history_keeps_one_row_per_update(backend: CirrusBackend) -> None:
     cols = [*std_columns(), Column("qty", "int")]
     h = backend.ensure_table("history@Thing", "history", cols)
