@@ -98,6 +98,11 @@ def use_compiled(package: str, search_path: MutableSequence[str]) -> bool:
     return True
 
 
+def packages_in_use() -> list[str]:
+    """The packages this process imports compiled forms of, sorted."""
+    return sorted(_in_use)
+
+
 def in_use(package: str = "app.node.solidvm") -> bool:
     """Whether this process imports ``package``'s compiled forms (benchmarks and tests say
     which)."""

@@ -134,7 +134,7 @@ with tempfile.TemporaryDirectory() as d, opened(Path(d)) as ledger:
         out.append(q)
         out.extend(sorted(norm(json.dumps(list(r), default=str)) for r in rows))
 text = "\n".join(out)
-print(json.dumps({"file": diff_module.__file__, "in_use": sorted(native._in_use),
+print(json.dumps({"file": diff_module.__file__, "in_use": native.packages_in_use(),
                   "text": text}))
 """
 
