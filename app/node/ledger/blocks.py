@@ -90,13 +90,13 @@ class BlockSealer:
         if self.world.history is not None:
             self.state.begin(number)
         results = []
-        diffs = []  # each result's stateDiff object (see pack_result)
+        diffs = []  # each result's stateDiff object and its text (see pack_result)
         gas = 0
         t0 = time.monotonic()
         for i, sub in enumerate(batch):
             res = self.executor.execute(sub, number, ts, i)
             results.append(res)
-            diffs.append(self.executor.last_diff)
+            diffs.append((self.executor.last_diff, self.executor.last_diff_text))
             tr = res.get("txResult")
             if isinstance(tr, dict):
                 gas += int(tr.get("gasUsed", "0"), 16)
@@ -116,7 +116,7 @@ class BlockSealer:
         events = list(self.journal.events)
         # packed before the store's lock is taken: the loop records submissions under it
         sealed = [
-            (res["status"], pack_result(res, block_hash, diff), number, i, sub.nonce, sub.hash)
+            (res["status"], pack_result(res, block_hash, *diff), number, i, sub.nonce, sub.hash)
             for i, (sub, res, diff) in enumerate(zip(batch, results, diffs, strict=True))
         ]
         with self.store.transaction() as db:

@@ -72,9 +72,11 @@ class Executor:
         self.traces: TraceKeeper | None = None
         # what recent transactions overwrote (preimages.py): the debugger's re-runs read it
         self.preimages: PreImages | None = None
-        # the last result's ``stateDiff`` as the object its text was made from: the sealer hands
-        # it to ``pack_result``, which then does not parse the text again
+        # the last result's ``stateDiff`` as the object its text was made from, and that text:
+        # the sealer hands both to ``pack_result``, which then neither parses the text again
+        # nor checks its packed form against it
         self.last_diff: dict[str, Any] | None = None
+        self.last_diff_text: str | None = None
         self._uploaded: CompiledUnit | None = None  # the unit the running upload deployed
 
     def block_done(self) -> None:
@@ -121,6 +123,7 @@ class Executor:
         self.world.last_trace = None
         pre = self._before(sub, key) if self.preimages is not None else []
         self.last_diff = None
+        self.last_diff_text = None
         self._uploaded = None
         kind = "SolidVM"
         where: Where | None = None
@@ -421,15 +424,17 @@ class Executor:
 
     def _state_diff(self, res: ExecResult | None) -> str:
         """The transaction result's ``stateDiff`` (see :mod:`app.node.state_diff`); its object
-        is kept in ``last_diff``."""
+        is kept in ``last_diff``, its text in ``last_diff_text``."""
         self.last_diff = None
+        self.last_diff_text = None
         if res is None:
             return ""
         accts = [self.world.accounts.get((c, int(a, 16))) for c, a in res.touched]
         created = {(c, int(a, 16)) for c, a in res.created}
         diff = tx_state_diff_object(res.journal, [a for a in accts if a is not None], created)
         self.last_diff = diff
-        return json.dumps(diff)
+        text = self.last_diff_text = json.dumps(diff)
+        return text
 
     def _table_for(self, acct: AccountState, sub: Sub) -> tuple[str, str, str]:
         """(org, app, Cirrus table name) of a new contract, per the platform's naming rule."""
