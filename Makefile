@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 NATIVE := build/native/stamp.json
 NATIVE_SRC := app/node/native.py app/node/jsonenc.py app/node/state_diff.py \
 	app/node/cirrus/collections.py app/node/ledger/entries.py app/node/ledger/packing.py \
-	app/node/ledger/preimages.py app/node/solidvm/trace.py app/node/solidvm/trace_show.py
+	app/node/ledger/preimages.py app/node/solidvm/address.py app/node/solidvm/trace.py \
+	app/node/solidvm/trace_show.py
 
 .PHONY: install run test lint bench package clean
 

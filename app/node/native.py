@@ -29,7 +29,7 @@ COMPILED: dict[str, tuple[str, ...]] = {
     "app.node": ("jsonenc", "state_diff"),
     "app.node.cirrus": ("collections",),
     "app.node.ledger": ("entries", "packing", "preimages"),
-    "app.node.solidvm": ("trace", "trace_show"),
+    "app.node.solidvm": ("address", "trace", "trace_show"),
 }
 STAMP_FILE = "stamp.json"
 ENV = "STRATOSCOPE_NATIVE"  # "off": the .py files whatever is built; a path: another build dir

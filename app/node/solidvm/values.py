@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .address import Address, ContractRef
 from .errors import ExecutionError
 from .types import (
     AccountType,
@@ -27,81 +28,11 @@ from .types import (
     VariadicType,
 )
 
+# Address and ContractRef live in address.py (compiled by mypyc); the values' home re-exports
+# them, which mypy's strict mode wants said. Everything defined here is exported as usual.
+__all__ = ["Address", "ContractRef"]
+
 MAIN = "main"
-
-
-class Address:
-    """An address or an account: a 160-bit value plus, for accounts, the chain it lives on.
-
-    ``chain`` is None (unspecified: the current chain), ``"main"`` or a 64-hex chain ID. Equality
-    and hashing use the address only, so ``msg.sender`` (an account) and a stored ``address`` key
-    the same mapping entry.
-    """
-
-    __slots__ = ("chain", "value")
-
-    def __init__(self, value: int, chain: str | None = None) -> None:
-        self.value = value
-        self.chain = chain
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Address):
-            return self.value == other.value
-        if isinstance(other, int) and not isinstance(other, bool):
-            return self.value == other
-        return NotImplemented
-
-    def __ne__(self, other: object) -> bool:
-        r = self.__eq__(other)
-        return r if r is NotImplemented else not r
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    def __lt__(self, other: Address) -> bool:
-        return self.value < _addr_int(other)
-
-    def __le__(self, other: Address) -> bool:
-        return self.value <= _addr_int(other)
-
-    def __gt__(self, other: Address) -> bool:
-        return self.value > _addr_int(other)
-
-    def __ge__(self, other: Address) -> bool:
-        return self.value >= _addr_int(other)
-
-    @property
-    def hex(self) -> str:
-        return format(self.value, "040x")
-
-    def account_text(self) -> str:
-        if self.chain is None:
-            return self.hex
-        return f"{self.hex}:{self.chain}"
-
-    def __repr__(self) -> str:
-        return f"Address({self.account_text()})"
-
-
-def _addr_int(o: object) -> int:
-    if isinstance(o, Address):
-        return o.value
-    if isinstance(o, int):
-        return o
-    raise TypeError("cannot compare address with this value")
-
-
-class ContractRef(Address):
-    """A contract-typed value: an address that also names the contract type it is used as."""
-
-    __slots__ = ("cname",)
-
-    def __init__(self, cname: str, value: int, chain: str | None = None) -> None:
-        super().__init__(value, chain)
-        self.cname = cname
-
-    def __repr__(self) -> str:
-        return f"{self.cname}({self.account_text()})"
 
 
 class DecimalValue:
