@@ -44,6 +44,21 @@ def test_a_poll_of_queued_transactions_reads_nothing_from_the_store(tmp_path: Pa
         assert len(statements) == 1  # not queued: looked for on disk
 
 
+def test_queued_of_names_the_queued_hashes_not_yet_answered(tmp_path: Path) -> None:
+    with opened(tmp_path) as ledger:
+        queued = [transfer(ledger, "alice", "bob", n) for n in (1, 2)]
+        ledger.queue.record(queued)
+        ledger.queue.put(queued)
+        unknown = "ab" * 32
+        assert ledger.results.queued_of([queued[0].hash, unknown, queued[1].hash]) == {
+            queued[0].hash,
+            queued[1].hash,
+        }
+        # answered (in the cache) while still counted as queued: the answer wins
+        ledger.results.remember(queued[0].hash, {"status": "Success", "hash": queued[0].hash})
+        assert ledger.results.queued_of([s.hash for s in queued]) == {queued[1].hash}
+
+
 def test_a_sealed_result_is_read_back_from_the_store(tmp_path: Path) -> None:
     with opened(tmp_path) as ledger:
         sub = transfer(ledger, "alice", "bob", 1)

@@ -128,6 +128,7 @@ class Ledger:
         self.unit = self.codes.unit
         self.result = self.results.result
         self.results_of = self.results.results_of
+        self.queued_of = self.results.queued_of
         self.wait_results = self.results.wait_results
         self.has_pending = self.queue.has_pending
         self.is_queued = self.queue.is_queued

@@ -61,6 +61,13 @@ class Results:
             cache.get(h) or (pending_result(h) if h in queued else self.result(h)) for h in hashes
         ]
 
+    def queued_of(self, hashes: Iterable[str]) -> set[str]:
+        """Those of ``hashes`` still queued or executing (answered ``Pending``): a client
+        polling a long backlog asks for the same queued hashes again and again, and their
+        answer needs neither a look-up nor a result object (see routes/tx.py)."""
+        cache = self._cache
+        return self.queue.queued_among(h for h in hashes if h not in cache)
+
     async def wait_results(self, hashes: list[str], timeout: float) -> list[dict[str, Any]]:
         """Results of ``hashes``, waiting up to ``timeout`` for queued ones (``?resolve``)."""
         queued = self.queue.queued_among(hashes)

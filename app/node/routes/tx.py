@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from ..errors import ApiError, bad_request
-from ..ledger import HEX, norm_address, norm_chain
+from ..jsonenc import compact_json
+from ..ledger import norm_address, norm_chain
 from ..txvisibility import hidden_hashes, unknown_result, visible_results
 from .base import ANSWER_ON_LOOP_MAX, ApiBase, JsonBody, flag, json_answer
 
@@ -59,7 +61,7 @@ class TxRoutes(ApiBase):
 
     async def tx_result(self, request: Request) -> Response:
         h = request.path_params["hash"].lower().removeprefix("0x")
-        if len(h) != 64 or not set(h) <= HEX:
+        if _HASH.fullmatch(h) is None:
             raise bad_request("transaction hash must be 64 hex digits")
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
@@ -78,7 +80,7 @@ class TxRoutes(ApiBase):
             raise bad_request("at most 10000 hashes per request")
         hashes = [h.lower().removeprefix("0x") for h in body]
         for h in hashes:
-            if len(h) != 64 or not set(h) <= HEX:
+            if _HASH.fullmatch(h) is None:
                 raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
@@ -89,18 +91,45 @@ class TxRoutes(ApiBase):
             return await json_answer(visible_results(self.ledger, request.state.user, results))
         user = request.state.user
 
-        def read() -> list[dict[str, Any]]:
-            return visible_results(self.ledger, user, self.ledger.results_of(hashes))
+        def read() -> bytes:
+            queued = self.ledger.queued_of(hashes)
+            rest = list(dict.fromkeys(h for h in hashes if h not in queued))
+            found = visible_results(self.ledger, user, self.ledger.results_of(rest))
+            return results_body(hashes, queued, dict(zip(rest, found, strict=True)))
 
         # thousands of hashes are thousands of reads: on a worker thread (the store locks them)
-        results = read() if len(hashes) <= ANSWER_ON_LOOP_MAX else await asyncio.to_thread(read)
-        return await json_answer(results)
+        body_bytes = read() if len(hashes) <= ANSWER_ON_LOOP_MAX else await asyncio.to_thread(read)
+        return Response(body_bytes, media_type=JsonBody.media_type)
 
     async def fill(self, request: Request) -> Response:
         address = norm_address(request.path_params["address"], "address")
         return JsonBody(
             await self.ledger.faucet(request.state.user, address, flag(request, "resolve"))
         )
+
+
+_HASH = re.compile("[0-9a-f]{64}")
+# compact_json(pending_result(h)), byte for byte, for a hash of 64 hex digits
+_PENDING = '{"status":"Pending","hash":"%s","txResult":null,"data":null}'
+
+
+def results_body(hashes: list[str], queued: set[str], found: dict[str, dict[str, Any]]) -> bytes:
+    """The JSON array of the results of ``hashes``: ``Pending`` for the ``queued`` ones (a
+    poll of a long backlog is mostly those: written from a template, no object made or
+    encoded), ``found[h]`` for the others; the same bytes as ``compact_json`` of the list."""
+    parts: list[bytes] = []
+    pending: list[str] = []  # consecutive queued hashes, written in one go
+    for h in hashes:
+        if h in queued:
+            pending.append(_PENDING % h)
+            continue
+        if pending:
+            parts.append(",".join(pending).encode())
+            pending = []
+        parts.append(compact_json(found[h]))
+    if pending:
+        parts.append(",".join(pending).encode())
+    return b"[" + b",".join(parts) + b"]"
 
 
 def _raise_if_lone_failure(results: list[dict[str, Any]], resolve: bool) -> None:
