@@ -26,7 +26,7 @@ from typing import Any
 from ..cirrus.behind16 import Behind16, catch_up
 from ..cirrus.indexer import cirrus_timestamp
 from ..solidvm import ContractDef
-from ..store import Store
+from ..store import Store, event_args
 from ..text import scrubbing
 from .common import log
 from .journal import BlockJournal, CirrusWriters, Event, Key
@@ -261,7 +261,7 @@ class Reindexer:
             acct = self.world.accounts.get(k2)
             if meta is None or acct is None or acct.cdef is None or not ix.indexed(acct.cdef):
                 continue
-            args = [(str(a[0]), str(a[1])) for a in json.loads(args_json)]
+            args = event_args(args_json)  # (the pairs ArgsText kept: no parse)
             key = (meta.table, name)
             evs.setdefault(key, []).append(
                 (chain, address, args, tx_hash, senders.get(tx_hash, ""))
