@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..errors import ApiError, bad_request
-from ..jsonenc import compact_json
+from ..jsonenc import compact_json, compact_json_nested_in_pieces, heavy
 from ..ledger import norm_address, norm_chain
 from ..txvisibility import hidden_hashes, unknown_result, visible_results
 from .base import ANSWER_ON_LOOP_MAX, ApiBase, JsonBody, flag, json_answer
@@ -91,14 +91,25 @@ class TxRoutes(ApiBase):
             return await json_answer(visible_results(self.ledger, request.state.user, results))
         user = request.state.user
 
-        def read() -> bytes:
+        def read() -> tuple[set[str], dict[str, dict[str, Any]]]:
             queued = self.ledger.queued_of(hashes)
             rest = list(dict.fromkeys(h for h in hashes if h not in queued))
             found = visible_results(self.ledger, user, self.ledger.results_of(rest))
-            return results_body(hashes, queued, dict(zip(rest, found, strict=True)))
+            return queued, dict(zip(rest, found, strict=True))
 
-        # thousands of hashes are thousands of reads: on a worker thread (the store locks them)
-        body_bytes = read() if len(hashes) <= ANSWER_ON_LOOP_MAX else await asyncio.to_thread(read)
+        def answer() -> bytes:
+            return results_body(hashes, *read())
+
+        if len(hashes) > ANSWER_ON_LOOP_MAX:
+            # thousands of hashes are thousands of reads: on a worker thread (the store locks
+            # them), and so is their encoding
+            body_bytes = await asyncio.to_thread(answer)
+        else:
+            queued, found = read()
+            if heavy(list(found.values())):  # an upload's answer, or many: off the loop
+                body_bytes = await asyncio.to_thread(results_body, hashes, queued, found)
+            else:
+                body_bytes = results_body(hashes, queued, found)
         return Response(body_bytes, media_type=JsonBody.media_type)
 
     async def fill(self, request: Request) -> Response:
@@ -116,7 +127,8 @@ _PENDING = '{"status":"Pending","hash":"%s","txResult":null,"data":null}'
 def results_body(hashes: list[str], queued: set[str], found: dict[str, dict[str, Any]]) -> bytes:
     """The JSON array of the results of ``hashes``: ``Pending`` for the ``queued`` ones (a
     poll of a long backlog is mostly those: written from a template, no object made or
-    encoded), ``found[h]`` for the others; the same bytes as ``compact_json`` of the list."""
+    encoded), ``found[h]`` for the others; the same bytes as ``compact_json`` of the list.
+    The caller runs it off the event loop when a result is heavy (see json_answer)."""
     parts: list[bytes] = []
     pending: list[str] = []  # consecutive queued hashes, written in one go
     for h in hashes:
@@ -126,7 +138,10 @@ def results_body(hashes: list[str], queued: set[str], found: dict[str, dict[str,
         if pending:
             parts.append(",".join(pending).encode())
             pending = []
-        parts.append(compact_json(found[h]))
+        res = found[h]
+        # a large one (an upload's holds its source and xabi) in pieces, the lock let go
+        # between them, as json_answer encodes it
+        parts.append(compact_json_nested_in_pieces(res) if heavy(res) else compact_json(res))
     if pending:
         parts.append(",".join(pending).encode())
     return b"[" + b",".join(parts) + b"]"

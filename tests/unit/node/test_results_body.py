@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.node.jsonenc import compact_json
+from app.node.jsonenc import compact_json, heavy
 from app.node.ledger.common import pending_result
 from app.node.routes.tx import results_body
 
@@ -44,3 +44,13 @@ def test_nothing_and_nothing_queued() -> None:
     found = {h: _done(h) for h in H}
     assert results_body(H, set(), found) == _expected(H, set(), found)
     assert results_body(H, set(H), {}) == _expected(H, set(H), {})
+
+
+def test_a_heavy_result_is_encoded_in_pieces_to_the_same_bytes() -> None:
+    """An upload's result holds its source and xabi: encoded in pieces (the lock let go
+    between them), the same bytes all the same."""
+    big = _done(H[1], src="contract C {}\n" * 10_000, xabi={f"f{i}": [i] * 3 for i in range(3_000)})
+    assert heavy(big)
+    hashes = [H[0], H[1], H[2]]
+    found = {H[1]: big, H[2]: _done(H[2])}
+    assert results_body(hashes, {H[0]}, found) == _expected(hashes, {H[0]}, found)
