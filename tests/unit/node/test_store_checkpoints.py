@@ -106,3 +106,32 @@ def test_the_checkpoint_thread_runs_at_background_priority(tmp_path: Path) -> No
         assert os.getpriority(os.PRIO_PROCESS, tid) == 19
     finally:
         store.close()
+
+
+def test_the_committing_thread_checkpoints_when_the_thread_gets_no_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checkpoint thread runs at the lowest priority: on a machine other processes keep
+    busy it may get no CPU at all. Past BACKSTOP x LIMIT bytes of WAL the committing thread
+    checkpoints itself, so the WAL stays bounded whatever the thread does (here: nothing, its
+    period is an hour)."""
+    monkeypatch.setattr(Checkpointer, "PERIOD", 3600.0)
+    monkeypatch.setattr(Checkpointer, "LIMIT", 256 * 1024)
+    store = Store(tmp_path)
+    store.checkpoint_in_background()
+    wal = store.path.with_name(store.path.name + "-wal")
+    blob = "z" * SIZE
+    written = 0
+    for i in range(2400):
+        with store.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"k{i % 50}", blob)
+            )
+        written += SIZE
+    size = wal.stat().st_size
+    store.close()
+    bound = (
+        Checkpointer.BACKSTOP + 1
+    ) * Checkpointer.LIMIT + Checkpointer.BACKSTOP_EVERY * 2 * SIZE
+    assert written > 3 * bound  # without the backstop the WAL would hold it all
+    assert size < bound, (size, written)
