@@ -291,30 +291,30 @@ class AppHandlers:
 
     # ------------------------------------------------------------ identities
 
-    def _cert_rows(self, request: Request, address: str | None) -> list[dict[str, Any]]:
+    async def _cert_rows(self, request: Request, address: str | None) -> list[dict[str, Any]]:
         q = Query()
         if address is not None:
             q.where.items.append(Filter("userAddress", "eq", address))
-        rows, _ = self.api.cirrus_rows("Certificate", q, request.state.user)
+        rows, _ = await self.api.cirrus_rows("Certificate", q, request.state.user)
         return rows
 
     async def user_me(self, request: Request) -> Response:
         self.app_of(request)
         name = request.state.user
         key = self.ledger.key_of(name)
-        rows = self._cert_rows(request, key["address"]) if key else []
+        rows = await self._cert_rows(request, key["address"]) if key else []
         if not rows:
             raise fail(400, f"user {name} has no registered identity")
         return ok({**rows[0], "preferred_username": name})
 
     async def users(self, request: Request) -> Response:
         self.app_of(request)
-        return ok(self._cert_rows(request, None))
+        return ok(await self._cert_rows(request, None))
 
     async def user_by_address(self, request: Request) -> Response:
         self.app_of(request)
         address = norm_address(request.path_params["address"], "address")
-        rows = self._cert_rows(request, address)
+        rows = await self._cert_rows(request, address)
         if not rows:
             raise fail(404, f"no identity registered for {address}")
         return ok(rows[0])
@@ -373,9 +373,9 @@ class AppHandlers:
                 raise fail(400, f"unknown query parameter {k!r}")
         return q
 
-    def _rows(self, app: App, asset: AssetDef, q: Query, user: str) -> tuple[list[Any], int]:
+    async def _rows(self, app: App, asset: AssetDef, q: Query, user: str) -> tuple[list[Any], int]:
         try:
-            rows, total = self.api.cirrus_rows(app.table(asset), q, user, want_total=True)
+            rows, total = await self.api.cirrus_rows(app.table(asset), q, user, want_total=True)
         except ApiError as exc:
             if exc.status == 404:  # no asset indexed yet
                 return [], 0
@@ -402,10 +402,10 @@ class AppHandlers:
             return StreamingResponse(_enclosed(head, rows, tail), media_type="application/json")
         return ok({key: rows, "total": total})
 
-    def _one(self, app: App, asset: AssetDef, chain: str, user: str) -> dict[str, Any]:
+    async def _one(self, app: App, asset: AssetDef, chain: str, user: str) -> dict[str, Any]:
         q = self._query(app, asset, None)
         q.where.items.append(Filter("chainId", "eq", chain))
-        rows, _ = self._rows(app, asset, q, user)
+        rows, _ = await self._rows(app, asset, q, user)
         if not rows:
             raise fail(404, f"no {asset.name} {chain} (or you are not a member of its shard)")
         return dict(rows[0])
@@ -418,21 +418,21 @@ class AppHandlers:
     async def get_asset(self, request: Request) -> Response:
         app, asset = self.asset_of(request)
         chain = self._parse_id(request.path_params["id"])
-        return ok(self._one(app, asset, chain, request.state.user))
+        return ok(await self._one(app, asset, chain, request.state.user))
 
     async def get_asset2(self, request: Request) -> Response:
         app, asset = self.asset_of(request)
         norm_address(request.path_params["address"], "address")
         chain = norm_chain(request.path_params["chain"], "chainId")
-        return ok(self._one(app, asset, chain, request.state.user))
+        return ok(await self._one(app, asset, chain, request.state.user))
 
-    def _audit(self, app: App, asset: AssetDef, chain: str, user: str) -> list[Any]:
-        self._one(app, asset, chain, user)  # 404 unless visible
+    async def _audit(self, app: App, asset: AssetDef, chain: str, user: str) -> list[Any]:
+        await self._one(app, asset, chain, user)  # 404 unless visible
         q = Query()
         q.where.items.append(Filter("chainId", "eq", chain))
         q.order.append(Order("block_number"))
         try:
-            rows, _ = self.api.cirrus_rows(f"history@{app.table(asset)}", q, user)
+            rows, _ = await self.api.cirrus_rows(f"history@{app.table(asset)}", q, user)
         except ApiError:
             return []
         return rows
@@ -440,12 +440,12 @@ class AppHandlers:
     async def audit(self, request: Request) -> Response:
         app, asset = self.asset_of(request)
         chain = self._parse_id(request.path_params["id"])
-        return ok(self._audit(app, asset, chain, request.state.user))
+        return ok(await self._audit(app, asset, chain, request.state.user))
 
     async def audit2(self, request: Request) -> Response:
         app, asset = self.asset_of(request)
         chain = norm_chain(request.path_params["chain"], "chainId")
-        return ok(self._audit(app, asset, chain, request.state.user))
+        return ok(await self._audit(app, asset, chain, request.state.user))
 
     def _field_values(
         self, asset: AssetDef, given: dict[str, Any], action: str, require_all: bool
@@ -585,7 +585,7 @@ class AppHandlers:
                 "Missing args or bad format: updates must name at least one field",
             )
         values = self._field_values(asset, updates, "Update", require_all=False)
-        current = self._one(app, asset, chain, request.state.user)
+        current = await self._one(app, asset, chain, request.state.user)
         n = len(asset.fields)
         scheme = 0
         args: dict[str, Any] = {}
@@ -624,7 +624,7 @@ class AppHandlers:
                 f"Transfer Ownership {asset.contract} Argument Validation Error",
                 "Missing args or bad format: newOwner must be an address or a user name",
             ) from None
-        self._one(app, asset, chain, request.state.user)
+        await self._one(app, asset, chain, request.state.user)
         contents = await self._call(request, chain, "transferOwnership", {"_addr": owner_addr})
         if contents and contents[0] != "200":
             raise fail(

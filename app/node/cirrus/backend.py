@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from . import embedding, grouping
 from . import fields as fx
+from .deferred import SeedWrites
 from .encoding import encode_int, encode_int_text, json_get, parse_json_path
 from .query import Field, Filter, Group, Query, QueryError, split_alias
 from .relations import Relationship, RelationSource, choose, seed_relationships
@@ -192,6 +193,11 @@ def _functions(conn: sqlite3.Connection) -> None:
     fx.register(conn)
 
 
+def _owners(rows: list[dict[str, Any]], chain: str, address: str) -> list[tuple[str, str]]:
+    """(chain, address) of each row (the contracts a failed write of rows is retried for)."""
+    return [(str(r[chain]), str(r[address])) for r in rows]
+
+
 class CirrusBackend:
     """Owns the ``cirrus:*`` tables of the node database."""
 
@@ -210,6 +216,8 @@ class CirrusBackend:
         self.max_rows = MAX_ROWS  # PostgREST's `max-rows`
         self.extension: Extension | None = None
         self._local = threading.local()
+        # row writes: now, or behind the chain with STRATO 16's (deferred.py)
+        self.writes = SeedWrites(db)
         self.reload()
 
     def reader(self) -> sqlite3.Connection:
@@ -339,14 +347,18 @@ class CirrusBackend:
         self._write(t, rows, "INSERT", ' ON CONFLICT ("record_id") DO UPDATE SET ')
 
     def insert_ignore(self, t: Table, rows: list[dict[str, Any]]) -> None:
-        self._write(t, rows, "INSERT OR IGNORE")
+        """Rows written now, never behind the chain (history rows: see deferred.py)."""
+        self._write(t, rows, "INSERT OR IGNORE", now=True)
 
     def insert(self, t: Table, rows: list[dict[str, Any]]) -> None:
         self._write(t, rows, "INSERT")
 
-    def _write(self, t: Table, rows: list[dict[str, Any]], verb: str, update: str = "") -> None:
+    def _write(
+        self, t: Table, rows: list[dict[str, Any]], verb: str, update: str = "", now: bool = False
+    ) -> None:
         """Write rows that all have the same columns in the same order (the statement and
-        the integer columns' positions are kept per table and column list)."""
+        the integer columns' positions are kept per table and column list); ``now``: not
+        behind the chain whatever :attr:`writes` does."""
         if not rows:
             return
         names = tuple(rows[0])
@@ -373,7 +385,11 @@ class CirrusBackend:
                 if v is not None:
                     vals[i] = encode_int(v)
             out.append(vals)
-        self.db.executemany(sql, out)
+        if now:
+            self.db.executemany(sql, out)
+        else:
+            owner = ("_chain", "address") if t.kind == "event" else ("chainId", "address")
+            self.writes.executemany(t.name, sql, out, lambda: _owners(rows, *owner))
 
     # ------------------------------------------------------------ queries
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from ..store import Store
 from ..text import scrubbing
+from .deferred import Owner, SeedJob, SeedWrites
 from .indexer import cirrus_timestamp
 from .indexer16 import AcctKey, Indexer16, no_clock
 from .strato16 import physical
@@ -82,8 +83,14 @@ class Behind16:
         publish: Callable[[], None],
         delay: float | None = None,
         max_blocks: int = MAX_BLOCKS,
+        seed: SeedWrites | None = None,
+        missed: Callable[[int, Owner], None] | None = None,
     ) -> None:
         self.ix = ix
+        self.seed = seed  # the seed tables' row writes, behind the chain too (deferred.py)
+        # a contract whose seed rows of a block failed again, alone: noted for the rebuild
+        # at the next start (the Reindexer's ``cirrus_missed``), in the drain's transaction
+        self.missed = missed
         self.store = store
         self.sealing = sealing  # held while the store's connection writes a block
         self.forget = forget  # after a rollback: the writers' memory of what it undid
@@ -109,15 +116,28 @@ class Behind16:
         jobs: list[Job] = []
         self._current = (number, jobs)
         self.ix.capture = jobs
+        if self.seed is not None:
+            self.seed.capture = jobs
 
     def restart(self) -> None:
         """The block's Cirrus writes were rolled back: what was taken for it too."""
+        self.drop_from(0)
+
+    def taken(self) -> int:
+        """How many jobs the block being sealed has taken so far (see :meth:`drop_from`)."""
+        return len(self._current[1]) if self._current is not None else 0
+
+    def drop_from(self, mark: int) -> None:
+        """The block's writes since :meth:`taken` gave ``mark`` were rolled back (one
+        contract's, in a savepoint): the jobs taken since too."""
         if self._current is not None:
-            self._current[1].clear()
+            del self._current[1][mark:]
 
     def end(self) -> None:
         """The block's writes are taken: queued (it is committed right after)."""
         self.ix.capture = None
+        if self.seed is not None:
+            self.seed.capture = None
         cur, self._current = self._current, None
         if cur is None or not cur[1]:
             return
@@ -251,7 +271,10 @@ class Behind16:
         done = 0
         try:
             with self.store.transaction() as db:
+                seed = self.seed
                 self.ix.begin_batch()
+                if seed is not None:
+                    seed.begin_batch()
                 try:
                     for _, jobs in queued:
                         for job in jobs:
@@ -259,8 +282,12 @@ class Behind16:
                         done += 1
                         if until and time.monotonic() >= until:
                             break
+                    if seed is not None:
+                        seed.write_batch()
                     self.ix.write_batch()
                 finally:
+                    if seed is not None:
+                        seed.end_batch()
                     self.ix.end_batch(write=False)
                 self._through(db, queued[done - 1][0])
             self.publish()
@@ -277,10 +304,18 @@ class Behind16:
             )
         for number, jobs in queued:
             try:
-                with self.store.transaction() as db, scrubbing(db):
-                    for job in jobs:
-                        job()
-                    self._through(db, number)
+                try:
+                    with self.store.transaction() as db, scrubbing(db):
+                        for job in jobs:
+                            job()
+                        self._through(db, number)
+                except Exception:
+                    self._forget(sealing_held)
+                    if not any(isinstance(j, SeedJob) for j in jobs):
+                        raise
+                    with self.store.transaction() as db, scrubbing(db):
+                        self._write_by_contract(db, number, jobs)
+                        self._through(db, number)
                 self.publish()
             except Exception:
                 self._forget(sealing_held)
@@ -297,6 +332,36 @@ class Behind16:
                 )
                 return len(queued)
         return len(queued)
+
+    def _write_by_contract(self, db: Any, number: int, jobs: list[Job]) -> None:
+        """Block ``number``'s jobs again, the seed's rows one contract at a time, each in its
+        own savepoint: a contract whose rows fail again loses this block's seed rows (noted
+        for the rebuild at the next start), the others keep theirs; then STRATO 16's."""
+        seed = [j for j in jobs if isinstance(j, SeedJob)]
+        owners: dict[Owner, None] = {}
+        for j in seed:
+            owners.update(dict.fromkeys(j.owners()))
+        for owner in owners:
+            db.execute("SAVEPOINT seed_one")
+            try:
+                for j in seed:
+                    j.run_for(owner)
+            except Exception:
+                db.execute("ROLLBACK TO seed_one")
+                log.exception(
+                    "writing the Cirrus rows of contract %s (chain %r) in block %d failed; "
+                    "they are rebuilt at the next start",
+                    owner[1],
+                    owner[0],
+                    number,
+                )
+                if self.missed is not None:
+                    self.missed(number, owner)
+            finally:
+                db.execute("RELEASE seed_one")
+        for job in jobs:
+            if not isinstance(job, SeedJob):
+                job()
 
     async def caught_up(self) -> None:
         """Return once the rows of every block committed before the call are written (a

@@ -88,23 +88,38 @@ def sync_entries(
         )
         for keys, value, tx in entries
     ]
-    db = backend.db
     enc0 = key_enc[0]
+    writes = backend.writes  # now, or behind the chain (deferred.py)
     if tops is not None and n_keys == 1:
         # one entry per top-level key: no need to read the old rows; the upsert leaves an
         # unchanged row alone, and a key without a row now loses its old one
         if rows:
-            db.executemany(plan.upsert, rows)
+            writes.executemany(t.name, plan.upsert, rows, (chain, address))
         kept = {r[9] for r in rows}
         gone = [k for k in (enc0(k) if enc0 else k for k in tops) if k not in kept]
         if gone:
-            db.executemany(plan.delete, [(address, chain, k) for k in gone])
+            deletes = [(address, chain, k) for k in gone]
+            writes.executemany(t.name, plan.delete, deletes, (chain, address))
         return
+    wanted = None if tops is None else sorted({enc0(k) if enc0 else k for k in tops}, key=repr)
+    writes.later(lambda: _sync_read_first(backend.db, plan, owner, wanted, rows), (chain, address))
+
+
+def _sync_read_first(
+    db: Any,
+    plan: EntryPlan,
+    owner: tuple[str, str],
+    wanted: list[Any] | None,
+    rows: list[tuple[Any, ...]],
+) -> None:
+    """The rows of ``owner`` under the (encoded) top-level keys ``wanted`` (all: None) made
+    ``rows``: read first, then only what changed written."""
+    address, chain = owner
+    n_keys = len(plan.key_enc)
     old: dict[tuple[Any, ...], Any] = {}
-    if tops is None:
+    if wanted is None:
         found = db.execute(plan.select, (address, chain)).fetchall()
     else:
-        wanted = sorted({enc0(k) if enc0 else k for k in tops}, key=repr)
         found = []
         for i in range(0, len(wanted), 500):
             chunk = wanted[i : i + 500]

@@ -111,7 +111,10 @@ class Ledger:
                 store,
                 self.sealer._sealing,
                 forget,
-                lambda: ix16.schema.publish(force=True),  # its views (not the seed's tables)
+                # its views (the seed's tables are defined, and published, with the blocks)
+                lambda: ix16.schema.publish(force=True),
+                seed=backend.writes,  # the seed's rows behind the chain too (deferred.py)
+                missed=self.reindexer.note_missed,
             )
             self.reindexer.behind16 = self.sealer.behind16 = self.behind16
             self.producer.behind16 = self.behind16
@@ -198,6 +201,7 @@ class Ledger:
         self.identities.sync()
         self.keys.load()
         self.sealer.replay()
+        self.reindexer.catch_up_seed(self.head.number)  # (before cirrus16_through moves)
         self.reindexer.index_collections_once()
         self.reindexer.index_strato16_once()
         self.reindexer.catch_up16(self.head.number)

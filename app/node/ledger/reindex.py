@@ -23,8 +23,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cirrus.behind16 import Behind16, catch_up
+from ..cirrus.behind16 import THROUGH_KEY, Behind16, catch_up
+from ..cirrus.encoding import encode_int
 from ..cirrus.indexer import cirrus_timestamp
+from ..cirrus.strato16 import physical
 from ..solidvm import ContractDef
 from ..store import Store, event_args
 from ..text import scrubbing
@@ -179,13 +181,17 @@ class Reindexer:
         """``work`` written one contract at a time; returns the contracts that failed."""
         db = self.store.db
         missed: list[Key] = []
+        behind = self.behind16
         for key in work.contracts():
             db.execute("SAVEPOINT cirrus_one")
+            mark = behind.taken() if behind is not None else 0
             try:
                 self._write_work(block, work.only(key))
             except Exception:
                 db.execute("ROLLBACK TO cirrus_one")
                 self._forget_cirrus_writes()
+                if behind is not None:  # its rows taken for behind the chain: dropped too
+                    behind.drop_from(mark)
                 log.exception(
                     "indexing contract %040x (chain %r) in block %d failed; its rows are "
                     "rebuilt at the next start",
@@ -206,6 +212,11 @@ class Reindexer:
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
             (MISSED_KEY, json.dumps(have)),
         )
+
+    def note_missed(self, number: int, owner: tuple[str, str]) -> None:
+        """A contract (chain, address hex) whose seed rows of block ``number`` a drain could
+        not write (cirrus/behind16.py): rebuilt at the next start, as a sealed block's."""
+        self._record_missed(number, [(owner[0], int(owner[1], 16))])
 
     def _missed(self) -> list[list[Any]]:
         row = self.store.db.execute("SELECT value FROM meta WHERE key=?", (MISSED_KEY,)).fetchone()
@@ -299,6 +310,72 @@ class Reindexer:
             db.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('cirrus_collections', '1')"
             )
+
+    def catch_up_seed(self, head: int) -> None:
+        """The seed's rows of the blocks a crash left unwritten (written behind the chain with
+        STRATO 16's: cirrus/deferred.py): the rows of every indexed contract changed or
+        created since ``cirrus16_through``, from its state (as of its last change), and
+        those blocks' events again from the node's own table, after deleting the ones a
+        drain may have written. History rows were committed with their blocks."""
+        raw = self.store.get_meta(THROUGH_KEY)
+        through = int(raw) if raw is not None and raw.isdigit() else head
+        if through >= head:
+            return
+        cx = self.collections
+        sinks, cx.sinks = cx.sinks, []  # (STRATO 16's rows: catch_up16)
+        try:
+            with self.store.transaction() as db, scrubbing(db):
+                after = encode_int(through)
+                for t in list(self.indexer.backend.tables.values()):
+                    if t.kind == "event":
+                        db.execute(f'DELETE FROM {t.sql_name} WHERE "block_number" > ?', (after,))
+                changed = [
+                    (max(m.updated_block, m.created_block), k)
+                    for k, m in self.meta.items()
+                    if max(m.updated_block, m.created_block) > through
+                ]
+                for _, key in sorted(changed):
+                    self._seed_rows_of(key)
+                self._seed_events_after(through)
+        finally:
+            cx.sinks = sinks
+        log.info("Cirrus: rebuilt the seed's rows of blocks %d-%d", through + 1, head)
+
+    def _seed_rows_of(self, key: Key) -> None:
+        """``key``'s contract and collection rows (the seed's) from its state now."""
+        acct = self.world.accounts.get(key)
+        meta = self.meta.get(key)
+        if acct is None or meta is None or self._collection_table(key) is None:
+            return
+        assert acct.cdef is not None
+        row = self.store.one("SELECT sender FROM txs WHERE hash=?", meta.updated_tx)
+        sender = str(row["sender"]) if row else ""
+        block = self._block_stamp(meta.updated_block)
+        ix = self.indexer
+        ix.write_rows(meta.table, acct.cdef, [ix.row(acct, *block, meta.updated_tx, sender)])
+        cx = self.collections
+        for cv in cx.vars_of(acct.cdef):
+            cx.mark_all(acct, cv, (meta.updated_tx, sender))
+        if key in cx.pending:
+            cx.pending = {key: cx.pending.pop(key)}
+            cx.flush(block, self._collection_table)
+
+    def _seed_events_after(self, through: int) -> None:
+        """The seed's event rows of the blocks after ``through``, from ``events``."""
+        by_block: dict[int, list[Any]] = {}
+        for e in self.store.all(
+            "SELECT e.block_number, e.tx_hash, e.chain, e.address, e.contract, e.name, "
+            "e.args, t.sender FROM events e LEFT JOIN txs t ON t.hash = e.tx_hash "
+            "WHERE e.block_number > ? ORDER BY e.id",
+            through,
+        ):
+            by_block.setdefault(int(e[0]), []).append(tuple(e))
+        for number, evs in sorted(by_block.items()):
+            senders = {str(e[1]): str(e[7] or "") for e in evs}
+            rows: list[Event] = [
+                (str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]), str(e[6])) for e in evs
+            ]
+            self._write_seed_events(self._block_stamp(number), rows, senders)
 
     def catch_up16(self, head: int) -> None:
         """STRATO 16's rows of the blocks a crash left unwritten (cirrus/behind16.py)."""
@@ -413,6 +490,26 @@ class Reindexer:
         b = self.store.one("SELECT hash, timestamp FROM blocks WHERE number=?", number)
         return (number, str(b["hash"]) if b else "", int(b["timestamp"]) if b else 0)
 
+    def _drop_event_rows(self, key: Key, table: str, number: int) -> None:
+        """Contract ``key``'s event rows of block ``number``, the seed's (its ``table``'s
+        event tables) and STRATO 16's: a rebuild writes them again, each once."""
+        db = self.store.db
+        chain, address = key[0], format(key[1], "040x")
+        for t in list(self.indexer.backend.tables.values()):
+            if t.kind == "event" and t.name.startswith(f"{table}."):
+                db.execute(
+                    f'DELETE FROM {t.sql_name} WHERE "address" = ? AND "_chain" = ? '
+                    'AND "block_number" = ?',
+                    (address, chain, encode_int(number)),
+                )
+        if self.indexer16 is not None:
+            for name in ("event", "event_array"):
+                db.execute(
+                    f"DELETE FROM {physical(name)} WHERE address = ? AND _chain = ? "
+                    "AND CAST(block_number AS INTEGER) = ?",
+                    (address, chain, number),
+                )
+
     def _rebuild_one(self, key: Key, numbers: list[int]) -> None:
         """``key``'s rows as of its state now (contract, history, collection and STRATO 16
         storage and mapping rows) and its events of the blocks ``numbers``."""
@@ -446,6 +543,7 @@ class Reindexer:
                 "ORDER BY e.id",
                 number,
             )
+            self._drop_event_rows(key, meta.table, number)  # (a drain may have written some)
             work = BlockWork(senders={str(e[0]): str(e[6] or "") for e in events})
             for i, e in enumerate(events, 1):
                 ev: Event = (str(e[0]), str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]))

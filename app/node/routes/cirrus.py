@@ -20,10 +20,12 @@ from .base import ApiBase, JsonBody
 class CirrusRoutes(ApiBase):
     """Cirrus search."""
 
-    def cirrus_rows(
+    async def cirrus_rows(
         self, table: str, q: Query, user: str, want_total: bool = False
     ) -> tuple[list[dict[str, Any]], int | None]:
-        """Rows of a Cirrus table as ``user`` may see them (for the asset applications)."""
+        """Rows of a Cirrus table as ``user`` may see them (for the asset applications), as
+        of every block committed before the call."""
+        await self.caught_up()
         backend = self.ledger.indexer.backend
         try:
             return backend.run(
@@ -39,6 +41,7 @@ class CirrusRoutes(ApiBase):
     ) -> tuple[list[dict[str, Any]] | RowStream, int]:
         """Rows of a Cirrus table as ``user`` may see them, and their total, read on a worker
         thread; more than a thousand come as a stream (see cirrus/stream.py)."""
+        await self.caught_up()
         backend = self.ledger.indexer.backend
         visible = self.ledger.visible_chains(user)
         try:
@@ -50,8 +53,9 @@ class CirrusRoutes(ApiBase):
         return rows, total or 0
 
     async def caught_up(self) -> None:
-        """STRATO 16's rows of every block committed so far are written (they are written
-        behind the chain: cirrus/behind16.py), so that a client reads its own writes."""
+        """The Cirrus rows of every block committed so far are written (STRATO 16's and the
+        seed's contract, collection and event rows are written behind the chain:
+        cirrus/behind16.py), so that a client reads its own writes."""
         behind = self.ledger.behind16
         if behind is not None:
             await behind.caught_up()
