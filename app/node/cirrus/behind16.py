@@ -8,10 +8,12 @@ and commits the block without them; the queued blocks' writes then run in block 
 blocks in one transaction: in steps of about a millisecond (:meth:`Behind16.step`) on the
 block producer's thread while no transaction waits, once ``delay`` has passed since the oldest
 queued block; all at once (:meth:`Behind16.drain`) between two blocks of a producer that never
-waits, when a reader needs them, and on stop. The seed's tables are still written in each
-block's commit. Writing many blocks' pages in one commit instead of one commit each, off the
-requests' critical path, is what brings ``POST`` throughput near ``serve --cirrus-names
-seed``'s (``benchmarks/cirrus16_write_cost.py``).
+waits, when a reader needs them, and on stop. The seed's contract, collection and event rows
+go the same way (their statements are taken by :class:`SeedWrites`, deferred.py; a drain that
+fails writes a block's seed rows again contract by contract, and a contract that fails again is
+left to the rebuild at the next start, ``missed``). Writing many blocks' pages in one commit
+instead of one commit each, off the requests' critical path, is what brings ``POST``
+throughput near ``serve --cirrus-names seed``'s (``benchmarks/cirrus16_write_cost.py``).
 
 Readers see every block committed before they asked: a Cirrus request waits for
 :meth:`Behind16.caught_up` (a drain when anything is queued, usually under a millisecond), so a
@@ -21,7 +23,8 @@ Crash safety: ``meta`` keeps ``cirrus16_through``, the last block whose rows are
 (updated in the drain's own transaction). A start after a crash rebuilds the rows of the
 blocks after it (:func:`catch_up`): every indexed contract changed or created since, from its
 state, and those blocks' events from the node's own ``events`` table, whose rows are deleted
-first (so that a rebuild never doubles one).
+first (so that a rebuild never doubles one); the seed's rows the same way
+(``Reindexer.catch_up_seed``).
 """
 
 from __future__ import annotations

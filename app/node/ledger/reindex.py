@@ -1,6 +1,8 @@
 """A block's Cirrus rows, one contract's failure never costing the others theirs.
 
-Every block's rows are written at once inside the block's commit (the fast path). Should that
+Every block's rows are computed at once inside the block's commit (the fast path), and written
+there or, with STRATO 16's names, taken as the block's jobs behind the chain (the seed's contract,
+collection and event rows too: cirrus/deferred.py; a drain retries them the same way). Should that
 raise, the block's Cirrus writes are rolled back and written again contract by contract, each
 in its own savepoint: a contract whose rows still fail is recorded (the ``cirrus_missed`` meta
 entry: chain, address, block) and logged once, the others keep theirs. At start the recorded
