@@ -351,15 +351,22 @@ class Checkpointer:
         self._thread.join()
 
 
+BACKGROUND_NICE = 10
+
+
 def background_priority() -> None:
     """The calling thread yields the CPU to the node's others (Linux, where a thread has a
     nice value of its own; elsewhere nothing). The checkpoints copy the WAL's pages in C, out
     of the interpreter's lock, as fast as a core allows: on a 2-core machine they took the
     core a sequential request's loop or producer was about to run on (its p99: 3.55 -> 3.19
-    ms, benchmarks/node_bench.py's Python client, 6 interleaved rounds)."""
+    ms, benchmarks/node_bench.py's Python client, 6 interleaved rounds). Nice 10 (a tenth of
+    a normal thread's share), not 19 (1.5 %): beside CPU-bound processes a thread at 19 that
+    was preempted in a checkpoint held SQLite's checkpoint lock for most of a second, and the
+    committing thread's backstop (Checkpointer.after_commit) found it busy while the WAL grew
+    to 19 MB of 23.6 MB written."""
     if sys.platform.startswith("linux"):
         with suppress(OSError):  # (a sandbox that forbids it: the default priority)
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
 
 
 def _split_sql(script: str) -> list[str]:
