@@ -70,6 +70,12 @@ contract Dirty {
 """
 
 
+# steps of the transactions that must finish: long enough for several reads meanwhile, short
+# enough to stay under the node's 1.5 s limit beside CPU-bound processes (1,500,000 steps
+# passed it there, on a 2-core machine with two busy loops beside the suite)
+LONG_STEPS = 600_000
+
+
 @pytest.fixture(scope="module")
 def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
     n = make_node(tmp_path_factory, "--tx-time-limit", "1.5", name="committed")
@@ -188,8 +194,8 @@ def test_a_reverted_transactions_writes_are_never_visible(
 ) -> None:
     address, table = dirty
     alice = node.client("alice")
-    # about 1,500,000 steps: under the step budget, reverting after most of a second
-    k = int(1_500_000 / _steps_per_iteration(node, address))
+    # a transaction of LONG_STEPS: under the step budget, reverting after a while
+    k = int(LONG_STEPS / _steps_per_iteration(node, address))
     before = _snapshot(alice, address, table)
 
     def start() -> str:
@@ -211,7 +217,7 @@ def test_a_running_transaction_shows_only_once_committed(
     address, _ = dirty
     alice = node.client("alice")
     assert _state(alice, address)["n"] == "7"
-    k = int(1_500_000 / _steps_per_iteration(node, address))
+    k = int(LONG_STEPS / _steps_per_iteration(node, address))
 
     def start() -> str:
         (p,) = submit(alice, call_tx(address, "slowSet", {"v": 42, "k": k}), resolve=False)
