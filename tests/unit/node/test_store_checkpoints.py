@@ -20,6 +20,17 @@ def _copied(store: Store) -> int:
     return store.path.stat().st_size
 
 
+def _commit_blobs(store: Store, letter: str, n: int) -> int:
+    """``n`` commits, each rewriting one of 50 rows with ``SIZE`` bytes; returns bytes written."""
+    blob = letter * SIZE
+    for i in range(n):
+        with store.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"k{i % 50}", blob)
+            )
+    return n * SIZE
+
+
 def test_commits_leave_checkpoints_to_the_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -61,17 +72,10 @@ def test_the_wal_stays_bounded_under_steady_commits(
     store = Store(tmp_path)
     store.checkpoint_in_background()
     wal = store.path.with_name(store.path.name + "-wal")
-    blob = "y" * SIZE
-    written = 0
     end = time.monotonic() + 2.0
-    i = 0
+    written = 0
     while time.monotonic() < end:
-        with store.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"k{i % 50}", blob)
-            )
-        written += SIZE
-        i += 1
+        written += _commit_blobs(store, "y", 10)
     size = wal.stat().st_size
     store.close()
     assert written > 8 * 1024 * 1024  # enough commits to tell
@@ -113,8 +117,8 @@ def test_the_checkpoint_thread_runs_at_background_priority(tmp_path: Path) -> No
 def test_the_committing_thread_checkpoints_when_the_thread_gets_no_cpu(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The checkpoint thread runs at the lowest priority: on a machine other processes keep
-    busy it may get no CPU at all. Past BACKSTOP x LIMIT bytes of WAL the committing thread
+    """The checkpoint thread runs at a low priority: on a machine other processes keep busy
+    it may get next to no CPU. Past BACKSTOP x LIMIT bytes of WAL the committing thread
     checkpoints itself, so the WAL stays bounded whatever the thread does (here: nothing, its
     period is an hour)."""
     monkeypatch.setattr(Checkpointer, "PERIOD", 3600.0)
@@ -122,14 +126,7 @@ def test_the_committing_thread_checkpoints_when_the_thread_gets_no_cpu(
     store = Store(tmp_path)
     store.checkpoint_in_background()
     wal = store.path.with_name(store.path.name + "-wal")
-    blob = "z" * SIZE
-    written = 0
-    for i in range(2400):
-        with store.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"k{i % 50}", blob)
-            )
-        written += SIZE
+    written = _commit_blobs(store, "z", 2400)
     size = wal.stat().st_size
     store.close()
     bound = (
