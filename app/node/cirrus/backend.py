@@ -193,9 +193,12 @@ def _functions(conn: sqlite3.Connection) -> None:
     fx.register(conn)
 
 
-def _owners(rows: list[dict[str, Any]], chain: str, address: str) -> list[tuple[str, str]]:
-    """(chain, address) of each row (the contracts a failed write of rows is retried for)."""
-    return [(str(r[chain]), str(r[address])) for r in rows]
+def _owners(rows: list[tuple[Any, ...]], chain: int, address: int) -> list[tuple[str, str]]:
+    """(chain, address) of each row, from the columns at those places (the contracts a
+    failed write of rows is retried for)."""
+    return [
+        (str(r[chain]) if chain >= 0 else "", str(r[address]) if address >= 0 else "") for r in rows
+    ]
 
 
 class CirrusBackend:
@@ -384,12 +387,16 @@ class CirrusBackend:
                 v = vals[i]
                 if v is not None:
                     vals[i] = encode_int(v)
-            out.append(vals)
+            # (a tuple: rows held for a drain behind the chain are left alone by the
+            # collector, where lists, and the row dicts, made every pass walk them)
+            out.append(tuple(vals))
         if now:
             self.db.executemany(sql, out)
         else:
-            owner = ("_chain", "address") if t.kind == "event" else ("chainId", "address")
-            self.writes.executemany(t.name, sql, out, lambda: _owners(rows, *owner))
+            c = "_chain" if t.kind == "event" else "chainId"
+            chain = names.index(c) if c in names else -1
+            address = names.index("address") if "address" in names else -1
+            self.writes.executemany(t.name, sql, out, lambda: _owners(out, chain, address))
 
     # ------------------------------------------------------------ queries
 
