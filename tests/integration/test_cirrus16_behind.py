@@ -130,14 +130,14 @@ def test_a_read_after_a_resolved_write_sees_its_strato16_rows(node: RunningNode)
     ]
 
 
-def test_rows_pending_at_a_kill9_are_rebuilt_on_start(node: RunningNode) -> None:
+def pending_at_a_kill9(node: RunningNode, first_read: str) -> tuple[str, str]:
+    """Till paid 2 (and its rows read, from ``first_read``: written), then paid 6 and 5 and a
+    second Till paid 8 with nothing read, then ``kill -9``: returns (till, the second)."""
     client = node.client("alice")
     till = deploy(client)
     pay(client, till, BOB, 2)
-    assert rows(client, "BlockApps-Till-paid", select="value", address=f"eq.{till}") == [
-        {"value": 2}
-    ]
-    # nothing reads Cirrus from here to the kill: these blocks' STRATO 16 rows stay queued
+    assert rows(client, first_read, select="address", address=f"eq.{till}") == [{"address": till}]
+    # nothing reads Cirrus from here to the kill: these blocks' rows stay queued
     pay(client, till, CAROL, 6)
     pay(client, till, BOB, 5)
     later = deploy(client)  # a contract whose every row is pending
@@ -145,7 +145,11 @@ def test_rows_pending_at_a_kill9_are_rebuilt_on_start(node: RunningNode) -> None
     node.kill9()
     written, head = through(node)
     assert written is not None and written < head, (written, head)
+    return till, later
 
+
+def test_rows_pending_at_a_kill9_are_rebuilt_on_start(node: RunningNode) -> None:
+    till, later = pending_at_a_kill9(node, "BlockApps-Till-paid")
     node.restart()
     assert through(node)[0] == through(node)[1]
     client = node.client("alice")
@@ -354,18 +358,7 @@ def test_an_asset_application_reads_its_own_writes(node: RunningNode) -> None:
 
 
 def test_seed_rows_pending_at_a_kill9_are_rebuilt_on_start(node: RunningNode) -> None:
-    client = node.client("alice")
-    till = deploy(client)
-    pay(client, till, BOB, 2)
-    assert rows(client, "Till", select="total", address=f"eq.{till}") == [{"total": 2}]
-    # nothing reads Cirrus from here to the kill: these blocks' seed rows stay queued
-    pay(client, till, CAROL, 6)
-    pay(client, till, BOB, 5)
-    later = deploy(client)  # a contract whose every row is pending
-    pay(client, later, CAROL, 8)
-    node.kill9()
-    written, head = through(node)
-    assert written is not None and written < head, (written, head)
+    till, later = pending_at_a_kill9(node, "Till")
     assert seed_count(node, "Till.Paid", till) == 1  # (the rest was pending)
     assert seed_count(node, "Till", later) == 0
 

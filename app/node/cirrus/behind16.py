@@ -437,6 +437,19 @@ def _rebuild(
         stamped = (block[1], cirrus_timestamp(block[2]), block[0])
         for cv in tracked_vars(acct):
             ix.write_entries(acct, cv, None, stamped)
+    for number, rows, senders in events_after(store, through):
+        ix.flush(_block(store, number), [], rows, senders)
+
+
+RecordedEvent = tuple[str, str, str, str, str, str]  # tx hash, chain, address, contract, name, args
+
+
+def events_after(
+    store: Store, through: int
+) -> list[tuple[int, list[RecordedEvent], dict[str, str]]]:
+    """The node's recorded events of the blocks after ``through``, block by block in order:
+    (number, its events in order, each of their transactions' sender): what a rebuild of
+    Cirrus rows reads."""
     by_block: dict[int, list[Any]] = {}
     for e in store.all(
         "SELECT e.block_number, e.tx_hash, e.chain, e.address, e.contract, e.name, e.args, "
@@ -445,7 +458,9 @@ def _rebuild(
         through,
     ):
         by_block.setdefault(int(e[0]), []).append(tuple(e))
+    out = []
     for number, evs in sorted(by_block.items()):
         senders = {str(e[1]): str(e[7] or "") for e in evs}
         rows = [(str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]), str(e[6])) for e in evs]
-        ix.flush(_block(store, number), [], rows, senders)
+        out.append((number, rows, senders))
+    return out

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cirrus.behind16 import THROUGH_KEY, Behind16, catch_up
+from ..cirrus.behind16 import THROUGH_KEY, Behind16, catch_up, events_after
 from ..cirrus.encoding import encode_int
 from ..cirrus.indexer import cirrus_timestamp
 from ..cirrus.strato16 import physical
@@ -364,19 +364,7 @@ class Reindexer:
 
     def _seed_events_after(self, through: int) -> None:
         """The seed's event rows of the blocks after ``through``, from ``events``."""
-        by_block: dict[int, list[Any]] = {}
-        for e in self.store.all(
-            "SELECT e.block_number, e.tx_hash, e.chain, e.address, e.contract, e.name, "
-            "e.args, t.sender FROM events e LEFT JOIN txs t ON t.hash = e.tx_hash "
-            "WHERE e.block_number > ? ORDER BY e.id",
-            through,
-        ):
-            by_block.setdefault(int(e[0]), []).append(tuple(e))
-        for number, evs in sorted(by_block.items()):
-            senders = {str(e[1]): str(e[7] or "") for e in evs}
-            rows: list[Event] = [
-                (str(e[1]), str(e[2]), str(e[3]), str(e[4]), str(e[5]), str(e[6])) for e in evs
-            ]
+        for number, rows, senders in events_after(self.store, through):
             self._write_seed_events(self._block_stamp(number), rows, senders)
 
     def catch_up16(self, head: int) -> None:
