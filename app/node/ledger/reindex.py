@@ -218,7 +218,12 @@ class Reindexer:
     def note_missed(self, number: int, owner: tuple[str, str]) -> None:
         """A contract (chain, address hex) whose seed rows of block ``number`` a drain could
         not write (cirrus/behind16.py): rebuilt at the next start, as a sealed block's."""
-        self._record_missed(number, [(owner[0], int(owner[1], 16))])
+        try:
+            address = int(owner[1], 16)
+        except ValueError:  # (no address column: nothing a rebuild could look up)
+            log.warning("Cirrus rows of block %d without a contract address missed", number)
+            return
+        self._record_missed(number, [(owner[0], address)])
 
     def _missed(self) -> list[list[Any]]:
         row = self.store.db.execute("SELECT value FROM meta WHERE key=?", (MISSED_KEY,)).fetchone()
