@@ -40,7 +40,7 @@ from typing import Any
 
 from ..store import Store
 from ..text import scrubbing
-from .deferred import Owner, SeedJob, SeedWrites
+from .deferred import OwnedJob, Owner, SeedWrites
 from .indexer import cirrus_timestamp
 from .indexer16 import AcctKey, Indexer16, no_clock
 from .strato16 import physical
@@ -314,7 +314,7 @@ class Behind16:
                         self._through(db, number)
                 except Exception:
                     self._forget(sealing_held)
-                    if not any(isinstance(j, SeedJob) for j in jobs):
+                    if not any(isinstance(j, OwnedJob) for j in jobs):
                         raise
                     with self.store.transaction() as db, scrubbing(db):
                         self._write_by_contract(db, number, jobs)
@@ -340,7 +340,7 @@ class Behind16:
         """Block ``number``'s jobs again, the seed's rows one contract at a time, each in its
         own savepoint: a contract whose rows fail again loses this block's seed rows (noted
         for the rebuild at the next start), the others keep theirs; then STRATO 16's."""
-        seed = [j for j in jobs if isinstance(j, SeedJob)]
+        seed = [j for j in jobs if isinstance(j, OwnedJob)]
         owners: dict[Owner, None] = {}
         for j in seed:
             owners.update(dict.fromkeys(j.owners()))
@@ -363,7 +363,7 @@ class Behind16:
             finally:
                 db.execute("RELEASE seed_one")
         for job in jobs:
-            if not isinstance(job, SeedJob):
+            if not isinstance(job, OwnedJob):
                 job()
 
     async def caught_up(self) -> None:

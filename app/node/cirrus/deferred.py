@@ -25,11 +25,31 @@ Rows = Sequence[Sequence[Any]]
 Owner = tuple[str, str]  # (chain, address hex) of the contract whose rows a job writes
 
 
-class SeedJob:
-    """Rows of one contract or more, written by one statement: a job of a sealed block.
-    A drain that fails writes its block again contract by contract (:meth:`run_for`)."""
+class OwnedJob:
+    """A job of a sealed block that writes the seed's rows of known contracts: a drain that
+    fails writes its block again contract by contract (:meth:`run_for`)."""
 
-    __slots__ = ("_owners", "rows", "sql", "table", "writes")
+    __slots__ = ("writes",)
+
+    def __init__(self, writes: SeedWrites) -> None:
+        self.writes = writes
+
+    def __call__(self) -> None:
+        raise NotImplementedError
+
+    def owners(self) -> list[Owner]:
+        """The owner of each row the job writes."""
+        raise NotImplementedError
+
+    def run_for(self, owner: Owner) -> None:
+        """Write the rows of ``owner`` only, now."""
+        raise NotImplementedError
+
+
+class SeedJob(OwnedJob):
+    """Rows of one contract or more, written by one statement."""
+
+    __slots__ = ("_owners", "rows", "sql", "table")
 
     def __init__(
         self,
@@ -39,7 +59,7 @@ class SeedJob:
         rows: Rows,
         owners: Owner | Callable[[], list[Owner]],
     ) -> None:
-        self.writes = writes
+        super().__init__(writes)
         self.table = table
         self.sql = sql
         self.rows = rows
@@ -54,33 +74,31 @@ class SeedJob:
         return [o] * len(self.rows) if isinstance(o, tuple) else o()
 
     def run_for(self, owner: Owner) -> None:
-        """Write the rows of ``owner`` only, now."""
         rows = [r for r, o in zip(self.rows, self.owners(), strict=True) if o == owner]
         if rows:
             self.writes.db.executemany(self.sql, rows)
 
 
-class SeedLater(SeedJob):
+class SeedLater(OwnedJob):
     """A write of one contract's rows that reads the table first (a collection's entries
     under keys of more than one level): after every statement taken before it."""
 
-    __slots__ = ("write",)
+    __slots__ = ("owner", "write")
 
     def __init__(self, writes: SeedWrites, write: Job, owner: Owner) -> None:
-        super().__init__(writes, "", "", (), owner)
+        super().__init__(writes)
         self.write = write
+        self.owner = owner
 
     def __call__(self) -> None:
         self.writes.flush()
         self.write()
 
     def owners(self) -> list[Owner]:
-        o = self._owners
-        assert isinstance(o, tuple)
-        return [o]
+        return [self.owner]
 
     def run_for(self, owner: Owner) -> None:
-        if owner == self._owners:
+        if owner == self.owner:
             self.write()
 
 

@@ -153,6 +153,11 @@ class ContractMeta:
     app: str = ""
     table: str = ""
 
+    @property
+    def last_block(self) -> int:
+        """The last block that changed or created the contract."""
+        return max(self.updated_block, self.created_block)
+
 
 @dataclass
 class Head:

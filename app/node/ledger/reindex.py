@@ -29,10 +29,10 @@ from ..cirrus.behind16 import THROUGH_KEY, Behind16, catch_up, events_after
 from ..cirrus.encoding import encode_int
 from ..cirrus.indexer import cirrus_timestamp
 from ..cirrus.strato16 import physical
-from ..solidvm import ContractDef
+from ..solidvm import AccountState, ContractDef
 from ..store import Store, event_args
 from ..text import scrubbing
-from .common import log
+from .common import ContractMeta, log
 from .journal import BlockJournal, CirrusWriters, Event, Key
 from .state import ChainState
 
@@ -337,9 +337,7 @@ class Reindexer:
                     if t.kind == "event":
                         db.execute(f'DELETE FROM {t.sql_name} WHERE "block_number" > ?', (after,))
                 changed = [
-                    (max(m.updated_block, m.created_block), k)
-                    for k, m in self.meta.items()
-                    if max(m.updated_block, m.created_block) > through
+                    (m.last_block, k) for k, m in self.meta.items() if m.last_block > through
                 ]
                 for _, key in sorted(changed):
                     self._seed_rows_of(key)
@@ -350,22 +348,35 @@ class Reindexer:
 
     def _seed_rows_of(self, key: Key) -> None:
         """``key``'s contract and collection rows (the seed's) from its state now."""
+        last = self._last_change(key)
+        if last is None:
+            return
+        acct, meta, block, (tx, sender), collections = last
+        assert acct.cdef is not None
+        ix = self.indexer
+        ix.write_rows(meta.table, acct.cdef, [ix.row(acct, *block, tx, sender)])
+        if collections is not None:
+            self.collections.pending = {key: collections}
+            self.collections.flush(block, self._collection_table)
+
+    def _last_change(
+        self, key: Key
+    ) -> tuple[AccountState, ContractMeta, tuple[int, str, int], tuple[str, str], Any] | None:
+        """What a rebuild of indexed contract ``key`` starts from: its account, meta, the
+        stamp of the block that last changed it, that transaction and its sender, and every
+        entry of its collections (pending rows, or None without any); None when gone or not
+        indexed."""
         acct = self.world.accounts.get(key)
         meta = self.meta.get(key)
         if acct is None or meta is None or self._collection_table(key) is None:
-            return
+            return None
         assert acct.cdef is not None
         row = self.store.one("SELECT sender FROM txs WHERE hash=?", meta.updated_tx)
-        sender = str(row["sender"]) if row else ""
-        block = self._block_stamp(meta.updated_block)
-        ix = self.indexer
-        ix.write_rows(meta.table, acct.cdef, [ix.row(acct, *block, meta.updated_tx, sender)])
+        tx = (meta.updated_tx, str(row["sender"]) if row else "")
         cx = self.collections
         for cv in cx.vars_of(acct.cdef):
-            cx.mark_all(acct, cv, (meta.updated_tx, sender))
-        if key in cx.pending:
-            cx.pending = {key: cx.pending.pop(key)}
-            cx.flush(block, self._collection_table)
+            cx.mark_all(acct, cv, tx)
+        return acct, meta, self._block_stamp(meta.updated_block), tx, cx.pending.pop(key, None)
 
     def _seed_events_after(self, through: int) -> None:
         """The seed's event rows of the blocks after ``through``, from ``events``."""
@@ -381,7 +392,7 @@ class Reindexer:
         for k, meta in self.meta.items():
             acct = self.world.accounts.get(k)
             if acct is not None and self._collection_table(k) is not None:
-                contracts.append((k, acct, max(meta.updated_block, meta.created_block)))
+                contracts.append((k, acct, meta.last_block))
         tracked = self.collections.tracked_vars
         catch_up(ix, self.store, head, contracts, lambda a: list(tracked(a).values()))
 
@@ -508,23 +519,17 @@ class Reindexer:
     def _rebuild_one(self, key: Key, numbers: list[int]) -> None:
         """``key``'s rows as of its state now (contract, history, collection and STRATO 16
         storage and mapping rows) and its events of the blocks ``numbers``."""
-        acct = self.world.accounts.get(key)
-        meta = self.meta.get(key)
-        if acct is None or meta is None or self._collection_table(key) is None:
+        last = self._last_change(key)
+        if last is None:
             return  # gone, or not indexed: nothing to rebuild
+        acct, meta, block, (tx, sender), collections = last
         assert acct.cdef is not None
-        row = self.store.one("SELECT sender FROM txs WHERE hash=?", meta.updated_tx)
-        sender = str(row["sender"]) if row else ""
-        block = self._block_stamp(meta.updated_block)
-        cx = self.collections
-        for cv in cx.vars_of(acct.cdef):
-            cx.mark_all(acct, cv, (meta.updated_tx, sender))
         work = BlockWork(
-            touched={key: (meta.updated_tx, sender)},
-            collections={key: cx.pending.pop(key)} if key in cx.pending else {},
+            touched={key: (tx, sender)},
+            collections={key: collections} if collections is not None else {},
         )
         if meta.history:
-            hrow = self.indexer.row(acct, block[0], block[1], block[2], meta.updated_tx, sender)
+            hrow = self.indexer.row(acct, block[0], block[1], block[2], tx, sender)
             work.history.append((meta.table, acct.cdef, hrow))
         ix16 = self.indexer16
         if ix16 is not None:

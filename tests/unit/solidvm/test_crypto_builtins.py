@@ -267,23 +267,25 @@ def key_address(key: ec.EllipticCurvePrivateKey) -> str:
     return keccak_hex(raw[1:])[24:]
 
 
-@pytest.mark.parametrize(
-    ("field", "expected"),
-    [
-        ("commonName", "alice"),
-        ("organization", "Acme"),
-        ("organizationalUnit", "Engineering"),
-        ("group", "Engineering"),
-        ("country", "US"),
-        ("publicKey", pem_public(USER_KEY)),
-        ("userAddress", key_address(USER_KEY)),
-        ("parent", "0"),
-        ("certString", USER_CERT),
-        ("expirationDate", "2027-01-01 00:00:00 UTC"),
-    ],
-)
-def test_parse_cert_fields(run: RunFn, field: str, expected: str) -> None:
-    assert run(CERTS, "parse", {"cert": USER_CERT, "field": field}) == [expected]
+# parametrized by the field's name alone: the key (so the address) is new in every process,
+# and pytest-xdist's workers must collect the same test ids
+PARSED = {
+    "commonName": "alice",
+    "organization": "Acme",
+    "organizationalUnit": "Engineering",
+    "group": "Engineering",
+    "country": "US",
+    "publicKey": pem_public(USER_KEY),
+    "userAddress": key_address(USER_KEY),
+    "parent": "0",
+    "certString": USER_CERT,
+    "expirationDate": "2027-01-01 00:00:00 UTC",
+}
+
+
+@pytest.mark.parametrize("field", list(PARSED))
+def test_parse_cert_fields(run: RunFn, field: str) -> None:
+    assert run(CERTS, "parse", {"cert": USER_CERT, "field": field}) == [PARSED[field]]
 
 
 def test_parse_cert_of_a_chain_names_the_issuer_as_parent(run: RunFn) -> None:
