@@ -35,9 +35,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check app tests benchmarks tools
 	$(BIN)/mypy
 
+# the suite's modules shared between TEST_JOBS worker processes (pytest-xdist), each module
+# whole in one worker (its one node per module kept), in the collection order (the GUI modules
+# last in each worker); TEST_JOBS=0 runs it in this process
+TEST_JOBS ?= 2
+
 test: $(STAMP) $(NATIVE)
 	$(MAKE) --no-print-directory lint
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
 
 # SolidVM in-process (seconds), the node over HTTP beside anvil and Ganache (~8 min),
 # Cirrus on a 1M-row table (~3 min), the table viewer on a 1M-row table (~1.5 min).
