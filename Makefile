@@ -36,13 +36,20 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # the suite's modules shared between TEST_JOBS worker processes (pytest-xdist), each module
-# whole in one worker (its one node per module kept), in the collection order (the GUI modules
-# last in each worker); TEST_JOBS=0 runs it in this process
+# whole in one worker (its one node per module kept); TEST_JOBS=0 runs it in this process.
+# The modules that use Qt's application (the GUI's and QT_MODULES) in a run of their own, after
+# the others: xdist hands out the largest modules first, and such a module leaves its process
+# with the application and the collector confined to the GUI thread (tests/conftest.py), which
+# the node's in-process tests must not inherit.
 TEST_JOBS ?= 2
+QT_MODULES := tests/integration/test_services.py tests/integration/test_sandbox_supervisor.py
+PYTEST := QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
 
 test: $(STAMP) $(NATIVE)
 	$(MAKE) --no-print-directory lint
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
+	STRATOSCOPE_TESTS_WITHOUT_QT=1 $(PYTEST) tests/unit tests/integration tests/packaging \
+		$(QT_MODULES:%=--ignore=%)
+	$(PYTEST) $(QT_MODULES) tests/gui
 
 # SolidVM in-process (seconds), the node over HTTP beside anvil and Ganache (~8 min),
 # Cirrus on a 1M-row table (~3 min), the table viewer on a 1M-row table (~1.5 min).
