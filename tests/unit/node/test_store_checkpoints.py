@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -80,6 +81,53 @@ def test_the_wal_stays_bounded_under_steady_commits(
     store.close()
     assert written > 8 * 1024 * 1024  # enough commits to tell
     assert size < max(6 * 1024 * 1024, written * 3 // 4), (size, written)
+
+
+def test_the_pass_holding_the_lock_finds_nothing_new_to_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large commit that lands while a pass runs (a Cirrus read draining a backlog) is
+    copied by another pass without the store's lock: the pass holding it, which every
+    request reading through the store waits for, copies nothing (it copied them all: 94 ms
+    with the loop waiting)."""
+    monkeypatch.setattr(Checkpointer, "PERIOD", 3600.0)  # only the step called here
+    monkeypatch.setattr(Checkpointer, "LIMIT", 256 * 1024)
+    store = Store(tmp_path)
+    passes: list[tuple[int, int, bool]] = []  # (frames in the WAL, copied, lock held)
+    passive = Checkpointer._passive
+
+    def recorded(db: sqlite3.Connection) -> tuple[int, int]:
+        log, done = passive(db)
+        passes.append((log, done, store.lock._is_owned()))  # type: ignore[attr-defined]
+        if len(passes) == 1:  # committed while the first pass ran: ~4 MB it did not copy
+            with store.transaction() as db2:
+                for i in range(1300):
+                    db2.execute(
+                        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                        (f"big{i}", "b" * SIZE),
+                    )
+        return log, done
+
+    monkeypatch.setattr(Checkpointer, "_passive", staticmethod(recorded))
+    try:
+        store.checkpoint_in_background()
+        cp = store._checkpointer
+        assert cp is not None
+        checker = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)
+        try:
+            cp.step(checker)
+        finally:
+            checker.close()
+        locked = [i for i, p in enumerate(passes) if p[2]]
+        assert locked == [len(passes) - 1]  # one pass held the lock: the last
+        before, last = passes[-2], passes[-1]
+        assert before[0] > 1000 and before[1] == before[0]  # the big commit, copied unlocked
+        assert last[1] == before[1]  # nothing left for the pass holding the lock
+    finally:
+        store.close()
+    again = Store(tmp_path)
+    assert again.get_meta("big1299") == "b" * SIZE
+    again.close()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value")
