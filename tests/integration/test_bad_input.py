@@ -191,6 +191,30 @@ def test_bad_hash_format(alice: httpx.Client, h: str) -> None:
     refused(alice.post("/bloc/v2.2/transactions/results", json=[h]), 400, "64 hex")
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "ab" * 31 + "  ",
+        "ab" * 31 + " \u00e9",
+        "ab" * 31 + "\u0661\u0662",
+        "0x" + "ab" * 31,
+        "\t" * 64,
+    ],
+    ids=["spaces", "accent", "arabic-digits", "short-0x", "tabs"],
+)
+def test_a_bad_hash_among_many_is_named(alice: httpx.Client, bad: str) -> None:
+    """The many hashes are checked in one go first (routes/tx.py): one that is 64 characters
+    but not 64 hex digits (whitespace, which the one-go check skips, or digits of another
+    script) is still found and named; hashes in upper case or with 0x stay fine."""
+    good = ["0x" + "AB" * 32, "cd" * 32] * 600
+    msg = refused(
+        alice.post("/bloc/v2.2/transactions/results", json=[*good, bad, *good]), 400, "64 hex"
+    )
+    assert repr(bad.lower().removeprefix("0x"))[:40] in msg
+    r = alice.post("/bloc/v2.2/transactions/results", json=good)
+    assert r.status_code == 200 and len(r.json()) == len(good)
+
+
 @pytest.mark.parametrize("body", [{"a": 1}, [1, 2], "ab" * 32, [None], [["ab" * 32]]], ids=repr)
 def test_results_body_must_be_a_list_of_strings(alice: httpx.Client, body: Any) -> None:
     refused(alice.post("/bloc/v2.2/transactions/results", json=body), 400)

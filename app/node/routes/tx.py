@@ -78,10 +78,7 @@ class TxRoutes(ApiBase):
             raise bad_request("body must be a JSON array of transaction hashes")
         if len(body) > 10_000:
             raise bad_request("at most 10000 hashes per request")
-        hashes = [h.lower().removeprefix("0x") for h in body]
-        for h in hashes:
-            if _HASH.fullmatch(h) is None:
-                raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
+        hashes = _checked_hashes(body)
         if flag(request, "resolve"):
             timeout = self.ledger.config.resolve_timeout
             hidden = hidden_hashes(self.ledger, request.state.user, hashes)
@@ -122,6 +119,23 @@ class TxRoutes(ApiBase):
 _HASH = re.compile("[0-9a-f]{64}")
 # compact_json(pending_result(h)), byte for byte, for a hash of 64 hex digits
 _PENDING = '{"status":"Pending","hash":"%s","txResult":null,"data":null}'
+
+
+def _checked_hashes(body: list[str]) -> list[str]:
+    """``body``'s hashes, lower case without ``0x``; a 400 naming the first that is not 64
+    hex digits. All of them checked in one C call first (``bytes.fromhex``, which skips
+    whitespace: so the byte count too): 10,000 regex matches held the loop ~6 ms."""
+    hashes = [h.lower().removeprefix("0x") for h in body]
+    n = len(hashes)
+    try:
+        if all(len(h) == 64 for h in hashes) and len(bytes.fromhex("".join(hashes))) == 32 * n:
+            return hashes
+    except ValueError:
+        pass
+    for h in hashes:
+        if _HASH.fullmatch(h) is None:
+            raise bad_request(f"invalid transaction hash {h[:80]!r}: expected 64 hex digits")
+    return hashes  # (not reached: fromhex refuses only what the pattern refuses)
 
 
 def results_body(hashes: list[str], queued: set[str], found: dict[str, dict[str, Any]]) -> bytes:
