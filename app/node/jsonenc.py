@@ -10,8 +10,14 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 _RAW_TAG = "\0num" + secrets.token_hex(8) + ":"  # cannot be guessed by contract data
 _RAW_RE = re.compile(r'"\\u0000' + _RAW_TAG[1:] + r'([-+.0-9eE]+)\\u0000"')
+
+
+# what orjson must not write itself (json refuses them): dataclasses, dates and times
+ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
 def _raw_number(o: Any) -> str:
@@ -22,7 +28,16 @@ def _raw_number(o: Any) -> str:
 
 def compact_json(content: Any) -> bytes:
     """Compact JSON. A ``decimal.Decimal`` (Cirrus decimal columns) is written as a JSON number
-    with its exact digits (``1.50``), as PostgreSQL writes numerics."""
+    with its exact digits (``1.50``), as PostgreSQL writes numerics.
+
+    orjson writes what it writes as json does (UTF-8, ~5x faster: every answer's body); the
+    rest goes to json (a Decimal, an integer past 64 bits, a key that is not a string, a lone
+    surrogate: orjson refuses them). A float keeps its value, not always json's digits
+    (``0.000041`` where json wrote ``4.1e-05``)."""
+    try:
+        return orjson.dumps(content, option=ORJSON_OPTIONS)
+    except TypeError:
+        pass
     try:
         return json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
     except TypeError:

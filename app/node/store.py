@@ -20,7 +20,9 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from .jsonenc import encode_in_pieces, heavy
+import orjson
+
+from .jsonenc import ORJSON_OPTIONS, encode_in_pieces, heavy
 from .perms import create_private_file, secure_data_dir
 from .text import TextSafeConnection
 
@@ -412,9 +414,22 @@ _COMPACT = json.JSONEncoder(separators=(",", ":"))  # made once: json.dumps make
 
 def dumps(obj: Any) -> str:
     """Compact JSON (ASCII); a large value (a contract upload's result holds its xabi) in
-    pieces, so that the thread encoding it lets the event loop run meanwhile."""
+    pieces, so that the thread encoding it lets the event loop run meanwhile.
+
+    orjson writes it, five times faster than the standard library's encoder (which took ~9 %
+    of a batched transfer's instructions: its results, requests and event arguments), with
+    the same bytes: what orjson writes differently (text outside ASCII, which json escapes;
+    DEL; an integer past 64 bits or a key that is not a string, which orjson refuses) goes to
+    json. A float keeps its value, not always json's digits (a result's ``time``: ``0.000041``
+    where json wrote ``4.1e-05``; both are JSON numbers of the same value)."""
     if heavy(obj):
         return encode_in_pieces(obj, _encode_ascii).decode("ascii")
+    try:
+        out = orjson.dumps(obj, option=ORJSON_OPTIONS)
+    except TypeError:
+        return _COMPACT.encode(obj)
+    if out.isascii() and b"\x7f" not in out:
+        return out.decode("ascii")
     return _COMPACT.encode(obj)
 
 
