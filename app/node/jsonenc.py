@@ -59,7 +59,8 @@ def _escaped(content: Any) -> bytes:
 
 
 def compact_json_in_pieces(items: list[Any], piece: int = 256) -> bytes:
-    """``compact_json(items)`` encoded ``piece`` items at a time, byte for byte the same.
+    """``compact_json(items)`` encoded ``piece`` items at a time, byte for byte the same (but
+    for a float's digits when only some pieces go to json: see :func:`compact_json`).
 
     The C encoder holds the GIL for a whole call; in a worker thread, pieces let the event
     loop run between them.
@@ -111,10 +112,11 @@ def encode_in_pieces(content: Any, encode: Callable[[Any], bytes], piece: int = 
 
 
 def compact_json_nested_in_pieces(content: Any, piece: int = 256) -> bytes:
-    """``compact_json(content)``, byte for byte, with every object or array of more than
-    ``piece`` members (at any depth, under string keys) encoded ``piece`` members at a time:
-    a contract's state, one mapping of which may hold 100,000 entries, lets the event loop run
-    while a worker thread encodes it (see :func:`compact_json_in_pieces`)."""
+    """``compact_json(content)``, byte for byte (a float's digits aside, as above), with every
+    object or array of more than ``piece`` members (at any depth, under string keys) encoded
+    ``piece`` members at a time: a contract's state, one mapping of which may hold 100,000
+    entries, lets the event loop run while a worker thread encodes it (see
+    :func:`compact_json_in_pieces`)."""
     return encode_in_pieces(content, compact_json, piece)
 
 
