@@ -98,6 +98,26 @@ def use_compiled(package: str, search_path: MutableSequence[str]) -> bool:
     return True
 
 
+def stale_modules() -> list[str]:
+    """The compiled modules whose source changed since the build for this interpreter (its
+    stamp says another digest): then every module runs as Python (the stamp is checked as a
+    whole), which a developer who edited one after ``make install`` would not notice but in
+    the node's speed. Empty without a build, for another interpreter's, or switched off."""
+    where = native_dir()
+    if where is None:
+        return []
+    try:
+        found = json.loads((where / STAMP_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    want = stamp()
+    built, now = found.get("sources"), want["sources"]
+    if found.get("cache_tag") != want["cache_tag"] or not isinstance(built, dict) or not now:
+        return []
+    assert isinstance(now, dict)
+    return sorted(name for name, digest in now.items() if built.get(name) != digest)
+
+
 def packages_in_use() -> list[str]:
     """The packages this process imports compiled forms of, sorted."""
     return sorted(_in_use)

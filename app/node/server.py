@@ -24,6 +24,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
+from . import native
 from .api import NodeApi, build_app
 from .appgen import DEMO_APP
 from .apps import AppManager
@@ -243,6 +244,15 @@ def serve(config: NodeConfig) -> int:
                         f"have their default password: {', '.join(defaults)} "
                         "(change them with: users passwd NAME)"
                     )
+            stale = native.stale_modules()
+            if stale:
+                log.warning(
+                    "the compiled modules in %s do not match the sources of %s (edited since "
+                    "the build): all of them run as Python, slower; `make install` compiles "
+                    "them again",
+                    native.native_dir(),
+                    ", ".join(stale),
+                )
             node.open()
             tune_for_node()  # the collector's settings for the node process
             sock = _bind(config.host, config.port)

@@ -235,3 +235,21 @@ def test_use_compiled_checks_the_stamp(tmp_path: Path, monkeypatch: pytest.Monke
     assert path == [built, "pkg"]
     monkeypatch.setenv(native.ENV, "off")
     assert native.use_compiled(pkg, ["pkg"]) is False
+
+
+def test_stale_modules_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One module edited after the build makes every compiled module run as Python: the
+    node names it at start (server.serve logs it)."""
+    monkeypatch.setenv(native.ENV, str(tmp_path))
+    assert native.stale_modules() == []  # no build
+    good = native.stamp()
+    (tmp_path / native.STAMP_FILE).write_text(json.dumps(good))
+    assert native.stale_modules() == []
+    sources = dict(good["sources"])  # type: ignore[call-overload]
+    sources["app.node.jsonenc"] = "0" * 64  # as if jsonenc.py was edited since
+    (tmp_path / native.STAMP_FILE).write_text(json.dumps({**good, "sources": sources}))
+    assert native.stale_modules() == ["app.node.jsonenc"]
+    (tmp_path / native.STAMP_FILE).write_text(json.dumps({**good, "cache_tag": "cpython-39"}))
+    assert native.stale_modules() == []  # another interpreter's build: not ours to judge
+    monkeypatch.setenv(native.ENV, "off")
+    assert native.stale_modules() == []
