@@ -3,6 +3,7 @@ that bodies can be encoded in worker threads (Cirrus streams) as well as by resp
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import json
 import re
@@ -34,10 +35,8 @@ def compact_json(content: Any) -> bytes:
     rest goes to json (a Decimal, an integer past 64 bits, a key that is not a string, a lone
     surrogate: orjson refuses them). A float keeps its value, not always json's digits
     (``0.000041`` where json wrote ``4.1e-05``)."""
-    try:
+    with contextlib.suppress(TypeError):  # what orjson refuses: json, below
         return orjson.dumps(content, option=ORJSON_OPTIONS)
-    except TypeError:
-        pass
     try:
         return json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
     except TypeError:

@@ -23,6 +23,7 @@ import os
 import sys
 from collections.abc import MutableSequence
 from pathlib import Path
+from typing import Any
 
 # the modules tools/build_native.py compiles, by package
 COMPILED: dict[str, tuple[str, ...]] = {
@@ -78,16 +79,21 @@ def stamp() -> dict[str, object]:
     return {"cache_tag": sys.implementation.cache_tag, "sources": sources_digest()}
 
 
+def _built_stamp(where: Path) -> Any:
+    """The stamp a build in ``where`` wrote (None without a readable one)."""
+    try:
+        return json.loads((where / STAMP_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def use_compiled(package: str, search_path: MutableSequence[str]) -> bool:
     """Put ``package``'s build directory first on ``search_path`` (its ``__path__``) when the
     build holds exactly these sources for this interpreter; True when it did."""
     where = native_dir()
     if where is None or package not in COMPILED:
         return False
-    try:
-        found = json.loads((where / STAMP_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
+    found = _built_stamp(where)
     want = stamp()
     if want["sources"] is None or found != want:
         return False
@@ -104,11 +110,8 @@ def stale_modules() -> list[str]:
     whole), which a developer who edited one after ``make install`` would not notice but in
     the node's speed. Empty without a build, for another interpreter's, or switched off."""
     where = native_dir()
-    if where is None:
-        return []
-    try:
-        found = json.loads((where / STAMP_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    found = _built_stamp(where) if where is not None else None
+    if not isinstance(found, dict):
         return []
     want = stamp()
     built, now = found.get("sources"), want["sources"]

@@ -17,6 +17,7 @@ a rebuild could not make again) are not deferred: they are committed with the bl
 from __future__ import annotations
 
 import sqlite3
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,25 +26,27 @@ Rows = Sequence[Sequence[Any]]
 Owner = tuple[str, str]  # (chain, address hex) of the contract whose rows a job writes
 
 
-class OwnedJob:
+class OwnedJob(ABC):
     """A job of a sealed block that writes the seed's rows of known contracts: a drain that
-    fails writes its block again contract by contract (:meth:`run_for`)."""
+    fails writes its block again contract by contract (:meth:`run_for`). Abstract: its two
+    kinds are :class:`SeedJob` and :class:`SeedLater`."""
 
     __slots__ = ("writes",)
 
     def __init__(self, writes: SeedWrites) -> None:
         self.writes = writes
 
+    @abstractmethod
     def __call__(self) -> None:
-        raise NotImplementedError
+        """Write the job's rows (in a drain: merged with the batch's)."""
 
+    @abstractmethod
     def owners(self) -> list[Owner]:
         """The owner of each row the job writes."""
-        raise NotImplementedError
 
+    @abstractmethod
     def run_for(self, owner: Owner) -> None:
         """Write the rows of ``owner`` only, now."""
-        raise NotImplementedError
 
 
 class SeedJob(OwnedJob):
