@@ -8,6 +8,7 @@ exists.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 
@@ -21,6 +22,8 @@ class _Ledger(Protocol):
 
     def visible_chains(self, username: str) -> set[str]: ...
 
+    def queued_chains(self, hashes: Iterable[str]) -> dict[str, str]: ...
+
 
 def unknown_result(tx_hash: str) -> dict[str, Any]:
     """What the node answers for a hash it has never seen."""
@@ -28,10 +31,12 @@ def unknown_result(tx_hash: str) -> dict[str, Any]:
 
 
 def hidden_hashes(ledger: _Ledger, username: str, hashes: list[str]) -> set[str]:
-    """The recorded transactions among ``hashes`` that belong to private chains ``username``
-    cannot see: ``resolve`` must not wait for them (the wait would tell that they exist)."""
-    found: dict[str, str] = {}
+    """The transactions among ``hashes`` that belong to private chains ``username`` cannot
+    see: ``resolve`` must not wait for them (the wait would tell that they exist). Those queued
+    are looked up in the queue first (a ``resolve=false`` one has no row until its block),
+    then the rows: one that leaves the queue meanwhile is committed already."""
     unique = list(dict.fromkeys(hashes))
+    found = ledger.queued_chains(unique)
     for start in range(0, len(unique), 500):
         part = unique[start : start + 500]
         marks = ",".join("?" * len(part))

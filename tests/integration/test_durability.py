@@ -271,6 +271,33 @@ def test_kill9_with_transactions_still_queued(node: RunningNode, token: str) -> 
     assert got != before
 
 
+def test_an_acknowledged_transaction_before_its_block(node: RunningNode, token: str) -> None:
+    """A resolve=false transaction is in the intake log, not yet in the store, until its block:
+    its result reads Pending, its trace route says it has not run, and it is run and readable
+    after a SIGTERM and a restart."""
+    if node.running:
+        node.stop()
+    node.flags = ["--block-time", "30"]  # nothing gets sealed before the stop
+    try:
+        node.restart()
+        alice = node.client("alice")
+        (res,) = submit(
+            alice,
+            call_tx(token, "transfer", {"to": node.address("bob"), "amount": 3}),
+            resolve=False,
+        )
+        h = res["hash"]
+        assert result_of(alice, h)["status"] == "Pending"
+        r = alice.get("/strato-api/eth/v1.2/transaction/trace", params={"hash": h})
+        assert r.status_code == 404 and "has not run" in r.text, r.text
+        node.stop()
+    finally:
+        node.flags = []
+    node.restart()
+    (done,) = wait_results(node.client("alice"), [h], timeout=10)
+    assert done["status"] == "Success"
+
+
 def test_data_dir_is_locked_while_the_node_runs(node: RunningNode) -> None:
     if not node.running:
         node.restart()

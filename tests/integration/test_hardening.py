@@ -252,7 +252,7 @@ def _assert_private(data_dir: Path, skip: Path | None = None) -> None:
     # the database with its WAL files, the node secret, the signing key, the state and lock files
     for name in ("node.sqlite3", "node.sqlite3-wal", "node.sqlite3-shm", "node-secret"):
         assert name in names, sorted(names)
-    for name in ("oidc-signing-key.pem", "node.json", "node.lock", "files"):
+    for name in ("oidc-signing-key.pem", "node.json", "node.lock", "node-intake.log", "files"):
         assert name in names, sorted(names)
     loose = {
         str(p.relative_to(data_dir)): oct(_mode(p)) for p in _node_files(data_dir) if p != skip

@@ -7,6 +7,7 @@ import threading
 import time
 from pathlib import Path
 
+from app.node.txvisibility import hidden_hashes
 from tests.unit.ledger_parts import opened, transfer
 
 
@@ -133,3 +134,25 @@ def test_queued_hashes_follow_the_queue_through_takes_and_give_backs(tmp_path: P
         q.take(1)
         q.done([])
         assert q.queued_hashes() == set() and not q.has_pending()
+
+
+def test_queued_private_transactions_are_hidden_from_non_members(tmp_path: Path) -> None:
+    """A resolve=false transaction has no row until its block: the queue tells its private
+    chain, so that a non-member's resolve does not wait for it (the wait would show that it
+    exists); after its block, its row tells."""
+    with opened(tmp_path) as ledger:
+        q = ledger.queue
+        chain = "c0" * 32
+        private = transfer(ledger, "alice", "bob", 1)
+        private.chain = chain
+        public = transfer(ledger, "alice", "bob", 2)
+        q.put([private, public])
+        assert q.chains_among([private.hash, public.hash, "ab" * 32]) == {private.hash: chain}
+        assert hidden_hashes(ledger, "bob", [public.hash, private.hash]) == {private.hash}
+        batch = q.take(10)
+        assert q.chains_among([private.hash]) == {private.hash: chain}  # executing
+        q.done([])
+        assert q.chains_among([private.hash]) == {}
+        with ledger.store.transaction() as db:  # as its block would
+            ledger.queue.insert_rows(db, batch)
+        assert hidden_hashes(ledger, "bob", [public.hash, private.hash]) == {private.hash}

@@ -18,6 +18,7 @@ from ..store import Store, dumps
 from .codebook import CodeBook, SlowStoredCode
 from .common import TIME_LIMIT_PREFIX, Head, Sub, log
 from .executor import Executor
+from .intakelog import IntakeLog
 from .journal import BlockJournal
 from .keys import sub_from_row
 from .packing import pack_result, unpack_result
@@ -56,6 +57,7 @@ class BlockSealer:
         # held while a block is executed and committed (one block at a time, whatever thread)
         self._sealing = threading.Lock()
         self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
+        self.intake_log: IntakeLog | None = None  # set by the Ledger (intakelog.py)
 
     def seal(self, batch: list[Sub], budget: float = 0.0) -> list[dict[str, Any]]:
         """:meth:`_seal_block` under the sealing lock (the producer's thread); the caller
@@ -159,6 +161,8 @@ class BlockSealer:
                     "INSERT OR IGNORE INTO codes (code_hash, vm, source) VALUES (?, ?, ?)",
                     new_codes,
                 )
+        if self.intake_log is not None:  # committed: the log need not keep them
+            self.intake_log.settled(batch)
         self.state.advance(Head(number, block_hash, ts))
         return results
 

@@ -126,6 +126,7 @@ class Sub:
     future: asyncio.Future[dict[str, Any]] | None = None
     nonce: int = -1
     recorded: bool = False  # its row is in the database
+    logged: bool = False  # in the intake log, its row not yet committed (intakelog.py)
     payload_json: str = ""  # ``dumps(payload)`` when known (encoded once, when signed)
 
     def request_json(self) -> str:

@@ -24,6 +24,7 @@ from .codebook import CodeBook
 from .common import Head
 from .executor import Executor
 from .identities import Identities
+from .intakelog import IntakeLog
 from .journal import BlockJournal, Changes, CirrusWriters
 from .keys import KeyRing, sub_from_row
 from .preimages import PreImages
@@ -118,8 +119,18 @@ class Ledger:
             )
             self.reindexer.behind16 = self.sealer.behind16 = self.behind16
             self.producer.behind16 = self.behind16
+        # resolve=false transactions, durable before their rows are written (intakelog.py)
+        self.intake_log = IntakeLog(store.path.parent)
+        store.before_close(self.intake_log.close)
+        self.sealer.intake_log = self.intake_log
         self.intake = Intake(
-            config, self.keys, self.validator, self.queue, self.results, self.producer
+            config,
+            self.keys,
+            self.validator,
+            self.queue,
+            self.results,
+            self.producer,
+            self.intake_log,
         )
         # the operations route modules use, straight from the part that owns them
         self.committed = self.state.committed
@@ -134,6 +145,7 @@ class Ledger:
         self.queued_of = self.results.queued_of
         self.wait_results = self.results.wait_results
         self.has_pending = self.queue.has_pending
+        self.queued_chains = self.queue.chains_among
         self.is_queued = self.queue.is_queued
         self.record = self.queue.record
         self.run_block = self.sealer.run_block
@@ -199,6 +211,8 @@ class Ledger:
             self._create_users()
         self.snapshots.load()
         self.identities.sync()
+        # (before the keys' last transaction number is read: logged ones may be the last)
+        self.intake_log.recover(self.store)
         self.keys.load()
         self.sealer.replay()
         self.reindexer.catch_up_seed(self.head.number)  # (before cirrus16_through moves)

@@ -18,6 +18,7 @@ from .common import (
     pending_result,
     source_size,
 )
+from .intakelog import IntakeLog
 from .keys import KeyRing
 from .producer import Producer
 from .results import Results
@@ -60,8 +61,11 @@ class Intake:
         queue: TxQueue,
         results: Results,
         producer: Producer,
+        intake_log: IntakeLog | None = None,
     ) -> None:
         self.config = config
+        # resolve=false transactions are made durable here, not with a row of their own
+        self.log = intake_log
         self.keys = keys
         self.validator = validator
         self.queue = queue
@@ -134,7 +138,8 @@ class Intake:
     def prepare(
         self, username: str, sender: str, txs: Any, tx_params: Any, query_chain: str, resolve: bool
     ) -> list[Sub]:
-        """Validate and sign a request's transactions, recording them unless ``resolve``."""
+        """Validate and sign a request's transactions; unless ``resolve``, log them (their
+        hashes are handed out before they run: they must survive a crash)."""
         checked = self.validator.validate(username, txs, query_chain)
         subs = []
         for (t, payload, chain), raw in zip(checked, txs, strict=True):
@@ -145,9 +150,12 @@ class Intake:
                 self.keys.new_sub(username, sender, t, payload, chain, params, resolve=resolve)
             )
         if not resolve:
-            self.queue.record(subs)
-        # else their hashes are only handed out with their results, so their rows can be
-        # written in the block's own commit: one commit per transaction instead of two
+            if self.log is not None:  # one append, without the store's lock
+                self.log.append(subs)
+            else:
+                self.queue.record(subs)
+        # their rows are written sealed, in their block's own commit (resolve=true: their
+        # hashes are only handed out with their results)
         return subs
 
     def discard_pending_of(self, username: str) -> None:
@@ -155,13 +163,25 @@ class Intake:
         victims = self.queue.discard_async_of(username)
         if not victims:
             return
+        discarded = [(s, discarded_result(s.hash)) for s in victims]
         with self.queue.store.transaction() as db:
-            for s in victims:
-                res = discarded_result(s.hash)
-                self.results.settle(s.hash, res)
-                db.execute(
-                    "UPDATE txs SET status='Discarded', result=? WHERE hash=?", (dumps(res), s.hash)
-                )
+            for s, res in discarded:
+                if s.recorded:
+                    db.execute(
+                        "UPDATE txs SET status='Discarded', result=? WHERE hash=?",
+                        (dumps(res), s.hash),
+                    )
+            logged = [
+                (s, ("Discarded", dumps(res), None, None, None, s.hash))
+                for s, res in discarded
+                if not s.recorded
+            ]
+            if logged:  # (in the intake log only)
+                TxQueue.insert_sealed(db, logged)
+        if self.log is not None:
+            self.log.settled(victims)
+        for s, res in discarded:
+            self.results.settle(s.hash, res)
 
     async def faucet(self, username: str, address: str, resolve: bool) -> dict[str, Any]:
         if not self.config.gas:

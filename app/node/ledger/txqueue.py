@@ -10,6 +10,13 @@ from typing import Any
 from ..store import Store
 from .common import Sub, _to_address
 
+# a transaction's row before it runs (TxQueue.row_of gives its values)
+PENDING_ROW = (
+    "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
+    "to_address, submitted_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?, ?, ?)"
+)
+PENDING_COLUMNS = 9
+
 
 class TxQueue:
     """Transactions queued for the block producer, and the one batch it is executing.
@@ -26,6 +33,7 @@ class TxQueue:
         # how many times each hash is queued or executing: a look-up without a walk of the
         # queue (result polls ask for a batch's hashes while thousands wait)
         self._counts: dict[str, int] = {}
+        self._private: dict[str, str] = {}  # hash -> chain, of those on a private chain
         # guards the queue and ``_running``: the loop adds, the producer's thread takes
         self._cv = threading.Condition()
         self._closed = False
@@ -42,28 +50,26 @@ class TxQueue:
                 self.insert_rows(db, fresh)
 
     @staticmethod
+    def row_of(s: Sub) -> tuple[Any, ...]:
+        """The values of ``s``'s ``Pending`` row, in ``PENDING_ROW``'s order."""
+        return (
+            s.seq,
+            s.hash,
+            s.sender,
+            s.username,
+            s.type,
+            s.request_json(),
+            s.chain,
+            _to_address(s),
+            s.submitted_at,
+        )
+
+    @staticmethod
     def insert_rows(db: Any, subs: list[Sub]) -> None:
         """The ``Pending`` rows of ``subs``, in the caller's transaction."""
         for s in subs:
             s.recorded = True
-        db.executemany(
-            "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
-            "to_address, submitted_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?, ?, ?)",
-            [
-                (
-                    s.seq,
-                    s.hash,
-                    s.sender,
-                    s.username,
-                    s.type,
-                    s.request_json(),
-                    s.chain,
-                    _to_address(s),
-                    s.submitted_at,
-                )
-                for s in subs
-            ],
-        )
+        db.executemany(PENDING_ROW, [TxQueue.row_of(s) for s in subs])
 
     @staticmethod
     def insert_sealed(db: Any, sealed: list[tuple[Sub, tuple[Any, ...]]]) -> None:
@@ -72,26 +78,11 @@ class TxQueue:
         for s, _ in sealed:
             s.recorded = True
         db.executemany(
-            "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
-            "to_address, submitted_at, result, block_number, tx_index, nonce) "
+            "INSERT INTO txs (seq, hash, sender, username, type, request, chain, to_address, "
+            "submitted_at, status, result, block_number, tx_index, nonce) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (
-                    s.seq,
-                    s.hash,
-                    s.sender,
-                    s.username,
-                    s.type,
-                    s.request_json(),
-                    status,
-                    s.chain,
-                    _to_address(s),
-                    s.submitted_at,
-                    result,
-                    number,
-                    index,
-                    nonce,
-                )
+                (*TxQueue.row_of(s), status, result, number, index, nonce)
                 for s, (status, result, number, index, nonce, _) in sealed
             ],
         )
@@ -105,6 +96,8 @@ class TxQueue:
             counts = self._counts
             for s in subs:
                 counts[s.hash] = counts.get(s.hash, 0) + 1
+                if s.chain:
+                    self._private[s.hash] = s.chain
             if not self._urgent:
                 self._urgent = any(s.future is not None for s in subs)
             self._cv.notify()
@@ -118,6 +111,13 @@ class TxQueue:
         with self._cv:
             counts = self._counts
             return {h for h in hashes if h in counts}
+
+    def chains_among(self, hashes: Iterable[str]) -> dict[str, str]:
+        """The private chains of those of ``hashes`` queued or executing now (a transaction
+        of the main chain is left out)."""
+        with self._cv:
+            private = self._private
+            return {h: private[h] for h in hashes if h in private} if private else {}
 
     def queued_hashes(self) -> set[str]:
         """Hashes of the transactions queued or executing now."""
@@ -232,3 +232,4 @@ class TxQueue:
                 counts[s.hash] = n
             else:
                 counts.pop(s.hash, None)
+                self._private.pop(s.hash, None)

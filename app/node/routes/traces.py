@@ -36,7 +36,13 @@ class TraceRoutes(ApiBase):
             return not chain or chain in ledger.visible_chains(user)
 
         def read() -> tuple[int, Any]:
-            row = ledger.store.one("SELECT chain, status FROM txs WHERE hash=?", h)
+            # queued first: a resolve=false transaction has no row until its block (one that
+            # leaves the queue meanwhile is committed already)
+            queued = ledger.is_queued(h)
+            chain = ledger.queued_chains([h]).get(h, "")
+            row: Any = ledger.store.one("SELECT chain, status FROM txs WHERE hash=?", h)
+            if row is None and queued:
+                row = {"chain": chain, "status": "Pending"}
             if row is None or not visible(row["chain"]):
                 return 404, f"unknown transaction {h}"
             if not ledger.traces.enabled:
