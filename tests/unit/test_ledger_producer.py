@@ -78,7 +78,7 @@ def test_resolve_false_transactions_arriving_one_by_one_share_a_block(tmp_path: 
     """An idle producer waits a moment for company (``group_wait``): one block, one commit."""
     with opened(tmp_path) as ledger:
         subs = [transfer(ledger, "alice", "bob", 1) for _ in range(5)]
-        ledger.producer.group_wait = 1.0  # wide, for a loaded machine (the node's is 2 ms)
+        ledger.producer.group_wait = 1.0  # wide, for a loaded machine (the node's is 10 ms)
 
         async def run() -> None:
             ledger.producer.start()
