@@ -13,12 +13,14 @@ import secrets
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 from coincurve import PrivateKey
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from .secp_signer import make_signer
 from .solidvm.ops import keccak256
 
 SECRET_FILE = "node-secret"
@@ -67,7 +69,8 @@ class Vault:
         )
         self._aead = AESGCM(key)
         # unsealed signing keys of recent senders: unsealing costs more than signing
-        self._signers: OrderedDict[bytes, PrivateKey] = OrderedDict()
+        self._signer = make_signer()  # (holding the interpreter's lock: secp_signer.py)
+        self._signers: OrderedDict[bytes, Any] = OrderedDict()
         # senders sign on worker threads: the look-up, reordering and eviction go together
         self._signers_lock = threading.Lock()
 
@@ -91,10 +94,10 @@ class Vault:
             if pk is not None:
                 self._signers.move_to_end(sealed)
         if pk is None:  # unsealed outside the lock: other senders sign meanwhile
-            pk = PrivateKey(self.unseal(sealed))
+            pk = self._signer.load(self.unseal(sealed))
             with self._signers_lock:
                 self._signers[sealed] = pk
                 self._signers.move_to_end(sealed)
                 while len(self._signers) > MAX_SIGNERS:
                     self._signers.popitem(last=False)
-        return bytes(pk.sign_recoverable(digest, hasher=None))
+        return self._signer.sign(pk, digest)
