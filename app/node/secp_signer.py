@@ -4,12 +4,14 @@ coincurve calls libsecp256k1 through cffi, which lets go of the interpreter's lo
 C call: two per signature. On the event loop, while the block producer executes, each of those
 hops waited up to a switch interval for the lock to come back: signing cost a ``resolve=false``
 submission ~0.12 ms at the median for ~35 us of work. The same library functions called
-through ``ctypes.PyDLL`` (which keeps the lock) take the ~35 us only.
+through ``ctypes.PyDLL`` (which keeps the lock) take the ~35 us only. On a worker thread (a
+batch's transactions are signed there) letting go is what is wanted: the producer runs
+meanwhile; there the vault signs through coincurve's API.
 
 The library is coincurve's own copy (its extension module exports libsecp256k1's functions);
 the signatures are coincurve's byte for byte (RFC 6979 nonces, the library's default, as
 coincurve's). Where that module cannot be loaded so (another build of coincurve), signing goes
-through coincurve's API as before.
+through coincurve's API everywhere.
 """
 
 from __future__ import annotations
@@ -17,23 +19,10 @@ from __future__ import annotations
 import ctypes
 import logging
 import secrets
-from typing import Any, Protocol
-
-from coincurve import PrivateKey
 
 log = logging.getLogger(__name__)
 
 CONTEXT_NONE = 1  # SECP256K1_CONTEXT_NONE: what signing needs since libsecp256k1 0.2
-
-
-class Signer(Protocol):
-    """``load`` a 32-byte secret once (what a sender's cache keeps), ``sign`` with it often."""
-
-    def load(self, secret: bytes) -> Any: ...
-
-    def sign(self, key: Any, digest: bytes) -> bytes:
-        """The 65-byte recoverable signature (r, s, recovery id) of a 32-byte digest."""
-        ...
 
 
 class HeldSigner:
@@ -63,13 +52,8 @@ class HeldSigner:
             raise OSError("libsecp256k1: no signing context")
         self._ctx = ctx  # (one for the process: never destroyed)
 
-    def load(self, secret: bytes) -> bytes:
-        """The key is its secret (checked when signing)."""
-        return bytes(secret)
-
-    def sign(self, key: Any, digest: bytes) -> bytes:
+    def sign(self, secret: bytes, digest: bytes) -> bytes:
         """The 65-byte recoverable signature (r, s, recovery id) of a 32-byte digest."""
-        secret = key
         if len(secret) != 32 or len(digest) != 32:
             raise ValueError("secp256k1: the key and the digest must be 32 bytes")
         sig = ctypes.create_string_buffer(65)  # secp256k1_ecdsa_recoverable_signature
@@ -81,21 +65,10 @@ class HeldSigner:
         return out.raw + bytes((recid.value,))
 
 
-class CoincurveSigner:
-    """The fallback: coincurve's API (lets go of the interpreter's lock in each C call)."""
-
-    def load(self, secret: bytes) -> PrivateKey:
-        return PrivateKey(secret)
-
-    def sign(self, key: Any, digest: bytes) -> bytes:
-        return bytes(key.sign_recoverable(digest, hasher=None))
-
-
-def make_signer() -> Signer:
-    """A :class:`HeldSigner` when coincurve's module loads so, else a :class:`CoincurveSigner`
-    (logged once)."""
+def make_held_signer() -> HeldSigner | None:
+    """A :class:`HeldSigner`, or None (logged) when coincurve's module does not load so."""
     try:
         return HeldSigner()
     except (ImportError, OSError, AttributeError) as exc:
-        log.info("signing through coincurve's API (%s)", exc)
-        return CoincurveSigner()
+        log.info("signing through coincurve's API only (%s)", exc)
+        return None

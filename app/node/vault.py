@@ -7,20 +7,20 @@ alone therefore reveals no private key.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import secrets
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
 
 from coincurve import PrivateKey
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from .secp_signer import make_signer
+from .secp_signer import make_held_signer
 from .solidvm.ops import keccak256
 
 SECRET_FILE = "node-secret"
@@ -69,8 +69,9 @@ class Vault:
         )
         self._aead = AESGCM(key)
         # unsealed signing keys of recent senders: unsealing costs more than signing
-        self._signer = make_signer()  # (holding the interpreter's lock: secp_signer.py)
-        self._signers: OrderedDict[bytes, Any] = OrderedDict()
+        self._signers: OrderedDict[bytes, PrivateKey] = OrderedDict()
+        # on the event loop's thread, signatures made holding the interpreter's lock
+        self._held = make_held_signer()
         # senders sign on worker threads: the look-up, reordering and eviction go together
         self._signers_lock = threading.Lock()
 
@@ -94,10 +95,14 @@ class Vault:
             if pk is not None:
                 self._signers.move_to_end(sealed)
         if pk is None:  # unsealed outside the lock: other senders sign meanwhile
-            pk = self._signer.load(self.unseal(sealed))
+            pk = PrivateKey(self.unseal(sealed))
             with self._signers_lock:
                 self._signers[sealed] = pk
                 self._signers.move_to_end(sealed)
                 while len(self._signers) > MAX_SIGNERS:
                     self._signers.popitem(last=False)
-        return self._signer.sign(pk, digest)
+        if self._held is not None and asyncio._get_running_loop() is not None:
+            # on the loop: no hop of the interpreter's lock (secp_signer.py); on a worker
+            # thread, coincurve lets go of it in C and the producer runs meanwhile
+            return self._held.sign(pk.secret, digest)
+        return bytes(pk.sign_recoverable(digest, hasher=None))
