@@ -66,8 +66,8 @@ class Producer:
         self.state.keep_history()
         self.watchdog.start()
         # The worker holds the GIL while it executes; the loop gets it back at each switch
-        # interval (5 ms by default), several times per request: a shorter one keeps the
-        # loop's requests fast while contracts run.
+        # interval (5 ms by default), several times per request: a shorter one (0.5 ms,
+        # common.SWITCH_INTERVAL) keeps the loop's requests fast while contracts run.
         sys.setswitchinterval(SWITCH_INTERVAL)
         self.queue.open()
         self.store.checkpoint_in_background()  # not in the blocks' commits
