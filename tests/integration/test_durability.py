@@ -13,6 +13,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -254,18 +255,26 @@ def test_sigterm_with_queued_async_txs_runs_them_before_exit_or_after_restart(
     assert balances(token_state(alice, token)) == expected(before, owner, [(bob, 2)] * 50)
 
 
-def test_kill9_with_transactions_still_queued(node: RunningNode, token: str) -> None:
-    """SIGKILL while acknowledged transactions wait for their block: they run after restart."""
+@contextmanager
+def blocks_held_back(node: RunningNode) -> Iterator[None]:
+    """The node restarted with ``--block-time 30``: nothing gets sealed for a while (the
+    flags go back to none on leaving; the node is left as the block left it)."""
     if node.running:
         node.stop()
-    node.flags = ["--block-time", "30"]  # nothing gets sealed before the kill
+    node.flags = ["--block-time", "30"]
     try:
         node.restart()
+        yield
+    finally:
+        node.flags = []
+
+
+def test_kill9_with_transactions_still_queued(node: RunningNode, token: str) -> None:
+    """SIGKILL while acknowledged transactions wait for their block: they run after restart."""
+    with blocks_held_back(node):  # nothing gets sealed before the kill
         owner = node.address("alice")
         before = balances(token_state(node.client("alice"), token))
         s = run_and_kill(node, token, min_acked=100)
-    finally:
-        node.flags = []
     # nothing else is sent: the node must run what it had queued on its own
     got = check_after_restart(node, token, before, s, owner, timeout=10)
     assert got != before
@@ -275,11 +284,7 @@ def test_an_acknowledged_transaction_before_its_block(node: RunningNode, token: 
     """A resolve=false transaction is in the intake log, not yet in the store, until its block:
     its result reads Pending, its trace route says it has not run, and it is run and readable
     after a SIGTERM and a restart."""
-    if node.running:
-        node.stop()
-    node.flags = ["--block-time", "30"]  # nothing gets sealed before the stop
-    try:
-        node.restart()
+    with blocks_held_back(node):  # nothing gets sealed before the stop
         alice = node.client("alice")
         (res,) = submit(
             alice,
@@ -291,8 +296,6 @@ def test_an_acknowledged_transaction_before_its_block(node: RunningNode, token: 
         r = alice.get("/strato-api/eth/v1.2/transaction/trace", params={"hash": h})
         assert r.status_code == 404 and "has not run" in r.text, r.text
         node.stop()
-    finally:
-        node.flags = []
     node.restart()
     (done,) = wait_results(node.client("alice"), [h], timeout=10)
     assert done["status"] == "Success"

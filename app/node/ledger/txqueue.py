@@ -22,8 +22,9 @@ class TxQueue:
     """Transactions queued for the block producer, and the one batch it is executing.
 
     The loop (and worker threads preparing large requests) add; the producer's thread takes a
-    batch, executes it and gives back what did not fit. A transaction is recorded (its row
-    written ``Pending``) before its hash is handed out: :meth:`record`.
+    batch, executes it and gives back what did not fit. A transaction whose hash is handed out
+    before it runs is made durable first: recorded (its row written ``Pending``, :meth:`record`)
+    or, a small ``resolve=false`` request's, in the intake log (``intakelog.py``).
     """
 
     def __init__(self, store: Store) -> None:
