@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..cirrus.behind16 import THROUGH_KEY, Behind16, catch_up, events_after
 from ..cirrus.encoding import encode_int
@@ -81,6 +81,16 @@ def _row_key(row: dict[str, Any]) -> Key:
 
 def _event_key(e: Event) -> Key:
     return (e[1], int(e[2], 16))
+
+
+class LastChange(NamedTuple):
+    """What a rebuild of an indexed contract starts from."""
+
+    account: AccountState
+    meta: ContractMeta
+    block: tuple[int, str, int]  # the stamp of the block that last changed it
+    tx: tuple[str, str]  # that transaction's hash and its sender
+    collections: Any  # every entry of its collections (pending rows), or None without any
 
 
 class Reindexer:
@@ -351,7 +361,8 @@ class Reindexer:
         last = self._last_change(key)
         if last is None:
             return
-        acct, meta, block, (tx, sender), collections = last
+        acct, meta, block, collections = last.account, last.meta, last.block, last.collections
+        tx, sender = last.tx
         assert acct.cdef is not None
         ix = self.indexer
         ix.write_rows(meta.table, acct.cdef, [ix.row(acct, *block, tx, sender)])
@@ -359,13 +370,9 @@ class Reindexer:
             self.collections.pending = {key: collections}
             self.collections.flush(block, self._collection_table)
 
-    def _last_change(
-        self, key: Key
-    ) -> tuple[AccountState, ContractMeta, tuple[int, str, int], tuple[str, str], Any] | None:
-        """What a rebuild of indexed contract ``key`` starts from: its account, meta, the
-        stamp of the block that last changed it, that transaction and its sender, and every
-        entry of its collections (pending rows, or None without any); None when gone or not
-        indexed."""
+    def _last_change(self, key: Key) -> LastChange | None:
+        """What a rebuild of indexed contract ``key`` starts from (:class:`LastChange`); None
+        when gone or not indexed."""
         acct = self.world.accounts.get(key)
         meta = self.meta.get(key)
         if acct is None or meta is None or self._collection_table(key) is None:
@@ -376,7 +383,9 @@ class Reindexer:
         cx = self.collections
         for cv in cx.vars_of(acct.cdef):
             cx.mark_all(acct, cv, tx)
-        return acct, meta, self._block_stamp(meta.updated_block), tx, cx.pending.pop(key, None)
+        return LastChange(
+            acct, meta, self._block_stamp(meta.updated_block), tx, cx.pending.pop(key, None)
+        )
 
     def _seed_events_after(self, through: int) -> None:
         """The seed's event rows of the blocks after ``through``, from ``events``."""
@@ -522,7 +531,8 @@ class Reindexer:
         last = self._last_change(key)
         if last is None:
             return  # gone, or not indexed: nothing to rebuild
-        acct, meta, block, (tx, sender), collections = last
+        acct, meta, block, collections = last.account, last.meta, last.block, last.collections
+        tx, sender = last.tx
         assert acct.cdef is not None
         work = BlockWork(
             touched={key: (tx, sender)},
