@@ -27,7 +27,7 @@ from typing import Any
 from ..perms import create_private_file
 from ..store import Store, dumps
 from .common import Sub, log
-from .txqueue import PENDING_COLUMNS, PENDING_ROW, TxQueue
+from .txqueue import PENDING_COLUMNS, PENDING_ROW_IF_NEW, TxQueue
 
 LOG_FILE = "node-intake.log"  # (the "node" prefix: perms.secure_data_dir tightens it)
 
@@ -123,13 +123,12 @@ class IntakeLog:
             return self._outstanding
 
     def lines(self) -> list[bytes]:
-        """The logged lines, up to the first zero byte (where appends stopped; a line cut
-        short there by a kill has no line end)."""
+        """The logged lines (everything before ``_used``: the opening zeroed what followed the
+        last whole line, and appends hold no zero byte)."""
         with self._lock:
             if self._map is None:
                 return []
-            end = self._map.find(b"\0", 0, self._used)
-            text = self._map[: self._used if end < 0 else end]
+            text = self._map[: self._used]
         return text.splitlines(keepends=True)
 
     def recover(self, store: Store) -> int:
@@ -149,7 +148,7 @@ class IntakeLog:
             with store.transaction() as db:
                 before = db.total_changes
                 # a row committed already (sealed, or written by an earlier recovery) stays
-                db.executemany(PENDING_ROW.replace("INSERT", "INSERT OR IGNORE", 1), rows)
+                db.executemany(PENDING_ROW_IF_NEW, rows)
                 written = db.total_changes - before
             if written:
                 log.info("%d logged transactions recovered from %s", written, self.path)

@@ -11,10 +11,12 @@ from ..store import Store
 from .common import Sub, _to_address
 
 # a transaction's row before it runs (TxQueue.row_of gives its values)
-PENDING_ROW = (
-    "INSERT INTO txs (seq, hash, sender, username, type, request, status, chain, "
-    "to_address, submitted_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?, ?, ?)"
+_PENDING_INTO = (
+    "INTO txs (seq, hash, sender, username, type, request, status, chain, to_address, "
+    "submitted_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?, ?, ?)"
 )
+PENDING_ROW = "INSERT " + _PENDING_INTO
+PENDING_ROW_IF_NEW = "INSERT OR IGNORE " + _PENDING_INTO  # (the intake log's recovery)
 PENDING_COLUMNS = 9
 
 
