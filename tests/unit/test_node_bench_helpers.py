@@ -138,3 +138,66 @@ def test_anvil_runs_without_disk_history_or_per_block_system_writes() -> None:
     assert cmd[cmd.index("--hardfork") + 1] == "cancun"  # no EIP-2935 slot per block
     assert "--quiet" in cmd and cmd[cmd.index("--port") + 1] == "8545"
     assert "--prune-history" not in GANACHE.command(8545)
+
+
+def test_tail_spans_parse_sorted_and_skip_malformed_lines() -> None:
+    from write_tail import Span, parse_spans
+
+    spans = parse_spans(["10.5 2.000 Behind16.step", "garbage", "9.0 0.5 gc0:block-producer\n"])
+    assert spans == [Span(9.0, 0.5, "gc0:block-producer"), Span(10.5, 2.0, "Behind16.step")]
+    assert spans[1].end == pytest.approx(10.502)
+    assert parse_spans(["x y z", ""]) == []
+
+
+def test_tail_overlap_skips_a_requests_own_seal_but_counts_others() -> None:
+    from write_tail import Span, overlapping
+
+    spans = [
+        Span(100.0000, 0.4, "BlockSealer.seal"),  # request 1's own block
+        Span(100.0005, 1.5, "Behind16.step"),  # in request 2
+        Span(100.0030, 0.5, "BlockSealer.seal"),  # request 2's own block
+        Span(100.0100, 5.0, "Checkpointer.step"),  # long: reaches into request 3
+        Span(100.0140, 0.4, "BlockSealer.seal"),  # request 3's own block
+    ]
+    requests = [(99.9999, 0.55), (100.00045, 3.2), (100.0138, 0.7), (100.1, 1.0)]
+    got = overlapping(requests, spans)
+    assert got == {"Behind16.step": 1, "Checkpointer.step": 1, "(none)": 2}
+    # a seal that ends after the request does is another block's (still running)
+    assert overlapping([(100.0029, 0.2)], spans) == {"BlockSealer.seal": 1}
+
+
+def test_tail_table_counts_per_thousand_and_share_of_the_run() -> None:
+    from write_tail import Span, span_table
+
+    spans = [Span(0.0, 1.0, "a"), Span(1.0, 3.0, "a"), Span(2.0, 10.0, "b")]
+    rows = span_table(spans, seconds=1.0, transfers=500)
+    assert [r["kind"] for r in rows] == ["b", "a"]  # by total time
+    a = rows[1]
+    assert a["per_1000"] == pytest.approx(4.0)
+    assert a["p50_ms"] == pytest.approx(1.0) and a["p99_ms"] == pytest.approx(3.0)
+    assert a["share"] == pytest.approx(0.004)
+
+
+def test_tail_hooks_time_the_named_methods_and_the_collector(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from write_tail import HOOKS, SPANS_ENV, parse_spans
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    timed = {"tailprobe": [("Probe", "work")]}
+    (hooks / "sitecustomize.py").write_text(HOOKS.format(env=SPANS_ENV, timed=timed))
+    probe = "import time\nclass Probe:\n    def work(self):\n        time.sleep(0.003)\n"
+    (tmp_path / "tailprobe.py").write_text(probe + "        return 7\n")
+    script = "import gc, tailprobe\nassert tailprobe.Probe().work() == 7\ngc.collect()\n"
+    script += "import time; time.sleep(0.7)\n"  # (the hooks flush every half second)
+    env = {**os.environ, "PYTHONPATH": f"{hooks}{os.pathsep}{tmp_path}"}
+    env[SPANS_ENV] = str(tmp_path / "spans")
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
+    files = list(tmp_path.glob("spans.*"))
+    assert len(files) == 1
+    spans = parse_spans(files[0].read_text().splitlines())
+    work = [s for s in spans if s.kind == "Probe.work"]
+    assert len(work) == 1 and work[0].ms >= 3.0
+    assert any(s.kind == "gc2:MainThread" for s in spans)
