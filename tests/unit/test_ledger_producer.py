@@ -124,19 +124,34 @@ def test_a_transaction_its_request_waits_for_is_not_held_back(tmp_path: Path) ->
         assert len(set(_blocks_of(ledger, [early, waited]))) == 1
 
 
-def test_an_idle_producer_writes_strato16_rows_once_due(tmp_path: Path) -> None:
+@pytest.mark.parametrize("awaited", [False, True])
+def test_an_idle_producer_writes_strato16_rows_once_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, awaited: bool
+) -> None:
     """STRATO 16's rows of a block wait behind the chain; with no transaction coming, the
-    producer wakes when they are due and writes them (in steps) without anyone asking."""
+    producer wakes when they are due and writes them without anyone asking: in steps after a
+    submission (resolve=false, answered without the producer), all at once after a block whose
+    client awaits it (resolve=true: its next request comes once it is answered)."""
     from tests.unit.ledger_parts import COUNTER, address
 
     with opened(tmp_path) as ledger:
         behind = ledger.behind16
         assert behind is not None
         behind.delay = 0.2
-        payload = ledger.validator.check_upload({"src": COUNTER, "args": {"start": 1}}, "t")
-        sub = ledger.keys.new_sub("alice", address(ledger, "alice"), "CONTRACT", payload, "", None)
+        calls: list[str] = []
+        for name in ("step", "drain"):
+            method = getattr(behind, name)
 
-        async def run() -> tuple[bool, float]:
+            def counted(*args: Any, _method: Any = method, _name: str = name) -> None:
+                calls.append(_name)
+                _method(*args)
+
+            monkeypatch.setattr(behind, name, counted)
+        payload = ledger.validator.check_upload({"src": COUNTER, "args": {"start": 1}}, "t")
+        alice = address(ledger, "alice")
+        sub = ledger.keys.new_sub("alice", alice, "CONTRACT", payload, "", None, resolve=awaited)
+
+        async def run() -> tuple[bool, float, list[str]]:
             loop = asyncio.get_running_loop()
             ledger.producer.start()
             try:
@@ -148,12 +163,13 @@ def test_an_idle_producer_writes_strato16_rows_once_due(tmp_path: Path) -> None:
                 start = loop.time()
                 while behind.pending() and loop.time() - start < 10:
                     await asyncio.sleep(0.01)
-                return queued, loop.time() - start
+                return queued, loop.time() - start, list(calls)  # (stopping drains too)
             finally:
                 await ledger.producer.stop()
 
-        queued, took = asyncio.run(run())
+        queued, took, used = asyncio.run(run())
         assert queued and not behind.pending()
         assert 0.05 < took < 5  # written after the delay, by the producer alone
+        assert used == (["drain"] if awaited else ["step"])
         through = ledger.store.get_meta("cirrus16_through")
         assert through == str(ledger.state.head.number)

@@ -5,13 +5,15 @@ global tables (``contract``, ``storage``, ``mapping``, ``event``, ``event_array`
 and views). Sealing a block takes what those rows need with the block's own values
 (:attr:`Indexer16.capture`: closures over encoded values, nothing that a later block changes)
 and commits the block without them; the queued blocks' writes then run in block order, many
-blocks in one transaction: in steps of about a millisecond (:meth:`Behind16.step`) on the
-block producer's thread while no transaction waits, once ``delay`` has passed since the oldest
-queued block; all at once (:meth:`Behind16.drain`) between two blocks of a producer that never
-waits, when a reader needs them, and on stop. The seed's contract, collection and event rows
-go the same way (their statements are taken by :class:`SeedWrites`, deferred.py; a drain that
-fails writes a block's seed rows again contract by contract, and a contract that fails again is
-left to the rebuild at the next start, ``missed``). Writing many blocks' pages in one commit
+blocks in one transaction, on the block producer's thread once ``delay`` has passed since the
+oldest queued block: in steps of about a millisecond (:meth:`Behind16.step`) while no
+transaction waits, or all at once (:meth:`Behind16.drain`) at such a moment after a block whose
+client awaits its result (resolve=true: the producer decides, producer.py); all at once too
+between two blocks of a producer that never waits, when a reader needs them, and on stop.
+The seed's contract, collection and event rows go the same way (their statements are taken by
+:class:`SeedWrites`, deferred.py; a drain that fails writes a block's seed rows again contract
+by contract, and a contract that fails again is left to the rebuild at the next start,
+``missed``). Writing many blocks' pages in one commit
 instead of one commit each, off the requests' critical path, is what brings ``POST``
 throughput near ``serve --cirrus-names seed``'s (``benchmarks/cirrus16_write_cost.py``).
 

@@ -57,6 +57,8 @@ class Producer:
         self.watchdog = Watchdog(state.world, config.tx_time_limit)
         self.behind16: Behind16 | None = None  # set by the Ledger (cirrus/behind16.py)
         self.group_wait = GROUP_WAIT  # see TxQueue.gather
+        # the last block held a transaction whose client awaits its result (resolve=true)
+        self._awaited = False
 
     def start(self) -> None:
         """Start the block producer: one thread that alone executes and commits blocks, fed
@@ -104,8 +106,16 @@ class Producer:
             if closed:
                 return
             if behind is not None and behind.due():
-                if self.queue.empty():  # a step, then look at the queue again
-                    behind.step()
+                if self.queue.empty():  # then look at the queue again
+                    if self._awaited:
+                        # its client sends the next request once answered: one drain makes
+                        # one request in ~200 wait ~13 ms, where ~1 ms steps made one in 8
+                        # wait, each paying a commit (~7 % of a sequential client's rate)
+                        behind.drain()
+                    else:
+                        # submissions (resolve=false) are answered without the producer:
+                        # steps leave the loop the interpreter between them
+                        behind.step()
                     continue
                 if behind.must_drain():  # a busy producer's: all of them, between two blocks
                     behind.drain()
@@ -144,6 +154,7 @@ class Producer:
             self.queue.give_back(batch)  # still Pending on disk; re-run after a restart
             raise
         self.queue.done(batch[len(done) :])
+        self._awaited = any(s.resolve for s in batch[: len(done)])
         return batch[: len(done)], done
 
     def _halt(self, exc: BaseException) -> None:
