@@ -38,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules
@@ -237,29 +238,24 @@ def main() -> None:
         hooks = Path(tmp) / "hooks"
         hooks.mkdir()
         (hooks / "sitecustomize.py").write_text(HOOKS.format(env=SPANS_ENV, timed=TIMED))
-        spans_at = Path(tmp) / "spans"
-        saved = {k: os.environ.get(k) for k in ("PYTHONPATH", SPANS_ENV)}
-        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(hooks), saved["PYTHONPATH"]]))
-        os.environ[SPANS_ENV] = str(spans_at)
-        try:
-            with running_node(Path(tmp) / "data", flags=tuple(args.flags.split())) as node:
-                token = node.token()
-                api = Http(node.url, token)
-                contract = deploy_token(api)
-                warm_up(api, contract)
-                api.close()
-                t0 = time.monotonic()
-                requests = send_transfers(node.url, token, contract, args.transfers)
-                seconds = time.monotonic() - t0
-                time.sleep(0.6)  # the hooks flush every half second
-                files = list(Path(tmp).glob("spans.*"))
-                spans = parse_spans(line for f in files for line in f.open())
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        env = {
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")])),
+            SPANS_ENV: str(Path(tmp) / "spans"),
+        }
+        data, flags = Path(tmp) / "data", tuple(args.flags.split())
+        # (the node inherits the environment: its interpreter loads the hooks)
+        with mock.patch.dict(os.environ, env), running_node(data, flags=flags) as node:
+            token = node.token()
+            api = Http(node.url, token)
+            contract = deploy_token(api)
+            warm_up(api, contract)
+            api.close()
+            t0 = time.monotonic()
+            requests = send_transfers(node.url, token, contract, args.transfers)
+            seconds = time.monotonic() - t0
+            time.sleep(0.6)  # the hooks flush every half second
+            texts = [f.read_text() for f in Path(tmp).glob("spans.*")]
+        spans = parse_spans(line for text in texts for line in text.splitlines())
     # the run's own spans only (not the deploy's and the warm-up's)
     first = requests[0][0]
     spans = [s for s in spans if s.end >= first]
