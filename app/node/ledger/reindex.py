@@ -361,8 +361,7 @@ class Reindexer:
         last = self._last_change(key)
         if last is None:
             return
-        acct, meta, block, collections = last.account, last.meta, last.block, last.collections
-        tx, sender = last.tx
+        acct, meta, block, (tx, sender), collections = last
         assert acct.cdef is not None
         ix = self.indexer
         ix.write_rows(meta.table, acct.cdef, [ix.row(acct, *block, tx, sender)])
@@ -531,8 +530,7 @@ class Reindexer:
         last = self._last_change(key)
         if last is None:
             return  # gone, or not indexed: nothing to rebuild
-        acct, meta, block, collections = last.account, last.meta, last.block, last.collections
-        tx, sender = last.tx
+        acct, meta, block, (tx, sender), collections = last
         assert acct.cdef is not None
         work = BlockWork(
             touched={key: (tx, sender)},
