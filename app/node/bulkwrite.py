@@ -7,7 +7,11 @@ time and 6 ms of CPU that way, against 5 ms and 1.5 ms as one statement, and the
 connection lock was held all along (a batch's ``Pending`` rows: ~12 ms per 100 where the CPU
 was ~1 ms, the producer waiting to commit meanwhile). One statement of many rows steps once
 per chunk, with the same per-row semantics: its rows are inserted in order, each with the
-statement's conflict clause.
+statement's conflict clause. A chunk holds as many rows as the parameter bound allows, or a
+power of 4: a few statement texts per table whatever the count, which the connection's
+statement cache keeps compiled (a 25-row INSERT took ~48 us to compile and ~21 us to run,
+and one text per count compiled the statements of every block or drain of a new size again:
+blocks of 50-150 transfers, callgrind, 3.6 % fewer instructions per transfer).
 
 :func:`insert_many` (and :func:`insert_rows`, for a list) takes the statement
 ``executemany`` would: ``INSERT ... VALUES (?, ...)`` with any literals in the group, and a
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import islice
 from typing import Any
@@ -62,11 +66,20 @@ def insert_rows(db: sqlite3.Connection, sql: str, rows: Sequence[Any]) -> bool:
     for r in rows:
         if not isinstance(r, tuple | list) or len(r) != n:
             return False  # (executemany says what is wrong with it)
-    per = max(1, MAX_PARAMS // n)
-    for i in range(0, len(rows), per):
-        part = rows[i : i + per]
+    for part in _chunks(rows, max(1, MAX_PARAMS // n)):
         db.execute(_statement(sql, len(part)), [v for r in part for v in r])
     return True
+
+
+def _chunks(rows: Sequence[Any], per: int) -> Iterator[Sequence[Any]]:
+    """``rows`` a statement's worth at a time, in order: ``per`` rows, or the largest power
+    of 4 not above the rows left (a few sizes, so a few statement texts)."""
+    i, left = 0, len(rows)
+    while left:
+        size = per if left >= per else 4 ** ((left.bit_length() - 1) // 2)
+        yield rows[i : i + size]
+        i += size
+        left -= size
 
 
 def insert_many(db: sqlite3.Connection, sql: str, rows: Iterable[Any]) -> sqlite3.Cursor:
@@ -115,9 +128,8 @@ def update_rows(
         sets = ", ".join(f"{c} = ?" for c in columns)
         db.executemany(f"UPDATE {table} SET {sets} WHERE {key} = ?", rows)
         return
-    per = max(1, MAX_PARAMS // n)
-    for i in range(0, len(rows), per):
-        part = rows[i : i + per]
-        if any(len(r) != n for r in part):
-            raise sqlite3.ProgrammingError(f"each row of {table}'s update needs {n} values")
-        db.execute(_update_statement(table, columns, key, len(part)), [v for r in part for v in r])
+    if any(len(r) != n for r in rows):
+        raise sqlite3.ProgrammingError(f"each row of {table}'s update needs {n} values")
+    for part in _chunks(rows, max(1, MAX_PARAMS // n)):
+        statement = _update_statement(table, columns, key, len(part))
+        db.execute(statement, [v for r in part for v in r])

@@ -90,9 +90,9 @@ def test_the_nodes_connection_writes_many_rows_in_one_statement() -> None:
     db = fresh(TextSafeConnection)
     seen: list[str] = []
     db.set_trace_callback(seen.append)
-    db.executemany("INSERT INTO t (k, a) VALUES (?, ?)", ((i, "x") for i in range(300)))
+    db.executemany("INSERT INTO t (k, a) VALUES (?, ?)", ((i, "x") for i in range(256)))
     assert len(seen) == 1  # (plain executemany: one per row)
-    assert db.execute("SELECT COUNT(*), SUM(k) FROM t").fetchone() == (300, sum(range(300)))
+    assert db.execute("SELECT COUNT(*), SUM(k) FROM t").fetchone() == (256, sum(range(256)))
     seen.clear()
     db.executemany("UPDATE t SET a = ? WHERE k = ?", [("y", 1), ("z", 2)])
     assert len(seen) == 2  # not an INSERT: as before
@@ -113,7 +113,7 @@ def test_updates_of_many_rows_match_executemany() -> None:
     seen: list[str] = []
     mine.set_trace_callback(seen.append)
     bulkwrite.update_rows(mine, "t", ("a", "b", "status"), "k", rows)
-    assert len(seen) == (3 if bulkwrite.UPDATE_FROM else n)
+    assert len(seen) == (4 if bulkwrite.UPDATE_FROM else n)  # per, per, 4, 1
     plain.executemany("UPDATE t SET a = ?, b = ?, status = ? WHERE k = ?", rows)
     got = mine.execute("SELECT * FROM t ORDER BY k").fetchall()
     assert got == plain.execute("SELECT * FROM t ORDER BY k").fetchall()
@@ -149,3 +149,22 @@ def test_a_piece_of_another_shape_goes_to_executemany() -> None:
         bulkwrite.insert_many(db, sql, rows)
     bulkwrite.insert_many(db, "INSERT INTO u (k, v) VALUES (:k, :v)", [{"k": "a", "v": 1}])
     assert db.execute("SELECT * FROM u").fetchall() == [("a", 1)]
+
+
+def test_statements_come_in_a_few_sizes_that_the_connection_keeps_compiled() -> None:
+    """Any number of rows is written by statements of ``per`` rows or a power of 4: the
+    same few texts whatever the count, each compiled once and kept by the connection's
+    statement cache (a 25-row INSERT compiled took twice as long as it ran)."""
+    db = fresh(TextSafeConnection)
+    seen: list[str] = []
+    db.set_trace_callback(seen.append)
+    k = 0
+    for count in range(1, 80):
+        db.executemany("INSERT INTO t (k, a) VALUES (?, ?)", [(k + i, "x") for i in range(count)])
+        k += count
+    assert db.execute("SELECT COUNT(*), SUM(k) FROM t").fetchone() == (k, sum(range(k)))
+    sizes = {t.count("'x')") for t in seen if t.startswith("INSERT")}  # (shows values)
+    assert sizes == {1, 4, 16, 64}
+    seen.clear()
+    db.executemany("INSERT INTO t (k, a) VALUES (?, ?)", [(k + i, "x") for i in range(23)])
+    assert [text.count("'x')") for text in seen] == [16, 4, 1, 1, 1]
