@@ -1,9 +1,8 @@
 """What the slow sequential transfers overlap inside the node (issue 27: the p99).
 
 write_profile.py says where an average transfer's time goes; this says what the slowest 1 %
-had in common. It starts a node whose interpreter first loads a hook module (a
-``sitecustomize.py`` this script writes into a temporary directory on the node's PYTHONPATH):
-the hooks time, as they happen, the node's own work that a request may have to wait for:
+had in common. It starts a node whose interpreter first loads hooks (node_hooks.py): they
+time, as they happen, the node's own work that a request may have to wait for:
 
   BlockSealer.seal        a block executed and committed (each request's own, and others')
   Behind16.step / drain   the rows written behind the chain (cirrus/behind16.py): a step of
@@ -38,13 +37,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from unittest import mock
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules
 
 from benchlib import machine, running_node, utc_now, write_results
 from benchstats import percentile_ms
+from node_hooks import hooked, hooks_source
 from node_http import TX_PATH, Http, deploy_token, recipient, transfer_tx
 from node_write import warm_up
 
@@ -59,9 +58,9 @@ TIMED: dict[str, list[tuple[str, str]]] = {
     "app.node.store": [("Checkpointer", "step")],
 }
 
-HOOKS = '''
+_TIMING = '''
 """Timing hooks of benchmarks/write_tail.py (loaded by the node's interpreter at start)."""
-import functools, gc, importlib.abc, importlib.util, os, sys, threading, time
+import functools, gc, os, threading, time
 
 _out = open(os.environ[{env!r}] + "." + str(os.getpid()), "w", buffering=1 << 16)
 _lock = threading.Lock()
@@ -88,6 +87,11 @@ def _wrap(cls, meth):
     setattr(cls, meth, timed)
 
 
+def _after_load(name, module):
+    for cls, meth in TIMED[name]:
+        _wrap(getattr(module, cls), meth)
+
+
 _gc_started = {{}}
 
 
@@ -100,28 +104,6 @@ def _on_gc(phase, info):
         _span(name, _gc_started.pop(me), time.time())
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path, target=None):
-        if name not in TIMED:
-            return None
-        sys.meta_path.remove(self)
-        try:
-            spec = importlib.util.find_spec(name)
-        finally:
-            sys.meta_path.insert(0, self)
-        if spec is None or spec.loader is None:
-            return spec
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            run(module)
-            for cls, meth in TIMED[name]:
-                _wrap(getattr(module, cls), meth)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
 def _flush():
     while True:
         time.sleep(0.5)
@@ -130,9 +112,14 @@ def _flush():
 
 
 gc.callbacks.append(_on_gc)
-sys.meta_path.insert(0, _Finder())
 threading.Thread(target=_flush, name="bench-spans", daemon=True).start()
 '''
+
+
+def timing_hooks(timed: dict[str, list[tuple[str, str]]]) -> str:
+    """The node's ``sitecustomize.py``: spans of the ``timed`` methods (module -> [(class,
+    method)]) and of the collector's passes, written to ``$STRATOSCOPE_BENCH_SPANS.<pid>``."""
+    return hooks_source(_TIMING.format(env=SPANS_ENV, timed=timed), timed)
 
 
 @dataclass(frozen=True)
@@ -235,16 +222,9 @@ def main() -> None:
     ap.add_argument("--flags", default="", help="added to the node's serve command")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        hooks = Path(tmp) / "hooks"
-        hooks.mkdir()
-        (hooks / "sitecustomize.py").write_text(HOOKS.format(env=SPANS_ENV, timed=TIMED))
-        env = {
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")])),
-            SPANS_ENV: str(Path(tmp) / "spans"),
-        }
         data, flags = Path(tmp) / "data", tuple(args.flags.split())
-        # (the node inherits the environment: its interpreter loads the hooks)
-        with mock.patch.dict(os.environ, env), running_node(data, flags=flags) as node:
+        env = {SPANS_ENV: str(Path(tmp) / "spans")}
+        with hooked(Path(tmp), timing_hooks(TIMED), env), running_node(data, flags=flags) as node:
             token = node.token()
             api = Http(node.url, token)
             contract = deploy_token(api)

@@ -182,12 +182,12 @@ def test_tail_hooks_time_the_named_methods_and_the_collector(tmp_path: Path) -> 
     import os
     import subprocess
 
-    from write_tail import HOOKS, SPANS_ENV, parse_spans
+    from write_tail import SPANS_ENV, parse_spans, timing_hooks
 
     hooks = tmp_path / "hooks"
     hooks.mkdir()
     timed = {"tailprobe": [("Probe", "work")]}
-    (hooks / "sitecustomize.py").write_text(HOOKS.format(env=SPANS_ENV, timed=timed))
+    (hooks / "sitecustomize.py").write_text(timing_hooks(timed))
     probe = "import time\nclass Probe:\n    def work(self):\n        time.sleep(0.003)\n"
     (tmp_path / "tailprobe.py").write_text(probe + "        return 7\n")
     script = "import gc, tailprobe\nassert tailprobe.Probe().work() == 7\ngc.collect()\n"
@@ -201,3 +201,60 @@ def test_tail_hooks_time_the_named_methods_and_the_collector(tmp_path: Path) -> 
     work = [s for s in spans if s.kind == "Probe.work"]
     assert len(work) == 1 and work[0].ms >= 3.0
     assert any(s.kind == "gc2:MainThread" for s in spans)
+
+
+def test_every_bound_variant_names_methods_the_node_has() -> None:
+    """write_bound.py's switches replace these (a rename in the node must fail here)."""
+    import importlib
+
+    from write_bound import VARIANTS
+
+    named = 0
+    for _flags, switched in VARIANTS.values():
+        for module, methods in switched.items():
+            mod = importlib.import_module(module)
+            for cls, meth, _replacement in methods:
+                assert callable(getattr(getattr(mod, cls), meth)), (module, cls, meth)
+                named += 1
+    assert named == 4
+
+
+def test_bound_hooks_switch_the_named_methods_off_in_the_nodes_interpreter(
+    tmp_path: Path,
+) -> None:
+    import os
+    import subprocess
+
+    from write_bound import VARIANTS, switches
+
+    repo = Path(__file__).resolve().parents[2]
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(switches(VARIANTS["no Cirrus/traces/diffs"][1]))
+    script = (
+        "from app.node.ledger.executor import Executor\n"
+        "from app.node.ledger.reindex import Reindexer\n"
+        "assert Reindexer.index_block.__name__ == '_nothing_indexed'\n"
+        "class Bare: pass\n"
+        "e = Bare()\n"
+        "assert Executor._state_diff(e, object()) == '' and e.last_diff is None\n"
+        "class Pending:\n"
+        "    dropped = 0\n"
+        "    def forget_pending(self): self.dropped += 1\n"
+        "p = Pending(); Reindexer.index_block(p, 1, 'h', 0); assert p.dropped == 1\n"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{hooks}{os.pathsep}{repo}"}
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
+    # a method the node no longer has: the interpreter fails on loading the module
+    (hooks / "sitecustomize.py").write_text(
+        switches({"app.node.ledger.reindex": [("Reindexer", "gone", "_nothing_indexed")]})
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", "import app.node.ledger.reindex"],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode != 0 and "AttributeError" in run.stderr and "gone" in run.stderr
