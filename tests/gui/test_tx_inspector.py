@@ -78,6 +78,9 @@ def test_a_transfer_shows_its_mapping_entries_old_and_new(
         (f"balances[{alice}]", 1000, 970),
         (f"balances[{RECEIVER}]", 0, 30),
     ]
+    # names come from the app's name service: the page is drawn again when they arrive (a
+    # loaded machine answered the connection's user list after the transaction's details)
+    drive(loop, lambda: f"balances[{alice}] (alice):" in dialog.view.toPlainText(), 10)
     text = dialog.view.toPlainText()
     assert "State changed" in text
     assert f"balances[{alice}] (alice):" in text and "1000" in text and "970" in text
