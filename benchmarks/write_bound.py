@@ -86,7 +86,8 @@ VARIANTS: dict[str, tuple[tuple[str, ...], Switched]] = {
 
 
 def switches(switched: Switched) -> str:
-    """The node's ``sitecustomize.py`` for a variant (nothing for the node as shipped)."""
+    """The node's ``sitecustomize.py`` for a variant (for the node as shipped: the finder
+    alone, which switches nothing, so that every variant pays the same hooks)."""
     return hooks_source(_SWITCHES.format(switched=switched), switched)
 
 
@@ -124,16 +125,16 @@ def main() -> None:
                 flush=True,
             )
     keys = ["rate", "first", "p50", "p99"] + ([] if args.no_batch else ["batch"])
-    table = {}
-    shipped = [x for x in runs if x["variant"] == "as shipped"]
+    table = {
+        name: {k: median_of([x for x in runs if x["variant"] == name], k) for k in keys}
+        for name in names
+    }
+    shipped = table["as shipped"]
     print(f"\nmedians of {args.rounds} rounds (and against the node as shipped):")
-    for name in names:
-        mine = [x for x in runs if x["variant"] == name]
-        med = {k: median_of(mine, k) for k in keys}
-        table[name] = med
+    for name, med in table.items():
         cells = []
         for k in keys:
-            rel = med[k] / median_of(shipped, k) - 1 if name != "as shipped" else 0.0
+            rel = med[k] / shipped[k] - 1 if med is not shipped else 0.0
             cells.append(f"{k} {med[k]:,.2f}" + (f" ({rel:+.0%})" if rel else ""))
         print(f"  {name:24s} " + ", ".join(cells))
     path = write_results(
